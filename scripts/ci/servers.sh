@@ -1,0 +1,423 @@
+#!/usr/bin/env bash
+# Private PostgreSQL and MariaDB servers on loopback for hammer's tests and CI.
+#
+#   scripts/ci/servers.sh start|stop|status
+#
+# Everything lives under ${HAMMER_CI_DIR:-/tmp/hammer-ci}; the system's own
+# clusters (Debian's 15/main, /var/lib/mysql) are never touched.
+#   PostgreSQL 127.0.0.1:${HAMMER_PG_PORT:-5432}     superuser postgres/postgres
+#   MariaDB    127.0.0.1:${HAMMER_MARIA_PORT:-3306}  socket /tmp/mariadb.sock, root/maria
+#   both: login hammer_nocreate/nocreate that may not create databases,
+#         TLS with a self-signed cert ($HAMMER_CI_DIR/ssl/server.crt).
+# The settings trade durability for speed: these are throwaway test servers.
+set -euo pipefail
+
+CI_DIR=${HAMMER_CI_DIR:-/tmp/hammer-ci}
+PG_PORT=${HAMMER_PG_PORT:-5432}
+MARIA_PORT=${HAMMER_MARIA_PORT:-3306}
+MARIA_SOCK=/tmp/mariadb.sock # HammerDB's default maria_socket
+WAIT_SECS=60
+
+SSL_DIR=$CI_DIR/ssl
+PG_DIR=$CI_DIR/pg # also the unix socket directory
+PG_DATA=$PG_DIR/data
+PG_LOG=$PG_DIR/postgres.log
+MARIA_DIR=$CI_DIR/maria
+MARIA_CNF=$MARIA_DIR/my.cnf
+MARIA_PID=$MARIA_DIR/mariadbd.pid
+MARIA_LOG=$MARIA_DIR/mariadbd.log
+
+log() { echo "servers.sh: $*"; }
+die() {
+	echo "servers.sh: ERROR: $*" >&2
+	exit 1
+}
+
+# Show the end of a server log when something fails, so CI output says why.
+die_with_log() {
+	local file=$1
+	shift
+	echo "servers.sh: ERROR: $*" >&2
+	if [[ -f $file ]]; then
+		echo "----- last lines of $file -----" >&2
+		tail -n 40 "$file" >&2 || true
+		echo "-----" >&2
+	fi
+	exit 1
+}
+
+[[ $CI_DIR == /* && $CI_DIR != / ]] || die "HAMMER_CI_DIR must be an absolute path other than / (got '$CI_DIR')"
+
+# ---------------------------------------------------------------- helpers
+
+# Debian puts PostgreSQL binaries outside PATH; prefer 15, else the newest.
+find_pg_bin() {
+	if [[ -n ${HAMMER_PG_BIN:-} ]]; then
+		echo "$HAMMER_PG_BIN"
+	elif [[ -x /usr/lib/postgresql/15/bin/postgres ]]; then
+		echo /usr/lib/postgresql/15/bin
+	else
+		# Empty if none: only 'start' needs it, and says so.
+		ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1 || true
+	fi
+}
+PG_BIN=$(find_pg_bin)
+
+# mariadbd is in /usr/sbin, which a non-login PATH may lack.
+MARIADBD=$(command -v mariadbd || echo /usr/sbin/mariadbd)
+
+# Clients ignore /etc/mysql/*.cnf (which points at /run/mysqld/mysqld.sock).
+maria_sock() { mariadb --no-defaults -S "$MARIA_SOCK" "$@"; }
+
+as_postgres() { runuser -u postgres -- "$@"; }
+
+# Alive and not a zombie waiting for PID 1 to reap it.
+alive() {
+	local st
+	st=$(ps -o stat= -p "$1" 2>/dev/null) && [[ $st != Z* ]]
+}
+
+# PID from a pidfile if that process is alive (first line of the file).
+live_pid() {
+	local file=$1 pid
+	[[ -f $file ]] || return 1
+	pid=$(head -n 1 "$file" 2>/dev/null || true)
+	[[ $pid =~ ^[0-9]+$ ]] && alive "$pid" && echo "$pid"
+}
+
+# Send SIGTERM, wait up to WAIT_SECS, then SIGKILL.
+kill_and_wait() {
+	local pid=$1 i
+	kill -TERM "$pid" 2>/dev/null || return 0
+	kill -CONT "$pid" 2>/dev/null || true # a stopped (SIGSTOP) process would never see TERM
+	for ((i = 0; i < WAIT_SECS * 2; i++)); do
+		alive "$pid" || return 0
+		sleep 0.5
+	done
+	log "pid $pid ignored SIGTERM for ${WAIT_SECS}s, sending SIGKILL"
+	kill -KILL "$pid" 2>/dev/null || true
+	sleep 0.5
+}
+
+port_busy() { [[ -n $(ss -Hltn "sport = :$1" 2>/dev/null) ]]; }
+
+# A listener left on our port: kill it if its command line names our CI dir
+# (a leftover whose pidfile was lost), otherwise refuse to touch it.
+free_port() {
+	local port=$1 what=$2 env_var=$3 pids pid cmd
+	port_busy "$port" || return 0
+	pids=$(ss -Hltnp "sport = :$port" 2>/dev/null | grep -o 'pid=[0-9]*' | cut -d= -f2 | sort -u || true)
+	for pid in $pids; do
+		cmd=$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null || true)
+		if [[ $cmd == *"$CI_DIR"* ]]; then
+			log "killing leftover $what (pid $pid: $cmd) still holding port $port"
+			kill_and_wait "$pid"
+		else
+			die "port $port is held by pid $pid ($cmd), which is not a $what of $CI_DIR; stop it or set $env_var to another port"
+		fi
+	done
+	sleep 0.5
+	port_busy "$port" && die "port $port on 127.0.0.1 is in use by a process we cannot identify; stop it or set $env_var to another port"
+	return 0
+}
+
+ensure_user() {
+	local user=$1 home=$2 shell=$3
+	id -u "$user" >/dev/null 2>&1 && return 0
+	log "creating OS user $user"
+	useradd --system --user-group --home-dir "$home" --no-create-home --shell "$shell" "$user"
+}
+
+# One self-signed certificate for both servers; CN/SAN cover localhost and 127.0.0.1.
+ensure_cert() {
+	[[ -s $SSL_DIR/server.crt && -s $SSL_DIR/server.key ]] && return 0
+	mkdir -p "$SSL_DIR"
+	openssl req -x509 -newkey rsa:2048 -nodes -sha256 -days 3650 \
+		-subj "/CN=localhost" \
+		-addext "subjectAltName=DNS:localhost,IP:127.0.0.1,IP:::1" \
+		-keyout "$SSL_DIR/server.key" -out "$SSL_DIR/server.crt" \
+		>"$SSL_DIR/openssl.log" 2>&1 ||
+		die_with_log "$SSL_DIR/openssl.log" "openssl could not make the self-signed certificate"
+	chmod 644 "$SSL_DIR/server.crt"
+	chmod 600 "$SSL_DIR/server.key"
+}
+
+# Each server gets its own copy of cert+key, owned by its OS user, because
+# both refuse keys they cannot read and PostgreSQL refuses group/world-readable ones.
+install_cert() {
+	local dir=$1 owner=$2
+	install -m 644 -o "$owner" -g "$owner" "$SSL_DIR/server.crt" "$dir/server.crt"
+	install -m 600 -o "$owner" -g "$owner" "$SSL_DIR/server.key" "$dir/server.key"
+}
+
+# ---------------------------------------------------------------- PostgreSQL
+
+pg_pid() { live_pid "$PG_DATA/postmaster.pid"; }
+pg_answers() { "$PG_BIN/pg_isready" -q -h 127.0.0.1 -p "$PG_PORT" -t 3; }
+
+pg_stop() {
+	local pid
+	pid=$(pg_pid) || return 0
+	log "stopping PostgreSQL (pid $pid)"
+	as_postgres "$PG_BIN/pg_ctl" -D "$PG_DATA" -m fast -w -t "$WAIT_SECS" -s stop ||
+		kill_and_wait "$pid"
+}
+
+pg_start_fresh() {
+	[[ -x $PG_BIN/postgres ]] || die "no PostgreSQL server under /usr/lib/postgresql (apt-get install postgresql-15)"
+	ensure_user postgres /var/lib/postgresql /bin/bash
+	rm -rf "$PG_DIR"
+	install -d -m 700 -o postgres -g postgres "$PG_DIR"
+
+	# Password via a file so it never shows up in ps.
+	install -m 600 -o postgres -g postgres /dev/null "$PG_DIR/pwfile"
+	echo postgres >"$PG_DIR/pwfile"
+	as_postgres "$PG_BIN/initdb" -D "$PG_DATA" -U postgres --pwfile="$PG_DIR/pwfile" \
+		--auth-local=trust --auth-host=scram-sha-256 --no-sync \
+		--encoding=UTF8 --locale=C.UTF-8 >"$PG_DIR/initdb.log" 2>&1 ||
+		die_with_log "$PG_DIR/initdb.log" "initdb failed"
+	rm -f "$PG_DIR/pwfile"
+	install_cert "$PG_DIR" postgres
+
+	# Appended settings override initdb's defaults earlier in the file.
+	cat >>"$PG_DATA/postgresql.conf" <<-EOF
+
+		# ---- hammer CI (scripts/ci/servers.sh) ----
+		listen_addresses = '127.0.0.1'
+		port = $PG_PORT
+		unix_socket_directories = '$PG_DIR'
+		max_connections = 300
+		shared_buffers = 1GB
+		max_wal_size = 4GB              # fewer checkpoints during schema builds
+		# Test speed only: a crash loses data, which is fine for a throwaway server.
+		fsync = off
+		synchronous_commit = off
+		full_page_writes = off
+		password_encryption = scram-sha-256
+		ssl = on
+		ssl_cert_file = '$PG_DIR/server.crt'
+		ssl_key_file = '$PG_DIR/server.key'
+		# stderr goes to $PG_LOG via pg_ctl -l
+		log_destination = 'stderr'
+		logging_collector = off
+	EOF
+
+	# Passwords are checked on every TCP connection (so a wrong one fails);
+	# 'host' rather than 'hostssl' so that both sslmode=disable and =require work.
+	cat >"$PG_DATA/pg_hba.conf" <<-EOF
+		# TYPE  DATABASE  USER  ADDRESS        METHOD
+		local   all       all                  trust
+		host    all       all   127.0.0.1/32   scram-sha-256
+		host    all       all   ::1/128        scram-sha-256
+	EOF
+
+	log "starting PostgreSQL on 127.0.0.1:$PG_PORT"
+	# setsid: the server must not get the terminal's Ctrl-C meant for cargo.
+	setsid -w runuser -u postgres -- "$PG_BIN/pg_ctl" -D "$PG_DATA" -l "$PG_LOG" \
+		-w -t "$WAIT_SECS" -s start ||
+		die_with_log "$PG_LOG" "PostgreSQL did not start"
+
+	local i
+	for ((i = 0; i < WAIT_SECS * 2; i++)); do
+		pg_answers && break
+		sleep 0.5
+	done
+	pg_answers || die_with_log "$PG_LOG" "PostgreSQL does not answer on 127.0.0.1:$PG_PORT after ${WAIT_SECS}s"
+
+	as_postgres "$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 -h "$PG_DIR" -p "$PG_PORT" -d postgres \
+		-c "CREATE ROLE hammer_nocreate LOGIN PASSWORD 'nocreate' NOCREATEDB NOCREATEROLE" ||
+		die_with_log "$PG_LOG" "could not create role hammer_nocreate"
+}
+
+pg_status() {
+	local v
+	if v=$(PGPASSWORD=postgres PGCONNECT_TIMEOUT=3 "$PG_BIN/psql" -X -At \
+		"host=127.0.0.1 port=$PG_PORT user=postgres dbname=postgres" \
+		-c 'show server_version' 2>/dev/null); then
+		echo "PostgreSQL 127.0.0.1:$PG_PORT: answering (version $v, pid $(pg_pid || echo '?'))"
+	else
+		echo "PostgreSQL 127.0.0.1:$PG_PORT: NOT answering"
+		return 1
+	fi
+}
+
+# ---------------------------------------------------------------- MariaDB
+
+maria_pid() { live_pid "$MARIA_PID"; }
+# ping exits 0 whenever a server answers, even with "access denied".
+maria_answers() {
+	mariadb-admin --no-defaults --protocol=tcp -h 127.0.0.1 -P "$MARIA_PORT" \
+		--connect-timeout=3 ping >/dev/null 2>&1
+}
+maria_sock_answers() {
+	mariadb-admin --no-defaults -S "$MARIA_SOCK" --connect-timeout=3 ping >/dev/null 2>&1
+}
+
+maria_stop() {
+	local pid
+	pid=$(maria_pid) || return 0
+	log "stopping MariaDB (pid $pid)"
+	# SIGTERM is mariadbd's normal shutdown and needs no password.
+	kill_and_wait "$pid"
+}
+
+maria_start_fresh() {
+	[[ -x $MARIADBD ]] || die "no mariadbd found (apt-get install mariadb-server)"
+	ensure_user mysql /nonexistent /bin/false
+	rm -f "$MARIA_SOCK" "$MARIA_SOCK.lock" # stale leftovers block the bind
+	rm -rf "$MARIA_DIR"
+	install -d -m 750 -o mysql -g mysql "$MARIA_DIR" "$MARIA_DIR/data" "$MARIA_DIR/tmp"
+	install_cert "$MARIA_DIR" mysql
+
+	# Our own option file, so /etc/mysql (socket in /run/mysqld, etc.) is ignored.
+	cat >"$MARIA_CNF" <<-EOF
+		# hammer CI (scripts/ci/servers.sh)
+		[mysqld]
+		user = mysql
+		datadir = $MARIA_DIR/data
+		tmpdir = $MARIA_DIR/tmp
+		pid-file = $MARIA_PID
+		log-error = $MARIA_LOG
+		bind-address = 127.0.0.1
+		port = $MARIA_PORT
+		socket = $MARIA_SOCK
+		# accounts are made for 127.0.0.1 and localhost, so no DNS is needed
+		skip-name-resolve
+		character-set-server = utf8mb4
+		collation-server = utf8mb4_general_ci
+		local_infile = ON
+		max_connections = 300
+		innodb_buffer_pool_size = 1G
+		innodb_log_file_size = 512M
+		# Test speed only: lose up to a second of commits on a crash.
+		innodb_flush_log_at_trx_commit = 0
+		ssl_cert = $MARIA_DIR/server.crt
+		ssl_key = $MARIA_DIR/server.key
+		ssl_ca = $MARIA_DIR/server.crt
+	EOF
+	chmod 644 "$MARIA_CNF"
+
+	# 'normal' root auth (password, not unix_socket); no 'test' db, whose
+	# wildcard grants would let any user create test_* databases.
+	mariadb-install-db --defaults-file="$MARIA_CNF" --auth-root-authentication-method=normal \
+		--skip-test-db --skip-name-resolve --user=mysql >"$MARIA_DIR/install-db.log" 2>&1 ||
+		die_with_log "$MARIA_DIR/install-db.log" "mariadb-install-db failed"
+
+	log "starting MariaDB on 127.0.0.1:$MARIA_PORT, socket $MARIA_SOCK"
+	# setsid + no inherited stdio: the server outlives this script and never
+	# holds a CI log pipe open.
+	setsid "$MARIADBD" --defaults-file="$MARIA_CNF" </dev/null >>"$MARIA_LOG" 2>&1 &
+	local launcher=$! i
+	for ((i = 0; i < WAIT_SECS * 2; i++)); do
+		maria_sock_answers && maria_answers && break
+		# Give up early if the server already died.
+		if ! alive "$launcher" && ! maria_pid >/dev/null; then
+			die_with_log "$MARIA_LOG" "mariadbd exited during startup"
+		fi
+		sleep 0.5
+	done
+	maria_answers || die_with_log "$MARIA_LOG" "MariaDB does not answer on 127.0.0.1:$MARIA_PORT after ${WAIT_SECS}s"
+
+	# Fresh root has an empty password over the socket; set up the accounts.
+	# Drop anonymous accounts (''@localhost would shadow hammer_nocreate@% on the
+	# socket) and install-db's passwordless root@<hostname>.
+	local drops
+	drops=$(maria_sock -uroot -N -B -e \
+		"SELECT CONCAT('DROP USER ', QUOTE(user), '@', QUOTE(host), ';') FROM mysql.user
+		 WHERE user = '' OR (user = 'root' AND host NOT IN ('localhost', '127.0.0.1', '::1', '%'))") ||
+		die_with_log "$MARIA_LOG" "cannot log in as root on $MARIA_SOCK after install"
+	local sql="$drops"
+	local host
+	for host in localhost 127.0.0.1 ::1 %; do
+		sql+="
+CREATE USER IF NOT EXISTS 'root'@'$host';
+ALTER USER 'root'@'$host' IDENTIFIED VIA mysql_native_password USING PASSWORD('maria');
+GRANT ALL PRIVILEGES ON *.* TO 'root'@'$host' WITH GRANT OPTION;"
+	done
+	sql+="
+CREATE USER 'hammer_nocreate'@'%' IDENTIFIED VIA mysql_native_password USING PASSWORD('nocreate');
+FLUSH PRIVILEGES;"
+	maria_sock -uroot -e "$sql" || die_with_log "$MARIA_LOG" "could not set up MariaDB accounts"
+}
+
+maria_status() {
+	local v
+	if v=$(mariadb --no-defaults --protocol=tcp -h 127.0.0.1 -P "$MARIA_PORT" -uroot -pmaria \
+		--connect-timeout=3 -N -B -e 'SELECT VERSION()' 2>/dev/null); then
+		echo "MariaDB 127.0.0.1:$MARIA_PORT: answering (version $v, pid $(maria_pid || echo '?'))"
+	else
+		echo "MariaDB 127.0.0.1:$MARIA_PORT: NOT answering"
+		return 1
+	fi
+}
+
+# ---------------------------------------------------------------- commands
+
+print_facts() {
+	cat <<-EOF
+		PostgreSQL 127.0.0.1:$PG_PORT superuser postgres/postgres
+		MariaDB 127.0.0.1:$MARIA_PORT socket $MARIA_SOCK root/maria
+		  both: user hammer_nocreate/nocreate (cannot create databases); TLS cert $SSL_DIR/server.crt
+		  PostgreSQL socket dir $PG_DIR, log $PG_LOG; MariaDB log $MARIA_LOG
+	EOF
+}
+
+cmd_start() {
+	[[ $(id -u) == 0 ]] || die "run as root (it starts servers as the users postgres and mysql)"
+	local t0=$SECONDS keep_pg=0 keep_maria=0
+	pg_pid >/dev/null && pg_answers && keep_pg=1
+	maria_pid >/dev/null && maria_answers && keep_maria=1
+	if ((keep_pg && keep_maria)); then
+		log "both servers already run and answer: nothing to do"
+		print_facts
+		return 0
+	fi
+
+	# Half-alive servers of ours (e.g. a hung one) go away before the wipe.
+	((keep_pg)) || pg_stop
+	((keep_maria)) || maria_stop
+	# The certificate is shared, so it is only renewed when neither server keeps it.
+	if ((!keep_pg && !keep_maria)); then
+		rm -rf "$SSL_DIR"
+	fi
+	# Check both ports before starting anything, so a clash leaves nothing half-up.
+	if ((!keep_pg)); then free_port "$PG_PORT" "PostgreSQL" HAMMER_PG_PORT; fi
+	if ((!keep_maria)); then
+		free_port "$MARIA_PORT" "MariaDB" HAMMER_MARIA_PORT
+		if maria_sock_answers; then
+			die "another MariaDB (not ours) answers on $MARIA_SOCK; stop it first"
+		fi
+	fi
+	mkdir -p "$CI_DIR"
+	chmod 755 "$CI_DIR" # postgres and mysql must be able to enter it
+	ensure_cert
+
+	if ((keep_pg)); then log "PostgreSQL already runs and answers: kept"; else pg_start_fresh; fi
+	if ((keep_maria)); then log "MariaDB already runs and answers: kept"; else maria_start_fresh; fi
+
+	log "servers up in $((SECONDS - t0))s"
+	print_facts
+}
+
+cmd_stop() {
+	pg_stop
+	maria_stop
+	log "stopped (or were not running)"
+}
+
+cmd_status() {
+	local rc=0
+	pg_status || rc=1
+	maria_status || rc=1
+	return $rc
+}
+
+case ${1:-} in
+start) cmd_start ;;
+stop) cmd_stop ;;
+status) cmd_status ;;
+*)
+	echo "usage: $0 start|stop|status" >&2
+	exit 2
+	;;
+esac

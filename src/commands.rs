@@ -1,0 +1,219 @@
+//! The command table: one row per HammerDB command. It registers the Rhai functions, drives
+//! `help` and Tab completion, and checks argument counts, so the three cannot disagree.
+
+use rhai::Dynamic;
+
+use crate::error::Result;
+use crate::session::Session;
+
+/// What Tab offers for one argument position.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Complete {
+    Nothing,
+    Commands,
+    PrintTargets,
+    DbsetWhat,
+    /// Values for `dbset`, depending on its first argument.
+    DbsetValue,
+    /// Sections of the current database's dictionary.
+    DictSections,
+    /// Keys of the current database's dictionary.
+    DictKeys,
+    GenericSections,
+    GenericKeys,
+    VusetOptions,
+    TcsetOptions,
+    MetsetOptions,
+}
+
+/// One command.
+pub struct Command {
+    pub name: &'static str,
+    /// The arguments part of the usage line (`dict key value`).
+    pub args: &'static str,
+    pub min_args: usize,
+    pub max_args: usize,
+    /// One paragraph for `help name`.
+    pub help: &'static str,
+    pub complete: &'static [Complete],
+    pub run: fn(&mut Session, &[String]) -> Result<Dynamic>,
+}
+
+impl Command {
+    /// `Usage: diset dict key value`, HammerDB's usage line.
+    pub fn usage(&self) -> String {
+        if self.args.is_empty() {
+            format!("Usage: {}", self.name)
+        } else {
+            format!("Usage: {} {}", self.name, self.args)
+        }
+    }
+}
+
+/// Print targets available now; later targets join as their features land.
+pub const PRINT_TARGETS: &[&str] = &["db", "bm", "dict", "generic", "vuconf", "tcconf"];
+pub const VUSET_OPTIONS: &[(&str, &str)] = &[
+    ("vu", "virtual_users"),
+    ("delay", "user_delay"),
+    ("repeat", "repeat_delay"),
+    ("iterations", "iterations"),
+    ("showoutput", "show_output"),
+    ("logtotemp", "log_to_temp"),
+    ("unique", "unique_log_name"),
+    ("nobuff", "no_log_buffer"),
+    ("timestamps", "log_timestamps"),
+];
+pub const TCSET_OPTIONS: &[(&str, &str, &str)] = &[
+    ("refreshrate", "tc_refresh_rate", "Transaction Counter refresh rate"),
+    ("logtotemp", "tc_log_to_temp", "Transaction Counter log to temp"),
+    ("unique", "tc_unique_log_name", "Transaction Counter unique log name"),
+    ("timestamps", "tc_log_timestamps", "Transaction Counter timestamps"),
+];
+pub const METSET_OPTIONS: &[(&str, &str, &str)] = &[
+    ("agent_hostname", "agent_hostname", "Metrics agent hostname"),
+    ("agent_id", "agent_id", "Metrics agent id"),
+];
+
+use Complete as C;
+
+pub static COMMANDS: &[Command] = &[
+    Command {
+        name: "dbset",
+        args: "[db|bm] value",
+        min_args: 2,
+        max_args: 2,
+        help: "Sets the database (db: pg, maria or mysql) or the benchmark (bm: TPROC-C). \
+               The choice persists between sessions.",
+        complete: &[C::DbsetWhat, C::DbsetValue],
+        run: Session::dbset,
+    },
+    Command {
+        name: "diset",
+        args: "dict key value",
+        min_args: 3,
+        max_args: 3,
+        help: "Sets a key of the current database's dictionaries (connection or tpcc) after checking \
+               its type and range; the key keeps its old value when the new one is refused. \
+               Type \"print dict\" for the dictionaries and keys.",
+        complete: &[C::DictSections, C::DictKeys],
+        run: Session::diset,
+    },
+    Command {
+        name: "giset",
+        args: "dict key value",
+        min_args: 3,
+        max_args: 3,
+        help: "Sets a key of the generic dictionary. Type \"print generic\" for its sections and keys.",
+        complete: &[C::GenericSections, C::GenericKeys],
+        run: Session::giset,
+    },
+    Command {
+        name: "print",
+        args: "[db|bm|dict|generic|vuconf|tcconf]",
+        min_args: 1,
+        max_args: 1,
+        help: "Prints a configuration: db (the current database), bm (the benchmark), dict (the \
+               current database's dictionaries), generic (the generic dictionary), vuconf (virtual \
+               user options), tcconf (transaction counter options). In a script, print(\"text\") \
+               of anything else prints the text itself.",
+        complete: &[C::PrintTargets],
+        run: Session::print,
+    },
+    Command {
+        name: "vuset",
+        args: "[vu|delay|repeat|iterations|showoutput|logtotemp|unique|nobuff|timestamps] value",
+        min_args: 2,
+        max_args: 2,
+        help: "Configures virtual users: vu (count, or vcpu for one per logical CPU), delay and repeat \
+               (milliseconds), iterations, and the output switches showoutput, logtotemp, unique, \
+               nobuff, timestamps (0 or 1). Refused while virtual users exist.",
+        complete: &[C::VusetOptions],
+        run: Session::vuset,
+    },
+    Command {
+        name: "tcset",
+        args: "[refreshrate|logtotemp|unique|timestamps] value",
+        min_args: 2,
+        max_args: 2,
+        help: "Configures the transaction counter: refreshrate (seconds between samples, 1 to 59), \
+               logtotemp, unique and timestamps (0 or 1).",
+        complete: &[C::TcsetOptions],
+        run: Session::tcset,
+    },
+    Command {
+        name: "metset",
+        args: "[agent_hostname|agent_id] value",
+        min_args: 2,
+        max_args: 2,
+        help: "Configures the CPU metrics agent: agent_hostname (localhost for the agent built into \
+               hammer) and agent_id (its TCP port).",
+        complete: &[C::MetsetOptions],
+        run: Session::metset,
+    },
+    Command {
+        name: "librarycheck",
+        args: "",
+        min_args: 0,
+        max_args: 0,
+        help: "For each supported database, reports the driver built into hammer and, where the \
+               configured server answers, its version and whether the session uses TLS. Returns a \
+               map keyed by prefix (pg, maria, mysql) of #{ok, version, tls, error}.",
+        complete: &[],
+        run: Session::librarycheck,
+    },
+    Command {
+        name: "help",
+        args: "[command]",
+        min_args: 0,
+        max_args: 1,
+        help: "Lists the commands, or describes one.",
+        complete: &[C::Commands],
+        run: Session::help,
+    },
+    Command {
+        name: "quit",
+        args: "",
+        min_args: 0,
+        max_args: 0,
+        help: "Leaves hammer (exit does the same).",
+        complete: &[],
+        run: Session::quit,
+    },
+];
+
+/// Looks a command up by name.
+pub fn find(name: &str) -> Option<&'static Command> {
+    COMMANDS.iter().find(|c| c.name == name)
+}
+
+/// The names, alphabetically, as `help` lists them.
+pub fn names() -> Vec<&'static str> {
+    let mut v: Vec<&'static str> = COMMANDS.iter().map(|c| c.name).collect();
+    v.sort_unstable();
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_are_consistent() {
+        let mut seen = std::collections::HashSet::new();
+        for c in COMMANDS {
+            assert!(seen.insert(c.name), "duplicate {}", c.name);
+            assert!(c.min_args <= c.max_args, "{}", c.name);
+            assert!(c.complete.len() <= c.max_args, "{} completes more args than it takes", c.name);
+            assert!(!c.help.is_empty(), "{}", c.name);
+        }
+    }
+
+    #[test]
+    fn the_print_usage_lists_every_target() {
+        let usage = find("print").unwrap().usage();
+        assert_eq!(usage, format!("Usage: print [{}]", PRINT_TARGETS.join("|")));
+        let vuset = find("vuset").unwrap().usage();
+        let opts: Vec<&str> = VUSET_OPTIONS.iter().map(|o| o.0).collect();
+        assert_eq!(vuset, format!("Usage: vuset [{}] value", opts.join("|")));
+    }
+}

@@ -1,0 +1,163 @@
+//! The dictionaries themselves: every key hammer knows, with HammerDB's defaults and our types.
+//!
+//! Order matters: `print dict` lists keys in the order HammerDB's XML files give them.
+
+use super::spec::{Kind, KeySpec};
+use super::Database;
+
+const DRIVERS: &[&str] = &["test", "timed"];
+/// libpq's modes that hammer honours; the verify-* modes need a root certificate store.
+pub const PG_SSLMODES: &[&str] = &["disable", "allow", "prefer", "require"];
+
+const WAREHOUSES: Kind = Kind::Int { min: 1, max: 100_000 };
+const BUILD_VUS: Kind = Kind::Int { min: 1, max: 1024 };
+
+/// The keys of one database's `connection` and `tpcc` sections.
+pub fn database_keys(db: Database) -> Vec<KeySpec> {
+    match db {
+        Database::Pg => pg_keys(),
+        Database::Maria | Database::Mysql => mysql_family_keys(db),
+    }
+}
+
+fn pg_keys() -> Vec<KeySpec> {
+    let c = |k: &str, d: &str, kind| KeySpec::new("connection", k, d, kind);
+    let t = |k: &str, d: &str, kind| KeySpec::new("tpcc", k, d, kind);
+    let mut keys = vec![
+        c("pg_host", "localhost", Kind::Name),
+        c("pg_port", "5432", Kind::PORT),
+        c("pg_sslmode", "prefer", Kind::Choice(PG_SSLMODES)),
+        t("pg_count_ware", "1", WAREHOUSES),
+        t("pg_num_vu", "1", BUILD_VUS),
+        t("pg_superuser", "postgres", Kind::Name),
+        t("pg_superuserpass", "postgres", Kind::Secret),
+        t("pg_defaultdbase", "postgres", Kind::Name),
+        t("pg_user", "tpcc", Kind::Name),
+        t("pg_pass", "tpcc", Kind::Secret),
+        t("pg_dbase", "tpcc", Kind::Name),
+        t("pg_tspace", "pg_default", Kind::Name),
+        t("pg_vacuum", "false", Kind::Bool),
+        t("pg_dritasnap", "false", Kind::Bool),
+        t("pg_oracompat", "false", Kind::Bool),
+        t("pg_cituscompat", "false", Kind::Bool),
+        t("pg_storedprocs", "false", Kind::Bool),
+        t("pg_partition", "false", Kind::Bool),
+        // hammer's addition: client-side SQL on PostgreSQL too (HammerDB has it for MySQL only).
+        t("pg_no_stored_procs", "false", Kind::Bool),
+    ];
+    keys.extend(driver_keys("pg"));
+    keys
+}
+
+fn mysql_family_keys(db: Database) -> Vec<KeySpec> {
+    let p = db.prefix();
+    let c = |k: &str, d: &str, kind| KeySpec::new("connection", format!("{p}_{k}"), d, kind);
+    let t = |k: &str, d: &str, kind| KeySpec::new("tpcc", format!("{p}_{k}"), d, kind);
+    let (socket, pass) = match db {
+        Database::Maria => ("/tmp/mariadb.sock", "maria"),
+        _ => ("/tmp/mysql.sock", "mysql"),
+    };
+    let mut keys = vec![
+        c("host", "127.0.0.1", Kind::Name),
+        c("port", "3306", Kind::PORT),
+        c("socket", socket, Kind::Text),
+        c("ssl", "false", Kind::Bool),
+        c("ssl_two_way", "false", Kind::Bool),
+        c("ssl_linux_capath", "/etc/mysql/certs", Kind::Text),
+        c("ssl_windows_capath", "C:\\mysql\\certs", Kind::Text),
+        c("ssl_ca", "ca-cert.pem", Kind::Text),
+        c("ssl_cert", "client-cert.pem", Kind::Text),
+        c("ssl_key", "client-key.pem", Kind::Text),
+        c("ssl_cipher", "server", Kind::Text),
+    ];
+    if db == Database::Mysql {
+        keys.push(c("oceanbase_port", "2881", Kind::PORT));
+    }
+    keys.extend([
+        t("count_ware", "1", WAREHOUSES),
+        t("num_vu", "1", BUILD_VUS),
+        t("user", "root", Kind::Name),
+        t("pass", pass, Kind::Secret),
+        t("dbase", "tpcc", Kind::Name),
+        t("storage_engine", "innodb", Kind::Name),
+        t("partition", "false", Kind::Bool),
+        t("history_pk", "false", Kind::Bool),
+        t("prepared", "false", Kind::Bool),
+        t("no_stored_procs", "false", Kind::Bool),
+    ]);
+    keys.extend(driver_keys(p));
+    if db == Database::Maria {
+        keys.push(t("purge", "false", Kind::Bool));
+    }
+    keys
+}
+
+/// The driver keys every database shares, under its own prefix.
+fn driver_keys(p: &str) -> Vec<KeySpec> {
+    let t = |k: &str, d: &str, kind| KeySpec::new("tpcc", format!("{p}_{k}"), d, kind);
+    vec![
+        t("total_iterations", "10000000", Kind::Int { min: 1, max: i64::MAX }),
+        t("raiseerror", "false", Kind::Bool),
+        t("keyandthink", "false", Kind::Bool),
+        t("driver", "timed", Kind::Choice(DRIVERS)),
+        t("rampup", "2", Kind::Minutes { min: 0.0 }),
+        t("duration", "5", Kind::Minutes { min: f64::MIN_POSITIVE }),
+        t("allwarehouse", "false", Kind::Bool),
+        t("timeprofile", "false", Kind::Bool),
+        t("async_scale", "false", Kind::Bool),
+        t("async_client", "10", Kind::Int { min: 1, max: 100_000 }),
+        t("async_verbose", "false", Kind::Bool),
+        t("async_delay", "1000", Kind::Int { min: 0, max: 3_600_000 }),
+        t("connect_pool", "false", Kind::Bool),
+    ]
+}
+
+/// The generic dictionary: the sections of HammerDB's generic.xml that a CLI user meets.
+pub fn generic_keys() -> Vec<KeySpec> {
+    let k = |s: &'static str, key: &str, d: &str, kind| KeySpec::new(s, key, d, kind);
+    vec![
+        k("benchmark", "rdbms", "PostgreSQL", Kind::Choice(&["PostgreSQL", "MariaDB", "MySQL"])),
+        k("benchmark", "bm", "TPC-C", Kind::Choice(&["TPC-C"])),
+        k("benchmark", "first_result", "NOPM", Kind::Choice(&["NOPM", "TPM"])),
+        k("virtual_user_options", "virtual_users", "1", Kind::Int { min: 1, max: 100_000 }),
+        k("virtual_user_options", "user_delay", "500", Kind::Int { min: 0, max: 3_600_000 }),
+        k("virtual_user_options", "repeat_delay", "500", Kind::Int { min: 0, max: 3_600_000 }),
+        k("virtual_user_options", "iterations", "1", Kind::Int { min: 1, max: i64::MAX }),
+        k("virtual_user_options", "show_output", "1", Kind::Flag),
+        k("virtual_user_options", "log_to_temp", "0", Kind::Flag),
+        k("virtual_user_options", "unique_log_name", "0", Kind::Flag),
+        k("virtual_user_options", "no_log_buffer", "0", Kind::Flag),
+        k("virtual_user_options", "log_timestamps", "0", Kind::Flag),
+        k("transaction_counter", "tc_refresh_rate", "10", Kind::Int { min: 1, max: 59 }),
+        k("transaction_counter", "tc_log_to_temp", "0", Kind::Flag),
+        k("transaction_counter", "tc_unique_log_name", "0", Kind::Flag),
+        k("transaction_counter", "tc_log_timestamps", "0", Kind::Flag),
+        k("metrics", "agent_hostname", "localhost", Kind::Name),
+        k("metrics", "agent_id", "10000", Kind::PORT),
+        k("datageneration", "gen_count_ware", "1", WAREHOUSES),
+        k("datageneration", "gen_num_vu", "1", BUILD_VUS),
+        k("datageneration", "gen_directory", "", Kind::Text),
+        k("commandline", "sqlite_db", "TMP", Kind::Text),
+        k("commandline", "jobsoutput", "JSON", Kind::Choice(&["JSON", "text"])),
+        k("commandline", "jobs_disable", "0", Kind::Flag),
+        k("commandline", "jobs_profile_id", "0", Kind::Int { min: 0, max: i64::MAX }),
+    ]
+}
+
+/// HammerDB keys that hammer knows but does not use, and why: a HammerDB user setting one
+/// gets this instead of "unknown key".
+pub fn unused_key(key: &str) -> Option<&'static str> {
+    let why = match key {
+        "scaletheme" | "pixelsperpoint" | "highlight" | "tc_graph_ribbon" | "apmode"
+        | "autopilot_duration" | "autopilot_sequence" => "it only affects HammerDB's GUI",
+        "quote_passwords" => "hammer passes passwords through untouched, so nothing needs quoting",
+        "sqlitedb_dir" => "hammer keeps its settings in its data directory (HAMMER_HOME overrides it)",
+        "keepalive_margin" => "hammer's vurun always blocks until every virtual user has ended",
+        "profiler" | "xt_unique_log_name" | "xt_gather_timeout" | "xt_job_storage"
+        | "xt_reservoir" => "hammer records every transaction's latency in HDR histograms",
+        "ws_port" | "submit_url" | "hostname" | "id" => "hammer has no web service or replica mode",
+        "gen_scale_fact" => "hammer has no TPROC-H workload yet",
+        _ => return None,
+    };
+    Some(why)
+}

@@ -1,0 +1,524 @@
+//! HammerDB's dictionaries: the generic one and one per database, their values and where they persist.
+
+pub mod keys;
+pub mod spec;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+use crate::error::{Error, Result};
+pub use spec::{Kind, KeySpec, MASK};
+
+/// A database hammer supports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Database {
+    Pg,
+    Maria,
+    Mysql,
+}
+
+/// Databases HammerDB knows that hammer does not (yet): prefix and display name.
+pub const UNSUPPORTED: &[(&str, &str)] = &[("ora", "Oracle"), ("mssqls", "MSSQLServer"), ("db2", "Db2")];
+
+impl Database {
+    pub const ALL: [Database; 3] = [Database::Pg, Database::Maria, Database::Mysql];
+
+    /// The dictionary prefix (`dbset db pg`).
+    pub fn prefix(self) -> &'static str {
+        match self {
+            Database::Pg => "pg",
+            Database::Maria => "maria",
+            Database::Mysql => "mysql",
+        }
+    }
+
+    /// The display name HammerDB prints (`Database set to PostgreSQL`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Database::Pg => "PostgreSQL",
+            Database::Maria => "MariaDB",
+            Database::Mysql => "MySQL",
+        }
+    }
+
+    pub fn from_prefix(prefix: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|d| d.prefix().eq_ignore_ascii_case(prefix))
+    }
+
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|d| d.name().eq_ignore_ascii_case(name))
+    }
+
+    fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// Which dictionary a command addresses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Target {
+    Generic,
+    Db(Database),
+}
+
+impl Target {
+    /// How messages name it: `for PostgreSQL`, `for generic`.
+    pub fn label(self) -> &'static str {
+        match self {
+            Target::Generic => "generic",
+            Target::Db(db) => db.name(),
+        }
+    }
+
+    /// The hint HammerDB appends to every diset/giset error.
+    fn hint(self) -> String {
+        match self {
+            Target::Generic => "Type \"print generic\" for valid dictionaries and keys".to_string(),
+            Target::Db(db) => format!("Type \"print dict\" for valid dictionaries and keys for {}", db.name()),
+        }
+    }
+}
+
+/// What a successful `set` did.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Change {
+    Changed { old: String, new: String },
+    Same(String),
+}
+
+/// One dictionary: its key specs in display order and their current values.
+#[derive(Debug, Clone)]
+pub struct Dict {
+    specs: Vec<KeySpec>,
+    values: HashMap<String, String>,
+}
+
+impl Dict {
+    fn new(specs: Vec<KeySpec>) -> Self {
+        let values = specs.iter().map(|s| (s.key.clone(), s.default.clone())).collect();
+        Dict { specs, values }
+    }
+
+    /// Section names in display order.
+    pub fn sections(&self) -> Vec<&'static str> {
+        let mut out: Vec<&'static str> = Vec::new();
+        for s in &self.specs {
+            if !out.contains(&s.section) {
+                out.push(s.section);
+            }
+        }
+        out
+    }
+
+    pub fn specs(&self) -> &[KeySpec] {
+        &self.specs
+    }
+
+    pub fn spec(&self, key: &str) -> Option<&KeySpec> {
+        self.specs.iter().find(|s| s.key == key)
+    }
+
+    /// The value of a key; an unknown key is a programming error and reads as empty.
+    pub fn get(&self, key: &str) -> &str {
+        debug_assert!(self.values.contains_key(key), "no key {key}");
+        self.values.get(key).map(String::as_str).unwrap_or("")
+    }
+
+    pub fn get_i64(&self, key: &str) -> i64 {
+        self.get(key).parse().unwrap_or(0)
+    }
+
+    pub fn get_f64(&self, key: &str) -> f64 {
+        self.get(key).parse().unwrap_or(0.0)
+    }
+
+    pub fn get_bool(&self, key: &str) -> bool {
+        matches!(self.get(key), "true" | "1")
+    }
+
+    /// The value as printed: passwords masked.
+    pub fn shown(&self, key: &str) -> String {
+        match self.spec(key) {
+            Some(s) if s.is_secret() => MASK.to_string(),
+            _ => self.get(key).to_string(),
+        }
+    }
+
+    /// Validates and stores a value; the key keeps its old value when the new one is refused.
+    fn set_checked(&mut self, spec: &KeySpec, raw: &str) -> std::result::Result<Change, String> {
+        let new = spec.kind.parse(raw)?;
+        let old = self.get(&spec.key).to_string();
+        if old == new {
+            return Ok(Change::Same(new));
+        }
+        self.values.insert(spec.key.clone(), new.clone());
+        Ok(Change::Changed { old, new })
+    }
+
+    /// HammerDB's nested two-level layout (reference 5.4) for the given sections.
+    pub fn render(&self, sections: &[&str]) -> String {
+        let width1 = sections.iter().map(|s| s.len()).max().unwrap_or(0);
+        let mut out = String::new();
+        for section in sections {
+            let specs: Vec<&KeySpec> = self.specs.iter().filter(|s| s.section == *section).collect();
+            let width2 = specs.iter().map(|s| s.key.len()).max().unwrap_or(0);
+            out.push_str(&format!("{section:<width1$} {{\n"));
+            for s in specs {
+                out.push_str(&format!(" {:<width2$} = {}\n", s.key, self.shown(&s.key)));
+            }
+            out.push_str("}\n");
+        }
+        out.pop();
+        out
+    }
+}
+
+/// All dictionaries, and the file they persist to.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub generic: Dict,
+    dbs: Vec<Dict>,
+    path: Option<PathBuf>,
+}
+
+const SETTINGS_FILE: &str = "settings.json";
+
+impl Settings {
+    /// Defaults only, persisted nowhere (tests and a data directory that cannot be made).
+    pub fn defaults() -> Self {
+        Settings {
+            generic: Dict::new(keys::generic_keys()),
+            dbs: Database::ALL.iter().map(|d| Dict::new(keys::database_keys(*d))).collect(),
+            path: None,
+        }
+    }
+
+    /// Loads `<home>/settings.json` over the defaults. Problems with the file are returned as
+    /// warnings, never fatal: a damaged file is set aside and hammer starts from defaults.
+    pub fn load(home: &Path) -> (Self, Vec<String>) {
+        let mut settings = Self::defaults();
+        let path = home.join(SETTINGS_FILE);
+        settings.path = Some(path.clone());
+        let mut warnings = Vec::new();
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return (settings, warnings),
+            Err(e) => {
+                warnings.push(format!("cannot read settings file {}: {e}; using defaults", path.display()));
+                return (settings, warnings);
+            }
+        };
+        let root: Map<String, Value> = match serde_json::from_str(&text) {
+            Ok(Value::Object(m)) => m,
+            other => {
+                let aside = path.with_extension("json.bad");
+                let why = match other {
+                    Err(e) => e.to_string(),
+                    Ok(_) => "not a JSON object".to_string(),
+                };
+                let _ = std::fs::rename(&path, &aside);
+                warnings.push(format!(
+                    "settings file {} is damaged ({why}); moved it to {} and started from defaults",
+                    path.display(),
+                    aside.display()
+                ));
+                return (settings, warnings);
+            }
+        };
+        for (name, values) in &root {
+            let dict = match name.as_str() {
+                "version" => continue,
+                "generic" => &mut settings.generic,
+                prefix => match Database::from_prefix(prefix) {
+                    Some(db) => &mut settings.dbs[db.index()],
+                    None => {
+                        warnings.push(format!("settings file: ignoring unknown dictionary {name}"));
+                        continue;
+                    }
+                },
+            };
+            let Value::Object(values) = values else { continue };
+            for (key, value) in values {
+                let raw = match value {
+                    Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                };
+                match dict.spec(key).cloned() {
+                    None => warnings.push(format!("settings file: ignoring unknown key {name}.{key}")),
+                    Some(spec) => {
+                        if let Err(why) = dict.set_checked(&spec, &raw) {
+                            warnings.push(format!(
+                                "settings file: ignoring {name}.{key}: {why}; using the default {}",
+                                spec.default
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+        (settings, warnings)
+    }
+
+    /// Writes every value that differs from its default. Atomic: a crash leaves the old file.
+    pub fn save(&self) -> Result<()> {
+        let Some(path) = &self.path else { return Ok(()) };
+        let mut root = Map::new();
+        root.insert("version".into(), Value::String(crate::VERSION.into()));
+        let mut put = |name: &str, dict: &Dict| {
+            let changed: Map<String, Value> = dict
+                .specs
+                .iter()
+                .filter(|s| dict.get(&s.key) != s.default)
+                .map(|s| (s.key.clone(), Value::String(dict.get(&s.key).to_string())))
+                .collect();
+            root.insert(name.to_string(), Value::Object(changed));
+        };
+        put("generic", &self.generic);
+        for db in Database::ALL {
+            put(db.prefix(), &self.dbs[db.index()]);
+        }
+        let text = serde_json::to_string_pretty(&Value::Object(root)).unwrap_or_default();
+        let tmp = path.with_extension("json.tmp");
+        let io = |source| Error::Io {
+            what: "cannot write settings file",
+            path: path.display().to_string(),
+            source,
+        };
+        std::fs::write(&tmp, text + "\n").map_err(io)?;
+        restrict_to_owner(&tmp);
+        std::fs::rename(&tmp, path).map_err(io)
+    }
+
+    pub fn path(&self) -> Option<&Path> {
+        self.path.as_deref()
+    }
+
+    pub fn db(&self, db: Database) -> &Dict {
+        &self.dbs[db.index()]
+    }
+
+    pub fn dict(&self, target: Target) -> &Dict {
+        match target {
+            Target::Generic => &self.generic,
+            Target::Db(db) => self.db(db),
+        }
+    }
+
+    fn dict_mut(&mut self, target: Target) -> &mut Dict {
+        match target {
+            Target::Generic => &mut self.generic,
+            Target::Db(db) => &mut self.dbs[db.index()],
+        }
+    }
+
+    /// The database `dbset db` chose.
+    pub fn current(&self) -> Database {
+        Database::from_name(self.generic.get("rdbms")).unwrap_or(Database::Pg)
+    }
+
+    /// Sets `section:key` in a dictionary, with HammerDB's checks and our clearer errors.
+    pub fn set(&mut self, target: Target, section: &str, key: &str, raw: &str) -> Result<Change> {
+        let label = target.label();
+        let dict = self.dict(target);
+        let sections = dict.sections();
+        if !sections.contains(&section) {
+            return Err(Error::Config(format!(
+                "Dictionary \"{section}\" for {label} does not exist; valid dictionaries are {}\n{}",
+                sections.join(", "),
+                target.hint()
+            )));
+        }
+        let spec = match dict.spec(key) {
+            Some(spec) if spec.section == section => spec.clone(),
+            Some(spec) => {
+                return Err(Error::Config(format!(
+                    "Dictionary \"{section}\" for {label} exists but key \"{key}\" doesn't, key \"{key}\" is in the \"{}\" dictionary\n{}",
+                    spec.section,
+                    target.hint()
+                )))
+            }
+            None => return Err(self.unknown_key(target, section, key)),
+        };
+        let dict = self.dict_mut(target);
+        dict.set_checked(&spec, raw).map_err(|why| {
+            let shown = if spec.is_secret() { MASK.to_string() } else { raw.to_string() };
+            Error::Config(format!(
+                "Value {shown} for {section}:{key} is not valid: it {why}; {key} keeps its value {}",
+                dict.shown(key)
+            ))
+        })
+    }
+
+    fn unknown_key(&self, target: Target, section: &str, key: &str) -> Error {
+        let label = target.label();
+        let mut msg = format!("Dictionary \"{section}\" for {label} exists but key \"{key}\" doesn't");
+        let elsewhere = Database::ALL
+            .into_iter()
+            .map(Target::Db)
+            .chain([Target::Generic])
+            .filter(|t| *t != target)
+            .find_map(|t| self.dict(t).spec(key).map(|s| (t, s.section)));
+        if let Some((other, other_section)) = elsewhere {
+            match other {
+                Target::Db(db) => msg.push_str(&format!(
+                    ", key \"{key}\" is in the \"{other_section}\" dictionary of {}: use dbset db {} first",
+                    db.name(),
+                    db.prefix()
+                )),
+                Target::Generic => msg.push_str(&format!(
+                    ", key \"{key}\" is in the \"{other_section}\" dictionary of the generic settings: use giset {other_section} {key} value"
+                )),
+            }
+        } else if let Some(why) = keys::unused_key(key) {
+            msg.push_str(&format!("; it is a HammerDB setting that hammer does not use: {why}"));
+        } else {
+            msg.push_str(&format!(", it cannot be found in any {label} dictionary"));
+            if let Some(near) = nearest(key, self.dict(target).specs.iter().map(|s| s.key.as_str())) {
+                msg.push_str(&format!("; did you mean {near}?"));
+            }
+        }
+        msg.push('\n');
+        msg.push_str(&target.hint());
+        Error::Config(msg)
+    }
+}
+
+/// The closest candidate to a mistyped word, if one is close enough to be the likely intent.
+pub fn nearest<'a>(word: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+    candidates
+        .map(|c| (strsim::damerau_levenshtein(word, c), c))
+        .filter(|(d, c)| *d <= 2.max(c.len() / 5))
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| c)
+}
+
+#[cfg(unix)]
+fn restrict_to_owner(path: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    // The file holds passwords.
+    let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600));
+}
+
+#[cfg(not(unix))]
+fn restrict_to_owner(_path: &Path) {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_default_is_valid_and_every_key_unique() {
+        let s = Settings::defaults();
+        for target in [Target::Generic, Target::Db(Database::Pg), Target::Db(Database::Maria), Target::Db(Database::Mysql)] {
+            let dict = s.dict(target);
+            let mut seen = std::collections::HashSet::new();
+            for spec in dict.specs() {
+                assert!(spec.kind.parse(&spec.default).is_ok(), "{}", spec.key);
+                assert!(seen.insert(spec.key.clone()), "duplicate {}", spec.key);
+            }
+        }
+    }
+
+    #[test]
+    fn hammerdb_defaults_are_kept() {
+        let s = Settings::defaults();
+        let pg = s.db(Database::Pg);
+        assert_eq!(pg.get("pg_host"), "localhost");
+        assert_eq!(pg.get("pg_sslmode"), "prefer");
+        assert_eq!(pg.get("pg_superuserpass"), "postgres");
+        assert_eq!(pg.get("pg_total_iterations"), "10000000");
+        let maria = s.db(Database::Maria);
+        assert_eq!(maria.get("maria_socket"), "/tmp/mariadb.sock");
+        assert_eq!(maria.get("maria_pass"), "maria");
+        assert!(maria.spec("maria_purge").is_some());
+        let mysql = s.db(Database::Mysql);
+        assert!(mysql.spec("mysql_purge").is_none());
+        assert_eq!(mysql.get("mysql_oceanbase_port"), "2881");
+        assert_eq!(s.generic.get("tc_refresh_rate"), "10");
+    }
+
+    #[test]
+    fn set_validates_and_keeps_the_old_value() {
+        let mut s = Settings::defaults();
+        let pg = Target::Db(Database::Pg);
+        assert_eq!(
+            s.set(pg, "tpcc", "pg_count_ware", "4").unwrap(),
+            Change::Changed { old: "1".into(), new: "4".into() }
+        );
+        assert_eq!(s.set(pg, "tpcc", "pg_count_ware", "4").unwrap(), Change::Same("4".into()));
+        let err = s.set(pg, "tpcc", "pg_count_ware", "0").unwrap_err().to_string();
+        assert!(err.contains("Value 0 for tpcc:pg_count_ware is not valid"), "{err}");
+        assert!(err.contains("keeps its value 4"), "{err}");
+        assert_eq!(s.db(Database::Pg).get("pg_count_ware"), "4");
+    }
+
+    #[test]
+    fn unknown_names_say_where_to_look() {
+        let mut s = Settings::defaults();
+        let pg = Target::Db(Database::Pg);
+        let e = s.set(pg, "tpcx", "pg_count_ware", "1").unwrap_err().to_string();
+        assert!(e.contains("Dictionary \"tpcx\" for PostgreSQL does not exist; valid dictionaries are connection, tpcc"), "{e}");
+        let e = s.set(pg, "tpcc", "pg_count_wre", "1").unwrap_err().to_string();
+        assert!(e.contains("did you mean pg_count_ware?"), "{e}");
+        let e = s.set(pg, "tpcc", "pg_host", "h").unwrap_err().to_string();
+        assert!(e.contains("key \"pg_host\" is in the \"connection\" dictionary"), "{e}");
+        let e = s.set(pg, "tpcc", "maria_user", "u").unwrap_err().to_string();
+        assert!(e.contains("of MariaDB: use dbset db maria first"), "{e}");
+        let e = s.set(Target::Generic, "commandline", "keepalive_margin", "9").unwrap_err().to_string();
+        assert!(e.contains("does not use"), "{e}");
+        let e = s.set(pg, "tpcc", "zzzzzzzz", "1").unwrap_err().to_string();
+        assert!(e.contains("cannot be found in any PostgreSQL dictionary") && !e.contains("did you mean"), "{e}");
+    }
+
+    #[test]
+    fn passwords_are_masked_in_render_and_errors() {
+        let mut s = Settings::defaults();
+        let pg = Target::Db(Database::Pg);
+        s.set(pg, "tpcc", "pg_pass", "s3cret").unwrap();
+        let text = s.db(Database::Pg).render(&["connection", "tpcc"]);
+        assert!(!text.contains("s3cret") && text.contains(" pg_pass             = ********"), "{text}");
+    }
+
+    #[test]
+    fn render_uses_the_nested_layout() {
+        let s = Settings::defaults();
+        let text = s.db(Database::Pg).render(&["connection", "tpcc"]);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[0], "connection {");
+        assert_eq!(lines[1], " pg_host    = localhost");
+        assert_eq!(lines[3], " pg_sslmode = prefer");
+        assert_eq!(lines[4], "}");
+        assert_eq!(lines[5], "tpcc       {");
+        assert_eq!(*lines.last().unwrap(), "}");
+    }
+
+    #[test]
+    fn settings_round_trip_through_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut s, w) = Settings::load(dir.path());
+        assert!(w.is_empty());
+        s.set(Target::Db(Database::Maria), "tpcc", "maria_count_ware", "7").unwrap();
+        s.set(Target::Generic, "benchmark", "rdbms", "mariadb").unwrap();
+        s.save().unwrap();
+        let (again, w) = Settings::load(dir.path());
+        assert!(w.is_empty(), "{w:?}");
+        assert_eq!(again.db(Database::Maria).get("maria_count_ware"), "7");
+        assert_eq!(again.current(), Database::Maria);
+    }
+
+    #[test]
+    fn a_damaged_file_is_set_aside_with_a_warning() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("settings.json"), "{not json").unwrap();
+        let (s, w) = Settings::load(dir.path());
+        assert_eq!(s.current(), Database::Pg);
+        assert!(w[0].contains("damaged"), "{w:?}");
+        assert!(dir.path().join("settings.json.bad").exists());
+        std::fs::write(dir.path().join("settings.json"), r#"{"pg":{"pg_count_ware":"0","nokey":"1"}}"#).unwrap();
+        let (s, w) = Settings::load(dir.path());
+        assert_eq!(s.db(Database::Pg).get("pg_count_ware"), "1");
+        assert_eq!(w.len(), 2, "{w:?}");
+    }
+}

@@ -1,0 +1,179 @@
+//! What a dictionary key may hold: its kind, default and validation into one canonical text.
+
+/// The type and range of a key. Values are kept as canonical text, as HammerDB keeps them.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Kind {
+    /// A whole number in `min..=max`.
+    Int { min: i64, max: i64 },
+    /// Minutes, fractions allowed (`0.5` is thirty seconds); `min` is inclusive.
+    Minutes { min: f64 },
+    /// `true` or `false` (also accepts 1/0, yes/no, on/off).
+    Bool,
+    /// `0` or `1`, for HammerDB's numeric switches (`show_output`, `tc_log_to_temp`, ...).
+    Flag,
+    /// One of a fixed set of words, compared case-insensitively and stored as listed.
+    Choice(&'static [&'static str]),
+    /// Any text, empty included.
+    Text,
+    /// Non-empty text without whitespace: host names, user and database names.
+    Name,
+    /// A password: any text, never printed.
+    Secret,
+}
+
+impl Kind {
+    pub const PORT: Kind = Kind::Int { min: 1, max: 65535 };
+
+    /// What a valid value looks like, for error messages.
+    pub fn describe(&self) -> String {
+        match self {
+            Kind::Int { min, max } if *max == i64::MAX => format!("an integer >= {min}"),
+            Kind::Int { min, max } => format!("an integer from {min} to {max}"),
+            Kind::Minutes { min } if *min > 0.0 => {
+                "a number of minutes greater than 0 (fractions allowed, e.g. 0.5)".to_string()
+            }
+            Kind::Minutes { .. } => "a number of minutes >= 0 (fractions allowed, e.g. 0.5)".to_string(),
+            Kind::Bool => "true or false".to_string(),
+            Kind::Flag => "0 or 1".to_string(),
+            Kind::Choice(words) => format!("one of {}", words.join("|")),
+            Kind::Text | Kind::Secret => "any text".to_string(),
+            Kind::Name => "a non-empty name without spaces".to_string(),
+        }
+    }
+
+    /// Checks `raw` and returns it in canonical form, or says why it is not valid.
+    pub fn parse(&self, raw: &str) -> Result<String, String> {
+        let t = raw.trim();
+        let bad = || Err(format!("must be {}", self.describe()));
+        match self {
+            Kind::Int { min, max } => match t.parse::<i64>() {
+                Ok(v) if v >= *min && v <= *max => Ok(v.to_string()),
+                _ => bad(),
+            },
+            Kind::Minutes { min } => match t.parse::<f64>() {
+                Ok(v) if v.is_finite() && v >= *min => Ok(format_minutes(v)),
+                _ => bad(),
+            },
+            Kind::Bool => match parse_bool(t) {
+                Some(b) => Ok(b.to_string()),
+                None => bad(),
+            },
+            Kind::Flag => match parse_bool(t) {
+                Some(b) => Ok(if b { "1" } else { "0" }.to_string()),
+                None => bad(),
+            },
+            Kind::Choice(words) => match words.iter().find(|w| w.eq_ignore_ascii_case(t)) {
+                Some(w) => Ok((*w).to_string()),
+                None => bad(),
+            },
+            Kind::Text | Kind::Secret => Ok(raw.to_string()),
+            Kind::Name => {
+                if t.is_empty() || t.chars().any(char::is_whitespace) {
+                    bad()
+                } else {
+                    Ok(t.to_string())
+                }
+            }
+        }
+    }
+}
+
+fn parse_bool(t: &str) -> Option<bool> {
+    match t.to_ascii_lowercase().as_str() {
+        "true" | "1" | "yes" | "on" => Some(true),
+        "false" | "0" | "no" | "off" => Some(false),
+        _ => None,
+    }
+}
+
+/// `2` stays `2`, `0.5` stays `0.5`: whole minutes print as HammerDB prints them.
+fn format_minutes(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{}", v as i64)
+    } else {
+        format!("{v}")
+    }
+}
+
+/// One key of a dictionary section.
+#[derive(Debug, Clone)]
+pub struct KeySpec {
+    pub section: &'static str,
+    pub key: String,
+    pub default: String,
+    pub kind: Kind,
+}
+
+impl KeySpec {
+    pub fn new(section: &'static str, key: impl Into<String>, default: &str, kind: Kind) -> Self {
+        let key = key.into();
+        debug_assert!(kind.parse(default).is_ok(), "default of {key} is not valid");
+        KeySpec {
+            section,
+            key,
+            default: default.to_string(),
+            kind,
+        }
+    }
+
+    /// Passwords are every key whose name holds `pass`, as the issue defines them.
+    pub fn is_secret(&self) -> bool {
+        self.kind == Kind::Secret || self.key.contains("pass")
+    }
+}
+
+/// What a password looks like wherever hammer prints one.
+pub const MASK: &str = "********";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integers_are_checked_against_their_range() {
+        let k = Kind::Int { min: 1, max: i64::MAX };
+        assert_eq!(k.parse(" 4 ").unwrap(), "4");
+        assert!(k.parse("0").unwrap_err().contains(">= 1"));
+        assert!(k.parse("abc").is_err());
+        assert!(k.parse("1.5").is_err());
+        assert_eq!(Kind::PORT.parse("65535").unwrap(), "65535");
+        assert!(Kind::PORT.parse("65536").unwrap_err().contains("1 to 65535"));
+    }
+
+    #[test]
+    fn minutes_accept_fractions() {
+        let k = Kind::Minutes { min: 0.0 };
+        assert_eq!(k.parse("0.5").unwrap(), "0.5");
+        assert_eq!(k.parse("2").unwrap(), "2");
+        assert_eq!(k.parse("2.0").unwrap(), "2");
+        assert_eq!(k.parse("0").unwrap(), "0");
+        assert!(k.parse("-1").is_err());
+        assert!(k.parse("NaN").is_err());
+        assert!(k.parse("inf").is_err());
+        let positive = Kind::Minutes { min: f64::MIN_POSITIVE };
+        assert!(positive.parse("0").is_err());
+        assert_eq!(positive.parse("0.1").unwrap(), "0.1");
+    }
+
+    #[test]
+    fn booleans_and_flags_are_canonical() {
+        assert_eq!(Kind::Bool.parse("TRUE").unwrap(), "true");
+        assert_eq!(Kind::Bool.parse("0").unwrap(), "false");
+        assert_eq!(Kind::Flag.parse("true").unwrap(), "1");
+        assert!(Kind::Bool.parse("maybe").unwrap_err().contains("true or false"));
+    }
+
+    #[test]
+    fn choices_keep_their_listed_spelling() {
+        let k = Kind::Choice(&["test", "timed"]);
+        assert_eq!(k.parse("TIMED").unwrap(), "timed");
+        assert_eq!(k.parse("x").unwrap_err(), "must be one of test|timed");
+    }
+
+    #[test]
+    fn names_refuse_blanks_and_secrets_keep_everything() {
+        assert!(Kind::Name.parse("").is_err());
+        assert!(Kind::Name.parse("a b").is_err());
+        assert_eq!(Kind::Secret.parse(" p$ss;[w] ").unwrap(), " p$ss;[w] ");
+    }
+}

@@ -1,0 +1,139 @@
+//! Connections to the databases hammer drives, built from the dictionaries, with failures classified.
+//!
+//! Everything that knows which database it talks to lives below this module.
+
+pub mod mysql;
+pub mod postgres;
+mod tls;
+
+use std::fmt;
+use std::time::Duration;
+
+use thiserror::Error;
+
+use crate::config::{Database, Settings};
+
+/// How long a connection attempt may take before the server counts as unreachable.
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Why a connection or statement failed, as a user would act on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Failure {
+    /// Nothing listens there (connection refused, or no socket file).
+    Refused,
+    /// No answer in time, or no route to the host.
+    Unreachable,
+    /// The server rejected the user or password.
+    Auth,
+    /// The server has no database of that name.
+    UnknownDatabase,
+    /// TLS was asked for and could not be set up.
+    Tls,
+    /// The connection was lost after it was made.
+    Lost,
+    /// Anything else the server or driver said.
+    Other,
+}
+
+impl fmt::Display for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Failure::Refused => "connection refused",
+            Failure::Unreachable => "server unreachable",
+            Failure::Auth => "authentication failed",
+            Failure::UnknownDatabase => "unknown database",
+            Failure::Tls => "TLS failed",
+            Failure::Lost => "connection lost",
+            Failure::Other => "error",
+        })
+    }
+}
+
+/// A failed database operation: which server, as whom, what kind of failure, and the detail.
+/// It never holds a password.
+#[derive(Debug, Clone, Error)]
+#[error("{action} {db} at {addr} as user {user}: {kind} ({detail})")]
+pub struct DbError {
+    pub action: &'static str,
+    pub db: &'static str,
+    pub addr: String,
+    pub user: String,
+    pub kind: Failure,
+    pub detail: String,
+}
+
+/// Where and as whom to connect: what error messages print about a connection.
+#[derive(Debug, Clone)]
+pub struct Peer {
+    pub db: Database,
+    pub addr: String,
+    pub user: String,
+}
+
+impl Peer {
+    pub fn error(&self, kind: Failure, detail: impl Into<String>) -> DbError {
+        self.failed("cannot connect to", kind, detail)
+    }
+
+    pub fn failed(&self, action: &'static str, kind: Failure, detail: impl Into<String>) -> DbError {
+        DbError {
+            action,
+            db: self.db.name(),
+            addr: self.addr.clone(),
+            user: self.user.clone(),
+            kind,
+            detail: detail.into(),
+        }
+    }
+}
+
+/// What `librarycheck` learns from a server that answers.
+#[derive(Debug, Clone)]
+pub struct ServerInfo {
+    pub version: String,
+    pub tls: bool,
+    pub peer: Peer,
+}
+
+/// Connects with the settings a database's own tools use (the PostgreSQL superuser on its
+/// default database; the MariaDB/MySQL user with no database selected) and reads the version.
+pub async fn probe(settings: &Settings, db: Database) -> Result<ServerInfo, DbError> {
+    match db {
+        Database::Pg => postgres::probe(&postgres::PgTarget::admin(settings)).await,
+        Database::Maria | Database::Mysql => mysql::probe(&mysql::MyTarget::server(settings, db)).await,
+    }
+}
+
+/// The `std::io::Error` somewhere in an error's source chain, if any.
+fn io_source<'a>(err: &'a (dyn std::error::Error + 'static)) -> Option<&'a std::io::Error> {
+    let mut cur: Option<&(dyn std::error::Error + 'static)> = Some(err);
+    while let Some(e) = cur {
+        if let Some(io) = e.downcast_ref::<std::io::Error>() {
+            return Some(io);
+        }
+        cur = e.source();
+    }
+    None
+}
+
+/// Classifies an operating-system error met while connecting.
+fn io_failure(e: &std::io::Error) -> Failure {
+    use std::io::ErrorKind::*;
+    match e.kind() {
+        ConnectionRefused | NotFound | AddrNotAvailable => Failure::Refused,
+        ConnectionReset | ConnectionAborted | BrokenPipe | UnexpectedEof => Failure::Lost,
+        InvalidData => Failure::Tls,
+        _ => Failure::Unreachable,
+    }
+}
+
+/// The `host:port` or socket path a message should name.
+fn addr(host: &str, port: u16) -> String {
+    if host.starts_with('/') {
+        host.to_string()
+    } else if host.contains(':') {
+        format!("[{host}]:{port}")
+    } else {
+        format!("{host}:{port}")
+    }
+}

@@ -1,0 +1,197 @@
+//! MariaDB and MySQL through mysql_async: TCP or the `*_socket` path, TLS per `*_ssl`, and
+//! errors classified with the server's error codes.
+
+use std::path::{Path, PathBuf};
+
+use mysql_async::prelude::Queryable;
+use mysql_async::{ClientIdentity, Conn, IoError, OptsBuilder, SslOpts};
+
+use super::{addr, io_failure, DbError, Failure, Peer, ServerInfo, CONNECT_TIMEOUT};
+use crate::config::{Database, Settings};
+
+/// One MariaDB/MySQL login.
+#[derive(Clone)]
+pub struct MyTarget {
+    pub db: Database,
+    pub host: String,
+    pub port: u16,
+    /// Set when the host is local and the socket file exists: HammerDB's rule, made safe.
+    pub socket: Option<PathBuf>,
+    pub user: String,
+    pub password: Option<String>,
+    pub dbname: Option<String>,
+    pub tls: Option<MyTls>,
+}
+
+/// TLS settings from the `*_ssl*` keys.
+#[derive(Debug, Clone)]
+pub struct MyTls {
+    pub ca: Option<PathBuf>,
+    pub identity: Option<(PathBuf, PathBuf)>,
+}
+
+impl std::fmt::Debug for MyTarget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MyTarget")
+            .field("addr", &self.peer().addr)
+            .field("user", &self.user)
+            .field("dbname", &self.dbname)
+            .field("tls", &self.tls)
+            .finish()
+    }
+}
+
+impl MyTarget {
+    /// The configured user with no database selected: reaches a server whose schema is not built.
+    pub fn server(settings: &Settings, db: Database) -> Self {
+        let d = settings.db(db);
+        let p = db.prefix();
+        let k = |key: &str| d.get(&format!("{p}_{key}")).to_string();
+        let host = k("host");
+        let socket_key = k("socket");
+        let local = matches!(host.as_str(), "127.0.0.1" | "localhost");
+        let socket = (local && !socket_key.is_empty() && socket_key != "null" && Path::new(&socket_key).exists())
+            .then(|| PathBuf::from(&socket_key));
+        let pass = k("pass");
+        // MariaDB's dictionary treats the password `null` as "no password"; MySQL's does not.
+        let password = if db == Database::Maria && pass == "null" { None } else { Some(pass) };
+        let tls = d.get_bool(&format!("{p}_ssl")).then(|| {
+            let capath = PathBuf::from(k("ssl_linux_capath"));
+            let file = |name: String| (!name.is_empty()).then(|| capath.join(name));
+            MyTls {
+                ca: file(k("ssl_ca")),
+                identity: d
+                    .get_bool(&format!("{p}_ssl_two_way"))
+                    .then(|| (capath.join(k("ssl_cert")), capath.join(k("ssl_key")))),
+            }
+        });
+        MyTarget {
+            db,
+            host,
+            port: d.get_i64(&format!("{p}_port")) as u16,
+            socket,
+            user: k("user"),
+            password,
+            dbname: None,
+            tls,
+        }
+    }
+
+    /// The same login on the schema's database (`*_dbase`).
+    pub fn schema(settings: &Settings, db: Database) -> Self {
+        let dbname = settings.db(db).get(&format!("{}_dbase", db.prefix())).to_string();
+        MyTarget {
+            dbname: Some(dbname),
+            ..Self::server(settings, db)
+        }
+    }
+
+    pub fn peer(&self) -> Peer {
+        Peer {
+            db: self.db,
+            addr: match &self.socket {
+                Some(s) => s.display().to_string(),
+                None => addr(&self.host, self.port),
+            },
+            user: self.user.clone(),
+        }
+    }
+
+    fn opts(&self) -> Result<OptsBuilder, DbError> {
+        let mut b = OptsBuilder::default()
+            .ip_or_hostname(self.host.clone())
+            .tcp_port(self.port)
+            .user(Some(self.user.clone()))
+            .pass(self.password.clone())
+            .db_name(self.dbname.clone())
+            // Connect exactly where the settings say, not where the server advertises.
+            .prefer_socket(false)
+            .socket(self.socket.as_ref().map(|s| s.display().to_string()));
+        if let Some(tls) = &self.tls {
+            let mut ssl = SslOpts::default();
+            match &tls.ca {
+                Some(ca) if !ca.exists() => {
+                    return Err(self.peer().error(
+                        Failure::Tls,
+                        format!(
+                            "CA file {} not found; set {p}_ssl_ca to an empty value to encrypt without verifying the server",
+                            ca.display(),
+                            p = self.db.prefix()
+                        ),
+                    ))
+                }
+                Some(ca) => ssl = ssl.with_root_certs(vec![ca.clone().into()]).with_danger_skip_domain_validation(true),
+                None => ssl = ssl.with_danger_accept_invalid_certs(true),
+            }
+            if let Some((cert, key)) = &tls.identity {
+                ssl = ssl.with_client_identity(Some(ClientIdentity::new(cert.clone().into(), key.clone().into())));
+            }
+            b = b.ssl_opts(ssl);
+        }
+        Ok(b)
+    }
+}
+
+/// Opens a connection, or says in one line why it could not.
+pub async fn connect(t: &MyTarget) -> Result<Conn, DbError> {
+    let peer = t.peer();
+    let opts = t.opts()?;
+    match tokio::time::timeout(CONNECT_TIMEOUT, Conn::new(opts)).await {
+        Err(_) => Err(peer.error(
+            Failure::Unreachable,
+            format!("no answer within {} s", CONNECT_TIMEOUT.as_secs()),
+        )),
+        Ok(Err(e)) => {
+            let (kind, detail) = classify(&e);
+            Err(peer.error(kind, detail))
+        }
+        Ok(Ok(conn)) => Ok(conn),
+    }
+}
+
+/// Maps a mysql_async error to a `Failure` using the server's error code or the I/O error kind.
+pub fn classify(e: &mysql_async::Error) -> (Failure, String) {
+    use mysql_async::{DriverError, Error};
+    match e {
+        Error::Server(s) => {
+            let kind = match s.code {
+                // ER_ACCESS_DENIED_ERROR, ER_DBACCESS_DENIED_ERROR, ER_ACCESS_DENIED_NO_PASSWORD_ERROR
+                1045 | 1044 | 1698 => Failure::Auth,
+                // ER_BAD_DB_ERROR
+                1049 => Failure::UnknownDatabase,
+                // ER_SERVER_SHUTDOWN, ER_CONNECTION_KILLED
+                1053 | 1927 => Failure::Lost,
+                _ => Failure::Other,
+            };
+            (kind, s.message.clone())
+        }
+        Error::Io(IoError::Io(io)) => (io_failure(io), io.to_string()),
+        Error::Io(IoError::Tls(t)) => (Failure::Tls, t.to_string()),
+        Error::Driver(DriverError::NoClientSslFlagFromServer) => (Failure::Tls, "the server does not offer TLS".into()),
+        Error::Driver(DriverError::ConnectionClosed) => (Failure::Lost, e.to_string()),
+        other if other.is_fatal() => (Failure::Lost, other.to_string()),
+        other => (Failure::Other, other.to_string()),
+    }
+}
+
+/// Connects and reads the server's version and whether the session is encrypted.
+pub async fn probe(t: &MyTarget) -> Result<ServerInfo, DbError> {
+    let mut conn = connect(t).await?;
+    let peer = t.peer();
+    let result: Result<(String, String), mysql_async::Error> = async {
+        let version: Option<String> = conn.query_first("select version()").await?;
+        let cipher: Option<(String, String)> = conn.query_first("show session status like 'Ssl_cipher'").await?;
+        Ok((version.unwrap_or_default(), cipher.map(|c| c.1).unwrap_or_default()))
+    }
+    .await;
+    let _ = conn.disconnect().await;
+    let (version, cipher) = result.map_err(|e| {
+        let (kind, detail) = classify(&e);
+        peer.failed("cannot query", kind, detail)
+    })?;
+    Ok(ServerInfo {
+        version: format!("{} {version}", t.db.name()),
+        tls: !cipher.is_empty(),
+        peer,
+    })
+}

@@ -1,0 +1,46 @@
+//! The library's error type: every variant names the bad input and, where there is one, the way out.
+
+use thiserror::Error;
+
+/// Errors a command can end with. Messages are complete sentences a user can act on.
+#[derive(Debug, Error)]
+pub enum Error {
+    /// A command was called with the wrong number or shape of arguments.
+    #[error("{message}\n{usage}")]
+    Usage { message: String, usage: String },
+
+    /// A dictionary or key that does not exist, or a value that is not valid for its key.
+    #[error("{0}")]
+    Config(String),
+
+    /// A request that is valid in itself but not now (e.g. `vuset` while virtual users exist).
+    #[error("{0}")]
+    State(String),
+
+    /// A database connection or statement failed; the text names host:port and user.
+    #[error("{0}")]
+    Db(#[from] crate::db::DbError),
+
+    /// `quit` was called: not a failure, the way out of a script or the console.
+    #[error("quit")]
+    Quit,
+
+    /// Reading or writing a file of ours failed.
+    #[error("{what} {path}: {source}")]
+    Io {
+        what: &'static str,
+        path: String,
+        source: std::io::Error,
+    },
+}
+
+impl Error {
+    pub fn usage(message: impl Into<String>, usage: impl Into<String>) -> Self {
+        Error::Usage {
+            message: message.into(),
+            usage: usage.into(),
+        }
+    }
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;

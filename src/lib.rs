@@ -1,0 +1,13 @@
+//! hammer: a database benchmarking shell that speaks HammerDB's commands in Rhai.
+
+pub mod commands;
+pub mod config;
+pub mod db;
+pub mod error;
+pub mod output;
+pub mod script;
+pub mod session;
+pub mod shell;
+
+/// hammer's version, as `--version` and `help` print it.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

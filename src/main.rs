@@ -1,0 +1,62 @@
+//! The `hammer` binary: parses the command line, builds the runtime, and hands over to the shell.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use clap::{Parser, Subcommand};
+use hammer::output::Output;
+use hammer::script::ScriptEngine;
+use hammer::session::Session;
+
+/// A database benchmarking shell: HammerDB's commands and numbers, in Rust, scripted in Rhai.
+#[derive(Parser)]
+#[command(name = "hammer", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Mode>,
+}
+
+#[derive(Subcommand)]
+enum Mode {
+    /// Run a Rhai script non-interactively; its arguments reach it as the array ARGS.
+    Auto {
+        /// The script, e.g. scripts/pg/tprocc/pg_tprocc_build.rhai
+        file: PathBuf,
+        /// Arguments for the script.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
+}
+
+/// Where settings and history live: `$HAMMER_HOME`, else the user's data directory.
+fn data_dir(out: &Output) -> Option<PathBuf> {
+    let dir = match std::env::var_os("HAMMER_HOME") {
+        Some(h) if !h.is_empty() => PathBuf::from(h),
+        _ => dirs::data_dir()?.join("hammer"),
+    };
+    match std::fs::create_dir_all(&dir) {
+        Ok(()) => Some(dir),
+        Err(e) => {
+            out.error(format!(
+                "Warning: cannot create data directory {} ({e}); settings will not be kept",
+                dir.display()
+            ));
+            None
+        }
+    }
+}
+
+fn main() -> anyhow::Result<()> {
+    let cli = Cli::parse();
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    let out = Output::stdout();
+    let home = data_dir(&out);
+    let session = Arc::new(Mutex::new(Session::new(runtime.handle().clone(), out, home)));
+    let mut engine = ScriptEngine::new(session);
+    let code = match cli.command {
+        None => hammer::shell::console(engine),
+        Some(Mode::Auto { file, args }) => hammer::shell::auto(&mut engine, &file, &args),
+    };
+    drop(runtime);
+    std::process::exit(code);
+}

@@ -1,0 +1,122 @@
+//! The one sink every line of hammer's output goes through: stdout, the live prompt, or a test buffer.
+//!
+//! Background work (virtual users, the transaction counter, metrics) holds a clone of the same
+//! `Output`; while the console prompt is live its lines go through rustyline's external printer,
+//! so they appear above the line being typed instead of breaking it.
+
+use std::io::Write;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+/// Something that can print a line while a prompt is being edited.
+pub trait LinePrinter: Send {
+    fn print_line(&mut self, line: String);
+}
+
+enum Sink {
+    Stdout,
+    Printer(Box<dyn LinePrinter>),
+    Capture(Vec<String>),
+}
+
+/// A cheap, cloneable handle on the sink.
+#[derive(Clone)]
+pub struct Output {
+    sink: Arc<Mutex<Sink>>,
+}
+
+impl Default for Output {
+    fn default() -> Self {
+        Self::stdout()
+    }
+}
+
+impl Output {
+    /// Plain stdout: `hammer auto`, piped input, and the console before its prompt exists.
+    pub fn stdout() -> Self {
+        Self::with(Sink::Stdout)
+    }
+
+    /// Collects lines in memory instead of printing them (engine tests read them back).
+    pub fn capture() -> Self {
+        Self::with(Sink::Capture(Vec::new()))
+    }
+
+    fn with(sink: Sink) -> Self {
+        Output {
+            sink: Arc::new(Mutex::new(sink)),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Sink> {
+        // A panic while printing must not silence everything after it.
+        self.sink.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Routes all further lines through the console's printer.
+    pub fn use_printer(&self, printer: Box<dyn LinePrinter>) {
+        *self.lock() = Sink::Printer(printer);
+    }
+
+    /// Prints text; each of its lines becomes one output line.
+    pub fn line(&self, text: impl AsRef<str>) {
+        let text = text.as_ref();
+        let mut sink = self.lock();
+        match &mut *sink {
+            Sink::Stdout => {
+                let mut out = std::io::stdout().lock();
+                // A closed stdout (`hammer ... | head`) is not worth a panic.
+                let _ = writeln!(out, "{text}");
+                let _ = out.flush();
+            }
+            Sink::Printer(p) => p.print_line(format!("{text}\n")),
+            Sink::Capture(lines) => lines.extend(text.split('\n').map(str::to_owned)),
+        }
+    }
+
+    /// Prints an error. On plain stdout it goes to stderr so that scripts can separate the two.
+    pub fn error(&self, text: impl AsRef<str>) {
+        let mut sink = self.lock();
+        match &mut *sink {
+            Sink::Stdout => {
+                let mut err = std::io::stderr().lock();
+                let _ = writeln!(err, "{}", text.as_ref());
+            }
+            _ => {
+                drop(sink);
+                self.line(text);
+            }
+        }
+    }
+
+    /// The lines captured so far (empty unless this is a capture sink), and clears them.
+    pub fn take_captured(&self) -> Vec<String> {
+        match &mut *self.lock() {
+            Sink::Capture(lines) => std::mem::take(lines),
+            _ => Vec::new(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn capture_splits_multi_line_text() {
+        let out = Output::capture();
+        out.line("a\nb");
+        out.error("c");
+        assert_eq!(out.take_captured(), ["a", "b", "c"]);
+        assert!(out.take_captured().is_empty());
+    }
+
+    #[test]
+    fn clones_share_one_sink() {
+        let out = Output::capture();
+        let other = out.clone();
+        std::thread::spawn(move || other.line("from a thread"))
+            .join()
+            .unwrap();
+        assert_eq!(out.take_captured(), ["from a thread"]);
+    }
+}

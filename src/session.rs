@@ -1,0 +1,366 @@
+//! The state a console or script works on (dictionaries, output, runtime) and one method per command.
+
+use std::path::PathBuf;
+
+use rhai::{Dynamic, Map};
+
+use crate::commands::{self, Command, METSET_OPTIONS, PRINT_TARGETS, TCSET_OPTIONS, VUSET_OPTIONS};
+use crate::config::{Change, Database, Settings, Target, UNSUPPORTED};
+use crate::error::{Error, Result};
+use crate::output::Output;
+
+/// One hammer session: what `dbset`, `diset` and friends change and what later commands read.
+pub struct Session {
+    pub settings: Settings,
+    pub out: Output,
+    rt: tokio::runtime::Handle,
+    home: Option<PathBuf>,
+}
+
+impl Session {
+    /// A session whose settings persist in `home` (or nowhere, for `None`).
+    pub fn new(rt: tokio::runtime::Handle, out: Output, home: Option<PathBuf>) -> Self {
+        let settings = match &home {
+            Some(dir) => {
+                let (s, warnings) = Settings::load(dir);
+                for w in warnings {
+                    out.error(format!("Warning: {w}"));
+                }
+                s
+            }
+            None => Settings::defaults(),
+        };
+        Session { settings, out, rt, home }
+    }
+
+    pub fn home(&self) -> Option<&PathBuf> {
+        self.home.as_ref()
+    }
+
+    pub fn runtime(&self) -> &tokio::runtime::Handle {
+        &self.rt
+    }
+
+    /// Runs a command by name after checking its argument count against the table.
+    pub fn run(&mut self, name: &str, args: &[String]) -> Result<Dynamic> {
+        let cmd = commands::find(name).ok_or_else(|| Error::State(format!("Unknown command {name}")))?;
+        if args.len() < cmd.min_args || args.len() > cmd.max_args {
+            let msg = match cmd.name {
+                "diset" | "giset" => "Error: Invalid number of arguments".to_string(),
+                _ => format!("Error: {name} takes {}", arg_count(cmd)),
+            };
+            return Err(Error::usage(msg, cmd.usage()));
+        }
+        (cmd.run)(self, args)
+    }
+
+    fn current(&self) -> Database {
+        self.settings.current()
+    }
+
+    /// Saves settings after a change; a failure is reported but the change stays in force.
+    fn persist(&self) {
+        if let Err(e) = self.settings.save() {
+            self.out.error(format!("Warning: {e}; the change holds for this session only"));
+        }
+    }
+
+    /// Whether virtual users exist. The virtual-user manager arrives with the TPROC-C driver;
+    /// until then there are never any.
+    fn vus_exist(&self) -> bool {
+        false
+    }
+
+    // ---- dbset -------------------------------------------------------------------------
+
+    pub fn dbset(&mut self, args: &[String]) -> Result<Dynamic> {
+        let usage = commands::find("dbset").map(Command::usage).unwrap_or_default();
+        match args[0].as_str() {
+            "db" => self.set_database(&args[1]),
+            "bm" => self.set_benchmark(&args[1]),
+            other => Err(Error::usage(format!("Error: invalid option {other}"), usage)),
+        }
+    }
+
+    fn set_database(&mut self, prefix: &str) -> Result<Dynamic> {
+        let supported: Vec<&str> = Database::ALL.iter().map(|d| d.prefix()).collect();
+        let Some(db) = Database::from_prefix(prefix) else {
+            if let Some((p, name)) = UNSUPPORTED.iter().find(|(p, _)| p.eq_ignore_ascii_case(prefix)) {
+                return Err(Error::Config(format!(
+                    "{name} ({p}) is not supported by hammer (yet); choose one from {}",
+                    supported.join(" ")
+                )));
+            }
+            return Err(Error::Config(format!(
+                "Unknown prefix {prefix}, choose one from {}",
+                supported.join(" ")
+            )));
+        };
+        if db != self.current() {
+            self.settings.set(Target::Generic, "benchmark", "rdbms", db.name())?;
+            self.persist();
+        }
+        self.out.line(format!("Database set to {}", db.name()));
+        Ok(Dynamic::UNIT)
+    }
+
+    fn set_benchmark(&mut self, name: &str) -> Result<Dynamic> {
+        let db = self.current().name();
+        match name.to_ascii_uppercase().as_str() {
+            "TPROC-C" | "TPC-C" => {
+                self.out.line(format!("Benchmark set to {} for {db}", name.to_ascii_uppercase()));
+                Ok(Dynamic::UNIT)
+            }
+            "TPROC-H" | "TPC-H" => Err(Error::Config(format!(
+                "{} is not supported by hammer yet; TPROC-C is",
+                name.to_ascii_uppercase()
+            ))),
+            _ => Err(Error::Config(format!(
+                "Unknown benchmark {name}, choose one from TPROC-C (or its compatible name TPC-C)"
+            ))),
+        }
+    }
+
+    // ---- diset / giset -----------------------------------------------------------------
+
+    pub fn diset(&mut self, args: &[String]) -> Result<Dynamic> {
+        self.set_key(Target::Db(self.current()), &args[0], &args[1], &args[2])
+    }
+
+    pub fn giset(&mut self, args: &[String]) -> Result<Dynamic> {
+        self.set_key(Target::Generic, &args[0], &args[1], &args[2])
+    }
+
+    fn set_key(&mut self, target: Target, section: &str, key: &str, value: &str) -> Result<Dynamic> {
+        if target == Target::Generic && section == "virtual_user_options" && self.vus_exist() {
+            return Err(vus_exist_error());
+        }
+        let change = self.settings.set(target, section, key, value)?;
+        let shown = |v: &str| self.shown(target, key, v);
+        match change {
+            Change::Same(v) => self.out.line(format!(
+                "Value {} for {section}:{key} is the same as existing value {}, no change made",
+                shown(&v),
+                shown(&v)
+            )),
+            Change::Changed { old, new } => {
+                self.out.line(format!(
+                    "Changed {section}:{key} from {} to {} for {}",
+                    shown(&old),
+                    shown(&new),
+                    target.label()
+                ));
+                self.persist();
+            }
+        }
+        Ok(Dynamic::UNIT)
+    }
+
+    fn shown(&self, target: Target, key: &str, value: &str) -> String {
+        match self.settings.dict(target).spec(key) {
+            Some(spec) if spec.is_secret() => crate::config::MASK.to_string(),
+            _ => value.to_string(),
+        }
+    }
+
+    // ---- vuset / tcset / metset --------------------------------------------------------
+
+    pub fn vuset(&mut self, args: &[String]) -> Result<Dynamic> {
+        let usage = commands::find("vuset").map(Command::usage).unwrap_or_default();
+        let Some((_, key)) = VUSET_OPTIONS.iter().find(|(o, _)| *o == args[0]) else {
+            return Err(Error::usage(format!("Error: invalid option {}", args[0]), usage));
+        };
+        if self.vus_exist() {
+            return Err(vus_exist_error());
+        }
+        let value = if *key == "virtual_users" && args[1].eq_ignore_ascii_case("vcpu") {
+            std::thread::available_parallelism().map_or(1, |n| n.get()).to_string()
+        } else {
+            args[1].clone()
+        };
+        self.set_key(Target::Generic, "virtual_user_options", key, &value)
+    }
+
+    pub fn tcset(&mut self, args: &[String]) -> Result<Dynamic> {
+        self.set_option("tcset", "transaction_counter", TCSET_OPTIONS, args)
+    }
+
+    pub fn metset(&mut self, args: &[String]) -> Result<Dynamic> {
+        self.set_option("metset", "metrics", METSET_OPTIONS, args)
+    }
+
+    /// `tcset`/`metset`: an option word mapped to a generic key, confirmed in HammerDB's words.
+    fn set_option(
+        &mut self,
+        cmd: &str,
+        section: &str,
+        options: &[(&str, &str, &str)],
+        args: &[String],
+    ) -> Result<Dynamic> {
+        let usage = commands::find(cmd).map(Command::usage).unwrap_or_default();
+        let Some((_, key, label)) = options.iter().find(|(o, _, _)| *o == args[0]) else {
+            return Err(Error::usage(format!("Error: invalid option {}", args[0]), usage));
+        };
+        let change = self.settings.set(Target::Generic, section, key, &args[1])?;
+        let value = match change {
+            Change::Same(v) => v,
+            Change::Changed { new, .. } => {
+                self.persist();
+                new
+            }
+        };
+        self.out.line(format!("{label} set to {value}"));
+        Ok(Dynamic::UNIT)
+    }
+
+    // ---- print -------------------------------------------------------------------------
+
+    pub fn print(&mut self, args: &[String]) -> Result<Dynamic> {
+        Ok(self.print_text(&args[0])?.into())
+    }
+
+    /// The text `print target` shows.
+    pub fn print_text(&self, target: &str) -> Result<String> {
+        let db = self.current();
+        let text = match target {
+            "db" => {
+                let all: Vec<String> = Database::ALL.iter().map(|d| format!("{} = {}", d.name(), d.prefix())).collect();
+                format!(
+                    "Database {} set.\nTo change do: dbset db prefix, one of:\n{}",
+                    db.name(),
+                    all.join(" ")
+                )
+            }
+            "bm" => "Benchmark set to TPC-C".to_string(),
+            "dict" => {
+                let dict = self.settings.db(db);
+                format!("Dictionary Settings for {}\n{}", db.name(), dict.render(&dict.sections()))
+            }
+            "generic" => {
+                let g = &self.settings.generic;
+                format!("Generic Dictionary Settings\n{}", g.render(&g.sections()))
+            }
+            "vuconf" => {
+                let g = &self.settings.generic;
+                [
+                    ("Virtual Users", "virtual_users"),
+                    ("User Delay(ms)", "user_delay"),
+                    ("Repeat Delay(ms)", "repeat_delay"),
+                    ("Iterations", "iterations"),
+                    ("Show Output", "show_output"),
+                    ("Log Output", "log_to_temp"),
+                    ("Unique Log Name", "unique_log_name"),
+                    ("No Log Buffer", "no_log_buffer"),
+                    ("Log Timestamps", "log_timestamps"),
+                ]
+                .iter()
+                .map(|(label, key)| format!("{label} = {}", g.get(key)))
+                .collect::<Vec<_>>()
+                .join("\n")
+            }
+            "tcconf" => self.settings.generic.render(&["transaction_counter"]),
+            other => {
+                let usage = commands::find("print").map(Command::usage).unwrap_or_default();
+                return Err(Error::usage(
+                    format!("Error: cannot print \"{other}\", valid targets are {}", PRINT_TARGETS.join(", ")),
+                    usage,
+                ));
+            }
+        };
+        Ok(text)
+    }
+
+    // ---- librarycheck ------------------------------------------------------------------
+
+    pub fn librarycheck(&mut self, _args: &[String]) -> Result<Dynamic> {
+        let settings = self.settings.clone();
+        // All servers are asked at once, so three unreachable hosts cost one timeout, not three.
+        let probes = self.rt.block_on(async {
+            let (pg, maria, mysql) = tokio::join!(
+                crate::db::probe(&settings, Database::Pg),
+                crate::db::probe(&settings, Database::Maria),
+                crate::db::probe(&settings, Database::Mysql),
+            );
+            [pg, maria, mysql]
+        });
+        let mut result = Map::new();
+        for (db, probe) in Database::ALL.iter().zip(probes) {
+            let name = db.name();
+            self.out.line(format!("Checking database library for {name}"));
+            let driver = match db {
+                Database::Pg => "tokio-postgres",
+                _ => "mysql_async",
+            };
+            self.out.line(format!("Success ... {driver} driver is built into hammer for {name}"));
+            let mut entry = Map::new();
+            match probe {
+                Ok(info) => {
+                    let tls = if info.tls { "TLS on" } else { "TLS off" };
+                    self.out.line(format!(
+                        "Server {} answers as user {}: {} ({tls})",
+                        info.peer.addr, info.peer.user, info.version
+                    ));
+                    entry.insert("ok".into(), true.into());
+                    entry.insert("version".into(), info.version.into());
+                    entry.insert("tls".into(), info.tls.into());
+                    entry.insert("error".into(), "".into());
+                }
+                Err(e) => {
+                    self.out.line(format!("Error: {e}"));
+                    entry.insert("ok".into(), false.into());
+                    entry.insert("version".into(), "".into());
+                    entry.insert("tls".into(), false.into());
+                    entry.insert("error".into(), e.to_string().into());
+                }
+            }
+            result.insert(db.prefix().into(), entry.into());
+        }
+        Ok(result.into())
+    }
+
+    // ---- help / quit -------------------------------------------------------------------
+
+    pub fn help(&mut self, args: &[String]) -> Result<Dynamic> {
+        let names = commands::names();
+        match args.first() {
+            None => {
+                let mut text = format!(
+                    "hammer v{} CLI Help Index\n\nType \"help command\" for more details on specific commands below\n",
+                    crate::VERSION
+                );
+                for n in &names {
+                    text.push_str(&format!("\n\t{n}"));
+                }
+                self.out.line(text);
+            }
+            Some(name) => match commands::find(name) {
+                Some(cmd) => self.out.line(format!("{} - {}\n{}", cmd.name, cmd.usage(), cmd.help)),
+                None => {
+                    let mut msg = format!("Error: invalid option {name}");
+                    if let Some(near) = crate::config::nearest(name, names.iter().copied()) {
+                        msg.push_str(&format!("; did you mean {near}?"));
+                    }
+                    return Err(Error::usage(msg, format!("Usage: help [{}]", names.join("|"))));
+                }
+            },
+        }
+        Ok(Dynamic::UNIT)
+    }
+
+    pub fn quit(&mut self, _args: &[String]) -> Result<Dynamic> {
+        Err(Error::Quit)
+    }
+}
+
+fn vus_exist_error() -> Error {
+    Error::State("Error: Virtual Users exist, destroy with vudestroy before changing settings".into())
+}
+
+fn arg_count(cmd: &Command) -> String {
+    let n = |k: usize| if k == 1 { "1 argument".to_string() } else { format!("{k} arguments") };
+    if cmd.min_args == cmd.max_args {
+        n(cmd.min_args)
+    } else {
+        format!("{} to {}", cmd.min_args, n(cmd.max_args))
+    }
+}

@@ -1,0 +1,263 @@
+//! The two front ends: the interactive console (`hammer`) and the script runner (`hammer auto`).
+
+use std::io::{BufRead, IsTerminal};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use rhai::{Array, Dynamic};
+use rustyline::completion::{Completer, Pair};
+use rustyline::error::ReadlineError;
+use rustyline::validate::{ValidationContext, ValidationResult, Validator};
+use rustyline::{Context, Editor, ExternalPrinter, Helper, Highlighter, Hinter};
+
+use crate::commands::{self, Complete, METSET_OPTIONS, PRINT_TARGETS, TCSET_OPTIONS, VUSET_OPTIONS};
+use crate::config::Database;
+use crate::output::LinePrinter;
+use crate::script::{is_incomplete, Outcome, ScriptEngine, ScriptError};
+use crate::session::Session;
+
+const PROMPT: &str = "hammer> ";
+const HISTORY_FILE: &str = "history.txt";
+
+/// Runs the console until `quit`, `exit`, Ctrl-D or the end of piped input; returns the exit code.
+pub fn console(mut engine: ScriptEngine) -> i32 {
+    if std::io::stdin().is_terminal() {
+        interactive(&mut engine)
+    } else {
+        piped(&mut engine)
+    }
+}
+
+/// Prints an input's value or error; returns false when the input asked to leave.
+fn report(engine: &ScriptEngine, result: Result<Outcome, ScriptError>, failed: &mut bool) -> bool {
+    let out = engine.session().out.clone();
+    *failed = false;
+    match result {
+        Ok(Outcome::Quit) => return false,
+        Ok(Outcome::Value(v)) => {
+            let text = ScriptEngine::show(&v);
+            if !text.is_empty() {
+                out.line(text);
+            }
+        }
+        Err(e) => {
+            *failed = true;
+            match e.position {
+                Some((line, col)) if line > 1 => out.error(format!("line {line}, column {col}: {}", e.message)),
+                _ => out.error(e.message),
+            }
+        }
+    }
+    true
+}
+
+/// Lines from a pipe or file: run one by one, continuing open brackets, no terminal codes.
+fn piped(engine: &mut ScriptEngine) -> i32 {
+    let stdin = std::io::stdin();
+    let mut pending = String::new();
+    let mut failed = false;
+    for line in stdin.lock().lines() {
+        let Ok(line) = line else { break };
+        pending.push_str(&line);
+        pending.push('\n');
+        if is_incomplete(&pending) {
+            continue;
+        }
+        let input = std::mem::take(&mut pending);
+        if input.trim().is_empty() {
+            continue;
+        }
+        let result = engine.eval_console(&input);
+        if !report(engine, result, &mut failed) {
+            return 0;
+        }
+    }
+    if !pending.trim().is_empty() {
+        let result = engine.eval_console(&pending);
+        if !report(engine, result, &mut failed) {
+            return 0;
+        }
+    }
+    // Like a shell reading a script: the status of the last input.
+    i32::from(failed)
+}
+
+struct RustylinePrinter<P: ExternalPrinter + Send>(P);
+
+impl<P: ExternalPrinter + Send> LinePrinter for RustylinePrinter<P> {
+    fn print_line(&mut self, line: String) {
+        let _ = self.0.print(line);
+    }
+}
+
+fn interactive(engine: &mut ScriptEngine) -> i32 {
+    let out = engine.session().out.clone();
+    let home = engine.session().home().cloned();
+    let helper = ConsoleHelper {
+        session: engine.session_handle(),
+    };
+    let mut editor: Editor<ConsoleHelper, rustyline::history::DefaultHistory> = match Editor::new() {
+        Ok(e) => e,
+        Err(e) => {
+            out.error(format!("cannot open the terminal for line editing ({e}); reading lines plainly"));
+            return piped(engine);
+        }
+    };
+    editor.set_helper(Some(helper));
+    let history = home.map(|h: PathBuf| h.join(HISTORY_FILE));
+    if let Some(h) = &history {
+        let _ = editor.load_history(h);
+    }
+    if let Ok(printer) = editor.create_external_printer() {
+        out.use_printer(Box::new(RustylinePrinter(printer)));
+    }
+    out.line(format!("hammer v{}: HammerDB's commands, in Rhai", crate::VERSION));
+    out.line("Type \"help\" for a list of commands");
+    let mut failed = false;
+    loop {
+        match editor.readline(PROMPT) {
+            Ok(line) => {
+                if line.trim().is_empty() {
+                    continue;
+                }
+                let _ = editor.add_history_entry(line.as_str());
+                if let Some(h) = &history {
+                    // Saved at once, so a killed console keeps what was typed.
+                    let _ = editor.save_history(h);
+                }
+                let result = engine.eval_console(&line);
+                if !report(engine, result, &mut failed) {
+                    break;
+                }
+            }
+            Err(ReadlineError::Interrupted) => continue,
+            Err(ReadlineError::Eof) => break,
+            Err(e) => {
+                out.error(format!("console input failed: {e}"));
+                return 1;
+            }
+        }
+    }
+    0
+}
+
+/// Runs `hammer auto FILE ARGS...`: 0 at the end or on `quit()`, 1 on an error.
+pub fn auto(engine: &mut ScriptEngine, path: &Path, args: &[String]) -> i32 {
+    let out = engine.session().out.clone();
+    let shown = path.display();
+    let source = match std::fs::read_to_string(path) {
+        Ok(s) => s,
+        Err(e) => {
+            out.error(format!("{shown}: cannot read script: {e}"));
+            return 1;
+        }
+    };
+    // A `#!` line is blanked, not removed, so that line numbers stay right.
+    let source = match source.strip_prefix("#!") {
+        Some(rest) => match rest.find('\n') {
+            Some(i) => rest[i..].to_string(),
+            None => String::new(),
+        },
+        None => source,
+    };
+    let argv: Array = args.iter().map(|a| Dynamic::from(a.clone())).collect();
+    engine.set_var("ARGS", argv);
+    match engine.eval(&source) {
+        Ok(_) => 0,
+        Err(e) => {
+            let (line, col) = e.position.unwrap_or((0, 0));
+            out.error(format!("{shown}:{line}:{col}: {}", e.message));
+            1
+        }
+    }
+}
+
+#[derive(Helper, Highlighter, Hinter)]
+struct ConsoleHelper {
+    session: Arc<Mutex<Session>>,
+}
+
+impl Validator for ConsoleHelper {
+    fn validate(&self, ctx: &mut ValidationContext) -> rustyline::Result<ValidationResult> {
+        Ok(if is_incomplete(ctx.input()) {
+            ValidationResult::Incomplete
+        } else {
+            ValidationResult::Valid(None)
+        })
+    }
+}
+
+impl Completer for ConsoleHelper {
+    type Candidate = Pair;
+
+    fn complete(&self, line: &str, pos: usize, _ctx: &Context<'_>) -> rustyline::Result<(usize, Vec<Pair>)> {
+        let session = self.session.lock().unwrap_or_else(|e| e.into_inner());
+        let (start, words) = completions(&session, &line[..pos]);
+        Ok((
+            start,
+            words
+                .into_iter()
+                .map(|w| Pair {
+                    display: w.clone(),
+                    replacement: w,
+                })
+                .collect(),
+        ))
+    }
+}
+
+fn is_separator(c: char) -> bool {
+    c.is_whitespace() || matches!(c, '(' | ',' | '"' | '\'' | ')' | '{' | ';')
+}
+
+/// What Tab offers at the end of `before`: where the word being completed starts, and the
+/// candidates that extend it. Pure, so the console's completion is unit-tested.
+pub fn completions(session: &Session, before: &str) -> (usize, Vec<String>) {
+    let start = before.rfind(is_separator).map_or(0, |i| i + before[i..].chars().next().map_or(1, char::len_utf8));
+    let word = &before[start..];
+    let tokens: Vec<&str> = before[..start].split(is_separator).filter(|t| !t.is_empty()).collect();
+    let db = session.settings.current();
+    let dict = session.settings.db(db);
+    let generic = &session.settings.generic;
+    let owned = |v: Vec<&str>| v.into_iter().map(str::to_string).collect::<Vec<_>>();
+    let keys_of = |d: &crate::config::Dict, section: Option<&str>| {
+        d.specs()
+            .iter()
+            .filter(|s| section.is_none_or(|sec| s.section == sec))
+            .map(|s| s.key.clone())
+            .collect::<Vec<_>>()
+    };
+    let candidates: Vec<String> = match tokens.first() {
+        None => {
+            let mut v = owned(commands::names());
+            v.push("exit".into());
+            v
+        }
+        Some(first) => {
+            let Some(cmd) = commands::find(first) else { return (start, Vec::new()) };
+            let section = tokens.get(1).copied();
+            match cmd.complete.get(tokens.len() - 1).copied().unwrap_or(Complete::Nothing) {
+                Complete::Nothing => Vec::new(),
+                Complete::Commands => owned(commands::names()),
+                Complete::PrintTargets => owned(PRINT_TARGETS.to_vec()),
+                Complete::DbsetWhat => owned(vec!["db", "bm"]),
+                Complete::DbsetValue => match section {
+                    Some("db") => Database::ALL.iter().map(|d| d.prefix().to_string()).collect(),
+                    Some("bm") => vec!["TPROC-C".into()],
+                    _ => Vec::new(),
+                },
+                Complete::DictSections => owned(dict.sections()),
+                Complete::DictKeys => keys_of(dict, section.filter(|s| dict.sections().contains(s))),
+                Complete::GenericSections => owned(generic.sections()),
+                Complete::GenericKeys => keys_of(generic, section.filter(|s| generic.sections().contains(s))),
+                Complete::VusetOptions => VUSET_OPTIONS.iter().map(|o| o.0.to_string()).collect(),
+                Complete::TcsetOptions => TCSET_OPTIONS.iter().map(|o| o.0.to_string()).collect(),
+                Complete::MetsetOptions => METSET_OPTIONS.iter().map(|o| o.0.to_string()).collect(),
+            }
+        }
+    };
+    let mut out: Vec<String> = candidates.into_iter().filter(|c| c.starts_with(word)).collect();
+    out.sort();
+    out.dedup();
+    (start, out)
+}
