@@ -16,7 +16,7 @@ fi
 # ---- install what is missing (and only that)
 missing=()
 [[ -x /usr/sbin/mariadbd ]] || command -v mariadbd >/dev/null || missing+=(mariadb-server)
-command -v mariadb >/dev/null || missing+=(mariadb-client)
+command -v mariadb >/dev/null && command -v mariadb-admin >/dev/null || missing+=(mariadb-client)
 command -v openssl >/dev/null || missing+=(openssl)
 [[ -x /usr/lib/postgresql/15/bin/postgres ]] || missing+=(postgresql-15)
 command -v psql >/dev/null || missing+=(postgresql-client-15)

@@ -8,6 +8,8 @@ pub mod output;
 pub mod script;
 pub mod session;
 pub mod shell;
+pub mod sqlfile;
+pub mod tpcc;
 
 /// hammer's version, as `--version` and `help` print it.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

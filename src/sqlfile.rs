@@ -1,0 +1,1 @@
+//! SQL files split into statements at an explicit separator line.
