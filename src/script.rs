@@ -25,8 +25,8 @@ pub struct ScriptError {
 pub enum Outcome {
     /// The value of the last expression (unit when there is none).
     Value(Dynamic),
-    /// `quit`, `exit` or `exit(..)` was called.
-    Quit,
+    /// `quit`, `exit` or `exit(code)` was called; the code is 0 unless given.
+    Quit(i32),
 }
 
 /// A Rhai engine bound to one session.
@@ -67,6 +67,14 @@ impl ScriptEngine {
         for cmd in COMMANDS {
             register(&mut engine, cmd.name, session.clone());
         }
+        // Rhai's own exit() ends evaluation as if with a value; ours ends the session, as
+        // HammerDB's exit does, with an optional status for `hammer auto`.
+        engine.register_fn("exit", || -> Result<(), Box<EvalAltResult>> {
+            Err(EvalAltResult::ErrorTerminated(Dynamic::UNIT, Position::NONE).into())
+        });
+        engine.register_fn("exit", |code: rhai::INT| -> Result<(), Box<EvalAltResult>> {
+            Err(EvalAltResult::ErrorTerminated(code.into(), Position::NONE).into())
+        });
         ScriptEngine {
             engine,
             scope: Scope::new(),
@@ -92,20 +100,34 @@ impl ScriptEngine {
     /// Runs one console input: the bare HammerDB form or Rhai.
     pub fn eval_console(&mut self, input: &str) -> Result<Outcome, ScriptError> {
         let trimmed = input.trim().trim_end_matches(';').trim();
-        if matches!(trimmed, "quit" | "exit" | "quit()" | "exit()") {
-            return Ok(Outcome::Quit);
+        if matches!(trimmed, "quit" | "exit") {
+            return Ok(Outcome::Quit(0));
         }
-        match translate_bare(trimmed) {
+        let segments = split_statements(input);
+        let mut bare = false;
+        let mut code = Vec::with_capacity(segments.len());
+        for segment in &segments {
+            match translate_bare(segment.trim()) {
+                Some(Ok(call)) => {
+                    bare = true;
+                    code.push(call);
+                }
+                Some(Err(e)) => {
+                    return Err(ScriptError {
+                        message: e.to_string(),
+                        position: None,
+                    })
+                }
+                None => code.push(segment.clone()),
+            }
+        }
+        if !bare {
+            return self.eval(input).map_err(|e| explain_unknown(trimmed, e));
+        }
+        match self.eval(&code.join(";\n"))? {
             // HammerDB echoes a bare command's value (`vucomplete` -> true); a map is for scripts.
-            Some(Ok(call)) => match self.eval(&call)? {
-                Outcome::Value(v) if v.is_map() => Ok(Outcome::Value(Dynamic::UNIT)),
-                other => Ok(other),
-            },
-            Some(Err(e)) => Err(ScriptError {
-                message: e.to_string(),
-                position: None,
-            }),
-            None => self.eval(input).map_err(|e| explain_unknown(trimmed, e)),
+            Outcome::Value(v) if v.is_map() => Ok(Outcome::Value(Dynamic::UNIT)),
+            other => Ok(other),
         }
     }
 
@@ -120,7 +142,7 @@ impl ScriptEngine {
         match self.engine.eval_ast_with_scope::<Dynamic>(&mut self.scope, &run) {
             Ok(v) => Ok(Outcome::Value(v)),
             Err(e) => match *e {
-                EvalAltResult::ErrorTerminated(..) | EvalAltResult::Exit(..) => Ok(Outcome::Quit),
+                EvalAltResult::ErrorTerminated(code, _) => Ok(Outcome::Quit(code.as_int().map_or(0, |c| c as i32))),
                 _ => Err(script_error(*e)),
             },
         }
@@ -237,6 +259,43 @@ fn is_identifier(w: &str) -> bool {
     let mut chars = w.chars();
     matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// Splits console input at `;` outside quotes and brackets, so that `dbset db pg; print dict`
+/// runs both commands in the bare form.
+fn split_statements(input: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut depth = 0i32;
+    let mut quote: Option<char> = None;
+    let mut escaped = false;
+    for c in input.chars() {
+        if let Some(q) = quote {
+            cur.push(c);
+            if escaped {
+                escaped = false;
+            } else if c == '\\' && q != '`' {
+                escaped = true;
+            } else if c == q {
+                quote = None;
+            }
+            continue;
+        }
+        match c {
+            '"' | '\'' | '`' => quote = Some(c),
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => depth -= 1,
+            ';' if depth == 0 => {
+                out.push(std::mem::take(&mut cur));
+                continue;
+            }
+            _ => {}
+        }
+        cur.push(c);
+    }
+    out.push(cur);
+    out.retain(|s| !s.trim().is_empty());
+    out
 }
 
 /// Turns HammerDB's bare form (`diset tpcc pg_count_ware 4`) into a Rhai call

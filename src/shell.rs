@@ -28,12 +28,12 @@ pub fn console(mut engine: ScriptEngine) -> i32 {
     }
 }
 
-/// Prints an input's value or error; returns false when the input asked to leave.
-fn report(engine: &ScriptEngine, result: Result<Outcome, ScriptError>, failed: &mut bool) -> bool {
+/// Prints an input's value or error; returns the exit status when the input asked to leave.
+fn report(engine: &ScriptEngine, result: Result<Outcome, ScriptError>, failed: &mut bool) -> Option<i32> {
     let out = engine.session().out.clone();
     *failed = false;
     match result {
-        Ok(Outcome::Quit) => return false,
+        Ok(Outcome::Quit(code)) => return Some(code),
         Ok(Outcome::Value(v)) => {
             let text = ScriptEngine::show(&v);
             if !text.is_empty() {
@@ -48,7 +48,7 @@ fn report(engine: &ScriptEngine, result: Result<Outcome, ScriptError>, failed: &
             }
         }
     }
-    true
+    None
 }
 
 /// Lines from a pipe or file: run one by one, continuing open brackets, no terminal codes.
@@ -68,14 +68,14 @@ fn piped(engine: &mut ScriptEngine) -> i32 {
             continue;
         }
         let result = engine.eval_console(&input);
-        if !report(engine, result, &mut failed) {
-            return 0;
+        if let Some(code) = report(engine, result, &mut failed) {
+            return code;
         }
     }
     if !pending.trim().is_empty() {
         let result = engine.eval_console(&pending);
-        if !report(engine, result, &mut failed) {
-            return 0;
+        if let Some(code) = report(engine, result, &mut failed) {
+            return code;
         }
     }
     // Like a shell reading a script: the status of the last input.
@@ -126,8 +126,8 @@ fn interactive(engine: &mut ScriptEngine) -> i32 {
                     let _ = editor.save_history(h);
                 }
                 let result = engine.eval_console(&line);
-                if !report(engine, result, &mut failed) {
-                    break;
+                if let Some(code) = report(engine, result, &mut failed) {
+                    return code;
                 }
             }
             Err(ReadlineError::Interrupted) => continue,
@@ -163,7 +163,8 @@ pub fn auto(engine: &mut ScriptEngine, path: &Path, args: &[String]) -> i32 {
     let argv: Array = args.iter().map(|a| Dynamic::from(a.clone())).collect();
     engine.set_var("ARGS", argv);
     match engine.eval(&source) {
-        Ok(_) => 0,
+        Ok(Outcome::Quit(code)) => code,
+        Ok(Outcome::Value(_)) => 0,
         Err(e) => {
             let (line, col) = e.position.unwrap_or((0, 0));
             out.error(format!("{shown}:{line}:{col}: {}", e.message));

@@ -1,0 +1,173 @@
+//! Shared fixtures: a session with captured output, the hammer binary, and the test servers.
+#![allow(dead_code)]
+
+use std::path::Path;
+use std::process::{Command, Output as ProcOutput, Stdio};
+use std::sync::{Arc, Mutex};
+
+use hammer::output::Output;
+use hammer::script::{Outcome, ScriptEngine};
+use hammer::session::Session;
+
+/// A script engine on a fresh session whose output is captured and whose settings persist in
+/// a temporary directory (dropped with the fixture).
+pub struct Fixture {
+    pub engine: ScriptEngine,
+    pub out: Output,
+    pub home: tempfile::TempDir,
+    _rt: tokio::runtime::Runtime,
+}
+
+impl Fixture {
+    pub fn new() -> Self {
+        let home = tempfile::tempdir().expect("temp dir");
+        Self::in_home(home)
+    }
+
+    pub fn in_home(home: tempfile::TempDir) -> Self {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .expect("runtime");
+        let out = Output::capture();
+        let session = Session::new(rt.handle().clone(), out.clone(), Some(home.path().to_path_buf()));
+        let engine = ScriptEngine::new(Arc::new(Mutex::new(session)));
+        Fixture { engine, out, home, _rt: rt }
+    }
+
+    /// Runs console input and returns (result text or error message, captured lines).
+    pub fn console(&mut self, input: &str) -> (Result<String, String>, Vec<String>) {
+        let r = self.engine.eval_console(input);
+        let lines = self.out.take_captured();
+        let r = match r {
+            Ok(Outcome::Value(v)) => Ok(ScriptEngine::show(&v)),
+            Ok(Outcome::Quit(code)) => Ok(format!("<quit {code}>")),
+            Err(e) => Err(e.message),
+        };
+        (r, lines)
+    }
+
+    /// Runs input that must succeed; returns its output lines.
+    pub fn ok(&mut self, input: &str) -> Vec<String> {
+        let (r, lines) = self.console(input);
+        if let Err(e) = r {
+            panic!("{input:?} failed: {e}\noutput: {lines:#?}");
+        }
+        lines
+    }
+
+    /// Runs input that must fail; returns the error message.
+    pub fn err(&mut self, input: &str) -> String {
+        match self.console(input) {
+            (Err(e), _) => e,
+            (Ok(v), lines) => panic!("{input:?} should have failed, gave {v:?} and {lines:#?}"),
+        }
+    }
+}
+
+/// `hammer` with a private data directory, the given stdin, and no terminal.
+pub fn hammer(home: &Path, args: &[&str], stdin: &str) -> ProcOutput {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_hammer"))
+        .args(args)
+        .env("HAMMER_HOME", home)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("hammer starts");
+    child.stdin.take().expect("stdin").write_all(stdin.as_bytes()).expect("write stdin");
+    child.wait_with_output().expect("hammer ends")
+}
+
+pub fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// The test servers `scripts/ci/servers.sh start` provides (overridable for other set-ups).
+pub struct Servers {
+    pub pg_host: String,
+    pub pg_port: u16,
+    pub pg_user: String,
+    pub pg_pass: String,
+    pub maria_host: String,
+    pub maria_port: u16,
+    pub maria_socket: String,
+    pub maria_user: String,
+    pub maria_pass: String,
+}
+
+fn env_or(name: &str, default: &str) -> String {
+    std::env::var(name).unwrap_or_else(|_| default.to_string())
+}
+
+impl Servers {
+    pub fn get() -> Self {
+        Servers {
+            pg_host: env_or("HAMMER_TEST_PG_HOST", "127.0.0.1"),
+            pg_port: env_or("HAMMER_TEST_PG_PORT", "5432").parse().expect("port"),
+            pg_user: env_or("HAMMER_TEST_PG_USER", "postgres"),
+            pg_pass: env_or("HAMMER_TEST_PG_PASS", "postgres"),
+            maria_host: env_or("HAMMER_TEST_MARIA_HOST", "127.0.0.1"),
+            maria_port: env_or("HAMMER_TEST_MARIA_PORT", "3306").parse().expect("port"),
+            maria_socket: env_or("HAMMER_TEST_MARIA_SOCKET", "/tmp/mariadb.sock"),
+            maria_user: env_or("HAMMER_TEST_MARIA_USER", "root"),
+            maria_pass: env_or("HAMMER_TEST_MARIA_PASS", "maria"),
+        }
+    }
+
+    /// Rhai that points every dictionary at the test servers.
+    pub fn configure(&self) -> String {
+        format!(
+            r#"
+            dbset("db", "pg");
+            diset("connection", "pg_host", "{}");
+            diset("connection", "pg_port", {});
+            diset("tpcc", "pg_superuser", "{}");
+            diset("tpcc", "pg_superuserpass", "{}");
+            dbset("db", "mysql");
+            diset("connection", "mysql_host", "{mh}");
+            diset("connection", "mysql_port", {mp});
+            diset("connection", "mysql_socket", "null");
+            diset("tpcc", "mysql_user", "{mu}");
+            diset("tpcc", "mysql_pass", "{mw}");
+            dbset("db", "maria");
+            diset("connection", "maria_host", "{mh}");
+            diset("connection", "maria_port", {mp});
+            diset("connection", "maria_socket", "{ms}");
+            diset("tpcc", "maria_user", "{mu}");
+            diset("tpcc", "maria_pass", "{mw}");
+            "#,
+            self.pg_host,
+            self.pg_port,
+            self.pg_user,
+            self.pg_pass,
+            mh = self.maria_host,
+            mp = self.maria_port,
+            ms = self.maria_socket,
+            mu = self.maria_user,
+            mw = self.maria_pass,
+        )
+    }
+
+    /// Fails the calling test, saying how to start the servers, when one does not accept TCP.
+    pub fn require(&self) {
+        for (name, host, port) in [
+            ("PostgreSQL", &self.pg_host, self.pg_port),
+            ("MariaDB", &self.maria_host, self.maria_port),
+        ] {
+            let addr = format!("{host}:{port}");
+            let up = std::net::TcpStream::connect_timeout(
+                &addr.parse().expect("test server address is host:port"),
+                std::time::Duration::from_secs(3),
+            )
+            .is_ok();
+            assert!(
+                up,
+                "{name} is not answering on {addr}: start the test servers with \
+                 `scripts/ci/servers.sh start` (or run the suite with scripts/test.sh)"
+            );
+        }
+    }
+}

@@ -1,0 +1,254 @@
+//! Engine tests: Rhai snippets and bare HammerDB lines run against a session with captured output.
+
+mod common;
+
+use common::Fixture;
+use hammer::commands::{self, COMMANDS};
+use hammer::shell::completions;
+
+#[test]
+fn scope_is_kept_between_inputs() {
+    let mut f = Fixture::new();
+    f.ok("let w = 4;");
+    let lines = f.ok(r#"diset("tpcc", "pg_count_ware", w)"#);
+    assert_eq!(lines, ["Changed tpcc:pg_count_ware from 1 to 4 for PostgreSQL"]);
+    // A function defined in one input is callable in the next.
+    f.ok("fn double(x) { x * 2 }");
+    assert_eq!(f.console("double(w)").0, Ok("8".to_string()));
+}
+
+#[test]
+fn bare_and_function_forms_do_the_same() {
+    let mut f = Fixture::new();
+    assert_eq!(f.ok("dbset db maria"), ["Database set to MariaDB"]);
+    assert_eq!(f.ok("diset tpcc maria_count_ware 3"), ["Changed tpcc:maria_count_ware from 1 to 3 for MariaDB"]);
+    assert_eq!(
+        f.ok(r#"diset("tpcc", "maria_count_ware", 3);"#),
+        ["Value 3 for tpcc:maria_count_ware is the same as existing value 3, no change made"]
+    );
+    assert_eq!(f.ok("vuset vu 8"), ["Changed virtual_user_options:virtual_users from 1 to 8 for generic"]);
+    assert_eq!(f.ok("print vuconf")[0], "Virtual Users = 8");
+}
+
+#[test]
+fn print_targets_and_plain_print() {
+    let mut f = Fixture::new();
+    let db = f.ok("print db");
+    assert_eq!(db[0], "Database PostgreSQL set.");
+    assert_eq!(db[2], "PostgreSQL = pg MariaDB = maria MySQL = mysql");
+    assert_eq!(f.ok("print bm"), ["Benchmark set to TPC-C"]);
+    let dict = f.ok("print dict");
+    assert_eq!(dict[0], "Dictionary Settings for PostgreSQL");
+    assert_eq!(dict[1], "connection {");
+    assert!(dict.contains(&"tpcc       {".to_string()), "{dict:#?}");
+    let generic = f.ok("print(\"generic\")");
+    assert_eq!(generic[0], "Generic Dictionary Settings");
+    assert!(generic.iter().any(|l| l.starts_with(" tc_refresh_rate")));
+    assert_eq!(f.ok("print tcconf")[0], "transaction_counter {");
+    // In Rhai, print of anything that is not a target prints it.
+    assert_eq!(f.ok(r#"print("hello " + 42)"#), ["hello 42"]);
+    assert_eq!(f.ok("print(1 + 1)"), ["2"]);
+    let e = f.err("print nonsense");
+    assert!(e.contains("Usage: print [db|bm|dict|generic|vuconf|tcconf]"), "{e}");
+    let e = f.err("print()");
+    assert!(e.contains("Usage: print"), "{e}");
+}
+
+#[test]
+fn passwords_never_print() {
+    let mut f = Fixture::new();
+    let changed = f.ok("diset tpcc pg_superuserpass {pa$$ w;rd[1]}");
+    assert_eq!(changed, ["Changed tpcc:pg_superuserpass from ******** to ******** for PostgreSQL"]);
+    let same = f.ok(r#"diset("tpcc", "pg_superuserpass", "pa$$ w;rd[1]")"#);
+    assert_eq!(same, ["Value ******** for tpcc:pg_superuserpass is the same as existing value ********, no change made"]);
+    let all = f.ok("print dict").join("\n");
+    assert!(!all.contains("pa$$"), "{all}");
+    assert!(all.contains(" pg_superuserpass    = ********"), "{all}");
+    // The value passes through untouched: no Tcl-style quoting.
+    let settings = std::fs::read_to_string(f.home.path().join("settings.json")).unwrap();
+    assert!(settings.contains(r#""pg_superuserpass": "pa$$ w;rd[1]""#), "{settings}");
+    for db in ["maria", "mysql"] {
+        f.ok(&format!("dbset db {db}"));
+        let lines = f.ok(&format!("diset tpcc {db}_pass hush"));
+        assert!(!lines.join("").contains("hush"), "{lines:?}");
+    }
+}
+
+#[test]
+fn bad_input_is_explained_and_changes_nothing() {
+    let mut f = Fixture::new();
+    // Unknown command, bare and called.
+    let e = f.err("vusett vu 4");
+    assert!(e.contains("Unknown command vusett; did you mean vuset?"), "{e}");
+    let e = f.err("vusett(\"vu\", 4)");
+    assert!(e.contains("Unknown command vusett; did you mean vuset?"), "{e}");
+    // Wrong number of arguments.
+    let e = f.err("diset tpcc pg_count_ware");
+    assert!(e.contains("Error: Invalid number of arguments") && e.contains("Usage: diset dict key value"), "{e}");
+    let e = f.err("dbset(\"db\")");
+    assert!(e.contains("Usage: dbset [db|bm] value"), "{e}");
+    let e = f.err("librarycheck now");
+    assert!(e.contains("Usage: librarycheck"), "{e}");
+    // Unknown dictionary and key.
+    let e = f.err("diset tpch pg_count_ware 4");
+    assert!(e.contains("Dictionary \"tpch\" for PostgreSQL does not exist"), "{e}");
+    let e = f.err("diset tpcc pg_count_wae 4");
+    assert!(e.contains("did you mean pg_count_ware?"), "{e}");
+    let e = f.err("diset tpcc pg_port 5433");
+    assert!(e.contains("key \"pg_port\" is in the \"connection\" dictionary"), "{e}");
+    // Wrong type and out of range: the old value stays.
+    for bad in ["0", "-2", "four", "2.5"] {
+        let e = f.err(&format!("diset tpcc pg_count_ware {bad}"));
+        assert!(e.contains("must be an integer from 1 to"), "{bad}: {e}");
+    }
+    let e = f.err("diset tpcc pg_driver fast");
+    assert!(e.contains("must be one of test|timed"), "{e}");
+    let e = f.err("diset tpcc pg_rampup soon");
+    assert!(e.contains("minutes"), "{e}");
+    let e = f.err("diset connection pg_sslmode verify-full");
+    assert!(e.contains("one of disable|allow|prefer|require"), "{e}");
+    assert!(f.ok("print dict").contains(&" pg_count_ware       = 1".to_string()));
+    // Fractional minutes are fine.
+    assert_eq!(f.ok("diset tpcc pg_duration 0.5"), ["Changed tpcc:pg_duration from 5 to 0.5 for PostgreSQL"]);
+    // vuset, tcset, metset.
+    let e = f.err("vuset users 4");
+    assert!(e.contains("Error: invalid option users") && e.contains("Usage: vuset [vu|delay"), "{e}");
+    let e = f.err("vuset vu 0");
+    assert!(e.contains("must be an integer from 1"), "{e}");
+    for bad in ["0", "-1", "abc", "60"] {
+        let e = f.err(&format!("tcset refreshrate {bad}"));
+        assert!(e.contains("tc_refresh_rate keeps its value 10"), "{bad}: {e}");
+    }
+    let e = f.err("metset agent_id port");
+    assert!(e.contains("must be an integer from 1 to 65535"), "{e}");
+    // Databases hammer does not support.
+    for (p, name) in [("ora", "Oracle"), ("mssqls", "MSSQLServer"), ("db2", "Db2")] {
+        let e = f.err(&format!("dbset db {p}"));
+        assert!(e.contains(&format!("{name} ({p}) is not supported by hammer (yet)")), "{e}");
+        assert!(e.contains("pg maria mysql"), "{e}");
+    }
+    let e = f.err("dbset db sqlite");
+    assert!(e.contains("Unknown prefix sqlite, choose one from pg maria mysql"), "{e}");
+    let e = f.err("dbset bm TPROC-H");
+    assert!(e.contains("not supported by hammer yet"), "{e}");
+    let e = f.err("dbset bm TPC-X");
+    assert!(e.contains("Unknown benchmark TPC-X"), "{e}");
+    assert_eq!(f.ok("print db")[0], "Database PostgreSQL set.");
+}
+
+#[test]
+fn setters_confirm_in_hammerdb_words() {
+    let mut f = Fixture::new();
+    assert_eq!(f.ok("dbset bm tproc-c"), ["Benchmark set to TPROC-C for PostgreSQL"]);
+    assert_eq!(f.ok("tcset refreshrate 5"), ["Transaction Counter refresh rate set to 5"]);
+    assert_eq!(f.ok("tcset logtotemp 1"), ["Transaction Counter log to temp set to 1"]);
+    assert_eq!(f.ok("metset agent_hostname dbhost"), ["Metrics agent hostname set to dbhost"]);
+    assert_eq!(f.ok("metset agent_id 10001"), ["Metrics agent id set to 10001"]);
+    assert_eq!(
+        f.ok("giset commandline jobs_disable 1"),
+        ["Changed commandline:jobs_disable from 0 to 1 for generic"]
+    );
+    let e = f.err("giset commandline keepalive_margin 120");
+    assert!(e.contains("hammer does not use"), "{e}");
+    let vcpu = std::thread::available_parallelism().unwrap().get();
+    let lines = f.ok("vuset vu vcpu");
+    assert_eq!(lines, [format!("Changed virtual_user_options:virtual_users from 1 to {vcpu} for generic")]);
+}
+
+#[test]
+fn settings_persist_between_sessions() {
+    let mut f = Fixture::new();
+    f.ok("dbset db mysql");
+    f.ok("diset tpcc mysql_count_ware 9");
+    f.ok("vuset delay 20");
+    let home = std::mem::replace(&mut f.home, tempfile::tempdir().unwrap());
+    drop(f);
+    let mut again = Fixture::in_home(home);
+    assert_eq!(again.ok("print db")[0], "Database MySQL set.");
+    assert!(again.ok("print dict").contains(&" mysql_count_ware       = 9".to_string()));
+    assert_eq!(again.ok("print vuconf")[1], "User Delay(ms) = 20");
+}
+
+#[test]
+fn quit_and_exit_end_input() {
+    let mut f = Fixture::new();
+    for q in ["quit", "exit", "quit()", "exit();", "print(1); quit()"] {
+        assert_eq!(f.console(q).0, Ok("<quit 0>".to_string()), "{q}");
+    }
+    assert_eq!(f.console("exit(3)").0, Ok("<quit 3>".to_string()));
+}
+
+#[test]
+fn help_lists_every_command_and_describes_one() {
+    let mut f = Fixture::new();
+    let index = f.ok("help");
+    assert!(index[0].ends_with("CLI Help Index"), "{index:?}");
+    let listed: Vec<&str> = index.iter().filter_map(|l| l.strip_prefix('\t')).collect();
+    assert_eq!(listed, commands::names());
+    let one = f.ok("help diset");
+    assert_eq!(one[0], "diset - Usage: diset dict key value");
+    let e = f.err("help dizet");
+    assert!(e.contains("Error: invalid option dizet; did you mean diset?") && e.contains("Usage: help [dbset|"), "{e}");
+}
+
+/// The command table, the Rhai functions, help and completion agree.
+#[test]
+fn command_table_drives_registration_help_and_completion() {
+    let mut f = Fixture::new();
+    let help = f.ok("help").join("\n");
+    let session = f.engine.session_handle();
+    let (_, first_words) = completions(&session.lock().unwrap(), "");
+    for cmd in COMMANDS {
+        assert!(help.contains(&format!("\t{}", cmd.name)), "help lacks {}", cmd.name);
+        assert!(first_words.contains(&cmd.name.to_string()), "completion lacks {}", cmd.name);
+        if cmd.name == "quit" {
+            continue;
+        }
+        // Registered for every arity: too many arguments reach our usage line, not Rhai's
+        // "function not found".
+        let args = vec!["\"x\""; cmd.max_args + 1].join(", ");
+        let e = f.err(&format!("{}({args})", cmd.name));
+        assert!(e.contains(&cmd.usage()), "{}: {e}", cmd.name);
+    }
+    assert_eq!(first_words.len(), COMMANDS.len() + 1, "{first_words:?}");
+}
+
+#[test]
+fn completion_follows_the_command_and_the_current_database() {
+    let f = Fixture::new();
+    let session = f.engine.session_handle();
+    let s = session.lock().unwrap();
+    assert_eq!(completions(&s, "pri").1, ["print"]);
+    assert_eq!(completions(&s, "print d").1, ["db", "dict"]);
+    assert_eq!(completions(&s, "dbset ").1, ["bm", "db"]);
+    assert_eq!(completions(&s, "dbset db m").1, ["maria", "mysql"]);
+    assert_eq!(completions(&s, "diset ").1, ["connection", "tpcc"]);
+    assert_eq!(completions(&s, "diset tpcc pg_count").1, ["pg_count_ware"]);
+    assert_eq!(completions(&s, "diset connection pg_").1, ["pg_host", "pg_port", "pg_sslmode"]);
+    let (start, words) = completions(&s, "diset(\"tpcc\", \"pg_num");
+    assert_eq!((start, words), (15, vec!["pg_num_vu".to_string()]));
+    assert_eq!(completions(&s, "giset transaction_counter tc_r").1, ["tc_refresh_rate"]);
+    assert_eq!(completions(&s, "vuset r").1, ["repeat"]);
+    assert_eq!(completions(&s, "tcset r").1, ["refreshrate"]);
+    assert_eq!(completions(&s, "metset agent_").1, ["agent_hostname", "agent_id"]);
+    assert_eq!(completions(&s, "help vu").1, ["vuset"]);
+    assert!(completions(&s, "diset tpcc maria_").1.is_empty());
+}
+
+#[test]
+fn librarycheck_names_the_unreachable_server_without_hanging() {
+    let mut f = Fixture::new();
+    // Port 1 on loopback: nothing listens there.
+    f.ok("diset connection pg_port 1");
+    f.ok("dbset db maria; diset connection maria_port 1; diset connection maria_socket null");
+    f.ok("dbset db mysql; diset connection mysql_port 1; diset connection mysql_socket null");
+    let started = std::time::Instant::now();
+    let (r, lines) = f.console("let r = librarycheck(); r");
+    let text = lines.join("\n");
+    assert!(text.contains("Error: cannot connect to PostgreSQL at localhost:1 as user postgres: connection refused"), "{text}");
+    assert!(text.contains("Error: cannot connect to MariaDB at 127.0.0.1:1 as user root: connection refused"), "{text}");
+    assert!(!text.contains("postgres (") || !text.contains("postgres password"), "{text}");
+    assert!(r.unwrap().contains("\"ok\": false"));
+    // Refused connections answer at once; only a silent host would wait for the timeout.
+    assert!(started.elapsed() < hammer::db::CONNECT_TIMEOUT * 2);
+}
