@@ -56,6 +56,10 @@ impl Generator {
     /// the text written for `c_since`, `h_date`, `o_entry_d` and delivered `ol_delivery_d`
     /// (`YYYY-MM-DD HH:MM:SS`; it must not contain the delimiter or a newline).
     pub fn new(format: Format, constants: Constants, load_time: &str, rng: SmallRng) -> Self {
+        debug_assert!(
+            !load_time.bytes().any(|b| b == format.delim || b == b'\n' || b == b'\\'),
+            "load time {load_time:?} would break the rows"
+        );
         Self {
             rng,
             constants,
