@@ -57,7 +57,9 @@ impl Generator {
     /// (`YYYY-MM-DD HH:MM:SS`; it must not contain the delimiter or a newline).
     pub fn new(format: Format, constants: Constants, load_time: &str, rng: SmallRng) -> Self {
         debug_assert!(
-            !load_time.bytes().any(|b| b == format.delim || b == b'\n' || b == b'\\'),
+            !load_time
+                .bytes()
+                .any(|b| b == format.delim || b == b'\n' || b == b'\\'),
             "load time {load_time:?} would break the rows"
         );
         Self {
