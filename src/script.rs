@@ -72,9 +72,12 @@ impl ScriptEngine {
         engine.register_fn("exit", || -> Result<(), Box<EvalAltResult>> {
             Err(EvalAltResult::ErrorTerminated(Dynamic::UNIT, Position::NONE).into())
         });
-        engine.register_fn("exit", |code: rhai::INT| -> Result<(), Box<EvalAltResult>> {
-            Err(EvalAltResult::ErrorTerminated(code.into(), Position::NONE).into())
-        });
+        engine.register_fn(
+            "exit",
+            |code: rhai::INT| -> Result<(), Box<EvalAltResult>> {
+                Err(EvalAltResult::ErrorTerminated(code.into(), Position::NONE).into())
+            },
+        );
         ScriptEngine {
             engine,
             scope: Scope::new(),
@@ -133,16 +136,24 @@ impl ScriptEngine {
 
     /// Compiles and runs Rhai source in the kept scope.
     pub fn eval(&mut self, source: &str) -> Result<Outcome, ScriptError> {
-        let ast = self.engine.compile_with_scope(&self.scope, source).map_err(|e| ScriptError {
-            message: e.err_type().to_string(),
-            position: position(e.position()),
-        })?;
+        let ast = self
+            .engine
+            .compile_with_scope(&self.scope, source)
+            .map_err(|e| ScriptError {
+                message: e.err_type().to_string(),
+                position: position(e.position()),
+            })?;
         self.functions = self.functions.merge(&ast.clone_functions_only());
         let run = self.functions.merge(&ast);
-        match self.engine.eval_ast_with_scope::<Dynamic>(&mut self.scope, &run) {
+        match self
+            .engine
+            .eval_ast_with_scope::<Dynamic>(&mut self.scope, &run)
+        {
             Ok(v) => Ok(Outcome::Value(v)),
             Err(e) => match *e {
-                EvalAltResult::ErrorTerminated(code, _) => Ok(Outcome::Quit(code.as_int().map_or(0, |c| c as i32))),
+                EvalAltResult::ErrorTerminated(code, _) => {
+                    Ok(Outcome::Quit(code.as_int().map_or(0, |c| c as i32)))
+                }
                 _ => Err(script_error(*e)),
             },
         }
@@ -170,14 +181,17 @@ fn register(engine: &mut Engine, name: &'static str, session: Arc<Mutex<Session>
         // print(text) is also Rhai's own print; a string that is no print target prints as is.
         // Registering for strings puts ours ahead of the built-in one.
         let s = session.clone();
-        engine.register_fn("print", move |text: ImmutableString| -> Result<String, Box<EvalAltResult>> {
-            let text = text.to_string();
-            if PRINT_TARGETS.contains(&text.as_str()) {
-                lock(&s).print_text(&text).map_err(rhai_error)
-            } else {
-                Ok(text)
-            }
-        });
+        engine.register_fn(
+            "print",
+            move |text: ImmutableString| -> Result<String, Box<EvalAltResult>> {
+                let text = text.to_string();
+                if PRINT_TARGETS.contains(&text.as_str()) {
+                    lock(&s).print_text(&text).map_err(rhai_error)
+                } else {
+                    Ok(text)
+                }
+            },
+        );
         arity!();
         arity!(a, b);
         arity!(a, b, c);
@@ -239,11 +253,16 @@ fn unknown_command(name: &str) -> Option<String> {
 fn explain_unknown(line: &str, e: ScriptError) -> ScriptError {
     let mut words = line.split_whitespace();
     let first = words.next().unwrap_or("");
-    let bare_shape = is_identifier(first) && !RHAI_KEYWORDS.contains(&first) && !line.contains(['(', '=', '{']);
-    let is_lookup_or_parse = e.message.starts_with("Variable not found") || e.position.is_some() && words.next().is_some();
+    let bare_shape =
+        is_identifier(first) && !RHAI_KEYWORDS.contains(&first) && !line.contains(['(', '=', '{']);
+    let is_lookup_or_parse = e.message.starts_with("Variable not found")
+        || e.position.is_some() && words.next().is_some();
     if bare_shape && is_lookup_or_parse {
         if let Some(message) = unknown_command(first) {
-            return ScriptError { message, position: None };
+            return ScriptError {
+                message,
+                position: None,
+            };
         }
     }
     e
@@ -315,7 +334,11 @@ pub fn translate_bare(line: &str) -> Option<Result<String, Error>> {
     };
     if cmd.name == "print" && words.len() == 1 && !PRINT_TARGETS.contains(&words[0].as_str()) {
         return Some(Err(Error::usage(
-            format!("Error: cannot print \"{}\", valid targets are {}", words[0], PRINT_TARGETS.join(", ")),
+            format!(
+                "Error: cannot print \"{}\", valid targets are {}",
+                words[0],
+                PRINT_TARGETS.join(", ")
+            ),
             cmd.usage(),
         )));
     }
@@ -402,11 +425,7 @@ pub fn is_incomplete(src: &str) -> bool {
                     return false; // an unclosed quote on one line is an error, not a continuation
                 }
             }
-            '`' => {
-                if !chars.any(|ch| ch == '`') {
-                    return true;
-                }
-            }
+            '`' if !chars.any(|ch| ch == '`') => return true,
             '/' if chars.peek() == Some(&'/') => {
                 for ch in chars.by_ref() {
                     if ch == '\n' {
@@ -445,7 +464,10 @@ mod tests {
     fn bare_form_becomes_a_call() {
         let t = |s: &str| translate_bare(s).map(|r| r.map_err(|e| e.to_string()));
         assert_eq!(t("dbset db pg"), Some(Ok(r#"dbset("db", "pg")"#.into())));
-        assert_eq!(t("diset tpcc pg_count_ware 4"), Some(Ok(r#"diset("tpcc", "pg_count_ware", "4")"#.into())));
+        assert_eq!(
+            t("diset tpcc pg_count_ware 4"),
+            Some(Ok(r#"diset("tpcc", "pg_count_ware", "4")"#.into()))
+        );
         assert_eq!(t("vuset vu -1"), Some(Ok(r#"vuset("vu", "-1")"#.into())));
         assert_eq!(t("librarycheck"), Some(Ok("librarycheck()".into())));
         assert_eq!(
@@ -454,7 +476,10 @@ mod tests {
         );
         assert_eq!(t(r#"diset("tpcc", "pg_count_ware", 4)"#), None);
         assert_eq!(t("let w = 4"), None);
-        assert!(t("print nonsense").unwrap().unwrap_err().contains("Usage: print [db|bm"));
+        assert!(t("print nonsense")
+            .unwrap()
+            .unwrap_err()
+            .contains("Usage: print [db|bm"));
         assert!(t("diset tpcc pg_pass {open").unwrap().is_err());
     }
 

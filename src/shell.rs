@@ -10,7 +10,9 @@ use rustyline::error::ReadlineError;
 use rustyline::validate::{ValidationContext, ValidationResult, Validator};
 use rustyline::{Context, Editor, ExternalPrinter, Helper, Highlighter, Hinter};
 
-use crate::commands::{self, Complete, METSET_OPTIONS, PRINT_TARGETS, TCSET_OPTIONS, VUSET_OPTIONS};
+use crate::commands::{
+    self, Complete, METSET_OPTIONS, PRINT_TARGETS, TCSET_OPTIONS, VUSET_OPTIONS,
+};
 use crate::config::Database;
 use crate::output::LinePrinter;
 use crate::script::{is_incomplete, Outcome, ScriptEngine, ScriptError};
@@ -29,7 +31,11 @@ pub fn console(mut engine: ScriptEngine) -> i32 {
 }
 
 /// Prints an input's value or error; returns the exit status when the input asked to leave.
-fn report(engine: &ScriptEngine, result: Result<Outcome, ScriptError>, failed: &mut bool) -> Option<i32> {
+fn report(
+    engine: &ScriptEngine,
+    result: Result<Outcome, ScriptError>,
+    failed: &mut bool,
+) -> Option<i32> {
     let out = engine.session().out.clone();
     *failed = false;
     match result {
@@ -43,7 +49,9 @@ fn report(engine: &ScriptEngine, result: Result<Outcome, ScriptError>, failed: &
         Err(e) => {
             *failed = true;
             match e.position {
-                Some((line, col)) if line > 1 => out.error(format!("line {line}, column {col}: {}", e.message)),
+                Some((line, col)) if line > 1 => {
+                    out.error(format!("line {line}, column {col}: {}", e.message))
+                }
                 _ => out.error(e.message),
             }
         }
@@ -96,10 +104,13 @@ fn interactive(engine: &mut ScriptEngine) -> i32 {
     let helper = ConsoleHelper {
         session: engine.session_handle(),
     };
-    let mut editor: Editor<ConsoleHelper, rustyline::history::DefaultHistory> = match Editor::new() {
+    let mut editor: Editor<ConsoleHelper, rustyline::history::DefaultHistory> = match Editor::new()
+    {
         Ok(e) => e,
         Err(e) => {
-            out.error(format!("cannot open the terminal for line editing ({e}); reading lines plainly"));
+            out.error(format!(
+                "cannot open the terminal for line editing ({e}); reading lines plainly"
+            ));
             return piped(engine);
         }
     };
@@ -111,7 +122,10 @@ fn interactive(engine: &mut ScriptEngine) -> i32 {
     if let Ok(printer) = editor.create_external_printer() {
         out.use_printer(Box::new(RustylinePrinter(printer)));
     }
-    out.line(format!("hammer v{}: HammerDB's commands, in Rhai", crate::VERSION));
+    out.line(format!(
+        "hammer v{}: HammerDB's commands, in Rhai",
+        crate::VERSION
+    ));
     out.line("Type \"help\" for a list of commands");
     let mut failed = false;
     loop {
@@ -191,7 +205,12 @@ impl Validator for ConsoleHelper {
 impl Completer for ConsoleHelper {
     type Candidate = Pair;
 
-    fn complete(&self, line: &str, pos: usize, _ctx: &Context<'_>) -> rustyline::Result<(usize, Vec<Pair>)> {
+    fn complete(
+        &self,
+        line: &str,
+        pos: usize,
+        _ctx: &Context<'_>,
+    ) -> rustyline::Result<(usize, Vec<Pair>)> {
         let session = self.session.lock().unwrap_or_else(|e| e.into_inner());
         let (start, words) = completions(&session, &line[..pos]);
         Ok((
@@ -214,9 +233,14 @@ fn is_separator(c: char) -> bool {
 /// What Tab offers at the end of `before`: where the word being completed starts, and the
 /// candidates that extend it. Pure, so the console's completion is unit-tested.
 pub fn completions(session: &Session, before: &str) -> (usize, Vec<String>) {
-    let start = before.rfind(is_separator).map_or(0, |i| i + before[i..].chars().next().map_or(1, char::len_utf8));
+    let start = before.rfind(is_separator).map_or(0, |i| {
+        i + before[i..].chars().next().map_or(1, char::len_utf8)
+    });
     let word = &before[start..];
-    let tokens: Vec<&str> = before[..start].split(is_separator).filter(|t| !t.is_empty()).collect();
+    let tokens: Vec<&str> = before[..start]
+        .split(is_separator)
+        .filter(|t| !t.is_empty())
+        .collect();
     let db = session.settings.current();
     let dict = session.settings.db(db);
     let generic = &session.settings.generic;
@@ -235,29 +259,46 @@ pub fn completions(session: &Session, before: &str) -> (usize, Vec<String>) {
             v
         }
         Some(first) => {
-            let Some(cmd) = commands::find(first) else { return (start, Vec::new()) };
+            let Some(cmd) = commands::find(first) else {
+                return (start, Vec::new());
+            };
             let section = tokens.get(1).copied();
-            match cmd.complete.get(tokens.len() - 1).copied().unwrap_or(Complete::Nothing) {
+            match cmd
+                .complete
+                .get(tokens.len() - 1)
+                .copied()
+                .unwrap_or(Complete::Nothing)
+            {
                 Complete::Nothing => Vec::new(),
                 Complete::Commands => owned(commands::names()),
                 Complete::PrintTargets => owned(PRINT_TARGETS.to_vec()),
                 Complete::DbsetWhat => owned(vec!["db", "bm"]),
                 Complete::DbsetValue => match section {
-                    Some("db") => Database::ALL.iter().map(|d| d.prefix().to_string()).collect(),
+                    Some("db") => Database::ALL
+                        .iter()
+                        .map(|d| d.prefix().to_string())
+                        .collect(),
                     Some("bm") => vec!["TPROC-C".into()],
                     _ => Vec::new(),
                 },
                 Complete::DictSections => owned(dict.sections()),
-                Complete::DictKeys => keys_of(dict, section.filter(|s| dict.sections().contains(s))),
+                Complete::DictKeys => {
+                    keys_of(dict, section.filter(|s| dict.sections().contains(s)))
+                }
                 Complete::GenericSections => owned(generic.sections()),
-                Complete::GenericKeys => keys_of(generic, section.filter(|s| generic.sections().contains(s))),
+                Complete::GenericKeys => {
+                    keys_of(generic, section.filter(|s| generic.sections().contains(s)))
+                }
                 Complete::VusetOptions => VUSET_OPTIONS.iter().map(|o| o.0.to_string()).collect(),
                 Complete::TcsetOptions => TCSET_OPTIONS.iter().map(|o| o.0.to_string()).collect(),
                 Complete::MetsetOptions => METSET_OPTIONS.iter().map(|o| o.0.to_string()).collect(),
             }
         }
     };
-    let mut out: Vec<String> = candidates.into_iter().filter(|c| c.starts_with(word)).collect();
+    let mut out: Vec<String> = candidates
+        .into_iter()
+        .filter(|c| c.starts_with(word))
+        .collect();
     out.sort();
     out.dedup();
     (start, out)

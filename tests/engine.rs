@@ -11,7 +11,10 @@ fn scope_is_kept_between_inputs() {
     let mut f = Fixture::new();
     f.ok("let w = 4;");
     let lines = f.ok(r#"diset("tpcc", "pg_count_ware", w)"#);
-    assert_eq!(lines, ["Changed tpcc:pg_count_ware from 1 to 4 for PostgreSQL"]);
+    assert_eq!(
+        lines,
+        ["Changed tpcc:pg_count_ware from 1 to 4 for PostgreSQL"]
+    );
     // A function defined in one input is callable in the next.
     f.ok("fn double(x) { x * 2 }");
     assert_eq!(f.console("double(w)").0, Ok("8".to_string()));
@@ -21,12 +24,18 @@ fn scope_is_kept_between_inputs() {
 fn bare_and_function_forms_do_the_same() {
     let mut f = Fixture::new();
     assert_eq!(f.ok("dbset db maria"), ["Database set to MariaDB"]);
-    assert_eq!(f.ok("diset tpcc maria_count_ware 3"), ["Changed tpcc:maria_count_ware from 1 to 3 for MariaDB"]);
+    assert_eq!(
+        f.ok("diset tpcc maria_count_ware 3"),
+        ["Changed tpcc:maria_count_ware from 1 to 3 for MariaDB"]
+    );
     assert_eq!(
         f.ok(r#"diset("tpcc", "maria_count_ware", 3);"#),
         ["Value 3 for tpcc:maria_count_ware is the same as existing value 3, no change made"]
     );
-    assert_eq!(f.ok("vuset vu 8"), ["Changed virtual_user_options:virtual_users from 1 to 8 for generic"]);
+    assert_eq!(
+        f.ok("vuset vu 8"),
+        ["Changed virtual_user_options:virtual_users from 1 to 8 for generic"]
+    );
     assert_eq!(f.ok("print vuconf")[0], "Virtual Users = 8");
 }
 
@@ -49,7 +58,10 @@ fn print_targets_and_plain_print() {
     assert_eq!(f.ok(r#"print("hello " + 42)"#), ["hello 42"]);
     assert_eq!(f.ok("print(1 + 1)"), ["2"]);
     let e = f.err("print nonsense");
-    assert!(e.contains("Usage: print [db|bm|dict|generic|vuconf|tcconf]"), "{e}");
+    assert!(
+        e.contains("Usage: print [db|bm|dict|generic|vuconf|tcconf]"),
+        "{e}"
+    );
     let e = f.err("print()");
     assert!(e.contains("Usage: print"), "{e}");
 }
@@ -58,7 +70,10 @@ fn print_targets_and_plain_print() {
 fn passwords_never_print() {
     let mut f = Fixture::new();
     let changed = f.ok("diset tpcc pg_superuserpass {pa$$ w;rd[1]}");
-    assert_eq!(changed, ["Changed tpcc:pg_superuserpass from ******** to ******** for PostgreSQL"]);
+    assert_eq!(
+        changed,
+        ["Changed tpcc:pg_superuserpass from ******** to ******** for PostgreSQL"]
+    );
     let same = f.ok(r#"diset("tpcc", "pg_superuserpass", "pa$$ w;rd[1]")"#);
     assert_eq!(same, ["Value ******** for tpcc:pg_superuserpass is the same as existing value ********, no change made"]);
     let all = f.ok("print dict").join("\n");
@@ -66,7 +81,10 @@ fn passwords_never_print() {
     assert!(all.contains(" pg_superuserpass    = ********"), "{all}");
     // The value passes through untouched: no Tcl-style quoting.
     let settings = std::fs::read_to_string(f.home.path().join("settings.json")).unwrap();
-    assert!(settings.contains(r#""pg_superuserpass": "pa$$ w;rd[1]""#), "{settings}");
+    assert!(
+        settings.contains(r#""pg_superuserpass": "pa$$ w;rd[1]""#),
+        "{settings}"
+    );
     for db in ["maria", "mysql"] {
         f.ok(&format!("dbset db {db}"));
         let lines = f.ok(&format!("diset tpcc {db}_pass hush"));
@@ -79,23 +97,39 @@ fn bad_input_is_explained_and_changes_nothing() {
     let mut f = Fixture::new();
     // Unknown command, bare and called.
     let e = f.err("vusett vu 4");
-    assert!(e.contains("Unknown command vusett; did you mean vuset?"), "{e}");
+    assert!(
+        e.contains("Unknown command vusett; did you mean vuset?"),
+        "{e}"
+    );
     let e = f.err("vusett(\"vu\", 4)");
-    assert!(e.contains("Unknown command vusett; did you mean vuset?"), "{e}");
+    assert!(
+        e.contains("Unknown command vusett; did you mean vuset?"),
+        "{e}"
+    );
     // Wrong number of arguments.
     let e = f.err("diset tpcc pg_count_ware");
-    assert!(e.contains("Error: Invalid number of arguments") && e.contains("Usage: diset dict key value"), "{e}");
+    assert!(
+        e.contains("Error: Invalid number of arguments")
+            && e.contains("Usage: diset dict key value"),
+        "{e}"
+    );
     let e = f.err("dbset(\"db\")");
     assert!(e.contains("Usage: dbset [db|bm] value"), "{e}");
     let e = f.err("librarycheck now");
     assert!(e.contains("Usage: librarycheck"), "{e}");
     // Unknown dictionary and key.
     let e = f.err("diset tpch pg_count_ware 4");
-    assert!(e.contains("Dictionary \"tpch\" for PostgreSQL does not exist"), "{e}");
+    assert!(
+        e.contains("Dictionary \"tpch\" for PostgreSQL does not exist"),
+        "{e}"
+    );
     let e = f.err("diset tpcc pg_count_wae 4");
     assert!(e.contains("did you mean pg_count_ware?"), "{e}");
     let e = f.err("diset tpcc pg_port 5433");
-    assert!(e.contains("key \"pg_port\" is in the \"connection\" dictionary"), "{e}");
+    assert!(
+        e.contains("key \"pg_port\" is in the \"connection\" dictionary"),
+        "{e}"
+    );
     // Wrong type and out of range: the old value stays.
     for bad in ["0", "-2", "four", "2.5"] {
         let e = f.err(&format!("diset tpcc pg_count_ware {bad}"));
@@ -107,28 +141,45 @@ fn bad_input_is_explained_and_changes_nothing() {
     assert!(e.contains("minutes"), "{e}");
     let e = f.err("diset connection pg_sslmode verify-full");
     assert!(e.contains("one of disable|allow|prefer|require"), "{e}");
-    assert!(f.ok("print dict").contains(&" pg_count_ware       = 1".to_string()));
+    assert!(f
+        .ok("print dict")
+        .contains(&" pg_count_ware       = 1".to_string()));
     // Fractional minutes are fine.
-    assert_eq!(f.ok("diset tpcc pg_duration 0.5"), ["Changed tpcc:pg_duration from 5 to 0.5 for PostgreSQL"]);
+    assert_eq!(
+        f.ok("diset tpcc pg_duration 0.5"),
+        ["Changed tpcc:pg_duration from 5 to 0.5 for PostgreSQL"]
+    );
     // vuset, tcset, metset.
     let e = f.err("vuset users 4");
-    assert!(e.contains("Error: invalid option users") && e.contains("Usage: vuset [vu|delay"), "{e}");
+    assert!(
+        e.contains("Error: invalid option users") && e.contains("Usage: vuset [vu|delay"),
+        "{e}"
+    );
     let e = f.err("vuset vu 0");
     assert!(e.contains("must be an integer from 1"), "{e}");
     for bad in ["0", "-1", "abc", "60"] {
         let e = f.err(&format!("tcset refreshrate {bad}"));
-        assert!(e.contains("tc_refresh_rate keeps its value 10"), "{bad}: {e}");
+        assert!(
+            e.contains("tc_refresh_rate keeps its value 10"),
+            "{bad}: {e}"
+        );
     }
     let e = f.err("metset agent_id port");
     assert!(e.contains("must be an integer from 1 to 65535"), "{e}");
     // Databases hammer does not support.
     for (p, name) in [("ora", "Oracle"), ("mssqls", "MSSQLServer"), ("db2", "Db2")] {
         let e = f.err(&format!("dbset db {p}"));
-        assert!(e.contains(&format!("{name} ({p}) is not supported by hammer (yet)")), "{e}");
+        assert!(
+            e.contains(&format!("{name} ({p}) is not supported by hammer (yet)")),
+            "{e}"
+        );
         assert!(e.contains("pg maria mysql"), "{e}");
     }
     let e = f.err("dbset db sqlite");
-    assert!(e.contains("Unknown prefix sqlite, choose one from pg maria mysql"), "{e}");
+    assert!(
+        e.contains("Unknown prefix sqlite, choose one from pg maria mysql"),
+        "{e}"
+    );
     let e = f.err("dbset bm TPROC-H");
     assert!(e.contains("not supported by hammer yet"), "{e}");
     let e = f.err("dbset bm TPC-X");
@@ -139,11 +190,26 @@ fn bad_input_is_explained_and_changes_nothing() {
 #[test]
 fn setters_confirm_in_hammerdb_words() {
     let mut f = Fixture::new();
-    assert_eq!(f.ok("dbset bm tproc-c"), ["Benchmark set to TPROC-C for PostgreSQL"]);
-    assert_eq!(f.ok("tcset refreshrate 5"), ["Transaction Counter refresh rate set to 5"]);
-    assert_eq!(f.ok("tcset logtotemp 1"), ["Transaction Counter log to temp set to 1"]);
-    assert_eq!(f.ok("metset agent_hostname dbhost"), ["Metrics agent hostname set to dbhost"]);
-    assert_eq!(f.ok("metset agent_id 10001"), ["Metrics agent id set to 10001"]);
+    assert_eq!(
+        f.ok("dbset bm tproc-c"),
+        ["Benchmark set to TPROC-C for PostgreSQL"]
+    );
+    assert_eq!(
+        f.ok("tcset refreshrate 5"),
+        ["Transaction Counter refresh rate set to 5"]
+    );
+    assert_eq!(
+        f.ok("tcset logtotemp 1"),
+        ["Transaction Counter log to temp set to 1"]
+    );
+    assert_eq!(
+        f.ok("metset agent_hostname dbhost"),
+        ["Metrics agent hostname set to dbhost"]
+    );
+    assert_eq!(
+        f.ok("metset agent_id 10001"),
+        ["Metrics agent id set to 10001"]
+    );
     assert_eq!(
         f.ok("giset commandline jobs_disable 1"),
         ["Changed commandline:jobs_disable from 0 to 1 for generic"]
@@ -152,7 +218,12 @@ fn setters_confirm_in_hammerdb_words() {
     assert!(e.contains("hammer does not use"), "{e}");
     let vcpu = std::thread::available_parallelism().unwrap().get();
     let lines = f.ok("vuset vu vcpu");
-    assert_eq!(lines, [format!("Changed virtual_user_options:virtual_users from 1 to {vcpu} for generic")]);
+    assert_eq!(
+        lines,
+        [format!(
+            "Changed virtual_user_options:virtual_users from 1 to {vcpu} for generic"
+        )]
+    );
 }
 
 #[test]
@@ -165,7 +236,9 @@ fn settings_persist_between_sessions() {
     drop(f);
     let mut again = Fixture::in_home(home);
     assert_eq!(again.ok("print db")[0], "Database MySQL set.");
-    assert!(again.ok("print dict").contains(&" mysql_count_ware       = 9".to_string()));
+    assert!(again
+        .ok("print dict")
+        .contains(&" mysql_count_ware       = 9".to_string()));
     assert_eq!(again.ok("print vuconf")[1], "User Delay(ms) = 20");
 }
 
@@ -188,7 +261,11 @@ fn help_lists_every_command_and_describes_one() {
     let one = f.ok("help diset");
     assert_eq!(one[0], "diset - Usage: diset dict key value");
     let e = f.err("help dizet");
-    assert!(e.contains("Error: invalid option dizet; did you mean diset?") && e.contains("Usage: help [dbset|"), "{e}");
+    assert!(
+        e.contains("Error: invalid option dizet; did you mean diset?")
+            && e.contains("Usage: help [dbset|"),
+        "{e}"
+    );
 }
 
 /// The command table, the Rhai functions, help and completion agree.
@@ -199,8 +276,16 @@ fn command_table_drives_registration_help_and_completion() {
     let session = f.engine.session_handle();
     let (_, first_words) = completions(&session.lock().unwrap(), "");
     for cmd in COMMANDS {
-        assert!(help.contains(&format!("\t{}", cmd.name)), "help lacks {}", cmd.name);
-        assert!(first_words.contains(&cmd.name.to_string()), "completion lacks {}", cmd.name);
+        assert!(
+            help.contains(&format!("\t{}", cmd.name)),
+            "help lacks {}",
+            cmd.name
+        );
+        assert!(
+            first_words.contains(&cmd.name.to_string()),
+            "completion lacks {}",
+            cmd.name
+        );
         if cmd.name == "quit" {
             continue;
         }
@@ -224,13 +309,22 @@ fn completion_follows_the_command_and_the_current_database() {
     assert_eq!(completions(&s, "dbset db m").1, ["maria", "mysql"]);
     assert_eq!(completions(&s, "diset ").1, ["connection", "tpcc"]);
     assert_eq!(completions(&s, "diset tpcc pg_count").1, ["pg_count_ware"]);
-    assert_eq!(completions(&s, "diset connection pg_").1, ["pg_host", "pg_port", "pg_sslmode"]);
+    assert_eq!(
+        completions(&s, "diset connection pg_").1,
+        ["pg_host", "pg_port", "pg_sslmode"]
+    );
     let (start, words) = completions(&s, "diset(\"tpcc\", \"pg_num");
     assert_eq!((start, words), (15, vec!["pg_num_vu".to_string()]));
-    assert_eq!(completions(&s, "giset transaction_counter tc_r").1, ["tc_refresh_rate"]);
+    assert_eq!(
+        completions(&s, "giset transaction_counter tc_r").1,
+        ["tc_refresh_rate"]
+    );
     assert_eq!(completions(&s, "vuset r").1, ["repeat"]);
     assert_eq!(completions(&s, "tcset r").1, ["refreshrate"]);
-    assert_eq!(completions(&s, "metset agent_").1, ["agent_hostname", "agent_id"]);
+    assert_eq!(
+        completions(&s, "metset agent_").1,
+        ["agent_hostname", "agent_id"]
+    );
     assert_eq!(completions(&s, "help vu").1, ["vuset"]);
     assert!(completions(&s, "diset tpcc maria_").1.is_empty());
 }
@@ -246,8 +340,16 @@ fn librarycheck_names_the_unreachable_server_without_hanging() {
     let (r, lines) = f.console("let r = librarycheck(); r");
     let text = lines.join("\n");
     assert!(text.contains("Error: cannot connect to PostgreSQL at localhost:1 as user postgres: connection refused"), "{text}");
-    assert!(text.contains("Error: cannot connect to MariaDB at 127.0.0.1:1 as user root: connection refused"), "{text}");
-    assert!(!text.contains("postgres (") || !text.contains("postgres password"), "{text}");
+    assert!(
+        text.contains(
+            "Error: cannot connect to MariaDB at 127.0.0.1:1 as user root: connection refused"
+        ),
+        "{text}"
+    );
+    assert!(
+        !text.contains("postgres (") || !text.contains("postgres password"),
+        "{text}"
+    );
     assert!(r.unwrap().contains("\"ok\": false"));
     // Refused connections answer at once; only a silent host would wait for the timeout.
     assert!(started.elapsed() < hammer::db::CONNECT_TIMEOUT * 2);

@@ -31,9 +31,18 @@ impl Fixture {
             .build()
             .expect("runtime");
         let out = Output::capture();
-        let session = Session::new(rt.handle().clone(), out.clone(), Some(home.path().to_path_buf()));
+        let session = Session::new(
+            rt.handle().clone(),
+            out.clone(),
+            Some(home.path().to_path_buf()),
+        );
         let engine = ScriptEngine::new(Arc::new(Mutex::new(session)));
-        Fixture { engine, out, home, _rt: rt }
+        Fixture {
+            engine,
+            out,
+            home,
+            _rt: rt,
+        }
     }
 
     /// Runs console input and returns (result text or error message, captured lines).
@@ -77,7 +86,12 @@ pub fn hammer(home: &Path, args: &[&str], stdin: &str) -> ProcOutput {
         .stderr(Stdio::piped())
         .spawn()
         .expect("hammer starts");
-    child.stdin.take().expect("stdin").write_all(stdin.as_bytes()).expect("write stdin");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stdin.as_bytes())
+        .expect("write stdin");
     child.wait_with_output().expect("hammer ends")
 }
 
@@ -110,7 +124,9 @@ impl Servers {
             pg_user: env_or("HAMMER_TEST_PG_USER", "postgres"),
             pg_pass: env_or("HAMMER_TEST_PG_PASS", "postgres"),
             maria_host: env_or("HAMMER_TEST_MARIA_HOST", "127.0.0.1"),
-            maria_port: env_or("HAMMER_TEST_MARIA_PORT", "3306").parse().expect("port"),
+            maria_port: env_or("HAMMER_TEST_MARIA_PORT", "3306")
+                .parse()
+                .expect("port"),
             maria_socket: env_or("HAMMER_TEST_MARIA_SOCKET", "/tmp/mariadb.sock"),
             maria_user: env_or("HAMMER_TEST_MARIA_USER", "root"),
             maria_pass: env_or("HAMMER_TEST_MARIA_PASS", "maria"),

@@ -1,0 +1,81 @@
+//! The console on a pseudo-terminal, as a person uses it: prompt, Tab completion, Ctrl-C,
+//! continued lines, errors that keep it running, Ctrl-D, and history kept between sessions.
+
+use std::process::Command;
+
+use rexpect::session::{spawn_command, PtySession};
+
+/// Types like a person: after the prompt has settled. rustyline reads the terminal through a
+/// buffer that lives for one prompt, so keys sent in the same instant as the previous line's
+/// output could land in the old buffer (a real terminal's bracketed paste avoids that).
+fn type_(p: &mut PtySession, keys: &str) {
+    std::thread::sleep(std::time::Duration::from_millis(150));
+    p.send(keys).unwrap();
+    p.flush().unwrap();
+}
+
+fn console(home: &std::path::Path) -> PtySession {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_hammer"));
+    cmd.env("HAMMER_HOME", home).env("TERM", "xterm");
+    let mut p = spawn_command(cmd, Some(10_000)).expect("hammer starts on a pty");
+    p.exp_string("Type \"help\" for a list of commands")
+        .unwrap();
+    p.exp_string("hammer> ").unwrap();
+    p
+}
+
+#[test]
+fn console_on_a_terminal() {
+    let home = tempfile::tempdir().unwrap();
+    let mut p = console(home.path());
+
+    type_(&mut p, concat!("dbset db maria", "\r"));
+    p.exp_string("Database set to MariaDB").unwrap();
+
+    // Tab completes the current database's key.
+    type_(&mut p, "diset tpcc maria_count_w");
+    type_(&mut p, "\t");
+    type_(&mut p, concat!(" 6", "\r"));
+    p.exp_string("Changed tpcc:maria_count_ware from 1 to 6 for MariaDB")
+        .unwrap();
+
+    // Ctrl-C throws the typed line away; the console stays.
+    p.exp_string("hammer> ").unwrap();
+    type_(&mut p, "garbage that is never run");
+    p.exp_string("never run").unwrap();
+    type_(&mut p, "\x03");
+    p.exp_string("hammer> ").unwrap();
+    type_(&mut p, concat!("print(\"after ctrl-c\")", "\r"));
+    let before = p.exp_string("after ctrl-c\r\n").unwrap();
+    assert!(!before.contains("Unknown command garbage"), "{before}");
+
+    // An open brace continues on the next line.
+    type_(&mut p, concat!("for i in 0..2 {", "\r"));
+    type_(&mut p, concat!("print(`n${i}`)", "\r"));
+    type_(&mut p, concat!("}", "\r"));
+    p.exp_string("n1").unwrap();
+
+    // An error prints and the console keeps running.
+    type_(&mut p, concat!("diset tpcc maria_nokey 1", "\r"));
+    p.exp_string("exists but key \"maria_nokey\" doesn't")
+        .unwrap();
+    type_(&mut p, concat!("print bm", "\r"));
+    p.exp_string("Benchmark set to TPC-C").unwrap();
+
+    // Ctrl-D leaves.
+    p.exp_string("hammer> ").unwrap();
+    type_(&mut p, "\x04");
+    p.exp_eof().unwrap();
+
+    let history = std::fs::read_to_string(home.path().join("history.txt")).unwrap();
+    assert!(history.contains("dbset db maria"), "{history}");
+    assert!(!history.contains("garbage"), "{history}");
+
+    // The next session has the history (Up recalls the last line) and the settings.
+    let mut p = console(home.path());
+    type_(&mut p, "\x1b[A"); // Up
+    type_(&mut p, concat!("", "\r"));
+    p.exp_string("Benchmark set to TPC-C").unwrap();
+    type_(&mut p, concat!("quit", "\r"));
+    p.exp_eof().unwrap();
+}
