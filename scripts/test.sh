@@ -14,33 +14,7 @@ if ! command -v cargo >/dev/null && [[ -x $HOME/.cargo/bin/cargo ]]; then
 fi
 
 # ---- install what is missing (and only that)
-missing=()
-[[ -x /usr/sbin/mariadbd ]] || command -v mariadbd >/dev/null || missing+=(mariadb-server)
-command -v mariadb >/dev/null && command -v mariadb-admin >/dev/null || missing+=(mariadb-client)
-command -v openssl >/dev/null || missing+=(openssl)
-[[ -x /usr/lib/postgresql/15/bin/postgres ]] || missing+=(postgresql-15)
-command -v psql >/dev/null || missing+=(postgresql-client-15)
-if ((${#missing[@]})); then
-	[[ $(id -u) == 0 ]] || {
-		echo "test.sh: missing ${missing[*]}; run as root to install them" >&2
-		exit 1
-	}
-	echo "test.sh: installing ${missing[*]}"
-	# Keep the packages' postinst from starting the system's own servers on
-	# 3306/5432 (we start private ones); Debian's docker-style images already
-	# have such a policy-rc.d, a real machine may not.
-	policy_added=0
-	if [[ ! -e /usr/sbin/policy-rc.d ]]; then
-		printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d
-		chmod 755 /usr/sbin/policy-rc.d
-		policy_added=1
-	fi
-	apt-get update
-	rc=0
-	DEBIAN_FRONTEND=noninteractive apt-get install -y "${missing[@]}" </dev/null || rc=$?
-	((policy_added)) && rm -f /usr/sbin/policy-rc.d
-	((rc == 0)) || exit "$rc"
-fi
+scripts/ci/install.sh
 
 # ---- servers
 keep_servers=${HAMMER_KEEP_SERVERS:-0}

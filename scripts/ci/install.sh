@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs what hammer's tests and demo need on a fresh Debian 12 machine, and only what is
+# missing: MariaDB server and client, PostgreSQL 15, openssl. Needs root when something is missing.
+set -euo pipefail
+
+# ---- install what is missing (and only that)
+missing=()
+[[ -x /usr/sbin/mariadbd ]] || command -v mariadbd >/dev/null || missing+=(mariadb-server)
+command -v mariadb >/dev/null && command -v mariadb-admin >/dev/null || missing+=(mariadb-client)
+command -v openssl >/dev/null || missing+=(openssl)
+[[ -x /usr/lib/postgresql/15/bin/postgres ]] || missing+=(postgresql-15)
+command -v psql >/dev/null || missing+=(postgresql-client-15)
+if ((${#missing[@]})); then
+	[[ $(id -u) == 0 ]] || {
+		echo "install.sh: missing ${missing[*]}; run as root to install them" >&2
+		exit 1
+	}
+	echo "install.sh: installing ${missing[*]}"
+	# Keep the packages' postinst from starting the system's own servers on
+	# 3306/5432 (we start private ones); Debian's docker-style images already
+	# have such a policy-rc.d, a real machine may not.
+	policy_added=0
+	if [[ ! -e /usr/sbin/policy-rc.d ]]; then
+		printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d
+		chmod 755 /usr/sbin/policy-rc.d
+		policy_added=1
+	fi
+	apt-get update
+	rc=0
+	DEBIAN_FRONTEND=noninteractive apt-get install -y "${missing[@]}" </dev/null || rc=$?
+	((policy_added)) && rm -f /usr/sbin/policy-rc.d
+	((rc == 0)) || exit "$rc"
+fi
+
