@@ -6,6 +6,7 @@
 --   ol_i_id : C for item ids             (A = 8191, 0 .. 8191)
 -- Placeholder: {{engine}}, the storage engine.
 
+-- go
 CREATE TABLE tpcc_nurand (
     c_last  INT NOT NULL CHECK (c_last BETWEEN 0 AND 255),
     c_id    INT NOT NULL CHECK (c_id BETWEEN 0 AND 1023),

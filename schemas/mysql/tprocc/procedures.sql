@@ -31,12 +31,13 @@
 --     position ceil(n/2), counting from 1, is used (clauses 2.5.2.2, 2.6.2.2).
 --   * A NULL timestamp argument means the server's current time.
 --   * NEWORD's lists are comma-separated decimal numbers, ol_cnt of each, line 1 first
---     ('12,407,93001'). The client sorts the lines by item id, so that concurrent
---     New-Orders lock STOCK rows in one order, and sends all_local = 1 when every supply
---     warehouse is the home warehouse.
+--     ('12,407,93001'). The client sorts the lines by (item id, supply warehouse), so
+--     that concurrent New-Orders lock STOCK rows in one order, and sends all_local = 1
+--     when every supply warehouse is the home warehouse.
 --   * OSTAT's order_lines: one "i_id,supply_w_id,quantity,amount,delivery_d" entry per line
 --     in ol_number order, joined by ';' (delivery_d 'YYYY-MM-DD HH:MM:SS', or empty while
---     undelivered); order_id is NULL and line_count 0 if the customer has no order.
+--     undelivered); order_id and order_lines are NULL and line_count 0 if the customer has
+--     no order.
 --   * PAYMENT's BC customers get "c_id c_d_id c_w_id d_id w_id h_amount | " put in front
 --     of c_data, cut to 500 characters; h_data is w_name, four spaces, d_name.
 --
@@ -49,6 +50,7 @@
 -- deadlock 40001 / 1213; lock wait timeout HY000 / 1205) rolls the transaction back and
 -- is raised again to the caller.
 
+-- go
 DROP PROCEDURE IF EXISTS NEWORD;
 -- go
 DROP PROCEDURE IF EXISTS PAYMENT;

@@ -18,6 +18,7 @@
 --   {{partition}}   empty, or `PARTITION BY HASH (ol_w_id) PARTITIONS <n>` for ORDER_LINE
 -- Statements are separated by `-- go` lines.
 
+-- go
 CREATE TABLE warehouse (
     w_id        INT           NOT NULL,
     w_name      VARCHAR(10)   NOT NULL,

@@ -1,6 +1,7 @@
 -- The five TPROC-C transactions as PostgreSQL FUNCTIONS (pg_storedprocs = false).
 --
--- Call each with SELECT * FROM <name>(...) in autocommit: the statement is the transaction.
+-- Call each with SELECT * FROM <name>(...) in autocommit: the statement is the transaction
+-- (slev, with one output, also as SELECT slev(...)).
 -- The terminal (client) generates every input, as TPC-C clause 2 says; the functions
 -- implement the transaction profiles of clauses 2.4 to 2.8 and nothing random happens here.
 -- procedures.sql holds the same logic as PROCEDURES, and schemas/mysql/tprocc/procedures.sql
@@ -29,12 +30,12 @@
 --     position ceil(n/2), counting from 1, is used (clauses 2.5.2.2, 2.6.2.2).
 --   * A NULL timestamp argument means the server's current time.
 --   * neword's arrays hold ol_cnt elements each, line 1 first. The client sorts the lines
---     by item id, so that concurrent New-Orders lock STOCK rows in one order, and sends
---     all_local = 1 when every supply warehouse is the home warehouse.
+--     by (item id, supply warehouse), so that concurrent New-Orders lock STOCK rows in one
+--     order, and sends all_local = 1 when every supply warehouse is the home warehouse.
 --   * ostat's order_lines: one "i_id,supply_w_id,quantity,amount,delivery_d" entry per
 --     line in ol_number order, joined by ';' (delivery_d 'YYYY-MM-DD HH24:MI:SS', or
---     empty while undelivered); order_id is NULL and line_count 0 if the customer has
---     no order.
+--     empty while undelivered); order_id and order_lines are NULL and line_count 0 if the
+--     customer has no order.
 --   * Payment's BC customers get "c_id c_d_id c_w_id d_id w_id h_amount | " put in front
 --     of c_data, cut to 500 characters; h_data is w_name, four spaces, d_name.
 --
@@ -47,6 +48,7 @@
 -- Any other error (a missing row: SQLSTATE P0002; bad arguments: 22023; deadlock or
 -- serialization failure: 40P01 / 40001) is an ordinary error; the server has rolled back.
 
+-- go
 -- Both flavours share names: drop whichever is there so exactly one set exists, as
 -- HammerDB-era drivers detect the flavour by counting routines in pg_proc.
 DO $$

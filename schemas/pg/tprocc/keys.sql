@@ -4,6 +4,7 @@
 -- name in c_first order (Payment, Order-Status), ORDERS_I2 a customer's latest order
 -- (Order-Status). HISTORY has no key.
 
+-- go
 ALTER TABLE warehouse ADD CONSTRAINT WAREHOUSE_I1 PRIMARY KEY (w_id);
 -- go
 ALTER TABLE district ADD CONSTRAINT DISTRICT_I1 PRIMARY KEY (d_w_id, d_id);

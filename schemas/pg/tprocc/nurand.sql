@@ -5,6 +5,7 @@
 --   c_id    : C for customer ids         (A = 1023, 0 .. 1023)
 --   ol_i_id : C for item ids             (A = 8191, 0 .. 8191)
 
+-- go
 CREATE TABLE tpcc_nurand (
     c_last  int NOT NULL CHECK (c_last BETWEEN 0 AND 255),
     c_id    int NOT NULL CHECK (c_id BETWEEN 0 AND 1023),

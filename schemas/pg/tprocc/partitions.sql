@@ -2,6 +2,7 @@
 -- {{partition}} = `PARTITION BY HASH (ol_w_id)`): {{partitions}} tables named
 -- ol_0 .. ol_<n-1>, as HammerDB names them. Run after tables.sql, before the load.
 
+-- go
 DO $$
 DECLARE
     n CONSTANT int := {{partitions}};

@@ -34,6 +34,7 @@
 -- Errors (missing rows P0002, bad arguments 22023, deadlock 40P01, serialization 40001)
 -- are raised as usual and the server rolls the CALL's transaction back.
 
+-- go
 -- Both flavours share names: drop whichever is there so exactly one set exists, as
 -- HammerDB-era drivers detect the flavour by counting routines in pg_proc.
 DO $$

@@ -12,6 +12,7 @@
 -- order_line then needs its children from partitions.sql before the load.
 -- Statements are separated by `-- go` lines (src/sqlfile.rs).
 
+-- go
 CREATE TABLE warehouse (
     w_id        int           NOT NULL,
     w_name      varchar(10)   NOT NULL,
