@@ -64,10 +64,26 @@ pub const VUSET_OPTIONS: &[(&str, &str)] = &[
     ("timestamps", "log_timestamps"),
 ];
 pub const TCSET_OPTIONS: &[(&str, &str, &str)] = &[
-    ("refreshrate", "tc_refresh_rate", "Transaction Counter refresh rate"),
-    ("logtotemp", "tc_log_to_temp", "Transaction Counter log to temp"),
-    ("unique", "tc_unique_log_name", "Transaction Counter unique log name"),
-    ("timestamps", "tc_log_timestamps", "Transaction Counter timestamps"),
+    (
+        "refreshrate",
+        "tc_refresh_rate",
+        "Transaction Counter refresh rate",
+    ),
+    (
+        "logtotemp",
+        "tc_log_to_temp",
+        "Transaction Counter log to temp",
+    ),
+    (
+        "unique",
+        "tc_unique_log_name",
+        "Transaction Counter unique log name",
+    ),
+    (
+        "timestamps",
+        "tc_log_timestamps",
+        "Transaction Counter timestamps",
+    ),
 ];
 pub const METSET_OPTIONS: &[(&str, &str, &str)] = &[
     ("agent_hostname", "agent_hostname", "Metrics agent hostname"),
@@ -203,7 +219,11 @@ mod tests {
         for c in COMMANDS {
             assert!(seen.insert(c.name), "duplicate {}", c.name);
             assert!(c.min_args <= c.max_args, "{}", c.name);
-            assert!(c.complete.len() <= c.max_args, "{} completes more args than it takes", c.name);
+            assert!(
+                c.complete.len() <= c.max_args,
+                "{} completes more args than it takes",
+                c.name
+            );
             assert!(!c.help.is_empty(), "{}", c.name);
         }
     }

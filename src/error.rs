@@ -25,6 +25,10 @@ pub enum Error {
     #[error("quit")]
     Quit,
 
+    /// Ctrl-C stopped the command.
+    #[error("Interrupted by Ctrl-C")]
+    Interrupted,
+
     /// Reading or writing a file of ours failed.
     #[error("{what} {path}: {source}")]
     Io {

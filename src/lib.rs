@@ -4,6 +4,7 @@ pub mod commands;
 pub mod config;
 pub mod db;
 pub mod error;
+pub mod interrupt;
 pub mod output;
 pub mod script;
 pub mod session;

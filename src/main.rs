@@ -48,15 +48,20 @@ fn data_dir(out: &Output) -> Option<PathBuf> {
 
 fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
-    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
     let out = Output::stdout();
     let home = data_dir(&out);
-    let session = Arc::new(Mutex::new(Session::new(runtime.handle().clone(), out, home)));
+    let session = Session::new(runtime.handle().clone(), out, home);
+    let listener = runtime.spawn(session.interrupt.clone().listen());
+    let session = Arc::new(Mutex::new(session));
     let mut engine = ScriptEngine::new(session);
     let code = match cli.command {
         None => hammer::shell::console(engine),
         Some(Mode::Auto { file, args }) => hammer::shell::auto(&mut engine, &file, &args),
     };
+    listener.abort();
     drop(runtime);
     std::process::exit(code);
 }

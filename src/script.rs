@@ -9,6 +9,9 @@ use crate::commands::{self, COMMANDS, PRINT_TARGETS};
 use crate::error::Error;
 use crate::session::Session;
 
+/// What a script stopped by Ctrl-C terminates with.
+const INTERRUPTED: &str = "interrupted";
+
 /// The most arguments any command is registered for; more is reported as a usage error too.
 const MAX_ARITY: usize = 5;
 
@@ -61,6 +64,13 @@ impl ScriptEngine {
     pub fn new(session: Arc<Mutex<Session>>) -> Self {
         let mut engine = Engine::new();
         let out = lock(&session).out.clone();
+        let interrupt = lock(&session).interrupt.clone();
+        // A script busy in pure Rhai (a loop with no command in it) still stops on Ctrl-C.
+        engine.on_progress(move |_| {
+            interrupt
+                .is_set()
+                .then(|| Dynamic::from(ImmutableString::from(INTERRUPTED)))
+        });
         let print_out = out.clone();
         engine.on_print(move |text| print_out.line(text));
         engine.on_debug(move |text, _, pos| out.line(format!("{pos:?}: {text}")));
@@ -151,6 +161,12 @@ impl ScriptEngine {
         {
             Ok(v) => Ok(Outcome::Value(v)),
             Err(e) => match *e {
+                EvalAltResult::ErrorTerminated(token, pos) if token.to_string() == INTERRUPTED => {
+                    Err(ScriptError {
+                        message: Error::Interrupted.to_string(),
+                        position: position(pos),
+                    })
+                }
                 EvalAltResult::ErrorTerminated(code, _) => {
                     Ok(Outcome::Quit(code.as_int().map_or(0, |c| c as i32)))
                 }

@@ -7,6 +7,7 @@ use rhai::{Dynamic, Map};
 use crate::commands::{self, Command, METSET_OPTIONS, PRINT_TARGETS, TCSET_OPTIONS, VUSET_OPTIONS};
 use crate::config::{Change, Database, Settings, Target, UNSUPPORTED};
 use crate::error::{Error, Result};
+use crate::interrupt::Interrupt;
 use crate::output::Output;
 
 /// One hammer session: what `dbset`, `diset` and friends change and what later commands read.
@@ -15,6 +16,7 @@ pub struct Session {
     pub out: Output,
     rt: tokio::runtime::Handle,
     home: Option<PathBuf>,
+    pub interrupt: Interrupt,
 }
 
 impl Session {
@@ -30,7 +32,24 @@ impl Session {
             }
             None => Settings::defaults(),
         };
-        Session { settings, out, rt, home }
+        Session {
+            settings,
+            out,
+            rt,
+            home,
+            interrupt: Interrupt::default(),
+        }
+    }
+
+    /// Runs async work to completion, or until Ctrl-C: the one place the session blocks.
+    pub fn block_on<F: std::future::Future>(&self, work: F) -> Result<F::Output> {
+        let interrupt = self.interrupt.clone();
+        self.rt.block_on(async move {
+            tokio::select! {
+                out = work => Ok(out),
+                _ = interrupt.wait() => Err(Error::Interrupted),
+            }
+        })
     }
 
     pub fn home(&self) -> Option<&PathBuf> {
@@ -43,7 +62,8 @@ impl Session {
 
     /// Runs a command by name after checking its argument count against the table.
     pub fn run(&mut self, name: &str, args: &[String]) -> Result<Dynamic> {
-        let cmd = commands::find(name).ok_or_else(|| Error::State(format!("Unknown command {name}")))?;
+        let cmd =
+            commands::find(name).ok_or_else(|| Error::State(format!("Unknown command {name}")))?;
         if args.len() < cmd.min_args || args.len() > cmd.max_args {
             let msg = match cmd.name {
                 "diset" | "giset" => "Error: Invalid number of arguments".to_string(),
@@ -61,7 +81,9 @@ impl Session {
     /// Saves settings after a change; a failure is reported but the change stays in force.
     fn persist(&self) {
         if let Err(e) = self.settings.save() {
-            self.out.error(format!("Warning: {e}; the change holds for this session only"));
+            self.out.error(format!(
+                "Warning: {e}; the change holds for this session only"
+            ));
         }
     }
 
@@ -74,18 +96,26 @@ impl Session {
     // ---- dbset -------------------------------------------------------------------------
 
     pub fn dbset(&mut self, args: &[String]) -> Result<Dynamic> {
-        let usage = commands::find("dbset").map(Command::usage).unwrap_or_default();
+        let usage = commands::find("dbset")
+            .map(Command::usage)
+            .unwrap_or_default();
         match args[0].as_str() {
             "db" => self.set_database(&args[1]),
             "bm" => self.set_benchmark(&args[1]),
-            other => Err(Error::usage(format!("Error: invalid option {other}"), usage)),
+            other => Err(Error::usage(
+                format!("Error: invalid option {other}"),
+                usage,
+            )),
         }
     }
 
     fn set_database(&mut self, prefix: &str) -> Result<Dynamic> {
         let supported: Vec<&str> = Database::ALL.iter().map(|d| d.prefix()).collect();
         let Some(db) = Database::from_prefix(prefix) else {
-            if let Some((p, name)) = UNSUPPORTED.iter().find(|(p, _)| p.eq_ignore_ascii_case(prefix)) {
+            if let Some((p, name)) = UNSUPPORTED
+                .iter()
+                .find(|(p, _)| p.eq_ignore_ascii_case(prefix))
+            {
                 return Err(Error::Config(format!(
                     "{name} ({p}) is not supported by hammer (yet); choose one from {}",
                     supported.join(" ")
@@ -97,7 +127,8 @@ impl Session {
             )));
         };
         if db != self.current() {
-            self.settings.set(Target::Generic, "benchmark", "rdbms", db.name())?;
+            self.settings
+                .set(Target::Generic, "benchmark", "rdbms", db.name())?;
             self.persist();
         }
         self.out.line(format!("Database set to {}", db.name()));
@@ -108,7 +139,10 @@ impl Session {
         let db = self.current().name();
         match name.to_ascii_uppercase().as_str() {
             "TPROC-C" | "TPC-C" => {
-                self.out.line(format!("Benchmark set to {} for {db}", name.to_ascii_uppercase()));
+                self.out.line(format!(
+                    "Benchmark set to {} for {db}",
+                    name.to_ascii_uppercase()
+                ));
                 Ok(Dynamic::UNIT)
             }
             "TPROC-H" | "TPC-H" => Err(Error::Config(format!(
@@ -131,7 +165,13 @@ impl Session {
         self.set_key(Target::Generic, &args[0], &args[1], &args[2])
     }
 
-    fn set_key(&mut self, target: Target, section: &str, key: &str, value: &str) -> Result<Dynamic> {
+    fn set_key(
+        &mut self,
+        target: Target,
+        section: &str,
+        key: &str,
+        value: &str,
+    ) -> Result<Dynamic> {
         if target == Target::Generic && section == "virtual_user_options" && self.vus_exist() {
             return Err(vus_exist_error());
         }
@@ -166,15 +206,22 @@ impl Session {
     // ---- vuset / tcset / metset --------------------------------------------------------
 
     pub fn vuset(&mut self, args: &[String]) -> Result<Dynamic> {
-        let usage = commands::find("vuset").map(Command::usage).unwrap_or_default();
+        let usage = commands::find("vuset")
+            .map(Command::usage)
+            .unwrap_or_default();
         let Some((_, key)) = VUSET_OPTIONS.iter().find(|(o, _)| *o == args[0]) else {
-            return Err(Error::usage(format!("Error: invalid option {}", args[0]), usage));
+            return Err(Error::usage(
+                format!("Error: invalid option {}", args[0]),
+                usage,
+            ));
         };
         if self.vus_exist() {
             return Err(vus_exist_error());
         }
         let value = if *key == "virtual_users" && args[1].eq_ignore_ascii_case("vcpu") {
-            std::thread::available_parallelism().map_or(1, |n| n.get()).to_string()
+            std::thread::available_parallelism()
+                .map_or(1, |n| n.get())
+                .to_string()
         } else {
             args[1].clone()
         };
@@ -199,7 +246,10 @@ impl Session {
     ) -> Result<Dynamic> {
         let usage = commands::find(cmd).map(Command::usage).unwrap_or_default();
         let Some((_, key, label)) = options.iter().find(|(o, _, _)| *o == args[0]) else {
-            return Err(Error::usage(format!("Error: invalid option {}", args[0]), usage));
+            return Err(Error::usage(
+                format!("Error: invalid option {}", args[0]),
+                usage,
+            ));
         };
         let change = self.settings.set(Target::Generic, section, key, &args[1])?;
         let value = match change {
@@ -224,7 +274,10 @@ impl Session {
         let db = self.current();
         let text = match target {
             "db" => {
-                let all: Vec<String> = Database::ALL.iter().map(|d| format!("{} = {}", d.name(), d.prefix())).collect();
+                let all: Vec<String> = Database::ALL
+                    .iter()
+                    .map(|d| format!("{} = {}", d.name(), d.prefix()))
+                    .collect();
                 format!(
                     "Database {} set.\nTo change do: dbset db prefix, one of:\n{}",
                     db.name(),
@@ -234,7 +287,11 @@ impl Session {
             "bm" => "Benchmark set to TPC-C".to_string(),
             "dict" => {
                 let dict = self.settings.db(db);
-                format!("Dictionary Settings for {}\n{}", db.name(), dict.render(&dict.sections()))
+                format!(
+                    "Dictionary Settings for {}\n{}",
+                    db.name(),
+                    dict.render(&dict.sections())
+                )
             }
             "generic" => {
                 let g = &self.settings.generic;
@@ -260,9 +317,14 @@ impl Session {
             }
             "tcconf" => self.settings.generic.render(&["transaction_counter"]),
             other => {
-                let usage = commands::find("print").map(Command::usage).unwrap_or_default();
+                let usage = commands::find("print")
+                    .map(Command::usage)
+                    .unwrap_or_default();
                 return Err(Error::usage(
-                    format!("Error: cannot print \"{other}\", valid targets are {}", PRINT_TARGETS.join(", ")),
+                    format!(
+                        "Error: cannot print \"{other}\", valid targets are {}",
+                        PRINT_TARGETS.join(", ")
+                    ),
                     usage,
                 ));
             }
@@ -275,23 +337,26 @@ impl Session {
     pub fn librarycheck(&mut self, _args: &[String]) -> Result<Dynamic> {
         let settings = self.settings.clone();
         // All servers are asked at once, so three unreachable hosts cost one timeout, not three.
-        let probes = self.rt.block_on(async {
+        let probes = self.block_on(async {
             let (pg, maria, mysql) = tokio::join!(
                 crate::db::probe(&settings, Database::Pg),
                 crate::db::probe(&settings, Database::Maria),
                 crate::db::probe(&settings, Database::Mysql),
             );
             [pg, maria, mysql]
-        });
+        })?;
         let mut result = Map::new();
         for (db, probe) in Database::ALL.iter().zip(probes) {
             let name = db.name();
-            self.out.line(format!("Checking database library for {name}"));
+            self.out
+                .line(format!("Checking database library for {name}"));
             let driver = match db {
                 Database::Pg => "tokio-postgres",
                 _ => "mysql_async",
             };
-            self.out.line(format!("Success ... {driver} driver is built into hammer for {name}"));
+            self.out.line(format!(
+                "Success ... {driver} driver is built into hammer for {name}"
+            ));
             let mut entry = Map::new();
             match probe {
                 Ok(info) => {
@@ -334,13 +399,18 @@ impl Session {
                 self.out.line(text);
             }
             Some(name) => match commands::find(name) {
-                Some(cmd) => self.out.line(format!("{} - {}\n{}", cmd.name, cmd.usage(), cmd.help)),
+                Some(cmd) => self
+                    .out
+                    .line(format!("{} - {}\n{}", cmd.name, cmd.usage(), cmd.help)),
                 None => {
                     let mut msg = format!("Error: invalid option {name}");
                     if let Some(near) = crate::config::nearest(name, names.iter().copied()) {
                         msg.push_str(&format!("; did you mean {near}?"));
                     }
-                    return Err(Error::usage(msg, format!("Usage: help [{}]", names.join("|"))));
+                    return Err(Error::usage(
+                        msg,
+                        format!("Usage: help [{}]", names.join("|")),
+                    ));
                 }
             },
         }
@@ -353,11 +423,19 @@ impl Session {
 }
 
 fn vus_exist_error() -> Error {
-    Error::State("Error: Virtual Users exist, destroy with vudestroy before changing settings".into())
+    Error::State(
+        "Error: Virtual Users exist, destroy with vudestroy before changing settings".into(),
+    )
 }
 
 fn arg_count(cmd: &Command) -> String {
-    let n = |k: usize| if k == 1 { "1 argument".to_string() } else { format!("{k} arguments") };
+    let n = |k: usize| {
+        if k == 1 {
+            "1 argument".to_string()
+        } else {
+            format!("{k} arguments")
+        }
+    };
     if cmd.min_args == cmd.max_args {
         n(cmd.min_args)
     } else {

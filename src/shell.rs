@@ -139,6 +139,7 @@ fn interactive(engine: &mut ScriptEngine) -> i32 {
                     // Saved at once, so a killed console keeps what was typed.
                     let _ = editor.save_history(h);
                 }
+                engine.session().interrupt.clear();
                 let result = engine.eval_console(&line);
                 if let Some(code) = report(engine, result, &mut failed) {
                     return code;

@@ -153,3 +153,29 @@ fn auto_exit_code_passes_through() {
     let out = hammer(home.path(), &["auto", file.to_str().unwrap()], "");
     assert_eq!(out.status.code(), Some(7));
 }
+
+#[test]
+fn ctrl_c_stops_a_script_even_in_a_pure_rhai_loop() {
+    let home = tempfile::tempdir().unwrap();
+    let file = script(home.path(), "loop.rhai", "let i = 0;\nloop { i += 1; }\n");
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_hammer"))
+        .args(["auto", file.to_str().unwrap()])
+        .env("HAMMER_HOME", home.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(700));
+    let sent = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("loop.rhai:2:") && stderr.contains("Interrupted by Ctrl-C"),
+        "{stderr}"
+    );
+}

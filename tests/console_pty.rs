@@ -79,3 +79,25 @@ fn console_on_a_terminal() {
     type_(&mut p, concat!("quit", "\r"));
     p.exp_eof().unwrap();
 }
+
+/// Ctrl-C while a command waits on a silent server stops the command, not the console.
+#[test]
+fn ctrl_c_stops_a_running_command() {
+    // A listener that completes TCP handshakes but never answers: a hung server.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = silent.local_addr().unwrap().port();
+    let home = tempfile::tempdir().unwrap();
+    let mut p = console(home.path());
+    type_(&mut p, &format!("diset connection pg_port {port}\r"));
+    p.exp_string("Changed connection:pg_port").unwrap();
+    p.exp_string("hammer> ").unwrap();
+    type_(&mut p, "librarycheck\r");
+    std::thread::sleep(std::time::Duration::from_millis(800));
+    type_(&mut p, "\x03");
+    p.exp_string("Interrupted by Ctrl-C").unwrap();
+    p.exp_string("hammer> ").unwrap();
+    type_(&mut p, "print bm\r");
+    p.exp_string("Benchmark set to TPC-C").unwrap();
+    type_(&mut p, "quit\r");
+    p.exp_eof().unwrap();
+}

@@ -354,3 +354,28 @@ fn librarycheck_names_the_unreachable_server_without_hanging() {
     // Refused connections answer at once; only a silent host would wait for the timeout.
     assert!(started.elapsed() < hammer::db::CONNECT_TIMEOUT * 2);
 }
+
+#[test]
+fn librarycheck_gives_up_on_a_silent_server_after_the_connect_timeout() {
+    // Completes TCP handshakes and never says a word.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = silent.local_addr().unwrap().port();
+    let mut f = Fixture::new();
+    f.ok(&format!(
+        "diset connection pg_host 127.0.0.1; diset connection pg_port {port}; \
+         dbset db maria; diset connection maria_socket null; diset connection maria_port {port}"
+    ));
+    let (r, lines) = f.console("librarycheck()");
+    assert!(r.is_ok(), "{r:?}");
+    let text = lines.join("\n");
+    assert!(
+        text.contains(&format!("Error: cannot connect to PostgreSQL at 127.0.0.1:{port} as user postgres: server unreachable")),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!(
+            "Error: cannot connect to MariaDB at 127.0.0.1:{port} as user root: server unreachable"
+        )),
+        "{text}"
+    );
+}

@@ -2,14 +2,17 @@
 //!
 //! Order matters: `print dict` lists keys in the order HammerDB's XML files give them.
 
-use super::spec::{Kind, KeySpec};
+use super::spec::{KeySpec, Kind};
 use super::Database;
 
 const DRIVERS: &[&str] = &["test", "timed"];
 /// libpq's modes that hammer honours; the verify-* modes need a root certificate store.
 pub const PG_SSLMODES: &[&str] = &["disable", "allow", "prefer", "require"];
 
-const WAREHOUSES: Kind = Kind::Int { min: 1, max: 100_000 };
+const WAREHOUSES: Kind = Kind::Int {
+    min: 1,
+    max: 100_000,
+};
 const BUILD_VUS: Kind = Kind::Int { min: 1, max: 1024 };
 
 /// The keys of one database's `connection` and `tpcc` sections.
@@ -96,18 +99,45 @@ fn mysql_family_keys(db: Database) -> Vec<KeySpec> {
 fn driver_keys(p: &str) -> Vec<KeySpec> {
     let t = |k: &str, d: &str, kind| KeySpec::new("tpcc", format!("{p}_{k}"), d, kind);
     vec![
-        t("total_iterations", "10000000", Kind::Int { min: 1, max: i64::MAX }),
+        t(
+            "total_iterations",
+            "10000000",
+            Kind::Int {
+                min: 1,
+                max: i64::MAX,
+            },
+        ),
         t("raiseerror", "false", Kind::Bool),
         t("keyandthink", "false", Kind::Bool),
         t("driver", "timed", Kind::Choice(DRIVERS)),
         t("rampup", "2", Kind::Minutes { min: 0.0 }),
-        t("duration", "5", Kind::Minutes { min: f64::MIN_POSITIVE }),
+        t(
+            "duration",
+            "5",
+            Kind::Minutes {
+                min: f64::MIN_POSITIVE,
+            },
+        ),
         t("allwarehouse", "false", Kind::Bool),
         t("timeprofile", "false", Kind::Bool),
         t("async_scale", "false", Kind::Bool),
-        t("async_client", "10", Kind::Int { min: 1, max: 100_000 }),
+        t(
+            "async_client",
+            "10",
+            Kind::Int {
+                min: 1,
+                max: 100_000,
+            },
+        ),
         t("async_verbose", "false", Kind::Bool),
-        t("async_delay", "1000", Kind::Int { min: 0, max: 3_600_000 }),
+        t(
+            "async_delay",
+            "1000",
+            Kind::Int {
+                min: 0,
+                max: 3_600_000,
+            },
+        ),
         t("connect_pool", "false", Kind::Bool),
     ]
 }
@@ -116,19 +146,66 @@ fn driver_keys(p: &str) -> Vec<KeySpec> {
 pub fn generic_keys() -> Vec<KeySpec> {
     let k = |s: &'static str, key: &str, d: &str, kind| KeySpec::new(s, key, d, kind);
     vec![
-        k("benchmark", "rdbms", "PostgreSQL", Kind::Choice(&["PostgreSQL", "MariaDB", "MySQL"])),
+        k(
+            "benchmark",
+            "rdbms",
+            "PostgreSQL",
+            Kind::Choice(&["PostgreSQL", "MariaDB", "MySQL"]),
+        ),
         k("benchmark", "bm", "TPC-C", Kind::Choice(&["TPC-C"])),
-        k("benchmark", "first_result", "NOPM", Kind::Choice(&["NOPM", "TPM"])),
-        k("virtual_user_options", "virtual_users", "1", Kind::Int { min: 1, max: 100_000 }),
-        k("virtual_user_options", "user_delay", "500", Kind::Int { min: 0, max: 3_600_000 }),
-        k("virtual_user_options", "repeat_delay", "500", Kind::Int { min: 0, max: 3_600_000 }),
-        k("virtual_user_options", "iterations", "1", Kind::Int { min: 1, max: i64::MAX }),
+        k(
+            "benchmark",
+            "first_result",
+            "NOPM",
+            Kind::Choice(&["NOPM", "TPM"]),
+        ),
+        k(
+            "virtual_user_options",
+            "virtual_users",
+            "1",
+            Kind::Int {
+                min: 1,
+                max: 100_000,
+            },
+        ),
+        k(
+            "virtual_user_options",
+            "user_delay",
+            "500",
+            Kind::Int {
+                min: 0,
+                max: 3_600_000,
+            },
+        ),
+        k(
+            "virtual_user_options",
+            "repeat_delay",
+            "500",
+            Kind::Int {
+                min: 0,
+                max: 3_600_000,
+            },
+        ),
+        k(
+            "virtual_user_options",
+            "iterations",
+            "1",
+            Kind::Int {
+                min: 1,
+                max: i64::MAX,
+            },
+        ),
         k("virtual_user_options", "show_output", "1", Kind::Flag),
         k("virtual_user_options", "log_to_temp", "0", Kind::Flag),
         k("virtual_user_options", "unique_log_name", "0", Kind::Flag),
         k("virtual_user_options", "no_log_buffer", "0", Kind::Flag),
         k("virtual_user_options", "log_timestamps", "0", Kind::Flag),
-        k("transaction_counter", "tc_refresh_rate", "10", Kind::Int { min: 1, max: 59 }),
+        k(
+            "transaction_counter",
+            "tc_refresh_rate",
+            "10",
+            Kind::Int { min: 1, max: 59 },
+        ),
         k("transaction_counter", "tc_log_to_temp", "0", Kind::Flag),
         k("transaction_counter", "tc_unique_log_name", "0", Kind::Flag),
         k("transaction_counter", "tc_log_timestamps", "0", Kind::Flag),
@@ -138,9 +215,22 @@ pub fn generic_keys() -> Vec<KeySpec> {
         k("datageneration", "gen_num_vu", "1", BUILD_VUS),
         k("datageneration", "gen_directory", "", Kind::Text),
         k("commandline", "sqlite_db", "TMP", Kind::Text),
-        k("commandline", "jobsoutput", "JSON", Kind::Choice(&["JSON", "text"])),
+        k(
+            "commandline",
+            "jobsoutput",
+            "JSON",
+            Kind::Choice(&["JSON", "text"]),
+        ),
         k("commandline", "jobs_disable", "0", Kind::Flag),
-        k("commandline", "jobs_profile_id", "0", Kind::Int { min: 0, max: i64::MAX }),
+        k(
+            "commandline",
+            "jobs_profile_id",
+            "0",
+            Kind::Int {
+                min: 0,
+                max: i64::MAX,
+            },
+        ),
     ]
 }
 
@@ -151,7 +241,9 @@ pub fn unused_key(key: &str) -> Option<&'static str> {
         "scaletheme" | "pixelsperpoint" | "highlight" | "tc_graph_ribbon" | "apmode"
         | "autopilot_duration" | "autopilot_sequence" => "it only affects HammerDB's GUI",
         "quote_passwords" => "hammer passes passwords through untouched, so nothing needs quoting",
-        "sqlitedb_dir" => "hammer keeps its settings in its data directory (HAMMER_HOME overrides it)",
+        "sqlitedb_dir" => {
+            "hammer keeps its settings in its data directory (HAMMER_HOME overrides it)"
+        }
         "keepalive_margin" => "hammer's vurun always blocks until every virtual user has ended",
         "profiler" | "xt_unique_log_name" | "xt_gather_timeout" | "xt_job_storage"
         | "xt_reservoir" => "hammer records every transaction's latency in HDR histograms",

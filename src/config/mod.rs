@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value};
 
 use crate::error::{Error, Result};
-pub use spec::{Kind, KeySpec, MASK};
+pub use spec::{KeySpec, Kind, MASK};
 
 /// A database hammer supports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -20,7 +20,8 @@ pub enum Database {
 }
 
 /// Databases HammerDB knows that hammer does not (yet): prefix and display name.
-pub const UNSUPPORTED: &[(&str, &str)] = &[("ora", "Oracle"), ("mssqls", "MSSQLServer"), ("db2", "Db2")];
+pub const UNSUPPORTED: &[(&str, &str)] =
+    &[("ora", "Oracle"), ("mssqls", "MSSQLServer"), ("db2", "Db2")];
 
 impl Database {
     pub const ALL: [Database; 3] = [Database::Pg, Database::Maria, Database::Mysql];
@@ -44,11 +45,15 @@ impl Database {
     }
 
     pub fn from_prefix(prefix: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|d| d.prefix().eq_ignore_ascii_case(prefix))
+        Self::ALL
+            .into_iter()
+            .find(|d| d.prefix().eq_ignore_ascii_case(prefix))
     }
 
     pub fn from_name(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|d| d.name().eq_ignore_ascii_case(name))
+        Self::ALL
+            .into_iter()
+            .find(|d| d.name().eq_ignore_ascii_case(name))
     }
 
     fn index(self) -> usize {
@@ -76,7 +81,10 @@ impl Target {
     fn hint(self) -> String {
         match self {
             Target::Generic => "Type \"print generic\" for valid dictionaries and keys".to_string(),
-            Target::Db(db) => format!("Type \"print dict\" for valid dictionaries and keys for {}", db.name()),
+            Target::Db(db) => format!(
+                "Type \"print dict\" for valid dictionaries and keys for {}",
+                db.name()
+            ),
         }
     }
 }
@@ -97,7 +105,10 @@ pub struct Dict {
 
 impl Dict {
     fn new(specs: Vec<KeySpec>) -> Self {
-        let values = specs.iter().map(|s| (s.key.clone(), s.default.clone())).collect();
+        let values = specs
+            .iter()
+            .map(|s| (s.key.clone(), s.default.clone()))
+            .collect();
         Dict { specs, values }
     }
 
@@ -162,7 +173,11 @@ impl Dict {
         let width1 = sections.iter().map(|s| s.len()).max().unwrap_or(0);
         let mut out = String::new();
         for section in sections {
-            let specs: Vec<&KeySpec> = self.specs.iter().filter(|s| s.section == *section).collect();
+            let specs: Vec<&KeySpec> = self
+                .specs
+                .iter()
+                .filter(|s| s.section == *section)
+                .collect();
             let width2 = specs.iter().map(|s| s.key.len()).max().unwrap_or(0);
             out.push_str(&format!("{section:<width1$} {{\n"));
             for s in specs {
@@ -190,7 +205,10 @@ impl Settings {
     pub fn defaults() -> Self {
         Settings {
             generic: Dict::new(keys::generic_keys()),
-            dbs: Database::ALL.iter().map(|d| Dict::new(keys::database_keys(*d))).collect(),
+            dbs: Database::ALL
+                .iter()
+                .map(|d| Dict::new(keys::database_keys(*d)))
+                .collect(),
             path: None,
         }
     }
@@ -206,7 +224,10 @@ impl Settings {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return (settings, warnings),
             Err(e) => {
-                warnings.push(format!("cannot read settings file {}: {e}; using defaults", path.display()));
+                warnings.push(format!(
+                    "cannot read settings file {}: {e}; using defaults",
+                    path.display()
+                ));
                 return (settings, warnings);
             }
         };
@@ -239,14 +260,18 @@ impl Settings {
                     }
                 },
             };
-            let Value::Object(values) = values else { continue };
+            let Value::Object(values) = values else {
+                continue;
+            };
             for (key, value) in values {
                 let raw = match value {
                     Value::String(s) => s.clone(),
                     other => other.to_string(),
                 };
                 match dict.spec(key).cloned() {
-                    None => warnings.push(format!("settings file: ignoring unknown key {name}.{key}")),
+                    None => {
+                        warnings.push(format!("settings file: ignoring unknown key {name}.{key}"))
+                    }
                     Some(spec) => {
                         if let Err(why) = dict.set_checked(&spec, &raw) {
                             warnings.push(format!(
@@ -263,7 +288,9 @@ impl Settings {
 
     /// Writes every value that differs from its default. Atomic: a crash leaves the old file.
     pub fn save(&self) -> Result<()> {
-        let Some(path) = &self.path else { return Ok(()) };
+        let Some(path) = &self.path else {
+            return Ok(());
+        };
         let mut root = Map::new();
         root.insert("version".into(), Value::String(crate::VERSION.into()));
         let mut put = |name: &str, dict: &Dict| {
@@ -353,7 +380,8 @@ impl Settings {
 
     fn unknown_key(&self, target: Target, section: &str, key: &str) -> Error {
         let label = target.label();
-        let mut msg = format!("Dictionary \"{section}\" for {label} exists but key \"{key}\" doesn't");
+        let mut msg =
+            format!("Dictionary \"{section}\" for {label} exists but key \"{key}\" doesn't");
         let elsewhere = Database::ALL
             .into_iter()
             .map(Target::Db)
@@ -372,10 +400,13 @@ impl Settings {
                 )),
             }
         } else if let Some(why) = keys::unused_key(key) {
-            msg.push_str(&format!("; it is a HammerDB setting that hammer does not use: {why}"));
+            msg.push_str(&format!(
+                "; it is a HammerDB setting that hammer does not use: {why}"
+            ));
         } else {
             msg.push_str(&format!(", it cannot be found in any {label} dictionary"));
-            if let Some(near) = nearest(key, self.dict(target).specs.iter().map(|s| s.key.as_str())) {
+            if let Some(near) = nearest(key, self.dict(target).specs.iter().map(|s| s.key.as_str()))
+            {
                 msg.push_str(&format!("; did you mean {near}?"));
             }
         }
@@ -411,7 +442,12 @@ mod tests {
     #[test]
     fn every_default_is_valid_and_every_key_unique() {
         let s = Settings::defaults();
-        for target in [Target::Generic, Target::Db(Database::Pg), Target::Db(Database::Maria), Target::Db(Database::Mysql)] {
+        for target in [
+            Target::Generic,
+            Target::Db(Database::Pg),
+            Target::Db(Database::Maria),
+            Target::Db(Database::Mysql),
+        ] {
             let dict = s.dict(target);
             let mut seen = std::collections::HashSet::new();
             for spec in dict.specs() {
@@ -445,11 +481,23 @@ mod tests {
         let pg = Target::Db(Database::Pg);
         assert_eq!(
             s.set(pg, "tpcc", "pg_count_ware", "4").unwrap(),
-            Change::Changed { old: "1".into(), new: "4".into() }
+            Change::Changed {
+                old: "1".into(),
+                new: "4".into()
+            }
         );
-        assert_eq!(s.set(pg, "tpcc", "pg_count_ware", "4").unwrap(), Change::Same("4".into()));
-        let err = s.set(pg, "tpcc", "pg_count_ware", "0").unwrap_err().to_string();
-        assert!(err.contains("Value 0 for tpcc:pg_count_ware is not valid"), "{err}");
+        assert_eq!(
+            s.set(pg, "tpcc", "pg_count_ware", "4").unwrap(),
+            Change::Same("4".into())
+        );
+        let err = s
+            .set(pg, "tpcc", "pg_count_ware", "0")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("Value 0 for tpcc:pg_count_ware is not valid"),
+            "{err}"
+        );
         assert!(err.contains("keeps its value 4"), "{err}");
         assert_eq!(s.db(Database::Pg).get("pg_count_ware"), "4");
     }
@@ -458,18 +506,37 @@ mod tests {
     fn unknown_names_say_where_to_look() {
         let mut s = Settings::defaults();
         let pg = Target::Db(Database::Pg);
-        let e = s.set(pg, "tpcx", "pg_count_ware", "1").unwrap_err().to_string();
+        let e = s
+            .set(pg, "tpcx", "pg_count_ware", "1")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("Dictionary \"tpcx\" for PostgreSQL does not exist; valid dictionaries are connection, tpcc"), "{e}");
-        let e = s.set(pg, "tpcc", "pg_count_wre", "1").unwrap_err().to_string();
+        let e = s
+            .set(pg, "tpcc", "pg_count_wre", "1")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("did you mean pg_count_ware?"), "{e}");
         let e = s.set(pg, "tpcc", "pg_host", "h").unwrap_err().to_string();
-        assert!(e.contains("key \"pg_host\" is in the \"connection\" dictionary"), "{e}");
-        let e = s.set(pg, "tpcc", "maria_user", "u").unwrap_err().to_string();
+        assert!(
+            e.contains("key \"pg_host\" is in the \"connection\" dictionary"),
+            "{e}"
+        );
+        let e = s
+            .set(pg, "tpcc", "maria_user", "u")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("of MariaDB: use dbset db maria first"), "{e}");
-        let e = s.set(Target::Generic, "commandline", "keepalive_margin", "9").unwrap_err().to_string();
+        let e = s
+            .set(Target::Generic, "commandline", "keepalive_margin", "9")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("does not use"), "{e}");
         let e = s.set(pg, "tpcc", "zzzzzzzz", "1").unwrap_err().to_string();
-        assert!(e.contains("cannot be found in any PostgreSQL dictionary") && !e.contains("did you mean"), "{e}");
+        assert!(
+            e.contains("cannot be found in any PostgreSQL dictionary")
+                && !e.contains("did you mean"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -478,7 +545,10 @@ mod tests {
         let pg = Target::Db(Database::Pg);
         s.set(pg, "tpcc", "pg_pass", "s3cret").unwrap();
         let text = s.db(Database::Pg).render(&["connection", "tpcc"]);
-        assert!(!text.contains("s3cret") && text.contains(" pg_pass             = ********"), "{text}");
+        assert!(
+            !text.contains("s3cret") && text.contains(" pg_pass             = ********"),
+            "{text}"
+        );
     }
 
     #[test]
@@ -499,8 +569,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let (mut s, w) = Settings::load(dir.path());
         assert!(w.is_empty());
-        s.set(Target::Db(Database::Maria), "tpcc", "maria_count_ware", "7").unwrap();
-        s.set(Target::Generic, "benchmark", "rdbms", "mariadb").unwrap();
+        s.set(Target::Db(Database::Maria), "tpcc", "maria_count_ware", "7")
+            .unwrap();
+        s.set(Target::Generic, "benchmark", "rdbms", "mariadb")
+            .unwrap();
         s.save().unwrap();
         let (again, w) = Settings::load(dir.path());
         assert!(w.is_empty(), "{w:?}");
@@ -516,7 +588,11 @@ mod tests {
         assert_eq!(s.current(), Database::Pg);
         assert!(w[0].contains("damaged"), "{w:?}");
         assert!(dir.path().join("settings.json.bad").exists());
-        std::fs::write(dir.path().join("settings.json"), r#"{"pg":{"pg_count_ware":"0","nokey":"1"}}"#).unwrap();
+        std::fs::write(
+            dir.path().join("settings.json"),
+            r#"{"pg":{"pg_count_ware":"0","nokey":"1"}}"#,
+        )
+        .unwrap();
         let (s, w) = Settings::load(dir.path());
         assert_eq!(s.db(Database::Pg).get("pg_count_ware"), "1");
         assert_eq!(w.len(), 2, "{w:?}");

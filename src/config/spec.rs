@@ -32,7 +32,9 @@ impl Kind {
             Kind::Minutes { min } if *min > 0.0 => {
                 "a number of minutes greater than 0 (fractions allowed, e.g. 0.5)".to_string()
             }
-            Kind::Minutes { .. } => "a number of minutes >= 0 (fractions allowed, e.g. 0.5)".to_string(),
+            Kind::Minutes { .. } => {
+                "a number of minutes >= 0 (fractions allowed, e.g. 0.5)".to_string()
+            }
             Kind::Bool => "true or false".to_string(),
             Kind::Flag => "0 or 1".to_string(),
             Kind::Choice(words) => format!("one of {}", words.join("|")),
@@ -131,13 +133,19 @@ mod tests {
 
     #[test]
     fn integers_are_checked_against_their_range() {
-        let k = Kind::Int { min: 1, max: i64::MAX };
+        let k = Kind::Int {
+            min: 1,
+            max: i64::MAX,
+        };
         assert_eq!(k.parse(" 4 ").unwrap(), "4");
         assert!(k.parse("0").unwrap_err().contains(">= 1"));
         assert!(k.parse("abc").is_err());
         assert!(k.parse("1.5").is_err());
         assert_eq!(Kind::PORT.parse("65535").unwrap(), "65535");
-        assert!(Kind::PORT.parse("65536").unwrap_err().contains("1 to 65535"));
+        assert!(Kind::PORT
+            .parse("65536")
+            .unwrap_err()
+            .contains("1 to 65535"));
     }
 
     #[test]
@@ -150,7 +158,9 @@ mod tests {
         assert!(k.parse("-1").is_err());
         assert!(k.parse("NaN").is_err());
         assert!(k.parse("inf").is_err());
-        let positive = Kind::Minutes { min: f64::MIN_POSITIVE };
+        let positive = Kind::Minutes {
+            min: f64::MIN_POSITIVE,
+        };
         assert!(positive.parse("0").is_err());
         assert_eq!(positive.parse("0.1").unwrap(), "0.1");
     }
@@ -160,7 +170,10 @@ mod tests {
         assert_eq!(Kind::Bool.parse("TRUE").unwrap(), "true");
         assert_eq!(Kind::Bool.parse("0").unwrap(), "false");
         assert_eq!(Kind::Flag.parse("true").unwrap(), "1");
-        assert!(Kind::Bool.parse("maybe").unwrap_err().contains("true or false"));
+        assert!(Kind::Bool
+            .parse("maybe")
+            .unwrap_err()
+            .contains("true or false"));
     }
 
     #[test]

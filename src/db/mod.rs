@@ -75,7 +75,12 @@ impl Peer {
         self.failed("cannot connect to", kind, detail)
     }
 
-    pub fn failed(&self, action: &'static str, kind: Failure, detail: impl Into<String>) -> DbError {
+    pub fn failed(
+        &self,
+        action: &'static str,
+        kind: Failure,
+        detail: impl Into<String>,
+    ) -> DbError {
         DbError {
             action,
             db: self.db.name(),
@@ -100,7 +105,9 @@ pub struct ServerInfo {
 pub async fn probe(settings: &Settings, db: Database) -> Result<ServerInfo, DbError> {
     match db {
         Database::Pg => postgres::probe(&postgres::PgTarget::admin(settings)).await,
-        Database::Maria | Database::Mysql => mysql::probe(&mysql::MyTarget::server(settings, db)).await,
+        Database::Maria | Database::Mysql => {
+            mysql::probe(&mysql::MyTarget::server(settings, db)).await
+        }
     }
 }
 

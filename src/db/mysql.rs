@@ -50,11 +50,18 @@ impl MyTarget {
         let host = k("host");
         let socket_key = k("socket");
         let local = matches!(host.as_str(), "127.0.0.1" | "localhost");
-        let socket = (local && !socket_key.is_empty() && socket_key != "null" && Path::new(&socket_key).exists())
-            .then(|| PathBuf::from(&socket_key));
+        let socket = (local
+            && !socket_key.is_empty()
+            && socket_key != "null"
+            && Path::new(&socket_key).exists())
+        .then(|| PathBuf::from(&socket_key));
         let pass = k("pass");
         // MariaDB's dictionary treats the password `null` as "no password"; MySQL's does not.
-        let password = if db == Database::Maria && pass == "null" { None } else { Some(pass) };
+        let password = if db == Database::Maria && pass == "null" {
+            None
+        } else {
+            Some(pass)
+        };
         let tls = d.get_bool(&format!("{p}_ssl")).then(|| {
             let capath = PathBuf::from(k("ssl_linux_capath"));
             let file = |name: String| (!name.is_empty()).then(|| capath.join(name));
@@ -79,7 +86,10 @@ impl MyTarget {
 
     /// The same login on the schema's database (`*_dbase`).
     pub fn schema(settings: &Settings, db: Database) -> Self {
-        let dbname = settings.db(db).get(&format!("{}_dbase", db.prefix())).to_string();
+        let dbname = settings
+            .db(db)
+            .get(&format!("{}_dbase", db.prefix()))
+            .to_string();
         MyTarget {
             dbname: Some(dbname),
             ..Self::server(settings, db)
@@ -124,7 +134,10 @@ impl MyTarget {
                 None => ssl = ssl.with_danger_accept_invalid_certs(true),
             }
             if let Some((cert, key)) = &tls.identity {
-                ssl = ssl.with_client_identity(Some(ClientIdentity::new(cert.clone().into(), key.clone().into())));
+                ssl = ssl.with_client_identity(Some(ClientIdentity::new(
+                    cert.clone().into(),
+                    key.clone().into(),
+                )));
             }
             b = b.ssl_opts(ssl);
         }
@@ -167,7 +180,9 @@ pub fn classify(e: &mysql_async::Error) -> (Failure, String) {
         }
         Error::Io(IoError::Io(io)) => (io_failure(io), io.to_string()),
         Error::Io(IoError::Tls(t)) => (Failure::Tls, t.to_string()),
-        Error::Driver(DriverError::NoClientSslFlagFromServer) => (Failure::Tls, "the server does not offer TLS".into()),
+        Error::Driver(DriverError::NoClientSslFlagFromServer) => {
+            (Failure::Tls, "the server does not offer TLS".into())
+        }
         Error::Driver(DriverError::ConnectionClosed) => (Failure::Lost, e.to_string()),
         other if other.is_fatal() => (Failure::Lost, other.to_string()),
         other => (Failure::Other, other.to_string()),
@@ -180,8 +195,13 @@ pub async fn probe(t: &MyTarget) -> Result<ServerInfo, DbError> {
     let peer = t.peer();
     let result: Result<(String, String), mysql_async::Error> = async {
         let version: Option<String> = conn.query_first("select version()").await?;
-        let cipher: Option<(String, String)> = conn.query_first("show session status like 'Ssl_cipher'").await?;
-        Ok((version.unwrap_or_default(), cipher.map(|c| c.1).unwrap_or_default()))
+        let cipher: Option<(String, String)> = conn
+            .query_first("show session status like 'Ssl_cipher'")
+            .await?;
+        Ok((
+            version.unwrap_or_default(),
+            cipher.map(|c| c.1).unwrap_or_default(),
+        ))
     }
     .await;
     let _ = conn.disconnect().await;

@@ -47,7 +47,12 @@ impl PgTarget {
 
     /// The superuser on its default database: what creates schemas and reads server counters.
     pub fn admin(settings: &Settings) -> Self {
-        Self::from_dict(settings, "pg_superuser", "pg_superuserpass", "pg_defaultdbase")
+        Self::from_dict(
+            settings,
+            "pg_superuser",
+            "pg_superuserpass",
+            "pg_defaultdbase",
+        )
     }
 
     /// The schema owner on the schema's database: what the workload runs as.
@@ -107,7 +112,9 @@ pub async fn connect(t: &PgTarget) -> Result<PgConn, DbError> {
     let config = t.config();
     let attempt = async {
         if t.tls_wanted() {
-            let (client, conn) = config.connect(MakeRustlsConnect::new(super::tls::encrypt_only())).await?;
+            let (client, conn) = config
+                .connect(MakeRustlsConnect::new(super::tls::encrypt_only()))
+                .await?;
             Ok::<_, tokio_postgres::Error>((client, tokio::spawn(async move { drop(conn.await) })))
         } else {
             let (client, conn) = config.connect(NoTls).await?;
@@ -131,7 +138,9 @@ pub async fn connect(t: &PgTarget) -> Result<PgConn, DbError> {
 pub fn classify(e: &tokio_postgres::Error, tls_required: bool) -> (Failure, String) {
     if let Some(db) = e.as_db_error() {
         let code = db.code();
-        let kind = if *code == SqlState::INVALID_PASSWORD || *code == SqlState::INVALID_AUTHORIZATION_SPECIFICATION {
+        let kind = if *code == SqlState::INVALID_PASSWORD
+            || *code == SqlState::INVALID_AUTHORIZATION_SPECIFICATION
+        {
             Failure::Auth
         } else if *code == SqlState::INVALID_CATALOG_NAME {
             Failure::UnknownDatabase
@@ -157,7 +166,14 @@ pub fn classify(e: &tokio_postgres::Error, tls_required: bool) -> (Failure, Stri
     }
     // With sslmode=require the only remaining driver failure before login is the TLS set-up
     // itself ("server does not support TLS"), which tokio-postgres reports without a code.
-    (if tls_required { Failure::Tls } else { Failure::Other }, e.to_string())
+    (
+        if tls_required {
+            Failure::Tls
+        } else {
+            Failure::Other
+        },
+        e.to_string(),
+    )
 }
 
 /// Connects and reads the server's version and whether the session is encrypted.
