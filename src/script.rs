@@ -296,8 +296,8 @@ fn is_identifier(w: &str) -> bool {
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
-/// Splits console input at `;` outside quotes and brackets, so that `dbset db pg; print dict`
-/// runs both commands in the bare form.
+/// Splits console input at `;` and newlines outside quotes and brackets, so that
+/// `dbset db pg; print dict` (or the same pasted as two lines) runs both in the bare form.
 fn split_statements(input: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut cur = String::new();
@@ -320,7 +320,8 @@ fn split_statements(input: &str) -> Vec<String> {
             '"' | '\'' | '`' => quote = Some(c),
             '(' | '[' | '{' => depth += 1,
             ')' | ']' | '}' => depth -= 1,
-            ';' if depth == 0 => {
+            // A newline ends a statement too: a multi-line paste of bare HammerDB lines.
+            ';' | '\n' if depth == 0 => {
                 out.push(std::mem::take(&mut cur));
                 continue;
             }

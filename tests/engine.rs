@@ -40,6 +40,23 @@ fn bare_and_function_forms_do_the_same() {
 }
 
 #[test]
+fn several_bare_commands_in_one_input() {
+    let mut f = Fixture::new();
+    let lines = f.ok("dbset db mysql; diset tpcc mysql_count_ware 2\nprint db");
+    assert_eq!(lines[0], "Database set to MySQL");
+    assert_eq!(
+        lines[1],
+        "Changed tpcc:mysql_count_ware from 1 to 2 for MySQL"
+    );
+    assert_eq!(lines[2], "Database MySQL set.");
+    // Rhai spanning lines is left alone.
+    assert_eq!(
+        f.console("let x = [1,\n 2];\nx.len()").0,
+        Ok("2".to_string())
+    );
+}
+
+#[test]
 fn print_targets_and_plain_print() {
     let mut f = Fixture::new();
     let db = f.ok("print db");
