@@ -56,10 +56,6 @@ impl Session {
         self.home.as_ref()
     }
 
-    pub fn runtime(&self) -> &tokio::runtime::Handle {
-        &self.rt
-    }
-
     /// Runs a command by name after checking its argument count against the table.
     pub fn run(&mut self, name: &str, args: &[String]) -> Result<Dynamic> {
         let cmd =
