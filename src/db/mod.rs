@@ -2,7 +2,9 @@
 //!
 //! Everything that knows which database it talks to lives below this module.
 
+pub mod my_schema;
 pub mod mysql;
+pub mod pg_schema;
 pub mod postgres;
 mod tls;
 

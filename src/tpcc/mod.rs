@@ -5,8 +5,10 @@
 //! writes the initial population as delimited text; [`random`] holds the rules it and the
 //! driver share (uniform and NURand numbers, last names, strings).
 
+pub mod build;
 mod gen;
 pub mod random;
+pub mod schema;
 
 pub use gen::{Format, Generator};
 pub use random::Constants;

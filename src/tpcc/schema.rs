@@ -1,0 +1,109 @@
+//! What a database must offer the TPROC-C schema builder, checker and remover.
+//!
+//! The orchestration in [`super::build`] is database-independent; `db::postgres::schema` and
+//! `db::mysql::schema` implement [`SchemaDb`] with their own SQL from `schemas/<db>/tprocc/`.
+
+use std::future::Future;
+
+use super::{Constants, Table};
+use crate::error::Result;
+use crate::output::Output;
+
+/// Where schema work reports its progress: `Vuser N:` lines on the session's output.
+#[derive(Clone)]
+pub struct Say {
+    out: Output,
+    prefix: String,
+}
+
+impl Say {
+    pub fn new(out: Output, vuser: usize) -> Self {
+        Say {
+            out,
+            prefix: format!("Vuser {vuser}:"),
+        }
+    }
+
+    pub fn line(&self, text: impl AsRef<str>) {
+        self.out.line(format!("{}{}", self.prefix, text.as_ref()));
+    }
+
+    /// The same output, as another virtual user.
+    pub fn as_vuser(&self, vuser: usize) -> Say {
+        Say::new(self.out.clone(), vuser)
+    }
+}
+
+/// One line of `checkschema`'s verdict.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Check {
+    /// What was checked, e.g. "Check consistency 1" or "table stock rows".
+    pub what: String,
+    pub ok: bool,
+    /// Why it failed, or what was found.
+    pub detail: String,
+}
+
+impl Check {
+    pub fn pass(what: impl Into<String>, detail: impl Into<String>) -> Self {
+        Check {
+            what: what.into(),
+            ok: true,
+            detail: detail.into(),
+        }
+    }
+
+    pub fn fail(what: impl Into<String>, detail: impl Into<String>) -> Self {
+        Check {
+            what: what.into(),
+            ok: false,
+            detail: detail.into(),
+        }
+    }
+}
+
+/// A database's part in building, checking and deleting a TPROC-C schema. Settings (users,
+/// passwords, database names, options such as partitioning) are read from the dictionary when
+/// the implementation is constructed.
+pub trait SchemaDb: Send + Sync + 'static {
+    type Loader: Loader;
+
+    /// `PostgreSQL`, `MariaDB`, `MySQL`.
+    fn name(&self) -> &'static str;
+
+    /// `host localhost:5432 under user tpcc in database tpcc`, for the confirmation line.
+    fn describe(&self) -> String;
+
+    /// Creates what is missing (role, database) and the tables, empty and without secondary
+    /// keys where that loads faster. Refuses, without touching anything, a database that
+    /// already holds tables: the message names `deleteschema`.
+    fn create(&self, warehouses: u32, say: &Say) -> impl Future<Output = Result<()>> + Send;
+
+    /// A session for loading rows; several run at once.
+    fn loader(&self) -> impl Future<Output = Result<Self::Loader>> + Send;
+
+    /// After the load: keys and indexes still missing, the stored procedures or functions,
+    /// the NURand load constants, statistics.
+    fn finish(&self, constants: &Constants, say: &Say) -> impl Future<Output = Result<()>> + Send;
+
+    /// Bytes the schema's database occupies on disk.
+    fn size_on_disk(&self) -> impl Future<Output = Result<u64>> + Send;
+
+    /// Database, tables, indexes, routines, row counts for `warehouses`, and TPC-C
+    /// consistency conditions 1 to 4 (clause 3.3.2.1 to 3.3.2.4) on every warehouse.
+    fn check(&self, warehouses: u32, say: &Say) -> impl Future<Output = Result<Vec<Check>>> + Send;
+
+    /// Drops what `create` made: the database, and the user where hammer created it.
+    /// Returns one line per object dropped.
+    fn delete(&self, say: &Say) -> impl Future<Output = Result<Vec<String>>> + Send;
+}
+
+/// One loading session.
+pub trait Loader: Send + 'static {
+    /// Appends rows to a table: text in [`super::Format::COPY`] (tab-separated, `\N` for NULL,
+    /// one row per line), columns in [`Table::columns`] order. Committed when it returns.
+    fn load(&mut self, table: Table, rows: &[u8]) -> impl Future<Output = Result<()>> + Send;
+
+    /// Ends the session and closes its connection.
+    fn close(self) -> impl Future<Output = ()> + Send;
+}
