@@ -47,4 +47,12 @@ impl Error {
     }
 }
 
+impl Error {
+    /// A lost or refused connection: worth reconnecting and trying again.
+    pub fn is_connection_loss(&self) -> bool {
+        use crate::db::Failure;
+        matches!(self, Error::Db(e) if matches!(e.kind, Failure::Lost | Failure::Refused | Failure::Unreachable))
+    }
+}
+
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -4,7 +4,8 @@
 //! `Output`; while the console prompt is live its lines go through rustyline's external printer,
 //! so they appear above the line being typed instead of breaking it.
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 /// Something that can print a line while a prompt is being edited.
@@ -22,6 +23,7 @@ enum Sink {
 #[derive(Clone)]
 pub struct Output {
     sink: Arc<Mutex<Sink>>,
+    status_shown: Arc<AtomicBool>,
 }
 
 impl Default for Output {
@@ -44,6 +46,7 @@ impl Output {
     fn with(sink: Sink) -> Self {
         Output {
             sink: Arc::new(Mutex::new(sink)),
+            status_shown: Arc::new(AtomicBool::new(false)),
         }
     }
 
@@ -60,6 +63,7 @@ impl Output {
     /// Prints text; each of its lines becomes one output line.
     pub fn line(&self, text: impl AsRef<str>) {
         let text = text.as_ref();
+        self.clear_status();
         let mut sink = self.lock();
         match &mut *sink {
             Sink::Stdout => {
@@ -85,6 +89,30 @@ impl Output {
                 drop(sink);
                 self.line(text);
             }
+        }
+    }
+
+    /// Shows a transient status line (progress) on a terminal; elsewhere nothing. The next
+    /// line printed replaces it.
+    pub fn status(&self, text: impl AsRef<str>) {
+        if !std::io::stdout().is_terminal() {
+            return;
+        }
+        if let Sink::Capture(_) = &*self.lock() {
+            return;
+        }
+        let mut out = std::io::stdout().lock();
+        let _ = write!(out, "\r\x1b[2K{}", text.as_ref());
+        let _ = out.flush();
+        self.status_shown.store(true, Ordering::Relaxed);
+    }
+
+    /// Removes the status line, if one is shown.
+    pub fn clear_status(&self) {
+        if self.status_shown.swap(false, Ordering::Relaxed) {
+            let mut out = std::io::stdout().lock();
+            let _ = write!(out, "\r\x1b[2K");
+            let _ = out.flush();
         }
     }
 

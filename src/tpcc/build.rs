@@ -1,1 +1,669 @@
-//! Builds, checks and deletes a TPROC-C schema on any [`super::schema::SchemaDb`].
+//! Builds a TPROC-C schema on any [`SchemaDb`], and writes the same data as flat files.
+//!
+//! The monitor (virtual user 1) creates the schema and loads ITEM; each of the `loaders`
+//! workers owns a share of the warehouses. A worker generates rows on a blocking thread while
+//! its connection loads the previous chunk, so the client's CPU and the server's ingest overlap.
+//! A chunk is one COPY / LOAD DATA statement: atomic, so after a lost connection it is sent
+//! again on a new one.
+
+use std::ops::RangeInclusive;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use rand::rngs::SmallRng;
+use rand::SeedableRng;
+use tokio::sync::mpsc;
+
+use super::schema::{Loader, Say, SchemaDb};
+use super::{
+    Constants, Format, Generator, Table, CUSTOMERS_PER_D, DISTRICTS_PER_W, ITEMS, STOCK_PER_W,
+};
+use crate::error::{Error, Result};
+use crate::interrupt::Interrupt;
+use crate::output::Output;
+
+/// Rows per STOCK and ITEM chunk: a few MB of text.
+const CHUNK_ROWS: u32 = 10_000;
+/// Reconnection attempts after a lost connection, with doubling waits from one second.
+const RETRIES: u32 = 6;
+
+/// What to build: warehouses and loading workers (`*_count_ware`, `*_num_vu`).
+#[derive(Debug, Clone, Copy)]
+pub struct Plan {
+    pub warehouses: u32,
+    pub loaders: u32,
+}
+
+impl Plan {
+    /// Rows the build writes (order lines are random, ten per order on average).
+    pub fn expected_rows(&self) -> u64 {
+        let per_w = 1 + STOCK_PER_W as u64 + DISTRICTS_PER_W as u64 + 3 * 30_000 + 9_000 + 300_000;
+        ITEMS as u64 + per_w * self.warehouses as u64
+    }
+}
+
+/// What a finished build measured.
+#[derive(Debug, Clone)]
+pub struct Summary {
+    pub warehouses: u32,
+    pub rows: u64,
+    pub elapsed: Duration,
+    pub bytes_on_disk: u64,
+}
+
+impl Summary {
+    pub fn rows_per_second(&self) -> f64 {
+        self.rows as f64 / self.elapsed.as_secs_f64().max(1e-9)
+    }
+}
+
+/// Consecutive, equal shares of the warehouses per worker. HammerDB (reference 7.2) gives the
+/// whole remainder to the last worker, which then finishes last; here it is spread one each
+/// over the first workers. There are never more workers than warehouses.
+pub fn split_warehouses(w: u32, workers: u32) -> Vec<RangeInclusive<u32>> {
+    let workers = workers.clamp(1, w.max(1));
+    let (chunk, rem) = (w / workers, w % workers);
+    let mut start = 1;
+    (0..workers)
+        .map(|i| {
+            let size = chunk + u32::from(i < rem);
+            let r = start..=start + size - 1;
+            start += size;
+            r
+        })
+        .collect()
+}
+
+/// The load time written into the date columns: now, UTC, `YYYY-MM-DD HH:MM:SS`.
+pub fn load_time_now() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    format_utc(secs)
+}
+
+/// Civil date and time of a Unix timestamp (Howard Hinnant's days-from-civil inverse).
+fn format_utc(secs: u64) -> String {
+    let days = (secs / 86_400) as i64;
+    let rem = secs % 86_400;
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02}",
+        rem / 3_600,
+        rem % 3_600 / 60,
+        rem % 60
+    )
+}
+
+/// One piece of a worker's output: a message to print when loading reaches it, or rows.
+enum Piece {
+    Say(String),
+    Rows(Table, Vec<u8>, u64),
+}
+
+/// Generates warehouse data in HammerDB's order: per warehouse its row, STOCK and DISTRICT;
+/// then CUSTOMER and HISTORY, then ORDERS, NEW_ORDER and ORDER_LINE, district by district.
+/// `emit` returns false to stop early (the consumer has gone or Ctrl-C).
+fn generate_warehouses(
+    gen: &mut Generator,
+    range: RangeInclusive<u32>,
+    mut emit: impl FnMut(Piece) -> bool,
+) -> bool {
+    let rows = |t: Table, buf: Vec<u8>, n: u64| Piece::Rows(t, buf, n);
+    for w in range.clone() {
+        let mut buf = Vec::new();
+        gen.warehouse(w, &mut buf);
+        if !emit(Piece::Say("Loading Warehouse".into())) || !emit(rows(Table::Warehouse, buf, 1)) {
+            return false;
+        }
+        if !emit(Piece::Say(format!("Loading Stock Wid={w}"))) {
+            return false;
+        }
+        let mut first = 1;
+        while first <= STOCK_PER_W {
+            let last = (first + CHUNK_ROWS - 1).min(STOCK_PER_W);
+            let mut buf = Vec::with_capacity(3_500_000);
+            gen.stock(w, first..=last, &mut buf);
+            if !emit(rows(Table::Stock, buf, u64::from(last - first + 1))) {
+                return false;
+            }
+            first = last + 1;
+        }
+        let mut buf = Vec::new();
+        gen.districts(w, &mut buf);
+        if !emit(Piece::Say("Loading District".into()))
+            || !emit(rows(Table::District, buf, u64::from(DISTRICTS_PER_W)))
+        {
+            return false;
+        }
+    }
+    for w in range.clone() {
+        for d in 1..=DISTRICTS_PER_W {
+            let (mut c, mut h) = (Vec::with_capacity(2_000_000), Vec::with_capacity(200_000));
+            gen.customers_and_history(w, d, &mut c, &mut h);
+            let n = u64::from(CUSTOMERS_PER_D);
+            if !emit(Piece::Say(format!("Loading Customer for DID={d} WID={w}")))
+                || !emit(rows(Table::Customer, c, n))
+                || !emit(rows(Table::History, h, n))
+            {
+                return false;
+            }
+        }
+    }
+    for w in range {
+        for d in 1..=DISTRICTS_PER_W {
+            let (mut o, mut no, mut ol) = (
+                Vec::with_capacity(200_000),
+                Vec::with_capacity(20_000),
+                Vec::with_capacity(2_500_000),
+            );
+            gen.orders(w, d, &mut o, &mut no, &mut ol);
+            let lines = ol.iter().filter(|b| **b == b'\n').count() as u64;
+            if !emit(Piece::Say(format!("Loading Orders for D={d} W={w}")))
+                || !emit(rows(Table::Orders, o, 3_000))
+                || !emit(rows(Table::NewOrder, no, 900))
+                || !emit(rows(Table::OrderLine, ol, lines))
+            {
+                return false;
+            }
+        }
+    }
+    true
+}
+
+/// ITEM in chunks.
+fn generate_items(gen: &mut Generator, mut emit: impl FnMut(Piece) -> bool) -> bool {
+    let mut first = 1;
+    while first <= ITEMS {
+        let last = (first + CHUNK_ROWS - 1).min(ITEMS);
+        let mut buf = Vec::with_capacity(800_000);
+        gen.items(first..=last, &mut buf);
+        if !emit(Piece::Rows(Table::Item, buf, u64::from(last - first + 1))) {
+            return false;
+        }
+        first = last + 1;
+    }
+    true
+}
+
+/// A generation job: feeds pieces to its sink until done (true) or told to stop (false).
+type Job<'a> = Box<dyn FnOnce(&mut dyn FnMut(Piece) -> bool) -> bool + Send + 'a>;
+
+/// Rows loaded so far, for the progress line and the summary.
+#[derive(Default)]
+pub struct Progress {
+    rows: AtomicU64,
+}
+
+impl Progress {
+    pub fn rows(&self) -> u64 {
+        self.rows.load(Ordering::Relaxed)
+    }
+}
+
+/// Loads what one generator produces over one connection, retrying a chunk after a lost
+/// connection. Runs the generator on a blocking thread, two chunks ahead.
+async fn load_stream<D: SchemaDb>(
+    db: Arc<D>,
+    say: Say,
+    progress: Arc<Progress>,
+    interrupt: Interrupt,
+    generate: impl FnOnce(&mut dyn FnMut(Piece) -> bool) -> bool + Send + 'static,
+) -> Result<()> {
+    let (tx, mut rx) = mpsc::channel::<Piece>(2);
+    let producer = tokio::task::spawn_blocking(move || {
+        let mut emit = |p: Piece| tx.blocking_send(p).is_ok();
+        generate(&mut emit)
+    });
+    let mut loader: Option<D::Loader> = None;
+    let mut result = Ok(());
+    while let Some(piece) = rx.recv().await {
+        if interrupt.is_set() {
+            result = Err(Error::Interrupted);
+            break;
+        }
+        match piece {
+            Piece::Say(text) => say.line(text),
+            Piece::Rows(table, rows, n) => {
+                if let Err(e) =
+                    load_with_retry(&*db, &mut loader, table, &rows, &say, &interrupt).await
+                {
+                    result = Err(e);
+                    break;
+                }
+                progress.rows.fetch_add(n, Ordering::Relaxed);
+            }
+        }
+    }
+    // Dropping the receiver makes the generator's next send fail, so it stops.
+    drop(rx);
+    let _ = producer.await;
+    if let Some(l) = loader {
+        l.close().await;
+    }
+    result
+}
+
+async fn load_with_retry<D: SchemaDb>(
+    db: &D,
+    loader: &mut Option<D::Loader>,
+    table: Table,
+    rows: &[u8],
+    say: &Say,
+    interrupt: &Interrupt,
+) -> Result<()> {
+    let mut attempt = 0;
+    loop {
+        let outcome = match loader {
+            Some(l) => l.load(table, rows).await,
+            None => match db.loader().await {
+                Ok(l) => {
+                    *loader = Some(l);
+                    continue;
+                }
+                Err(e) => Err(e),
+            },
+        };
+        match outcome {
+            Ok(()) => return Ok(()),
+            Err(e) if e.is_connection_loss() && attempt < RETRIES => {
+                attempt += 1;
+                let wait = Duration::from_secs(1 << (attempt - 1));
+                say.line(format!(
+                    "{e}; loading {} again on a new connection in {} s (attempt {attempt} of {RETRIES})",
+                    table.name(),
+                    wait.as_secs()
+                ));
+                if let Some(l) = loader.take() {
+                    l.close().await;
+                }
+                tokio::select! {
+                    _ = tokio::time::sleep(wait) => {}
+                    _ = interrupt.wait() => return Err(Error::Interrupted),
+                }
+            }
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// Prints a live progress line on a terminal until `done` is dropped.
+async fn report_progress(
+    out: Output,
+    progress: Arc<Progress>,
+    expected: u64,
+    mut done: tokio::sync::oneshot::Receiver<()>,
+) {
+    let started = Instant::now();
+    loop {
+        tokio::select! {
+            _ = &mut done => break,
+            _ = tokio::time::sleep(Duration::from_millis(500)) => {}
+        }
+        let rows = progress.rows();
+        let secs = started.elapsed().as_secs_f64();
+        let rate = rows as f64 / secs.max(1e-3);
+        let pct = (rows as f64 * 100.0 / expected.max(1) as f64).min(100.0);
+        let eta = if rate > 0.0 {
+            (expected.saturating_sub(rows)) as f64 / rate
+        } else {
+            f64::NAN
+        };
+        out.status(format!(
+            "Loading: {pct:5.1}% {rows} rows, {rate:.0} rows/s, ETA {eta:.0} s"
+        ));
+    }
+    out.clear_status();
+}
+
+/// Builds the schema: create, load ITEM and the warehouses in parallel, finish, measure.
+pub async fn build<D: SchemaDb>(
+    db: Arc<D>,
+    plan: Plan,
+    say: Say,
+    out: Output,
+    interrupt: Interrupt,
+) -> Result<Summary> {
+    let started = Instant::now();
+    db.create(plan.warehouses, &say).await?;
+    let mut seed = SmallRng::from_os_rng();
+    let constants = Constants::for_load(&mut seed);
+    let load_time = load_time_now();
+    let progress = Arc::new(Progress::default());
+    let (done_tx, done_rx) = tokio::sync::oneshot::channel();
+    let reporter = tokio::spawn(report_progress(
+        out,
+        progress.clone(),
+        plan.expected_rows(),
+        done_rx,
+    ));
+
+    let mut tasks = tokio::task::JoinSet::new();
+    let new_gen = |seed: &mut SmallRng| {
+        Generator::new(
+            Format::COPY,
+            constants,
+            &load_time,
+            SmallRng::from_rng(seed),
+        )
+    };
+    {
+        let mut gen = new_gen(&mut seed);
+        let say = say.clone();
+        tasks.spawn(load_stream(
+            db.clone(),
+            say.clone(),
+            progress.clone(),
+            interrupt.clone(),
+            move |emit| {
+                emit(Piece::Say("Loading Item".into()))
+                    && generate_items(&mut gen, &mut *emit)
+                    && emit(Piece::Say("Item done".into()))
+            },
+        ));
+    }
+    let shares = split_warehouses(plan.warehouses, plan.loaders);
+    let workers = shares.len();
+    for (i, range) in shares.into_iter().enumerate() {
+        // With one loader, virtual user 1 does everything, as in HammerDB.
+        let vuser = if plan.loaders <= 1 { 1 } else { i + 2 };
+        let wsay = say.as_vuser(vuser);
+        wsay.line(format!(
+            "Loading {} Warehouses start:{} end:{}",
+            range.end() - range.start() + 1,
+            range.start(),
+            range.end()
+        ));
+        let mut gen = new_gen(&mut seed);
+        tasks.spawn(load_stream(
+            db.clone(),
+            wsay.clone(),
+            progress.clone(),
+            interrupt.clone(),
+            move |emit| {
+                generate_warehouses(&mut gen, range, &mut *emit)
+                    && emit(Piece::Say("End: warehouses loaded".into()))
+            },
+        ));
+    }
+    if workers > 1 {
+        say.line("Monitoring Workers...");
+    }
+    let mut failure: Option<Error> = None;
+    while let Some(joined) = tasks.join_next().await {
+        let outcome =
+            joined.unwrap_or_else(|e| Err(Error::State(format!("a loader task failed: {e}"))));
+        if let Err(e) = outcome {
+            if failure.is_none() {
+                // Stop the other loaders between chunks.
+                interrupt.fire();
+                failure = Some(e);
+            }
+        }
+    }
+    let _ = done_tx.send(());
+    let _ = reporter.await;
+    if let Some(e) = failure {
+        let loaded = progress.rows();
+        let cause = match e {
+            Error::Interrupted => "interrupted by Ctrl-C".to_string(),
+            other => other.to_string(),
+        };
+        return Err(Error::State(format!(
+            "Schema build stopped after {loaded} of about {} rows: {cause}\nThe {} schema is incomplete: \
+             remove it with deleteschema, then run buildschema again",
+            plan.expected_rows(),
+            db.name()
+        )));
+    }
+    db.finish(&constants, &say).await?;
+    let bytes_on_disk = db.size_on_disk().await.unwrap_or(0);
+    Ok(Summary {
+        warehouses: plan.warehouses,
+        rows: progress.rows(),
+        elapsed: started.elapsed(),
+        bytes_on_disk,
+    })
+}
+
+/// `datagenrun`: the same data as pipe-delimited `<table>_<n>.tbl` files in `dir`, `n` being
+/// the worker (ITEM is `item_1.tbl`). Refuses to overwrite any file. Blocking: run it on a
+/// blocking thread.
+pub fn datagen(plan: Plan, dir: &Path, say: &Say, interrupt: &Interrupt) -> Result<Summary> {
+    let started = Instant::now();
+    let shares = split_warehouses(plan.warehouses, plan.loaders);
+    let mut files: Vec<PathBuf> = vec![dir.join("item_1.tbl")];
+    for n in 1..=shares.len() {
+        for t in Table::ALL.iter().filter(|t| **t != Table::Item) {
+            files.push(dir.join(format!("{}_{n}.tbl", t.name())));
+        }
+    }
+    if let Some(existing) = files.iter().find(|f| f.exists()) {
+        return Err(Error::State(format!(
+            "File {} already exists: datagenrun does not overwrite data; choose an empty directory with dgset directory",
+            existing.display()
+        )));
+    }
+    let constants = Constants::for_load(&mut SmallRng::from_os_rng());
+    let load_time = load_time_now();
+    let rows = AtomicU64::new(0);
+    let result: Result<()> = std::thread::scope(|scope| {
+        let mut handles = Vec::new();
+        let item_job: Job = Box::new(|emit| {
+            generate_items(
+                &mut Generator::new(Format::FLAT, constants, &load_time, SmallRng::from_os_rng()),
+                emit,
+            )
+        });
+        let mut jobs: Vec<(usize, Job)> = vec![(1, item_job)];
+        for (i, range) in shares.iter().cloned().enumerate() {
+            let gen_constants = constants;
+            let load_time = load_time.clone();
+            jobs.push((
+                i + 1,
+                Box::new(move |emit| {
+                    generate_warehouses(
+                        &mut Generator::new(
+                            Format::FLAT,
+                            gen_constants,
+                            &load_time,
+                            SmallRng::from_os_rng(),
+                        ),
+                        range,
+                        emit,
+                    )
+                }),
+            ));
+        }
+        for (n, job) in jobs {
+            let rows = &rows;
+            let wsay = say.as_vuser(n);
+            handles.push(scope.spawn(move || write_files(dir, n, job, &wsay, rows, interrupt)));
+        }
+        // The scope joins every thread; the first error is the one reported.
+        handles.into_iter().try_for_each(|h| {
+            h.join()
+                .unwrap_or_else(|_| Err(Error::State("a data generation thread panicked".into())))
+        })
+    });
+    result?;
+    Ok(Summary {
+        warehouses: plan.warehouses,
+        rows: rows.into_inner(),
+        elapsed: started.elapsed(),
+        bytes_on_disk: files
+            .iter()
+            .filter_map(|f| std::fs::metadata(f).ok())
+            .map(|m| m.len())
+            .sum(),
+    })
+}
+
+fn write_files(
+    dir: &Path,
+    n: usize,
+    job: Job<'_>,
+    say: &Say,
+    rows: &AtomicU64,
+    interrupt: &Interrupt,
+) -> Result<()> {
+    use std::collections::HashMap;
+    use std::io::Write;
+    let mut open: HashMap<Table, std::io::BufWriter<std::fs::File>> = HashMap::new();
+    let mut error: Option<Error> = None;
+    let finished = job(&mut |piece| {
+        if interrupt.is_set() {
+            error = Some(Error::Interrupted);
+            return false;
+        }
+        match piece {
+            Piece::Say(text) => say.line(text.replace("Loading", "Generating")),
+            Piece::Rows(table, buf, count) => {
+                let path = dir.join(format!("{}_{n}.tbl", table.name()));
+                let file = match open.entry(table) {
+                    std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+                    std::collections::hash_map::Entry::Vacant(v) => {
+                        match std::fs::OpenOptions::new()
+                            .write(true)
+                            .create_new(true)
+                            .open(&path)
+                        {
+                            Ok(f) => v.insert(std::io::BufWriter::with_capacity(1 << 20, f)),
+                            Err(source) => {
+                                error = Some(Error::Io {
+                                    what: "cannot create",
+                                    path: path.display().to_string(),
+                                    source,
+                                });
+                                return false;
+                            }
+                        }
+                    }
+                };
+                if let Err(source) = file.write_all(&buf) {
+                    error = Some(Error::Io {
+                        what: "cannot write",
+                        path: path.display().to_string(),
+                        source,
+                    });
+                    return false;
+                }
+                rows.fetch_add(count, Ordering::Relaxed);
+            }
+        }
+        true
+    });
+    for (table, mut w) in open {
+        if let Err(source) = w.flush() {
+            let path = dir.join(format!("{}_{n}.tbl", table.name()));
+            error.get_or_insert(Error::Io {
+                what: "cannot write",
+                path: path.display().to_string(),
+                source,
+            });
+        }
+    }
+    match error {
+        Some(e) => Err(e),
+        None if finished => Ok(()),
+        None => Err(Error::Interrupted),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn warehouses_split_like_hammerdb() {
+        assert_eq!(split_warehouses(10, 4), vec![1..=3, 4..=6, 7..=8, 9..=10]);
+        assert_eq!(split_warehouses(4, 2), vec![1..=2, 3..=4]);
+        assert_eq!(split_warehouses(1, 1), vec![1..=1]);
+        assert_eq!(split_warehouses(3, 5), vec![1..=1, 2..=2, 3..=3]);
+        for w in 1..40 {
+            for n in 1..12 {
+                let shares = split_warehouses(w, n);
+                let all: Vec<u32> = shares.iter().flat_map(|r| r.clone()).collect();
+                assert_eq!(all, (1..=w).collect::<Vec<_>>(), "w={w} n={n}");
+                let sizes: Vec<u32> = shares.iter().map(|r| r.end() - r.start() + 1).collect();
+                assert!(sizes.iter().max().unwrap() - sizes.iter().min().unwrap() <= 1);
+            }
+        }
+    }
+
+    #[test]
+    fn utc_formatting() {
+        assert_eq!(format_utc(0), "1970-01-01 00:00:00");
+        assert_eq!(format_utc(951_782_400), "2000-02-29 00:00:00");
+        assert_eq!(format_utc(1_798_761_599), "2026-12-31 23:59:59");
+        assert_eq!(load_time_now().len(), 19);
+    }
+
+    #[test]
+    fn datagen_writes_every_table_once_and_refuses_to_overwrite() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = Output::capture();
+        let say = Say::new(out.clone(), 1);
+        let plan = Plan {
+            warehouses: 1,
+            loaders: 1,
+        };
+        let summary = datagen(plan, dir.path(), &say, &Interrupt::default()).unwrap();
+        let mut names: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(
+            names,
+            [
+                "customer_1.tbl",
+                "district_1.tbl",
+                "history_1.tbl",
+                "item_1.tbl",
+                "new_order_1.tbl",
+                "order_line_1.tbl",
+                "orders_1.tbl",
+                "stock_1.tbl",
+                "warehouse_1.tbl"
+            ]
+        );
+        let count = |f: &str| {
+            std::fs::read_to_string(dir.path().join(f))
+                .unwrap()
+                .lines()
+                .count()
+        };
+        assert_eq!(count("item_1.tbl"), 100_000);
+        assert_eq!(count("stock_1.tbl"), 100_000);
+        assert_eq!(count("customer_1.tbl"), 30_000);
+        assert_eq!(count("new_order_1.tbl"), 9_000);
+        let first = std::fs::read_to_string(dir.path().join("warehouse_1.tbl")).unwrap();
+        assert_eq!(
+            first.trim_end().split('|').count(),
+            Table::Warehouse.columns().len()
+        );
+        assert_eq!(
+            summary.rows as usize,
+            names.iter().map(|n| count(n)).sum::<usize>()
+        );
+        assert!(out
+            .take_captured()
+            .iter()
+            .any(|l| l == "Vuser 1:Generating Stock Wid=1"));
+        let e = datagen(plan, dir.path(), &say, &Interrupt::default())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("already exists"), "{e}");
+    }
+}
