@@ -1,1 +1,1011 @@
 //! The TPROC-C schema on PostgreSQL: creation, COPY loading, keys, functions, checks, removal.
+//!
+//! The superuser (`pg_superuser` on `pg_defaultdbase`) makes the role and the database; every
+//! table, key and routine is then made by the owner (`pg_user` on `pg_dbase`), so the workload
+//! owns what it uses. A role hammer creates carries the comment `created by hammer`: that is
+//! how `delete` tells it from a role someone else made, which it never drops or alters.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use bytes::Bytes;
+use futures_util::future::try_join_all;
+use futures_util::SinkExt;
+use tokio_postgres::Row;
+
+use super::postgres::{classify, connect, PgConn, PgTarget};
+use super::{DbError, Failure, Peer};
+use crate::config::{Database, Settings};
+use crate::error::{Error, Result};
+use crate::sqlfile;
+use crate::tpcc::schema::{Check, Loader, Say, SchemaDb};
+use crate::tpcc::{Constants, Table, CUSTOMERS_PER_D, DISTRICTS_PER_W, ITEMS, STOCK_PER_W};
+
+const TABLES_SQL: &str = include_str!("../../schemas/pg/tprocc/tables.sql");
+const PARTITIONS_SQL: &str = include_str!("../../schemas/pg/tprocc/partitions.sql");
+const KEYS_SQL: &str = include_str!("../../schemas/pg/tprocc/keys.sql");
+const FUNCTIONS_SQL: &str = include_str!("../../schemas/pg/tprocc/functions.sql");
+const PROCEDURES_SQL: &str = include_str!("../../schemas/pg/tprocc/procedures.sql");
+const NURAND_SQL: &str = include_str!("../../schemas/pg/tprocc/nurand.sql");
+
+/// The comment that marks a role as hammer's own.
+const HAMMER_ROLE: &str = "created by hammer";
+/// The five transactions, as functions or procedures.
+const ROUTINES: [&str; 5] = ["neword", "payment", "ostat", "delivery", "slev"];
+/// The table holding the load's NURand constants.
+const NURAND_TABLE: &str = "tpcc_nurand";
+/// Bytes per COPY data message.
+const COPY_CHUNK: usize = 256 * 1024;
+/// Connections that build keys, gather statistics or count rows at once. Two keep a
+/// two-core server busy; index builds are sorts, bound by the server's CPU.
+const WORKERS: usize = 2;
+/// Memory for each index build: the default 64MB spills a large warehouse count to disk.
+const KEY_SESSION: &str = "SET maintenance_work_mem = '256MB'";
+/// Partitioning of ORDER_LINE starts at this many warehouses (reference 7.5).
+const PARTITION_MIN_W: u32 = 200;
+
+/// HammerDB's PostgreSQL TPROC-C schema, with the settings read when it was made.
+pub struct PgSchema {
+    admin: PgTarget,
+    owner: PgTarget,
+    tablespace: String,
+    partition: bool,
+    procedures: bool,
+}
+
+impl PgSchema {
+    pub fn new(settings: &Settings) -> Self {
+        let d = settings.db(Database::Pg);
+        PgSchema {
+            admin: PgTarget::admin(settings),
+            owner: PgTarget::owner(settings),
+            tablespace: d.get("pg_tspace").to_string(),
+            partition: d.get_bool("pg_partition"),
+            procedures: d.get_bool("pg_storedprocs"),
+        }
+    }
+
+    fn db(&self) -> &str {
+        &self.owner.dbname
+    }
+
+    fn user(&self) -> &str {
+        &self.owner.user
+    }
+
+    /// The superuser on the schema's database.
+    fn admin_on_schema(&self) -> PgTarget {
+        on_db(&self.admin, self.db())
+    }
+
+    /// `routines` of `functions.sql` or `procedures.sql`, as the messages name them.
+    fn routine_kind(&self) -> &'static str {
+        if self.procedures {
+            "PROCEDURES"
+        } else {
+            "FUNCTIONS"
+        }
+    }
+}
+
+/// What the superuser's server says about the role, the database and the superuser's rights.
+struct Facts {
+    superuser: bool,
+    create_role: bool,
+    create_db: bool,
+    version: i32,
+    role_exists: bool,
+    role_is_ours: bool,
+    db_exists: bool,
+    db_owner: Option<String>,
+    db_tablespace: Option<String>,
+}
+
+impl PgSchema {
+    async fn facts(&self, conn: &PgConn, peer: &Peer) -> Result<Facts, DbError> {
+        let sql = "SELECT r.rolsuper, r.rolcreaterole, r.rolcreatedb,
+                          current_setting('server_version_num')::int,
+                          EXISTS (SELECT 1 FROM pg_roles u WHERE u.rolname = $1::text),
+                          (SELECT shobj_description(u.oid, 'pg_authid') FROM pg_roles u
+                            WHERE u.rolname = $1::text),
+                          EXISTS (SELECT 1 FROM pg_database d WHERE d.datname = $2::text),
+                          (SELECT pg_get_userbyid(d.datdba)::text FROM pg_database d
+                            WHERE d.datname = $2::text),
+                          (SELECT t.spcname::text FROM pg_database d
+                             JOIN pg_tablespace t ON t.oid = d.dattablespace
+                            WHERE d.datname = $2::text)
+                     FROM pg_roles r WHERE r.rolname = current_user";
+        let row = conn
+            .client
+            .query_one(sql, &[&self.user(), &self.db()])
+            .await
+            .map_err(|e| failed(peer, "cannot query", "the role and database", &e))?;
+        Ok(Facts {
+            superuser: row.get(0),
+            create_role: row.get(1),
+            create_db: row.get(2),
+            version: row.get(3),
+            role_exists: row.get(4),
+            role_is_ours: row.get::<_, Option<String>>(5).as_deref() == Some(HAMMER_ROLE),
+            db_exists: row.get(6),
+            db_owner: row.get(7),
+            db_tablespace: row.get(8),
+        })
+    }
+
+    /// Tables already in the schema database, where the owner would create or find them.
+    async fn tables_in(&self, conn: &PgConn, peer: &Peer) -> Result<i64, DbError> {
+        let sql = "SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+                    WHERE n.nspname IN ('public', $1::text) AND c.relkind IN ('r', 'p')";
+        let row = conn
+            .client
+            .query_one(sql, &[&self.user()])
+            .await
+            .map_err(|e| failed(peer, "cannot query", "tables", &e))?;
+        Ok(row.get(0))
+    }
+
+    /// Whether the owner can log in with `pg_pass`: only a rejected login counts as no.
+    async fn owner_logs_in(&self) -> Result<bool, DbError> {
+        match connect(&on_db(&self.owner, &self.admin.dbname)).await {
+            Ok(conn) => {
+                conn.close().await;
+                Ok(true)
+            }
+            Err(e) if e.kind == Failure::Auth => Ok(false),
+            // Logged in but not let into that database, for instance.
+            Err(e) if e.kind == Failure::Other => Ok(true),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The refusals `create` makes before it changes anything.
+    async fn refusals(&self, facts: &Facts, peer: &Peer) -> Result<()> {
+        let (admin, user, db) = (&self.admin.user, self.user(), self.db());
+        if facts.db_exists {
+            let conn = connect(&self.admin_on_schema()).await?;
+            let tables = self.tables_in(&conn, peer).await;
+            conn.close().await;
+            if tables? > 0 {
+                return Err(Error::State(format!(
+                    "Database {db} exists but is not empty, specify a new or empty database \
+                     name, or remove the existing schema with deleteschema"
+                )));
+            }
+        }
+        let may_create_role = facts.superuser || facts.create_role;
+        if !facts.role_exists && !may_create_role {
+            return Err(Error::State(format!(
+                "User {admin} (pg_superuser) may not create roles, so cannot create user \
+                 {user}: it needs the SUPERUSER or CREATEROLE attribute; set pg_superuser to \
+                 a role that has it, or create role {user} first"
+            )));
+        }
+        let may_create_db = facts.superuser || facts.create_db;
+        if !facts.db_exists && !may_create_db {
+            return Err(Error::State(format!(
+                "User {admin} (pg_superuser) may not create databases, so cannot create \
+                 database {db}: it needs the SUPERUSER or CREATEDB attribute; set pg_superuser \
+                 to a role that has it, or create an empty database {db} first"
+            )));
+        }
+        if facts.role_exists && !facts.role_is_ours && !self.owner_logs_in().await? {
+            return Err(Error::State(format!(
+                "User {user} exists but does not log in with pg_pass, and hammer did not create \
+                 it so leaves its password alone; set pg_pass to its password, or choose \
+                 another pg_user"
+            )));
+        }
+        Ok(())
+    }
+
+    /// Creates or re-uses the role, as the superuser.
+    async fn make_role(&self, conn: &PgConn, peer: &Peer, facts: &Facts, say: &Say) -> Result<()> {
+        let user = self.user();
+        let (role, password) = (ident(user), literal(&self.owner.password));
+        if !facts.role_exists {
+            let mut sql = format!(
+                "BEGIN; CREATE ROLE {role} LOGIN PASSWORD {password}; \
+                 COMMENT ON ROLE {role} IS {};",
+                literal(HAMMER_ROLE)
+            );
+            if !facts.superuser {
+                // CREATE DATABASE ... OWNER needs a non-superuser to be a member of the owner.
+                sql.push_str(&format!(" GRANT {role} TO CURRENT_USER;"));
+            }
+            sql.push_str(" COMMIT");
+            // The statement holds the password: its text never goes into an error.
+            return Ok(exec(conn, peer, "cannot create", &format!("role {user}"), &sql).await?);
+        }
+        say.line(format!("Using existing User {user} for Schema build"));
+        // A role of hammer's own gets the password back when it no longer logs in; anybody
+        // else's role is never altered (`refusals` stopped the build if it cannot log in).
+        if facts.role_is_ours && !self.owner_logs_in().await? {
+            say.line(format!(
+                "Resetting the password of User {user}, created by hammer, to pg_pass"
+            ));
+            let sql = format!("ALTER ROLE {role} LOGIN PASSWORD {password}");
+            exec(conn, peer, "cannot alter", &format!("role {user}"), &sql).await?;
+        }
+        Ok(())
+    }
+
+    /// Creates or re-uses the database, as the superuser.
+    async fn make_database(
+        &self,
+        conn: &PgConn,
+        peer: &Peer,
+        facts: &Facts,
+        say: &Say,
+    ) -> Result<()> {
+        let (user, db) = (self.user(), self.db());
+        let what = format!("database {db}");
+        let moved = self.tablespace != "pg_default"
+            && facts.db_tablespace.as_deref() != Some(self.tablespace.as_str());
+        if !facts.db_exists {
+            say.line(format!("CREATING DATABASE {db} under OWNER {user}"));
+            let mut sql = format!("CREATE DATABASE {} OWNER {}", ident(db), ident(user));
+            if moved {
+                sql.push_str(&format!(" TABLESPACE {}", ident(&self.tablespace)));
+            }
+            exec(conn, peer, "cannot create", &what, &sql).await?;
+            return Ok(());
+        }
+        say.line(format!(
+            "Using existing empty Database {db} for Schema build"
+        ));
+        if facts.db_owner.as_deref() != Some(user) {
+            let sql = format!("ALTER DATABASE {} OWNER TO {}", ident(db), ident(user));
+            exec(conn, peer, "cannot alter", &what, &sql).await?;
+        }
+        {
+            // A public schema owned by someone else (PG 15+ makes it pg_database_owner's,
+            // an older or restored one may not be) would keep the owner from creating tables.
+            let target = self.admin_on_schema();
+            let on_db = connect(&target).await?;
+            let sql = format!("GRANT USAGE, CREATE ON SCHEMA public TO {}", ident(user));
+            let r = exec(
+                &on_db,
+                &target.peer(),
+                "cannot grant",
+                "schema public",
+                &sql,
+            )
+            .await;
+            on_db.close().await;
+            r?;
+        }
+        if moved {
+            let sql = format!(
+                "ALTER DATABASE {} SET TABLESPACE {}",
+                ident(db),
+                ident(&self.tablespace)
+            );
+            exec(conn, peer, "cannot alter", &what, &sql).await?;
+        }
+        Ok(())
+    }
+
+    /// Creates the tables, as the owner, in one transaction: all or none.
+    async fn make_tables(&self, warehouses: u32, say: &Say) -> Result<()> {
+        let conn = connect(&self.owner).await?;
+        let peer = self.owner.peer();
+        let partitions = self.partition && warehouses >= PARTITION_MIN_W;
+        let clause = if partitions {
+            "PARTITION BY HASH (ol_w_id)"
+        } else {
+            ""
+        };
+        let mut statements = sqlfile::split(&sqlfile::render(TABLES_SQL, &[("partition", clause)]));
+        if partitions {
+            let n = (warehouses / 100).to_string();
+            statements.extend(sqlfile::split(&sqlfile::render(
+                PARTITIONS_SQL,
+                &[("partitions", &n)],
+            )));
+        }
+        say.line("CREATING TPCC TABLES");
+        let r = transaction(&conn, &peer, "cannot create", &statements).await;
+        conn.close().await;
+        Ok(r?)
+    }
+}
+
+impl SchemaDb for PgSchema {
+    type Loader = PgLoader;
+
+    fn name(&self) -> &'static str {
+        Database::Pg.name()
+    }
+
+    fn describe(&self) -> String {
+        format!(
+            "host {} under user {} in database {}",
+            self.owner.peer().addr,
+            self.user(),
+            self.db()
+        )
+    }
+
+    async fn create(&self, warehouses: u32, say: &Say) -> Result<()> {
+        let conn = connect(&self.admin).await?;
+        let peer = self.admin.peer();
+        say.line(format!("CREATING {} SCHEMA", self.user().to_uppercase()));
+        let r = async {
+            let facts = self.facts(&conn, &peer).await?;
+            self.refusals(&facts, &peer).await?;
+            self.make_role(&conn, &peer, &facts, say).await?;
+            self.make_database(&conn, &peer, &facts, say).await
+        }
+        .await;
+        conn.close().await;
+        r?;
+        self.make_tables(warehouses, say).await
+    }
+
+    async fn loader(&self) -> Result<PgLoader> {
+        let conn = connect(&self.owner).await?;
+        let peer = self.owner.peer();
+        // A lost commit costs a reload, not corruption: this is only the initial population.
+        if let Err(e) = conn
+            .client
+            .batch_execute("SET synchronous_commit = off")
+            .await
+        {
+            conn.close().await;
+            return Err(failed(&peer, "cannot set up loading on", "synchronous_commit", &e).into());
+        }
+        Ok(PgLoader { conn, peer })
+    }
+
+    async fn finish(&self, constants: &Constants, say: &Say) -> Result<()> {
+        let owner = &self.owner;
+        let peer = owner.peer();
+
+        say.line("CREATING TPCC INDEXES");
+        let keys = sqlfile::split(KEYS_SQL);
+        let sizes = self.table_sizes().await?;
+        let keys = largest_first(keys, &sizes);
+        parallel(owner, KEY_SESSION, &keys, WORKERS, "cannot create keys on").await?;
+
+        say.line(format!("CREATING TPCC {}", self.routine_kind()));
+        let conn = connect(owner).await?;
+        let r = async {
+            let sql = if self.procedures {
+                PROCEDURES_SQL
+            } else {
+                FUNCTIONS_SQL
+            };
+            transaction(&conn, &peer, "cannot create", &sqlfile::split(sql)).await?;
+
+            let mut statements = vec![format!("DROP TABLE IF EXISTS {NURAND_TABLE}")];
+            statements.extend(sqlfile::split(NURAND_SQL));
+            statements.push(format!(
+                "INSERT INTO {NURAND_TABLE} (c_last, c_id, ol_i_id) VALUES ({}, {}, {})",
+                constants.c_last, constants.c_id, constants.ol_i_id
+            ));
+            transaction(&conn, &peer, "cannot create", &statements).await
+        }
+        .await;
+        conn.close().await;
+        r?;
+
+        say.line("GATHERING SCHEMA STATISTICS");
+        let analyze: Vec<String> = largest_first(
+            Table::ALL
+                .iter()
+                .map(|t| format!("ANALYZE {}", t.name()))
+                .chain([format!("ANALYZE {NURAND_TABLE}")])
+                .collect(),
+            &sizes,
+        );
+        parallel(owner, "", &analyze, WORKERS, "cannot analyze").await?;
+
+        say.line(format!("{} SCHEMA COMPLETE", self.user().to_uppercase()));
+        Ok(())
+    }
+
+    async fn size_on_disk(&self) -> Result<u64> {
+        let conn = connect(&self.admin).await?;
+        let r = conn
+            .client
+            .query_one("SELECT pg_database_size($1::text)", &[&self.db()])
+            .await;
+        conn.close().await;
+        let row = r.map_err(|e| failed(&self.admin.peer(), "cannot query", "database size", &e))?;
+        Ok(u64::try_from(row.get::<_, i64>(0)).unwrap_or(0))
+    }
+
+    async fn check(&self, warehouses: u32, say: &Say) -> Result<Vec<Check>> {
+        let db = self.db();
+        say.line(format!("Checking {db} TPROC-C schema"));
+        let mut checks = Vec::new();
+
+        say.line("Check database");
+        let conn = connect(&self.admin).await?;
+        let r = conn
+            .client
+            .query_one(
+                "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1::text)",
+                &[&db],
+            )
+            .await;
+        conn.close().await;
+        let exists: bool = r
+            .map_err(|e| failed(&self.admin.peer(), "cannot query", "databases", &e))?
+            .get(0);
+        if !exists {
+            checks.push(Check::fail(
+                format!("database {db}"),
+                format!("TPROC-C schema {db} does not exist"),
+            ));
+            return Ok(checks);
+        }
+        checks.push(Check::pass(format!("database {db}"), "exists"));
+
+        let conn = match connect(&self.owner).await {
+            Ok(conn) => conn,
+            Err(e) => {
+                checks.push(Check::fail(
+                    format!("login as {}", self.user()),
+                    e.to_string(),
+                ));
+                return Ok(checks);
+            }
+        };
+        let r = self.check_schema(&conn, warehouses, say, &mut checks).await;
+        conn.close().await;
+        r?;
+        Ok(checks)
+    }
+
+    async fn delete(&self, say: &Say) -> Result<Vec<String>> {
+        let (user, db) = (self.user(), self.db());
+        if db == self.admin.dbname {
+            return Err(Error::State(format!(
+                "Database {db} is pg_defaultdbase, which hammer connects to as the superuser; \
+                 it will not drop it"
+            )));
+        }
+        let conn = connect(&self.admin).await?;
+        let peer = self.admin.peer();
+        let r = async {
+            let facts = self.facts(&conn, &peer).await?;
+            if !facts.db_exists {
+                return Err(Error::State(format!(
+                    "Database {db} does not exist: there is no TPROC-C schema to delete \
+                     (pg_dbase is {db} on {})",
+                    peer.addr
+                )));
+            }
+            let mut lines = Vec::new();
+            let mut tell = |line: String| {
+                say.line(&line);
+                lines.push(line);
+            };
+            let what = format!("database {db}");
+            if facts.version >= 130_000 {
+                let sql = format!("DROP DATABASE {} WITH (FORCE)", ident(db));
+                exec(&conn, &peer, "cannot drop", &what, &sql).await?;
+            } else {
+                // Before 13, sessions still on the database make DROP fail: end them first.
+                // Two round trips: DROP DATABASE cannot share a (transaction) batch.
+                let sql = format!(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = {}",
+                    literal(db)
+                );
+                exec(&conn, &peer, "cannot drop", &what, &sql).await?;
+                let sql = format!("DROP DATABASE {}", ident(db));
+                exec(&conn, &peer, "cannot drop", &what, &sql).await?;
+            }
+            tell(format!(
+                "{db} TPROC-C schema has been deleted successfully."
+            ));
+
+            if !facts.role_exists {
+                return Ok(lines);
+            }
+            if !facts.role_is_ours {
+                tell(format!(
+                    "{user} TPROC-C role was kept: hammer did not create it."
+                ));
+                return Ok(lines);
+            }
+            let sql = format!("DROP ROLE {}", ident(user));
+            match conn.client.batch_execute(&sql).await {
+                Ok(()) => tell(format!(
+                    "{user} TPROC-C role has been deleted successfully."
+                )),
+                // The database is gone already; a role still owning objects elsewhere stays.
+                Err(e) if e.as_db_error().is_some() => {
+                    let (_, detail) = classify(&e, false);
+                    tell(format!("{user} TPROC-C role was kept: {detail}"));
+                }
+                Err(e) => {
+                    return Err(failed(&peer, "cannot drop", &format!("role {user}"), &e).into())
+                }
+            }
+            Ok(lines)
+        }
+        .await;
+        conn.close().await;
+        r
+    }
+}
+
+impl PgSchema {
+    /// Bytes per table, to start the longest index builds first.
+    async fn table_sizes(&self) -> Result<Vec<(String, i64)>> {
+        let conn = connect(&self.owner).await?;
+        let sql = "SELECT c.relname::text, pg_total_relation_size(c.oid)
+                     FROM pg_class c WHERE c.oid = ANY (
+                          SELECT to_regclass(t)::oid FROM unnest($1::text[]) t)";
+        let names: Vec<&str> = Table::ALL.iter().map(|t| t.name()).collect();
+        let r = conn.client.query(sql, &[&names]).await;
+        conn.close().await;
+        let rows = r.map_err(|e| failed(&self.owner.peer(), "cannot query", "table sizes", &e))?;
+        Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
+    }
+
+    /// Everything `check` looks at inside the schema database, as the owner.
+    async fn check_schema(
+        &self,
+        conn: &PgConn,
+        warehouses: u32,
+        say: &Say,
+        checks: &mut Vec<Check>,
+    ) -> Result<()> {
+        let peer = self.owner.peer();
+        let db = self.db();
+        let query = |sql: &'static str, what: &'static str| {
+            let peer = &peer;
+            async move {
+                conn.client
+                    .query(sql, &[])
+                    .await
+                    .map_err(|e| failed(peer, "cannot check", what, &e))
+            }
+        };
+
+        say.line("Check tables and indices");
+        let sql = "SELECT t, c.oid IS NOT NULL,
+                          (SELECT count(*) FROM pg_index i WHERE i.indrelid = c.oid)
+                     FROM unnest($1::text[]) WITH ORDINALITY AS u(t, n)
+                     LEFT JOIN pg_class c ON c.oid = to_regclass(u.t)
+                    ORDER BY u.n";
+        let names: Vec<&str> = Table::ALL.iter().map(|t| t.name()).collect();
+        let rows = conn
+            .client
+            .query(sql, &[&names])
+            .await
+            .map_err(|e| failed(&peer, "cannot check", "tables", &e))?;
+        if rows.iter().all(|r| !r.get::<_, bool>(1)) {
+            checks.push(Check::fail(
+                "tables",
+                format!("TPROC-C schema {db} is empty"),
+            ));
+            return Ok(());
+        }
+        let mut complete = true;
+        for row in &rows {
+            let (table, present, indexes): (String, bool, i64) =
+                (row.get(0), row.get(1), row.get(2));
+            if !present {
+                complete = false;
+                checks.push(Check::fail(
+                    format!("table {table}"),
+                    format!("missing table {table}"),
+                ));
+                continue;
+            }
+            checks.push(Check::pass(format!("table {table}"), "present"));
+            if table == Table::History.name() {
+                continue;
+            }
+            checks.push(if indexes > 0 {
+                Check::pass(format!("indices on {table}"), format!("{indexes}"))
+            } else {
+                Check::fail(
+                    format!("indices on {table}"),
+                    format!("on table {table} no indices"),
+                )
+            });
+        }
+        let nurand = conn
+            .client
+            .query_one("SELECT to_regclass($1::text) IS NOT NULL", &[&NURAND_TABLE])
+            .await
+            .map_err(|e| failed(&peer, "cannot check", NURAND_TABLE, &e))?
+            .get::<_, bool>(0);
+        if nurand {
+            let n: i64 = query("SELECT count(*) FROM tpcc_nurand", NURAND_TABLE).await?[0].get(0);
+            checks.push(if n == 1 {
+                Check::pass(format!("table {NURAND_TABLE}"), "one row of load constants")
+            } else {
+                Check::fail(
+                    format!("table {NURAND_TABLE}"),
+                    format!("{n} rows, expected one row of load constants"),
+                )
+            });
+        } else {
+            checks.push(Check::fail(
+                format!("table {NURAND_TABLE}"),
+                format!("missing table {NURAND_TABLE} (the load's NURand constants)"),
+            ));
+        }
+
+        say.line("Check routines");
+        let sql = "SELECT p.proname::text, p.prokind::text FROM pg_proc p
+                     JOIN pg_namespace n ON n.oid = p.pronamespace
+                    WHERE n.nspname = current_schema() AND p.proname = ANY ($1::text[])";
+        let found = conn
+            .client
+            .query(sql, &[&ROUTINES.as_slice()])
+            .await
+            .map_err(|e| failed(&peer, "cannot check", "routines", &e))?;
+        for name in ROUTINES {
+            let kinds: Vec<&str> = found
+                .iter()
+                .filter(|r| r.get::<_, &str>(0) == name)
+                .map(|r| match r.get::<_, &str>(1) {
+                    "p" => "procedure",
+                    _ => "function",
+                })
+                .collect();
+            checks.push(if kinds.is_empty() {
+                Check::fail(format!("routine {name}"), format!("missing routine {name}"))
+            } else {
+                Check::pass(format!("routine {name}"), kinds.join(", "))
+            });
+        }
+        if !complete {
+            return Ok(());
+        }
+
+        say.line("Check warehouses, row counts and consistency");
+        let w = warehouses;
+        let row = &query(
+            "SELECT coalesce(max(w_id), 0)::bigint, count(*) FROM warehouse",
+            "warehouses",
+        )
+        .await?[0];
+        let (max_w, count_w): (i64, i64) = (row.get(0), row.get(1));
+        checks.push(if max_w == i64::from(w) && count_w == i64::from(w) {
+            Check::pass("warehouse count", format!("{w}"))
+        } else {
+            Check::fail(
+                "warehouse count",
+                format!(
+                    "warehouse count {count_w} (max w_id {max_w}) does not equal dict \
+                     warehouse count of {w}"
+                ),
+            )
+        });
+
+        let w = u64::from(w);
+        let minimum = |t: Table| -> u64 {
+            let per_d = u64::from(DISTRICTS_PER_W * CUSTOMERS_PER_D);
+            match t {
+                Table::Warehouse => w,
+                Table::District => u64::from(DISTRICTS_PER_W) * w,
+                Table::Customer | Table::History | Table::Orders => per_d * w,
+                Table::Item => u64::from(ITEMS),
+                Table::Stock => u64::from(STOCK_PER_W) * w,
+                // HammerDB's margins: Delivery shrinks NEW_ORDER, order lines are random.
+                Table::NewOrder => 8_100 * w,
+                Table::OrderLine => 297_000 * w,
+            }
+        };
+        let counts: Vec<String> = Table::ALL
+            .iter()
+            .map(|t| format!("SELECT count(*) FROM {}", t.name()))
+            .collect();
+        let mut jobs: Vec<String> = CONSISTENCY.iter().map(|c| c.sql.to_string()).collect();
+        jobs.extend(counts);
+        let results = parallel(&self.owner, "", &jobs, WORKERS, "cannot check").await?;
+        let (consistency, counts) = results.split_at(CONSISTENCY.len());
+
+        for (table, rows) in Table::ALL.iter().zip(counts) {
+            let n = u64::try_from(rows[0].get::<_, i64>(0)).unwrap_or(0);
+            let min = minimum(*table);
+            let what = format!("rows in {}", table.name());
+            checks.push(if n >= min {
+                Check::pass(what, format!("{n}"))
+            } else {
+                Check::fail(
+                    what,
+                    format!("row count of {n} is less than expected count of {min}"),
+                )
+            });
+        }
+        for (i, (c, rows)) in CONSISTENCY.iter().zip(consistency).enumerate() {
+            let what = format!("Check consistency {}", i + 1);
+            checks.push(match rows.first() {
+                None => Check::pass(what, format!("{} in every {}", c.rule, c.unit)),
+                Some(r) => {
+                    let (bad, w, d): (i64, i32, Option<i32>) = (r.get(0), r.get(1), r.get(2));
+                    let first = match d {
+                        Some(d) => format!("warehouse {w} district {d}"),
+                        None => format!("warehouse {w}"),
+                    };
+                    Check::fail(
+                        what,
+                        format!("{} fails in {bad} {}(s), first {first}", c.rule, c.unit),
+                    )
+                }
+            });
+        }
+        Ok(())
+    }
+}
+
+/// A TPC-C consistency condition (clause 3.3.2): a query returning, when some rows break it,
+/// one row of (offenders, first warehouse, first district or NULL).
+struct Condition {
+    rule: &'static str,
+    unit: &'static str,
+    sql: &'static str,
+}
+
+const CONSISTENCY: [Condition; 4] = [
+    Condition {
+        rule: "W_YTD = sum(D_YTD)",
+        unit: "warehouse",
+        sql: "WITH d AS (SELECT d_w_id, sum(d_ytd) AS ytd FROM district GROUP BY d_w_id),
+              bad AS (SELECT w.w_id FROM warehouse w LEFT JOIN d ON d.d_w_id = w.w_id
+                       WHERE d.ytd IS DISTINCT FROM w.w_ytd)
+              SELECT count(*) OVER (), w_id::int, NULL::int FROM bad ORDER BY w_id LIMIT 1",
+    },
+    Condition {
+        rule: "D_NEXT_O_ID - 1 = max(O_ID) = max(NO_O_ID)",
+        unit: "district",
+        sql: "WITH o AS (SELECT o_w_id AS w, o_d_id AS d, max(o_id) AS m FROM orders
+                          GROUP BY o_w_id, o_d_id),
+              n AS (SELECT no_w_id AS w, no_d_id AS d, max(no_o_id) AS m FROM new_order
+                     GROUP BY no_w_id, no_d_id),
+              bad AS (SELECT t.d_w_id AS w, t.d_id AS d FROM district t
+                        LEFT JOIN o ON o.w = t.d_w_id AND o.d = t.d_id
+                        LEFT JOIN n ON n.w = t.d_w_id AND n.d = t.d_id
+                       WHERE o.m IS DISTINCT FROM t.d_next_o_id - 1
+                          OR n.m <> t.d_next_o_id - 1)
+              SELECT count(*) OVER (), w::int, d::int FROM bad ORDER BY w, d LIMIT 1",
+    },
+    Condition {
+        rule: "max(NO_O_ID) - min(NO_O_ID) + 1 = count(NEW_ORDER)",
+        unit: "district",
+        sql: "WITH bad AS (SELECT no_w_id AS w, no_d_id AS d FROM new_order
+                            GROUP BY no_w_id, no_d_id
+                           HAVING max(no_o_id) - min(no_o_id) + 1 <> count(*))
+              SELECT count(*) OVER (), w::int, d::int FROM bad ORDER BY w, d LIMIT 1",
+    },
+    Condition {
+        rule: "sum(O_OL_CNT) = count(ORDER_LINE)",
+        unit: "district",
+        sql: "WITH o AS (SELECT o_w_id AS w, o_d_id AS d, sum(o_ol_cnt) AS n FROM orders
+                          GROUP BY o_w_id, o_d_id),
+              l AS (SELECT ol_w_id AS w, ol_d_id AS d, count(*) AS n FROM order_line
+                     GROUP BY ol_w_id, ol_d_id),
+              bad AS (SELECT w, d FROM o FULL JOIN l USING (w, d)
+                       WHERE o.n IS DISTINCT FROM l.n)
+              SELECT count(*) OVER (), w::int, d::int FROM bad ORDER BY w, d LIMIT 1",
+    },
+];
+
+/// A loading session: the owner on the schema database, without waiting for WAL flushes.
+pub struct PgLoader {
+    conn: PgConn,
+    peer: Peer,
+}
+
+impl Loader for PgLoader {
+    async fn load(&mut self, table: Table, rows: &[u8]) -> Result<()> {
+        let name = table.name();
+        let sql = format!("COPY {name} ({}) FROM STDIN", table.columns().join(", "));
+        let fail = |e: &tokio_postgres::Error| failed(&self.peer, "cannot load into", name, e);
+        let sink = self
+            .conn
+            .client
+            .copy_in::<_, Bytes>(sql.as_str())
+            .await
+            .map_err(|e| fail(&e))?;
+        let mut sink = std::pin::pin!(sink);
+        for chunk in rows.chunks(COPY_CHUNK) {
+            // Dropping the sink on an error sends CopyFail: nothing of this COPY stays.
+            sink.send(Bytes::copy_from_slice(chunk))
+                .await
+                .map_err(|e| fail(&e))?;
+        }
+        sink.as_mut().finish().await.map_err(|e| fail(&e))?;
+        Ok(())
+    }
+
+    async fn close(self) {
+        self.conn.close().await;
+    }
+}
+
+/// The same login on another database.
+fn on_db(target: &PgTarget, db: &str) -> PgTarget {
+    PgTarget {
+        dbname: db.to_string(),
+        ..target.clone()
+    }
+}
+
+/// `name` as a quoted SQL identifier: used exactly as given, as the login uses it.
+fn ident(name: &str) -> String {
+    format!("\"{}\"", name.replace('"', "\"\""))
+}
+
+/// `text` as an escape-string literal, correct whatever `standard_conforming_strings` says.
+fn literal(text: &str) -> String {
+    format!("E'{}'", text.replace('\\', "\\\\").replace('\'', "''"))
+}
+
+/// A failed statement as a `DbError`: `what` says what it worked on; the SQL text is never
+/// included, as some holds a password.
+fn failed(peer: &Peer, action: &'static str, what: &str, e: &tokio_postgres::Error) -> DbError {
+    let (kind, detail) = classify(e, false);
+    peer.failed(action, kind, format!("{what}: {detail}"))
+}
+
+/// Runs one or more statements (simple protocol).
+async fn exec(
+    conn: &PgConn,
+    peer: &Peer,
+    action: &'static str,
+    what: &str,
+    sql: &str,
+) -> Result<(), DbError> {
+    conn.client
+        .batch_execute(sql)
+        .await
+        .map_err(|e| failed(peer, action, what, &e))
+}
+
+/// Runs `statements` from a schema file in one transaction; an error names the statement by
+/// its first line.
+async fn transaction(
+    conn: &PgConn,
+    peer: &Peer,
+    action: &'static str,
+    statements: &[String],
+) -> Result<(), DbError> {
+    exec(conn, peer, action, "BEGIN", "BEGIN").await?;
+    for sql in statements {
+        exec(conn, peer, action, first_line(sql), sql).await?;
+    }
+    exec(conn, peer, action, "COMMIT", "COMMIT").await
+}
+
+/// The first line of a statement that is not a comment, to name it in a message.
+fn first_line(sql: &str) -> &str {
+    sql.lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty() && !l.starts_with("--"))
+        .unwrap_or("")
+}
+
+/// The table a statement works on: the word after `TABLE`, `ON` or `ANALYZE`.
+fn statement_table(sql: &str) -> Option<&str> {
+    let mut words = sql.split(|c: char| c.is_whitespace() || c == '(' || c == ';');
+    while let Some(word) = words.next() {
+        if ["TABLE", "ON", "ANALYZE"]
+            .iter()
+            .any(|k| word.eq_ignore_ascii_case(k))
+        {
+            return words.find(|w| !w.is_empty());
+        }
+    }
+    None
+}
+
+/// `statements` with those on the biggest tables first, so that the longest work starts
+/// first and the workers end together. Otherwise the order is kept.
+fn largest_first(mut statements: Vec<String>, sizes: &[(String, i64)]) -> Vec<String> {
+    let size = |sql: &String| {
+        statement_table(sql)
+            .and_then(|t| sizes.iter().find(|(name, _)| name.eq_ignore_ascii_case(t)))
+            .map_or(0, |(_, n)| *n)
+    };
+    statements.sort_by_key(|s| std::cmp::Reverse(size(s)));
+    statements
+}
+
+/// Runs `jobs` on up to `workers` connections to `target` at once, each connection taking the
+/// next job when it has finished one; returns each job's rows, in `jobs` order.
+async fn parallel(
+    target: &PgTarget,
+    setup: &str,
+    jobs: &[String],
+    workers: usize,
+    action: &'static str,
+) -> Result<Vec<Vec<Row>>, DbError> {
+    let next = AtomicUsize::new(0);
+    let n = workers.clamp(1, jobs.len().max(1));
+    let done = try_join_all((0..n).map(|_| worker(target, setup, jobs, &next, action))).await?;
+    let mut out: Vec<Vec<Row>> = std::iter::repeat_with(Vec::new).take(jobs.len()).collect();
+    for (i, rows) in done.into_iter().flatten() {
+        out[i] = rows;
+    }
+    Ok(out)
+}
+
+async fn worker(
+    target: &PgTarget,
+    setup: &str,
+    jobs: &[String],
+    next: &AtomicUsize,
+    action: &'static str,
+) -> Result<Vec<(usize, Vec<Row>)>, DbError> {
+    let conn = connect(target).await?;
+    let peer = target.peer();
+    let r = async {
+        if !setup.is_empty() {
+            exec(&conn, &peer, action, setup, setup).await?;
+        }
+        let mut done = Vec::new();
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(sql) = jobs.get(i) else {
+                return Ok(done);
+            };
+            let rows = conn
+                .client
+                .query(sql.as_str(), &[])
+                .await
+                .map_err(|e| failed(&peer, action, first_line(sql), &e))?;
+            done.push((i, rows));
+        }
+    }
+    .await;
+    conn.close().await;
+    r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identifiers_and_literals_are_quoted() {
+        assert_eq!(ident("tpcc"), "\"tpcc\"");
+        assert_eq!(ident("a\"b"), "\"a\"\"b\"");
+        assert_eq!(literal("it's"), "E'it''s'");
+        assert_eq!(literal("a\\b"), "E'a\\\\b'");
+    }
+
+    #[test]
+    fn statements_name_their_table() {
+        let keys = sqlfile::split(KEYS_SQL);
+        let tables: Vec<_> = keys.iter().map(|s| statement_table(s)).collect();
+        assert_eq!(tables[0], Some("warehouse"));
+        assert!(tables.iter().all(Option::is_some), "{tables:?}");
+        assert!(tables.contains(&Some("customer")));
+        assert_eq!(statement_table("ANALYZE order_line"), Some("order_line"));
+    }
+
+    #[test]
+    fn biggest_tables_go_first_and_ties_keep_their_order() {
+        let sizes = vec![("stock".to_string(), 10), ("order_line".to_string(), 20)];
+        let sorted = largest_first(sqlfile::split(KEYS_SQL), &sizes);
+        assert!(sorted[0].contains("order_line"));
+        assert!(sorted[1].contains("stock"));
+        assert!(sorted[2].contains("warehouse"));
+        assert_eq!(sorted.len(), 10);
+    }
+
+    #[test]
+    fn every_sql_file_splits_into_statements() {
+        for sql in [
+            TABLES_SQL,
+            PARTITIONS_SQL,
+            KEYS_SQL,
+            FUNCTIONS_SQL,
+            PROCEDURES_SQL,
+            NURAND_SQL,
+        ] {
+            assert!(!sqlfile::split(sql).is_empty());
+        }
+        assert_eq!(sqlfile::split(TABLES_SQL).len(), 9);
+    }
+}
