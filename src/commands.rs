@@ -24,6 +24,7 @@ pub enum Complete {
     VusetOptions,
     TcsetOptions,
     MetsetOptions,
+    DgsetOptions,
 }
 
 /// One command.
@@ -51,7 +52,7 @@ impl Command {
 }
 
 /// Print targets available now; later targets join as their features land.
-pub const PRINT_TARGETS: &[&str] = &["db", "bm", "dict", "generic", "vuconf", "tcconf"];
+pub const PRINT_TARGETS: &[&str] = &["db", "bm", "dict", "generic", "vuconf", "tcconf", "datagen"];
 pub const VUSET_OPTIONS: &[(&str, &str)] = &[
     ("vu", "virtual_users"),
     ("delay", "user_delay"),
@@ -84,6 +85,12 @@ pub const TCSET_OPTIONS: &[(&str, &str, &str)] = &[
         "tc_log_timestamps",
         "Transaction Counter timestamps",
     ),
+];
+pub const DGSET_OPTIONS: &[(&str, &str)] = &[
+    ("vu", "gen_num_vu"),
+    ("warehouse", "gen_count_ware"),
+    ("directory", "gen_directory"),
+    ("scale_fact", ""),
 ];
 pub const METSET_OPTIONS: &[(&str, &str, &str)] = &[
     ("agent_hostname", "agent_hostname", "Metrics agent hostname"),
@@ -125,12 +132,13 @@ pub static COMMANDS: &[Command] = &[
     },
     Command {
         name: "print",
-        args: "[db|bm|dict|generic|vuconf|tcconf]",
+        args: "[db|bm|dict|generic|vuconf|tcconf|datagen]",
         min_args: 1,
         max_args: 1,
         help: "Prints a configuration: db (the current database), bm (the benchmark), dict (the \
                current database's dictionaries), generic (the generic dictionary), vuconf (virtual \
-               user options), tcconf (transaction counter options). In a script, print(\"text\") \
+               user options), tcconf (transaction counter options), datagen (data generation settings). \
+               In a script, print(\"text\") \
                of anything else prints the text itself.",
         complete: &[C::PrintTargets],
         run: Session::print,
@@ -165,6 +173,60 @@ pub static COMMANDS: &[Command] = &[
                hammer) and agent_id (its TCP port).",
         complete: &[C::MetsetOptions],
         run: Session::metset,
+    },
+    Command {
+        name: "buildschema",
+        args: "",
+        min_args: 0,
+        max_args: 0,
+        help: "Builds the TPROC-C schema of the current database as the dictionary says: \
+               *_count_ware warehouses loaded by *_num_vu virtual users in parallel, then keys, \
+               stored procedures and statistics. Creates the user and database where missing; \
+               refuses a database that already holds tables. Blocks until done; Ctrl-C stops it. \
+               Returns #{ok, warehouses, rows, seconds, rows_per_second, bytes_on_disk}.",
+        complete: &[],
+        run: Session::buildschema,
+    },
+    Command {
+        name: "checkschema",
+        args: "",
+        min_args: 0,
+        max_args: 0,
+        help: "Checks the current database's TPROC-C schema: tables, indexes, procedures, row \
+               counts for *_count_ware warehouses, and TPC-C consistency conditions 1 to 4 on \
+               every warehouse. Prints PASS or FAIL per check and returns #{ok, failed, checks}.",
+        complete: &[],
+        run: Session::checkschema,
+    },
+    Command {
+        name: "deleteschema",
+        args: "",
+        min_args: 0,
+        max_args: 0,
+        help: "Drops the current database's TPROC-C schema: the database, and on PostgreSQL the \
+               user where hammer created it. Returns the list of what was dropped.",
+        complete: &[],
+        run: Session::deleteschema,
+    },
+    Command {
+        name: "dgset",
+        args: "[vu|warehouse|directory] value",
+        min_args: 2,
+        max_args: 2,
+        help: "Configures datagenrun: vu (parallel writers, at most the warehouses), warehouse \
+               (how many), directory (where the files go; empty means the temporary directory).",
+        complete: &[C::DgsetOptions],
+        run: Session::dgset,
+    },
+    Command {
+        name: "datagenrun",
+        args: "",
+        min_args: 0,
+        max_args: 0,
+        help: "Writes the TPROC-C data as pipe-delimited files <table>_<n>.tbl in the dgset \
+               directory, for a server's own bulk loader. Never overwrites a file.",
+        complete: &[],
+        run: Session::datagenrun,
     },
     Command {
         name: "librarycheck",

@@ -77,6 +77,10 @@ impl ScriptEngine {
         for cmd in COMMANDS {
             register(&mut engine, cmd.name, session.clone());
         }
+        // HammerDB's helper for example scripts: the logical CPU count.
+        engine.register_fn("numberOfCPUs", || -> rhai::INT {
+            std::thread::available_parallelism().map_or(1, |n| n.get() as rhai::INT)
+        });
         // Rhai's own exit() ends evaluation as if with a value; ours ends the session, as
         // HammerDB's exit does, with an optional status for `hammer auto`.
         engine.register_fn("exit", || -> Result<(), Box<EvalAltResult>> {

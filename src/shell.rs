@@ -11,7 +11,7 @@ use rustyline::validate::{ValidationContext, ValidationResult, Validator};
 use rustyline::{Context, Editor, ExternalPrinter, Helper, Highlighter, Hinter};
 
 use crate::commands::{
-    self, Complete, METSET_OPTIONS, PRINT_TARGETS, TCSET_OPTIONS, VUSET_OPTIONS,
+    self, Complete, DGSET_OPTIONS, METSET_OPTIONS, PRINT_TARGETS, TCSET_OPTIONS, VUSET_OPTIONS,
 };
 use crate::config::Database;
 use crate::output::LinePrinter;
@@ -293,6 +293,7 @@ pub fn completions(session: &Session, before: &str) -> (usize, Vec<String>) {
                 Complete::VusetOptions => VUSET_OPTIONS.iter().map(|o| o.0.to_string()).collect(),
                 Complete::TcsetOptions => TCSET_OPTIONS.iter().map(|o| o.0.to_string()).collect(),
                 Complete::MetsetOptions => METSET_OPTIONS.iter().map(|o| o.0.to_string()).collect(),
+                Complete::DgsetOptions => DGSET_OPTIONS.iter().map(|o| o.0.to_string()).collect(),
             }
         }
     };

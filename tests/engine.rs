@@ -76,7 +76,7 @@ fn print_targets_and_plain_print() {
     assert_eq!(f.ok("print(1 + 1)"), ["2"]);
     let e = f.err("print nonsense");
     assert!(
-        e.contains("Usage: print [db|bm|dict|generic|vuconf|tcconf]"),
+        e.contains("Usage: print [db|bm|dict|generic|vuconf|tcconf|datagen]"),
         "{e}"
     );
     let e = f.err("print()");
@@ -280,7 +280,7 @@ fn help_lists_every_command_and_describes_one() {
     let e = f.err("help dizet");
     assert!(
         e.contains("Error: invalid option dizet; did you mean diset?")
-            && e.contains("Usage: help [dbset|"),
+            && e.contains("Usage: help [buildschema|"),
         "{e}"
     );
 }
@@ -321,7 +321,7 @@ fn completion_follows_the_command_and_the_current_database() {
     let session = f.engine.session_handle();
     let s = session.lock().unwrap();
     assert_eq!(completions(&s, "pri").1, ["print"]);
-    assert_eq!(completions(&s, "print d").1, ["db", "dict"]);
+    assert_eq!(completions(&s, "print d").1, ["datagen", "db", "dict"]);
     assert_eq!(completions(&s, "dbset ").1, ["bm", "db"]);
     assert_eq!(completions(&s, "dbset db m").1, ["maria", "mysql"]);
     assert_eq!(completions(&s, "diset ").1, ["connection", "tpcc"]);
@@ -394,5 +394,107 @@ fn librarycheck_gives_up_on_a_silent_server_after_the_connect_timeout() {
             "Error: cannot connect to MariaDB at 127.0.0.1:{port} as user root: server unreachable"
         )),
         "{text}"
+    );
+}
+
+#[test]
+fn dgset_and_datagenrun() {
+    let mut f = Fixture::new();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().display().to_string();
+    assert_eq!(
+        f.ok(&format!("dgset directory {d}")),
+        [format!("Set directory to {d} for data generation")]
+    );
+    assert_eq!(
+        f.ok("dgset warehouse 2"),
+        ["Set warehouses to 2 for data generation"]
+    );
+    assert_eq!(
+        f.ok("dgset vu 2"),
+        ["Set virtual users to 2 for data generation"]
+    );
+    assert_eq!(
+        f.ok("print datagen"),
+        [format!("Data Generation set to build a TPC-C schema for PostgreSQL with 2 warehouses with 2 virtual users in {d}")]
+    );
+    // Bad input: more writers than warehouses, missing or unwritable directory, TPROC-H.
+    let e = f.err("dgset vu 3");
+    assert!(
+        e.contains("You have 3 virtual users building 2 warehouses"),
+        "{e}"
+    );
+    let e = f.err("dgset directory /no/such/dir");
+    assert!(e.contains("directory /no/such/dir does not exist"), "{e}");
+    let e = f.err("dgset scale_fact 10");
+    assert!(e.contains("TPROC-H"), "{e}");
+    let e = f.err("dgset ware 2");
+    assert!(
+        e.contains("Usage: dgset [vu|warehouse|directory] value"),
+        "{e}"
+    );
+    let e = f.err("dgset warehouse 0");
+    assert!(e.contains("must be an integer from 1"), "{e}");
+
+    let (r, lines) = f.console("datagenrun()");
+    let rows: i64 = r.unwrap().parse().unwrap();
+    assert!(rows > 2 * 490_000, "{rows}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("2 WAREHOUSE SCHEMA GENERATED in")),
+        "{lines:#?}"
+    );
+    assert!(
+        lines.contains(&"Vuser 2:Generating Stock Wid=2".to_string()),
+        "{lines:#?}"
+    );
+    for t in [
+        "item_1",
+        "warehouse_1",
+        "warehouse_2",
+        "order_line_2",
+        "new_order_1",
+    ] {
+        assert!(dir.path().join(format!("{t}.tbl")).exists(), "{t}");
+    }
+    let w2 = std::fs::read_to_string(dir.path().join("warehouse_2.tbl")).unwrap();
+    assert!(w2.starts_with("2|"), "{w2}");
+    // A second run would overwrite: refused, files untouched.
+    let e = f.err("datagenrun");
+    assert!(e.contains("already exists"), "{e}");
+}
+
+#[cfg(unix)]
+#[test]
+fn an_unwritable_directory_is_refused() {
+    use std::os::unix::fs::PermissionsExt;
+    let mut f = Fixture::new();
+    let dir = tempfile::tempdir().unwrap();
+    let ro = dir.path().join("ro");
+    std::fs::create_dir(&ro).unwrap();
+    std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o555)).unwrap();
+    // Permissions do not stop root; sysfs refuses new files even to root.
+    let root_can_write = std::fs::File::create(ro.join("probe")).is_ok();
+    let target = if root_can_write {
+        std::path::PathBuf::from("/sys")
+    } else {
+        ro
+    };
+    let e = f.err(&format!("dgset directory {}", target.display()));
+    assert!(
+        e.contains(&format!("directory {} is not writable", target.display())),
+        "{e}"
+    );
+}
+
+#[test]
+fn buildschema_refuses_more_loaders_than_warehouses() {
+    let mut f = Fixture::new();
+    f.ok("diset tpcc pg_count_ware 2; diset tpcc pg_num_vu 3");
+    let e = f.err("buildschema");
+    assert!(
+        e.contains("You have 3 virtual users building 2 warehouses"),
+        "{e}"
     );
 }

@@ -405,6 +405,22 @@ cmd_stop() {
 	log "stopped (or were not running)"
 }
 
+# Restarts PostgreSQL on its existing data (tests of lost connections use it).
+cmd_restart_pg() {
+	pg_answers || die "PostgreSQL is not running; use start"
+	log "restarting PostgreSQL (data kept)"
+	pg_stop
+	setsid -w runuser -u postgres -- "$PG_BIN/pg_ctl" -D "$PG_DATA" -l "$PG_LOG" \
+		-w -t "$WAIT_SECS" -s start ||
+		die_with_log "$PG_LOG" "PostgreSQL did not start again"
+	local i
+	for ((i = 0; i < WAIT_SECS * 2; i++)); do
+		pg_answers && return 0
+		sleep 0.5
+	done
+	die_with_log "$PG_LOG" "PostgreSQL does not answer after the restart"
+}
+
 cmd_status() {
 	local rc=0
 	pg_status || rc=1
@@ -416,8 +432,9 @@ case ${1:-} in
 start) cmd_start ;;
 stop) cmd_stop ;;
 status) cmd_status ;;
+restart-pg) cmd_restart_pg ;;
 *)
-	echo "usage: $0 start|stop|status" >&2
+	echo "usage: $0 start|stop|status|restart-pg" >&2
 	exit 2
 	;;
 esac

@@ -113,6 +113,87 @@ pub async fn probe(settings: &Settings, db: Database) -> Result<ServerInfo, DbEr
     }
 }
 
+/// `buildschema` on the given database.
+pub async fn build_schema(
+    settings: &Settings,
+    db: Database,
+    plan: crate::tpcc::build::Plan,
+    say: crate::tpcc::schema::Say,
+    out: crate::output::Output,
+    interrupt: crate::interrupt::Interrupt,
+) -> crate::error::Result<crate::tpcc::build::Summary> {
+    use crate::tpcc::build::build;
+    use std::sync::Arc;
+    match db {
+        Database::Pg => {
+            build(
+                Arc::new(pg_schema::PgSchema::new(settings)),
+                plan,
+                say,
+                out,
+                interrupt,
+            )
+            .await
+        }
+        Database::Maria | Database::Mysql => {
+            build(
+                Arc::new(my_schema::MySchema::new(settings, db)),
+                plan,
+                say,
+                out,
+                interrupt,
+            )
+            .await
+        }
+    }
+}
+
+/// `checkschema` on the given database.
+pub async fn check_schema(
+    settings: &Settings,
+    db: Database,
+    warehouses: u32,
+    say: &crate::tpcc::schema::Say,
+) -> crate::error::Result<Vec<crate::tpcc::schema::Check>> {
+    use crate::tpcc::schema::SchemaDb;
+    match db {
+        Database::Pg => {
+            pg_schema::PgSchema::new(settings)
+                .check(warehouses, say)
+                .await
+        }
+        Database::Maria | Database::Mysql => {
+            my_schema::MySchema::new(settings, db)
+                .check(warehouses, say)
+                .await
+        }
+    }
+}
+
+/// `deleteschema` on the given database.
+pub async fn delete_schema(
+    settings: &Settings,
+    db: Database,
+    say: &crate::tpcc::schema::Say,
+) -> crate::error::Result<Vec<String>> {
+    use crate::tpcc::schema::SchemaDb;
+    match db {
+        Database::Pg => pg_schema::PgSchema::new(settings).delete(say).await,
+        Database::Maria | Database::Mysql => {
+            my_schema::MySchema::new(settings, db).delete(say).await
+        }
+    }
+}
+
+/// Where the schema goes, for `buildschema`'s confirmation line.
+pub fn describe_schema(settings: &Settings, db: Database) -> String {
+    use crate::tpcc::schema::SchemaDb;
+    match db {
+        Database::Pg => pg_schema::PgSchema::new(settings).describe(),
+        Database::Maria | Database::Mysql => my_schema::MySchema::new(settings, db).describe(),
+    }
+}
+
 /// The `std::io::Error` somewhere in an error's source chain, if any.
 fn io_source<'a>(err: &'a (dyn std::error::Error + 'static)) -> Option<&'a std::io::Error> {
     let mut cur: Option<&(dyn std::error::Error + 'static)> = Some(err);

@@ -336,6 +336,17 @@ pub async fn build<D: SchemaDb>(
 ) -> Result<Summary> {
     let started = Instant::now();
     db.create(plan.warehouses, &say).await?;
+    // Loaders stop on Ctrl-C or when one of them fails; the latter must not look like a
+    // Ctrl-C to the rest of the session, hence a flag of the build's own.
+    let stop = Interrupt::default();
+    let forward = {
+        let stop = stop.clone();
+        tokio::spawn(async move {
+            interrupt.wait().await;
+            stop.fire();
+        })
+    };
+    let interrupt = stop;
     let mut seed = SmallRng::from_os_rng();
     let constants = Constants::for_load(&mut seed);
     let load_time = load_time_now();
@@ -413,6 +424,7 @@ pub async fn build<D: SchemaDb>(
     }
     let _ = done_tx.send(());
     let _ = reporter.await;
+    forward.abort();
     if let Some(e) = failure {
         let loaded = progress.rows();
         let cause = match e {
