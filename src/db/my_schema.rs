@@ -182,10 +182,12 @@ impl MySchema {
 
     /// A statement refused for lack of a privilege, as one line saying which; other errors
     /// as [`MySchema::failed`].
+    /// `what` is what the user tried ("create database tpcc"), `right` the privilege it needs
+    /// and `fix` how to give it.
     fn denied_or_failed(
         &self,
         right: &str,
-        object: &str,
+        fix: &str,
         action: &'static str,
         what: &str,
         e: &mysql_async::Error,
@@ -195,8 +197,8 @@ impl MySchema {
             // ER_PROCACCESS_DENIED_ERROR
             mysql_async::Error::Server(s) if matches!(s.code, 1044 | 1142 | 1227 | 1370) => {
                 Error::State(format!(
-                    "User {user} may not {what} on {name} at {addr}: it lacks the {right} privilege \
-                     on {object} (server said: {msg})",
+                    "User {user} may not {what} on {name} at {addr}: it lacks the {right} \
+                     privilege; {fix} (server said: {msg})",
                     user = self.server.user,
                     name = self.db.name(),
                     addr = self.peer().addr,
@@ -264,7 +266,7 @@ impl MySchema {
                     .map_err(|e| {
                         self.denied_or_failed(
                             "ALTER",
-                            &format!("database {db}"),
+                            &format!("GRANT ALTER ON {db}.* to it, or use a new database name"),
                             "cannot alter",
                             &format!("alter database {db}"),
                             &e,
@@ -282,7 +284,10 @@ impl MySchema {
                 .map_err(|e| {
                     self.denied_or_failed(
                         "CREATE",
-                        &format!("database {db} (GRANT CREATE ON *.*, or create {db} yourself and grant ALL on it)"),
+                        &format!(
+                            "GRANT CREATE ON *.* to it, or create {db} as another user and \
+                             GRANT ALL ON {db}.* to it"
+                        ),
                         "cannot create",
                         &format!("create database {db}"),
                         &e,
@@ -325,19 +330,18 @@ impl MySchema {
         };
         check_engine_name(&self.engine, &self.key("storage_engine"))?;
         say.line("CREATING TPCC TABLES");
-        let sql = sqlfile::render(
-            TABLES_SQL,
-            &[
-                ("engine", &self.engine),
-                ("history_pk", history_pk),
-                ("partition", &partition),
-            ],
-        );
-        for statement in sqlfile::split(&sql) {
+        let vars = [
+            ("engine", self.engine.as_str()),
+            ("history_pk", history_pk),
+            ("partition", partition.as_str()),
+        ];
+        // Split first: the header's comments name the placeholders too.
+        for statement in sqlfile::split(TABLES_SQL) {
+            let statement = sqlfile::render(&statement, &vars);
             conn.query_drop(&statement).await.map_err(|e| {
                 self.denied_or_failed(
                     "CREATE",
-                    &format!("database {db}"),
+                    &format!("GRANT ALL ON {db}.* to it"),
                     "cannot create tables on",
                     &format!("create the tables in {db}"),
                     &e,
@@ -381,15 +385,15 @@ impl MySchema {
             conn.query_drop(&statement).await.map_err(|e| {
                 self.denied_or_failed(
                     "CREATE ROUTINE",
-                    &format!("database {db}"),
+                    &format!("GRANT ALL ON {db}.* to it"),
                     "cannot create procedures on",
                     &format!("create the stored procedures in {db}"),
                     &e,
                 )
             })?;
         }
-        let sql = sqlfile::render(NURAND_SQL, &[("engine", &self.engine)]);
-        for statement in sqlfile::split(&sql) {
+        for statement in sqlfile::split(NURAND_SQL) {
+            let statement = sqlfile::render(&statement, &[("engine", &self.engine)]);
             match conn.query_drop(&statement).await {
                 // ER_TABLE_EXISTS_ERROR: finish is run again; the row is replaced below.
                 Err(mysql_async::Error::Server(s)) if s.code == 1050 => {}
@@ -565,7 +569,10 @@ impl MySchema {
                 .unwrap_or(0);
             let n = counts.get(&Table::Warehouse).copied().unwrap_or(0);
             if n == w && max == w {
-                Check::pass("warehouse count", format!("{n} warehouses, as {} says", self.key("count_ware")))
+                Check::pass(
+                    "warehouse count",
+                    format!("{}, as {} says", plural(n, "warehouse"), self.key("count_ware")),
+                )
             } else {
                 Check::fail(
                     "warehouse count",
@@ -610,33 +617,29 @@ impl MySchema {
                 .map_err(|e| q(&what, e))?;
             checks.push(match first {
                 None => {
-                    let scope = match condition.per {
-                        Per::Warehouse => format!(
-                            "all {} warehouses",
-                            counts.get(&Table::Warehouse).copied().unwrap_or(0)
-                        ),
-                        Per::District => format!(
-                            "all {} districts",
-                            counts.get(&Table::District).copied().unwrap_or(0)
-                        ),
+                    let (table, unit) = match condition.per {
+                        Per::Warehouse => (Table::Warehouse, "warehouse"),
+                        Per::District => (Table::District, "district"),
                     };
+                    let n = counts.get(&table).copied().unwrap_or(0);
+                    let scope = format!("all {}", plural(n, unit));
                     Check::pass(what, format!("{}: holds for {scope}", condition.rule))
                 }
                 Some(row) => {
                     let v = row_texts(row);
-                    let offenders = v.last().cloned().unwrap_or_default();
-                    let unit = match (condition.per, offenders.as_str()) {
-                        (Per::Warehouse, "1") => "warehouse fails",
-                        (Per::Warehouse, _) => "warehouses fail",
-                        (Per::District, "1") => "district fails",
-                        (Per::District, _) => "districts fail",
+                    let offenders: u64 = v.last().and_then(|n| n.parse().ok()).unwrap_or(0);
+                    let unit = match condition.per {
+                        Per::Warehouse => "warehouse",
+                        Per::District => "district",
                     };
+                    let verb = if offenders == 1 { "fails" } else { "fail" };
                     Check::fail(
                         what,
                         format!(
-                            "{}: {}; {offenders} {unit}",
+                            "{}: {}; {} {verb}",
                             condition.rule,
-                            (condition.describe)(&v)
+                            (condition.describe)(&v),
+                            plural(offenders, unit)
                         ),
                     )
                 }
@@ -669,7 +672,7 @@ impl MySchema {
             Err(e) => {
                 return Err(self.denied_or_failed(
                     "DROP",
-                    &format!("database {db}"),
+                    &format!("GRANT DROP ON {db}.* to it"),
                     "cannot drop",
                     &format!("drop database {db}"),
                     &e,
@@ -958,7 +961,7 @@ impl Loader for MyLoader {
 const SYSTEM_SCHEMAS: [&str; 4] = ["mysql", "information_schema", "performance_schema", "sys"];
 
 /// HISTORY's invisible key column (tables.sql `{{history_pk}}`).
-const HISTORY_PK: &str = ",\n    id INT NOT NULL AUTO_INCREMENT INVISIBLE PRIMARY KEY";
+const HISTORY_PK: &str = ", id INT NOT NULL AUTO_INCREMENT INVISIBLE PRIMARY KEY";
 
 /// The server's flavour and version.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -1014,6 +1017,15 @@ fn check_engine_name(engine: &str, key: &str) -> Result<()> {
             "Value {engine} for tpcc:{key} is not a storage engine name (letters, digits and _, \
              e.g. innodb)"
         )))
+    }
+}
+
+/// `1 row`, `2 rows`.
+fn plural(n: u64, unit: &str) -> String {
+    if n == 1 {
+        format!("{n} {unit}")
+    } else {
+        format!("{n} {unit}s")
     }
 }
 
