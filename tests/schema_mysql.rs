@@ -194,6 +194,7 @@ async fn builds_loads_checks_and_deletes_one_warehouse() {
     assert_eq!(
         lines,
         [
+            format!("Vuser 1:CREATING {} SCHEMA", name.to_uppercase()),
             format!("Vuser 1:CHECKING IF DATABASE {name} EXISTS"),
             format!("Vuser 1:CREATING DATABASE {name}"),
             "Vuser 1:Partitioning needs at least 200 warehouses, 1 requested: ORDER_LINE not partitioned".into(),
@@ -309,6 +310,20 @@ async fn refuses_a_database_with_tables_and_leaves_it_alone() {
     let mut rows = Vec::new();
     generator().items(1..=1_000, &mut rows);
     load(&mut loader, Table::Item, &rows).await;
+    // LOAD DATA LOCAL only warns about duplicate keys; the loader rolls such a load back.
+    let e = loader
+        .load(Table::Item, &rows)
+        .await
+        .expect_err("duplicates")
+        .to_string();
+    assert!(
+        e.contains("table item: LOAD DATA read 0 of 1000 rows") && e.contains("rolled back"),
+        "{e}"
+    );
+    let mut more = Vec::new();
+    generator().items(1_001..=1_010, &mut more);
+    rows.extend_from_slice(&more);
+    assert!(loader.load(Table::Item, &rows).await.is_err());
     loader.close().await;
     out.take_captured();
 
@@ -323,7 +338,10 @@ async fn refuses_a_database_with_tables_and_leaves_it_alone() {
     );
     assert_eq!(
         out.take_captured(),
-        [format!("Vuser 1:CHECKING IF DATABASE {name} EXISTS")]
+        [
+            format!("Vuser 1:CREATING {} SCHEMA", name.to_uppercase()),
+            format!("Vuser 1:CHECKING IF DATABASE {name} EXISTS")
+        ]
     );
     let mut conn = raw(&name).await;
     assert_eq!(count(&mut conn, "item").await, 1_000);
@@ -346,7 +364,7 @@ async fn refuses_a_database_with_tables_and_leaves_it_alone() {
         .await
         .expect("create in the empty database");
     assert_eq!(
-        out.take_captured()[..2],
+        out.take_captured()[1..3],
         [
             format!("Vuser 1:CHECKING IF DATABASE {name} EXISTS"),
             format!("Vuser 1:Using existing empty Database {name} for Schema build"),
@@ -359,6 +377,39 @@ async fn refuses_a_database_with_tables_and_leaves_it_alone() {
         msg.starts_with(&format!("Database {name} does not exist on MariaDB at")),
         "{msg}"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_create_leaves_nothing_behind() {
+    let name = dbname("badengine");
+    let mut s = settings(Database::Maria, &name, None);
+    set(&mut s, Database::Maria, "storage_engine", "nosuchengine");
+    let _scratch = Scratch {
+        settings: s.clone(),
+        db: Database::Maria,
+    };
+    let (say, _out) = say();
+    let schema = MySchema::new(&s, Database::Maria);
+    let e = schema.create(1, &say).await.expect_err("unknown engine");
+    assert!(e.to_string().contains("nosuchengine"), "{e}");
+    let mut conn = raw("information_schema").await;
+    let left: u64 = conn
+        .exec_first(
+            "SELECT COUNT(*) FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?",
+            (&name,),
+        )
+        .await
+        .unwrap()
+        .unwrap_or(0);
+    assert_eq!(left, 0);
+    conn.disconnect().await.unwrap();
+
+    set(&mut s, Database::Maria, "storage_engine", "inno;db");
+    let e = MySchema::new(&s, Database::Maria)
+        .create(1, &say)
+        .await
+        .expect_err("not a name");
+    assert!(matches!(e, Error::Config(_)), "{e:?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -222,6 +222,57 @@ impl MySchema {
     }
 
     async fn create_on(&self, conn: &mut Conn, warehouses: u32, say: &Say) -> Result<()> {
+        check_engine_name(&self.engine, &self.key("storage_engine"))?;
+        let db = &self.dbname;
+        say.line(format!("CREATING {} SCHEMA", db.to_uppercase()));
+        let created = self.make_database(conn, say).await?;
+        conn.query_drop(format!("USE {}", ident(db)))
+            .await
+            .map_err(|e| self.failed("cannot use", &format!("database {db}"), &e))?;
+        if let Err(e) = self.make_tables(conn, warehouses, say).await {
+            // Leave nothing half-made behind: the database if this build made it, else the
+            // tables (the database held none before).
+            let undo = if created {
+                format!("DROP DATABASE {}", ident(db))
+            } else {
+                let names: Vec<&str> = Table::ALL.iter().map(|t| t.name()).collect();
+                format!("DROP TABLE IF EXISTS {}", names.join(", "))
+            };
+            let _ = conn.query_drop(undo).await;
+            return Err(e);
+        }
+
+        // Say now, before loading starts, how the rows will travel.
+        let method = if self.force_insert {
+            LoadMethod::Insert
+        } else {
+            let on: Option<i64> = conn
+                .query_first("SELECT @@GLOBAL.local_infile")
+                .await
+                .map_err(|e| self.failed("cannot query", "local_infile", &e))?;
+            if on.unwrap_or(0) != 0 {
+                LoadMethod::LoadData
+            } else {
+                LoadMethod::Insert
+            }
+        };
+        self.shared.set_method(method);
+        self.shared.say_once(match method {
+            LoadMethod::LoadData => format!("Loading rows with {}", method.describe()),
+            LoadMethod::Insert if self.force_insert => {
+                format!("Loading rows with {}", method.describe())
+            }
+            LoadMethod::Insert => format!(
+                "The server has local_infile OFF: loading rows with {} (SET GLOBAL local_infile=ON \
+                 loads faster)",
+                method.describe()
+            ),
+        });
+        Ok(())
+    }
+
+    /// Creates the database, or re-uses an empty one; true when it was created.
+    async fn make_database(&self, conn: &mut Conn, say: &Say) -> Result<bool> {
         let db = &self.dbname;
         say.line(format!("CHECKING IF DATABASE {db} EXISTS"));
         let found: Option<(String, String)> = conn
@@ -273,6 +324,7 @@ impl MySchema {
                         )
                     })?;
                 }
+                Ok(false)
             }
             None => {
                 say.line(format!("CREATING DATABASE {db}"));
@@ -293,12 +345,14 @@ impl MySchema {
                         &e,
                     )
                 })?;
+                Ok(true)
             }
         }
-        conn.query_drop(format!("USE {}", ident(db)))
-            .await
-            .map_err(|e| self.failed("cannot use", &format!("database {db}"), &e))?;
+    }
 
+    /// Creates the nine tables with their keys, in the database the connection uses.
+    async fn make_tables(&self, conn: &mut Conn, warehouses: u32, say: &Say) -> Result<()> {
+        let db = &self.dbname;
         let server = server_kind(conn)
             .await
             .map_err(|e| self.failed("cannot query", "the server version", &e))?;
@@ -328,7 +382,6 @@ impl MySchema {
                 String::new()
             }
         };
-        check_engine_name(&self.engine, &self.key("storage_engine"))?;
         say.line("CREATING TPCC TABLES");
         let vars = [
             ("engine", self.engine.as_str()),
@@ -349,32 +402,6 @@ impl MySchema {
             })?;
         }
 
-        // Say now, before loading starts, how the rows will travel.
-        let method = if self.force_insert {
-            LoadMethod::Insert
-        } else {
-            let on: Option<i64> = conn
-                .query_first("SELECT @@GLOBAL.local_infile")
-                .await
-                .map_err(|e| self.failed("cannot query", "local_infile", &e))?;
-            if on.unwrap_or(0) != 0 {
-                LoadMethod::LoadData
-            } else {
-                LoadMethod::Insert
-            }
-        };
-        self.shared.set_method(method);
-        self.shared.say_once(match method {
-            LoadMethod::LoadData => format!("Loading rows with {}", method.describe()),
-            LoadMethod::Insert if self.force_insert => {
-                format!("Loading rows with {}", method.describe())
-            }
-            LoadMethod::Insert => format!(
-                "The server has local_infile OFF: loading rows with {} (SET GLOBAL local_infile=ON \
-                 loads faster)",
-                method.describe()
-            ),
-        });
         Ok(())
     }
 
