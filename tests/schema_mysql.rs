@@ -282,6 +282,26 @@ async fn builds_loads_checks_and_deletes_one_warehouse() {
     let checks = schema.check(2, &say).await.expect("check");
     let bad: Vec<&str> = failed(&checks).iter().map(|c| c.what.as_str()).collect();
     assert!(bad.contains(&"warehouse count"), "{bad:?}");
+    // Missing keys and procedures are named.
+    let mut conn = raw(&name).await;
+    conn.query_drop("DROP INDEX o_w_id ON orders")
+        .await
+        .unwrap();
+    conn.query_drop("DROP PROCEDURE SLEV").await.unwrap();
+    conn.disconnect().await.unwrap();
+    let checks = schema.check(1, &say).await.expect("check");
+    let bad: Vec<String> = failed(&checks)
+        .iter()
+        .map(|c| format!("{}: {}", c.what, c.detail))
+        .collect();
+    assert_eq!(
+        bad[..2],
+        [
+            "indexes on orders: missing o_w_id (has PRIMARY)",
+            "procedure SLEV: missing stored procedure SLEV"
+        ],
+        "{bad:#?}"
+    );
 
     let lines = schema.delete(&say).await.expect("delete");
     assert_eq!(

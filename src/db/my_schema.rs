@@ -517,8 +517,24 @@ impl MySchema {
         }
         for table in Table::ALL.into_iter().filter(|t| *t != Table::History) {
             let t = table.name();
+            let expected = expected_indexes(table);
             checks.push(match indexes.get(t) {
-                Some(names) => Check::pass(format!("indexes on {t}"), names.clone()),
+                Some(names) => {
+                    let have: Vec<&str> = names.split(", ").collect();
+                    let missing: Vec<&str> = expected
+                        .iter()
+                        .copied()
+                        .filter(|e| !have.iter().any(|h| h.eq_ignore_ascii_case(e)))
+                        .collect();
+                    if missing.is_empty() {
+                        Check::pass(format!("indexes on {t}"), names.clone())
+                    } else {
+                        Check::fail(
+                            format!("indexes on {t}"),
+                            format!("missing {} (has {names})", missing.join(", ")),
+                        )
+                    }
+                }
                 None if !tables.contains(t) => {
                     Check::fail(format!("indexes on {t}"), format!("table {t} is missing"))
                 }
@@ -619,7 +635,7 @@ impl MySchema {
                 None => Check::fail(format!("rows in {t}"), format!("table {t} is missing")),
                 Some(&n) if n >= min => Check::pass(
                     format!("rows in {t}"),
-                    format!("{n} rows, at least {min} expected"),
+                    format!("{}, at least {min} expected", plural(n, "row")),
                 ),
                 Some(&n) => Check::fail(
                     format!("rows in {t}"),
@@ -1061,6 +1077,17 @@ fn ident(name: &str) -> String {
     format!("`{}`", name.replace('`', "``"))
 }
 
+/// The keys tables.sql gives each table: the primary key, and the indexes Payment and
+/// Order-Status use to find a customer by name and a customer's last order.
+fn expected_indexes(table: Table) -> &'static [&'static str] {
+    match table {
+        Table::History => &[],
+        Table::Customer => &["PRIMARY", "c_w_id"],
+        Table::Orders => &["PRIMARY", "o_w_id"],
+        _ => &["PRIMARY"],
+    }
+}
+
 /// HammerDB's minimum row counts for `checkschema` (reference 7.9).
 fn minimum_rows(table: Table, w: u64) -> u64 {
     match table {
@@ -1345,6 +1372,19 @@ mod tests {
             );
         }
         assert!(TABLES_SQL.contains(&format!("COLLATE = {COLLATION}")));
+        for t in Table::ALL {
+            let create = tables
+                .iter()
+                .find(|s| s.contains(&format!("CREATE TABLE {} (", t.name())))
+                .unwrap();
+            for index in expected_indexes(t) {
+                let key = match *index {
+                    "PRIMARY" => "PRIMARY KEY (".to_string(),
+                    name => format!("KEY {name} ("),
+                };
+                assert!(create.contains(&key), "{} {index}", t.name());
+            }
+        }
         let procs = sqlfile::split(PROCEDURES_SQL);
         for p in PROCEDURES {
             assert!(
