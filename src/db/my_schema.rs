@@ -665,7 +665,11 @@ impl MySchema {
                         Per::District => (Table::District, "district"),
                     };
                     let n = counts.get(&table).copied().unwrap_or(0);
-                    let scope = format!("all {}", plural(n, unit));
+                    let scope = if n == 1 {
+                        format!("its 1 {unit}")
+                    } else {
+                        format!("all {}", plural(n, unit))
+                    };
                     Check::pass(what, format!("{}: holds for {scope}", condition.rule))
                 }
                 Some(row) => {
