@@ -77,6 +77,10 @@ impl ScriptEngine {
         for cmd in COMMANDS {
             register(&mut engine, cmd.name, session.clone());
         }
+        // Environment variables, so scripts need not hold passwords: () when unset.
+        engine.register_fn("env", |name: &str| -> Dynamic {
+            std::env::var(name).map_or(Dynamic::UNIT, Dynamic::from)
+        });
         // HammerDB's helper for example scripts: the logical CPU count.
         engine.register_fn("numberOfCPUs", || -> rhai::INT {
             std::thread::available_parallelism().map_or(1, |n| n.get() as rhai::INT)

@@ -1,0 +1,74 @@
+//! The shipped scripts run as a user runs them: `hammer auto scripts/<db>/tprocc/...` builds,
+//! checks and deletes a one-warehouse schema on each database. Passwords come from the
+//! environment variables the scripts read, so the scripts keep HammerDB's defaults.
+
+mod common;
+
+use common::{text, Servers};
+
+fn run(home: &std::path::Path, script: &str, args: &[&str], servers: &Servers) -> (bool, String) {
+    let path = format!("{}/scripts/{script}", env!("CARGO_MANIFEST_DIR"));
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_hammer"))
+        .arg("auto")
+        .arg(&path)
+        .args(args)
+        .env("HAMMER_HOME", home)
+        .env("HAMMER_PG_SUPERUSERPASS", &servers.pg_pass)
+        .env("HAMMER_MARIA_PASS", &servers.maria_pass)
+        .env("HAMMER_MYSQL_PASS", &servers.maria_pass)
+        .output()
+        .expect("hammer runs");
+    (
+        out.status.success(),
+        format!("{}{}", text(&out.stdout), text(&out.stderr)),
+    )
+}
+
+#[test]
+fn build_check_delete_scripts_on_every_database() {
+    let servers = Servers::get();
+    servers.require();
+    for db in ["pg", "maria", "mysql"] {
+        let home = tempfile::tempdir().unwrap();
+        let (ok, out) = run(
+            home.path(),
+            &format!("{db}/tprocc/{db}_tprocc_build.rhai"),
+            &["1", "1"],
+            &servers,
+        );
+        assert!(ok, "{db} build:\n{out}");
+        assert!(out.contains("TPROC-C schema built: 1 warehouses"), "{out}");
+        let (ok, out) = run(
+            home.path(),
+            &format!("{db}/tprocc/{db}_tprocc_check.rhai"),
+            &["1"],
+            &servers,
+        );
+        assert!(ok, "{db} check:\n{out}");
+        assert!(
+            out.contains("Schema has been checked successfully"),
+            "{out}"
+        );
+        // The check script exits 1 when the schema does not match the dictionary.
+        let (ok, out) = run(
+            home.path(),
+            &format!("{db}/tprocc/{db}_tprocc_check.rhai"),
+            &["2"],
+            &servers,
+        );
+        assert!(
+            !ok && out.contains("FAIL warehouse count"),
+            "{db} check of 2:\n{out}"
+        );
+        let (ok, out) = run(
+            home.path(),
+            &format!("{db}/tprocc/{db}_tprocc_delete.rhai"),
+            &[],
+            &servers,
+        );
+        assert!(
+            ok && out.contains("has been deleted successfully"),
+            "{db} delete:\n{out}"
+        );
+    }
+}
