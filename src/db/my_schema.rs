@@ -1215,7 +1215,9 @@ fn row_texts(row: Row) -> Vec<String> {
 /// The lines of COPY text, without their newlines; a last line without one counts too.
 fn lines(rows: &[u8]) -> impl Iterator<Item = &[u8]> {
     let body = rows.strip_suffix(b"\n").unwrap_or(rows);
-    body.split(|b| *b == b'\n').filter(|_| !rows.is_empty())
+    // `split` yields one empty piece for empty input, which holds no row.
+    let pieces = if rows.is_empty() { 0 } else { usize::MAX };
+    body.split(|b| *b == b'\n').take(pieces)
 }
 
 fn count_lines(rows: &[u8]) -> u64 {
