@@ -1,6 +1,8 @@
 //! The console on a pseudo-terminal, as a person uses it: prompt, Tab completion, Ctrl-C,
 //! continued lines, errors that keep it running, Ctrl-D, and history kept between sessions.
 
+mod common;
+
 use std::process::Command;
 
 use rexpect::session::{spawn_command, PtySession};
@@ -98,6 +100,42 @@ fn ctrl_c_stops_a_running_command() {
     p.exp_string("hammer> ").unwrap();
     type_(&mut p, "print bm\r");
     p.exp_string("Benchmark set to TPC-C").unwrap();
+    type_(&mut p, "quit\r");
+    p.exp_eof().unwrap();
+}
+
+/// Ctrl-C during buildschema stops the loaders, says what was loaded and how to clean up,
+/// and the console goes on.
+#[test]
+fn ctrl_c_stops_a_build_cleanly() {
+    let servers = {
+        let s = common::Servers::get();
+        s.require();
+        (s.pg_host, s.pg_port, s.pg_user, s.pg_pass)
+    };
+    let home = tempfile::tempdir().unwrap();
+    let mut p = console(home.path());
+    let name = format!("hammer_ctrlc_{}", std::process::id());
+    type_(
+        &mut p,
+        &format!(
+            "diset connection pg_host {}; diset connection pg_port {}; diset tpcc pg_superuser {}; \
+             diset tpcc pg_superuserpass {}; diset tpcc pg_dbase {name}; diset tpcc pg_user {name}; \
+             diset tpcc pg_count_ware 4; diset tpcc pg_num_vu 2\r",
+            servers.0, servers.1, servers.2, servers.3
+        ),
+    );
+    p.exp_string("Changed tpcc:pg_num_vu from 1 to 2").unwrap();
+    p.exp_string("hammer> ").unwrap();
+    type_(&mut p, "buildschema\r");
+    p.exp_string("Loading Stock Wid=").unwrap();
+    type_(&mut p, "\x03");
+    p.exp_string("interrupted by Ctrl-C").unwrap();
+    p.exp_string("remove it with deleteschema").unwrap();
+    p.exp_string("hammer> ").unwrap();
+    type_(&mut p, "deleteschema\r");
+    p.exp_string("has been deleted successfully").unwrap();
+    p.exp_string("hammer> ").unwrap();
     type_(&mut p, "quit\r");
     p.exp_eof().unwrap();
 }
