@@ -476,7 +476,37 @@ async fn an_existing_role_that_does_not_log_in_is_left_alone() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("does not log in with pg_pass"), "{e}");
+    assert!(e.contains("password authentication failed"), "{e}");
     assert!(!case.db_exists().await);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_role_of_hammers_own_gets_its_password_back() {
+    let case = Case::new("repass");
+    let schema = case.schema();
+    schema.create(1, &case.say).await.expect("create");
+    let conn = case.admin("postgres").await;
+    for sql in [
+        format!("DROP DATABASE \"{}\" WITH (FORCE)", case.db),
+        format!("ALTER ROLE \"{}\" PASSWORD 'other'", case.user),
+    ] {
+        conn.client.batch_execute(&sql).await.expect(&sql);
+    }
+    conn.close().await;
+    case.lines();
+
+    schema.create(1, &case.say).await.expect("create again");
+    let lines = case.lines();
+    let user = &case.user;
+    for expected in [
+        format!("Vuser 1:Using existing User {user} for Schema build"),
+        format!("Vuser 1:Resetting the password of User {user}, created by hammer, to pg_pass"),
+    ] {
+        assert!(lines.contains(&expected), "{expected} in {lines:#?}");
+    }
+    let deleted = schema.delete(&case.say).await.expect("delete");
+    assert_eq!(deleted.len(), 2, "{deleted:?}");
+    assert!(!case.role_exists().await);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
