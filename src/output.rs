@@ -5,7 +5,6 @@
 //! so they appear above the line being typed instead of breaking it.
 
 use std::io::{IsTerminal, Write};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 /// Something that can print a line while a prompt is being edited.
@@ -23,7 +22,8 @@ enum Sink {
 #[derive(Clone)]
 pub struct Output {
     sink: Arc<Mutex<Sink>>,
-    status_shown: Arc<AtomicBool>,
+    /// The progress line at the bottom of the terminal, redrawn below each new line.
+    status_line: Arc<Mutex<Option<String>>>,
 }
 
 impl Default for Output {
@@ -46,7 +46,7 @@ impl Output {
     fn with(sink: Sink) -> Self {
         Output {
             sink: Arc::new(Mutex::new(sink)),
-            status_shown: Arc::new(AtomicBool::new(false)),
+            status_line: Arc::new(Mutex::new(None)),
         }
     }
 
@@ -63,7 +63,14 @@ impl Output {
     /// Prints text; each of its lines becomes one output line.
     pub fn line(&self, text: impl AsRef<str>) {
         let text = text.as_ref();
-        self.clear_status();
+        let status = self
+            .status_line
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        if status.is_some() {
+            erase_status();
+        }
         let mut sink = self.lock();
         match &mut *sink {
             Sink::Stdout => {
@@ -74,6 +81,10 @@ impl Output {
             }
             Sink::Printer(p) => p.print_line(format!("{text}\n")),
             Sink::Capture(lines) => lines.extend(text.split('\n').map(str::to_owned)),
+        }
+        drop(sink);
+        if let Some(status) = status {
+            draw_status(&status);
         }
     }
 
@@ -92,27 +103,27 @@ impl Output {
         }
     }
 
-    /// Shows a transient status line (progress) on a terminal; elsewhere nothing. The next
-    /// line printed replaces it.
+    /// Shows a progress line at the bottom of a terminal, kept below the lines printed after
+    /// it until `clear_status`. Elsewhere (pipes, files, tests) nothing.
     pub fn status(&self, text: impl AsRef<str>) {
-        if !std::io::stdout().is_terminal() {
+        if !std::io::stdout().is_terminal() || matches!(&*self.lock(), Sink::Capture(_)) {
             return;
         }
-        if let Sink::Capture(_) = &*self.lock() {
-            return;
-        }
-        let mut out = std::io::stdout().lock();
-        let _ = write!(out, "\r\x1b[2K{}", text.as_ref());
-        let _ = out.flush();
-        self.status_shown.store(true, Ordering::Relaxed);
+        let text = text.as_ref().to_string();
+        draw_status(&text);
+        *self.status_line.lock().unwrap_or_else(|e| e.into_inner()) = Some(text);
     }
 
-    /// Removes the status line, if one is shown.
+    /// Removes the progress line, if one is shown.
     pub fn clear_status(&self) {
-        if self.status_shown.swap(false, Ordering::Relaxed) {
-            let mut out = std::io::stdout().lock();
-            let _ = write!(out, "\r\x1b[2K");
-            let _ = out.flush();
+        if self
+            .status_line
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+            .is_some()
+        {
+            erase_status();
         }
     }
 
@@ -123,6 +134,18 @@ impl Output {
             _ => Vec::new(),
         }
     }
+}
+
+fn draw_status(text: &str) {
+    let mut out = std::io::stdout().lock();
+    let _ = write!(out, "\r\x1b[2K{text}");
+    let _ = out.flush();
+}
+
+fn erase_status() {
+    let mut out = std::io::stdout().lock();
+    let _ = write!(out, "\r\x1b[2K");
+    let _ = out.flush();
 }
 
 #[cfg(test)]

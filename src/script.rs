@@ -146,8 +146,9 @@ impl ScriptEngine {
             return self.eval(input).map_err(|e| explain_unknown(trimmed, e));
         }
         match self.eval(&code.join(";\n"))? {
-            // HammerDB echoes a bare command's value (`vucomplete` -> true); a map is for scripts.
-            Outcome::Value(v) if v.is_map() => Ok(Outcome::Value(Dynamic::UNIT)),
+            // HammerDB echoes a bare command's value (`vucomplete` -> true); maps and arrays are
+            // results for scripts, already printed as lines.
+            Outcome::Value(v) if v.is_map() || v.is_array() => Ok(Outcome::Value(Dynamic::UNIT)),
             other => Ok(other),
         }
     }
