@@ -498,3 +498,18 @@ fn buildschema_refuses_more_loaders_than_warehouses() {
         "{e}"
     );
 }
+
+#[test]
+fn build_sizes_below_one_are_refused() {
+    let mut f = Fixture::new();
+    for db in ["pg", "maria", "mysql"] {
+        f.ok(&format!("dbset db {db}"));
+        for key in ["count_ware", "num_vu"] {
+            let e = f.err(&format!("diset tpcc {db}_{key} 0"));
+            assert!(
+                e.contains("must be an integer from 1") && e.contains("keeps its value 1"),
+                "{e}"
+            );
+        }
+    }
+}
