@@ -131,6 +131,7 @@ impl Drop for Cleanup {
                     for sql in [
                         format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"),
                         format!("DROP ROLE IF EXISTS \"{name}\""),
+                        format!("DROP ROLE IF EXISTS \"{name}_adm\""),
                     ] {
                         let _ = conn.client.batch_execute(&sql).await;
                     }
@@ -507,6 +508,36 @@ async fn a_role_of_hammers_own_gets_its_password_back() {
     let deleted = schema.delete(&case.say).await.expect("delete");
     assert_eq!(deleted.len(), 2, "{deleted:?}");
     assert!(!case.role_exists().await);
+}
+
+/// A managed server's administrator (RDS, Azure, Cloud SQL) is no superuser: CREATEROLE and
+/// CREATEDB must do, through membership in the role it creates.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_administrator_with_createrole_and_createdb_builds_and_deletes() {
+    let mut case = Case::new("adm");
+    let admin = format!("{}_adm", case.user);
+    let conn = case.admin("postgres").await;
+    let sql = format!("CREATE ROLE \"{admin}\" LOGIN CREATEROLE CREATEDB PASSWORD 'adm'");
+    conn.client.batch_execute(&sql).await.expect("admin role");
+    conn.close().await;
+    case.set("pg_superuser", &admin);
+    case.set("pg_superuserpass", "adm");
+
+    let schema = case.schema();
+    schema.create(1, &case.say).await.expect("create");
+    schema
+        .finish(&constants(), &case.say)
+        .await
+        .expect("finish");
+    let checks = schema.check(1, &case.say).await.expect("check");
+    assert!(
+        checks.iter().any(|c| c.what == "routine slev" && c.ok),
+        "{checks:#?}"
+    );
+    let deleted = schema.delete(&case.say).await.expect("delete");
+    assert_eq!(deleted.len(), 2, "{deleted:?}");
+    assert!(deleted[1].ends_with("role has been deleted successfully."));
+    assert!(!case.db_exists().await && !case.role_exists().await);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -79,7 +79,7 @@ impl PgSchema {
         on_db(&self.admin, self.db())
     }
 
-    /// `routines` of `functions.sql` or `procedures.sql`, as the messages name them.
+    /// What `finish` creates the transactions as, in its message: `CREATING TPCC FUNCTIONS`.
     fn routine_kind(&self) -> &'static str {
         if self.procedures {
             "PROCEDURES"
