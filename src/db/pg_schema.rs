@@ -267,23 +267,7 @@ impl PgSchema {
             let sql = format!("ALTER DATABASE {} OWNER TO {}", ident(db), ident(user));
             exec(conn, peer, "cannot alter", &what, &sql).await?;
         }
-        {
-            // A public schema owned by someone else (PG 15+ makes it pg_database_owner's,
-            // an older or restored one may not be) would keep the owner from creating tables.
-            let target = self.admin_on_schema();
-            let on_db = connect(&target).await?;
-            let sql = format!("GRANT USAGE, CREATE ON SCHEMA public TO {}", ident(user));
-            let r = exec(
-                &on_db,
-                &target.peer(),
-                "cannot grant",
-                "schema public",
-                &sql,
-            )
-            .await;
-            on_db.close().await;
-            r?;
-        }
+        self.grant_public(user).await?;
         if moved {
             let sql = format!(
                 "ALTER DATABASE {} SET TABLESPACE {}",
@@ -293,6 +277,35 @@ impl PgSchema {
             exec(conn, peer, "cannot alter", &what, &sql).await?;
         }
         Ok(())
+    }
+
+    /// Lets the owner create tables in `public` of an existing database where it may not:
+    /// PostgreSQL 15+ gives that schema to the database's owner, but an older or restored
+    /// database may keep it elsewhere.
+    async fn grant_public(&self, user: &str) -> Result<()> {
+        let target = self.admin_on_schema();
+        let peer = target.peer();
+        let conn = connect(&target).await?;
+        let r = async {
+            let may = conn
+                .client
+                .query_one(
+                    "SELECT has_schema_privilege($1::text, 'public', 'CREATE')
+                        AND has_schema_privilege($1::text, 'public', 'USAGE')",
+                    &[&user],
+                )
+                .await
+                .map_err(|e| failed(&peer, "cannot query", "schema public", &e))?
+                .get::<_, bool>(0);
+            if may {
+                return Ok(());
+            }
+            let sql = format!("GRANT USAGE, CREATE ON SCHEMA public TO {}", ident(user));
+            exec(&conn, &peer, "cannot grant", "schema public", &sql).await
+        }
+        .await;
+        conn.close().await;
+        Ok(r?)
     }
 
     /// Creates the tables, as the owner, in one transaction: all or none.
