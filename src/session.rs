@@ -367,6 +367,13 @@ impl Session {
         self.refuse_with_vus("build schema")?;
         let db = self.current();
         let (w, b) = self.build_sizes();
+        let unsupported = crate::db::unsupported_build_options(&self.settings, db);
+        if !unsupported.is_empty() {
+            return Err(Error::Config(format!(
+                "hammer does not support {}; set it to false to build",
+                unsupported.join(" or ")
+            )));
+        }
         if b > w {
             return Err(Error::State(format!(
                 "Error:Build virtual users must be less than or equal to number of warehouses\n\

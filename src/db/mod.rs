@@ -185,6 +185,23 @@ pub async fn delete_schema(
     }
 }
 
+/// Options of HammerDB's dictionaries that hammer does not implement and that change what a
+/// build makes: a build with one of them on is refused rather than silently ignoring it.
+pub fn unsupported_build_options(settings: &Settings, db: Database) -> Vec<String> {
+    let options: &[(&str, &str)] = match db {
+        Database::Pg => &[
+            ("pg_oracompat", "EnterpriseDB Oracle compatibility"),
+            ("pg_cituscompat", "Citus distribution"),
+        ],
+        Database::Maria | Database::Mysql => &[],
+    };
+    options
+        .iter()
+        .filter(|(key, _)| settings.db(db).get_bool(key))
+        .map(|(key, what)| format!("{key} ({what})"))
+        .collect()
+}
+
 /// Where the schema goes, for `buildschema`'s confirmation line.
 pub fn describe_schema(settings: &Settings, db: Database) -> String {
     use crate::tpcc::schema::SchemaDb;
