@@ -2,8 +2,10 @@
 //!
 //! Everything that knows which database it talks to lives below this module.
 
+pub mod my_driver;
 pub mod my_schema;
 pub mod mysql;
+pub mod pg_driver;
 pub mod pg_schema;
 pub mod postgres;
 mod tls;
@@ -33,6 +35,8 @@ pub enum Failure {
     Tls,
     /// The connection was lost after it was made.
     Lost,
+    /// A deadlock or serialization failure: the transaction was rolled back and may run again.
+    Retry,
     /// Anything else the server or driver said.
     Other,
 }
@@ -46,6 +50,7 @@ impl fmt::Display for Failure {
             Failure::UnknownDatabase => "unknown database",
             Failure::Tls => "TLS failed",
             Failure::Lost => "connection lost",
+            Failure::Retry => "deadlock or serialization failure",
             Failure::Other => "error",
         })
     }

@@ -144,6 +144,10 @@ pub fn classify(e: &tokio_postgres::Error, tls_required: bool) -> (Failure, Stri
             Failure::Auth
         } else if *code == SqlState::INVALID_CATALOG_NAME {
             Failure::UnknownDatabase
+        } else if *code == SqlState::T_R_SERIALIZATION_FAILURE
+            || *code == SqlState::T_R_DEADLOCK_DETECTED
+        {
+            Failure::Retry
         } else if code.code().starts_with("08") || code.code().starts_with("57P") {
             Failure::Lost
         } else {

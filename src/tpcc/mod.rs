@@ -9,6 +9,7 @@ pub mod build;
 mod gen;
 pub mod random;
 pub mod schema;
+pub mod txn;
 
 pub use gen::{Format, Generator};
 pub use random::Constants;

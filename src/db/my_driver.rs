@@ -1,0 +1,1 @@
+//! The TPROC-C transactions on MariaDB and MySQL: stored procedures or client-side SQL.

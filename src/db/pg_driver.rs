@@ -1,0 +1,1 @@
+//! The TPROC-C transactions on PostgreSQL: functions, procedures or client-side SQL.

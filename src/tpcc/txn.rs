@@ -1,0 +1,139 @@
+//! The five TPROC-C transactions as a database must run them for the driver, and their inputs.
+//!
+//! The terminal generates every input (TPC-C clause 2); a database implementation only
+//! executes: through stored procedures or functions, or as client-side SQL in an explicit
+//! transaction with the same business logic (`schemas/<db>/tprocc/`). `db::pg_driver` and
+//! `db::my_driver` implement [`TxnDb`].
+
+use std::future::Future;
+
+use super::Constants;
+use crate::error::Result;
+
+/// How a transaction selects its customer (clauses 2.5.1.2, 2.6.1.2).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Customer {
+    ById(u32),
+    ByName(String),
+}
+
+/// One order line of a New-Order.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Line {
+    pub item_id: u32,
+    pub supply_w_id: u32,
+    pub quantity: u32,
+}
+
+/// New-Order (clause 2.4.1). `lines` are sorted by (item, supply warehouse) so that
+/// concurrent orders lock STOCK rows in one order; the last line of 1 % of orders holds the
+/// unused item id 100001, which makes the transaction roll back (clause 2.4.2.3).
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewOrder {
+    pub w_id: u32,
+    pub d_id: u32,
+    pub c_id: u32,
+    pub lines: Vec<Line>,
+    /// True when every supply warehouse is the home warehouse.
+    pub all_local: bool,
+}
+
+/// Payment (clause 2.5.1). `amount_cents` is in [100, 500000].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Payment {
+    pub w_id: u32,
+    pub d_id: u32,
+    pub c_w_id: u32,
+    pub c_d_id: u32,
+    pub customer: Customer,
+    pub amount_cents: u32,
+}
+
+/// Order-Status (clause 2.6.1).
+#[derive(Debug, Clone, PartialEq)]
+pub struct OrderStatus {
+    pub w_id: u32,
+    pub d_id: u32,
+    pub customer: Customer,
+}
+
+/// Delivery (clause 2.7.1), all ten districts of a warehouse.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Delivery {
+    pub w_id: u32,
+    pub carrier_id: u32,
+}
+
+/// Stock-Level (clause 2.8.1).
+#[derive(Debug, Clone, PartialEq)]
+pub struct StockLevel {
+    pub w_id: u32,
+    pub d_id: u32,
+    pub threshold: u32,
+}
+
+/// What a finished transaction reports.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Done {
+    /// The New-Order rollback of clause 2.4.2.3 happened (always false for the others).
+    pub rolled_back: bool,
+    /// A one-line summary of the outputs, for the `test` driver with `showoutput` on,
+    /// e.g. `New Order: w 1 d 3 c 1201 o 3012 total 1520.33`.
+    pub summary: String,
+}
+
+/// Whether a routine flavour was found, for the driver's start-up checks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Stored procedures (MariaDB/MySQL `CALL`; PostgreSQL per `pg_storedprocs`, detected).
+    StoredProcedures,
+    /// Client-side SQL (`*_no_stored_procs`).
+    ClientSql,
+}
+
+/// Server-wide counters the monitor and the transaction counter read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Counters {
+    /// Sum of `d_next_o_id` over all districts: grows by one per committed New-Order.
+    pub new_orders: u64,
+    /// The server's commits plus rollbacks (PostgreSQL `pg_stat_database`, MariaDB/MySQL
+    /// `Com_commit + Com_rollback`), as HammerDB counts TPM.
+    pub transactions: u64,
+}
+
+/// One terminal's connection: runs transactions. A failed call has rolled back; its error is
+/// `Error::Db` with `Failure::Retry` for a deadlock or serialization failure (worth running
+/// again), `Failure::Lost` when the connection is gone (reconnect), anything else otherwise.
+pub trait TxnConn: Send + 'static {
+    fn new_order(&mut self, t: &NewOrder) -> impl Future<Output = Result<Done>> + Send;
+    fn payment(&mut self, t: &Payment) -> impl Future<Output = Result<Done>> + Send;
+    fn order_status(&mut self, t: &OrderStatus) -> impl Future<Output = Result<Done>> + Send;
+    fn delivery(&mut self, t: &Delivery) -> impl Future<Output = Result<Done>> + Send;
+    fn stock_level(&mut self, t: &StockLevel) -> impl Future<Output = Result<Done>> + Send;
+    /// Closes the connection.
+    fn close(self) -> impl Future<Output = ()> + Send;
+}
+
+/// A database the driver can run TPROC-C on, configured from the dictionary (schema owner,
+/// database, mode) when constructed.
+pub trait TxnDb: Send + Sync + 'static {
+    type Conn: TxnConn;
+
+    /// `PostgreSQL`, `MariaDB`, `MySQL`: the name in `... NOPM from M PostgreSQL TPM`.
+    fn name(&self) -> &'static str;
+
+    /// The mode the dictionary asks for.
+    fn mode(&self) -> Mode;
+
+    /// Opens a terminal's connection as the schema owner.
+    fn connect(&self) -> impl Future<Output = Result<Self::Conn>> + Send;
+
+    /// Checks that the schema is there and usable in this mode, before any virtual user
+    /// starts: tables present, at least `warehouses` warehouses, the routines this mode
+    /// needs. Returns the number of warehouses (`max(w_id)`) and the NURand load constants
+    /// (`tpcc_nurand`). An error says what is missing and what to run (`buildschema`).
+    fn prepare(&self, warehouses: u32) -> impl Future<Output = Result<(u32, Constants)>> + Send;
+
+    /// Reads the counters (as the monitor does at the end of rampup and of the run).
+    fn counters(&self) -> impl Future<Output = Result<Counters>> + Send;
+}
