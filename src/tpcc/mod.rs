@@ -7,6 +7,7 @@
 
 pub mod build;
 mod gen;
+pub mod inputs;
 pub mod random;
 pub mod schema;
 pub mod txn;
