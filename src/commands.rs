@@ -52,7 +52,19 @@ impl Command {
 }
 
 /// Print targets available now; later targets join as their features land.
-pub const PRINT_TARGETS: &[&str] = &["db", "bm", "dict", "generic", "vuconf", "tcconf", "datagen"];
+pub const PRINT_TARGETS: &[&str] = &[
+    "db",
+    "bm",
+    "dict",
+    "generic",
+    "script",
+    "vuconf",
+    "vucreated",
+    "vustatus",
+    "vucomplete",
+    "tcconf",
+    "datagen",
+];
 pub const VUSET_OPTIONS: &[(&str, &str)] = &[
     ("vu", "virtual_users"),
     ("delay", "user_delay"),
@@ -132,12 +144,13 @@ pub static COMMANDS: &[Command] = &[
     },
     Command {
         name: "print",
-        args: "[db|bm|dict|generic|vuconf|tcconf|datagen]",
+        args: "[db|bm|dict|generic|script|vuconf|vucreated|vustatus|vucomplete|tcconf|datagen]",
         min_args: 1,
         max_args: 1,
         help: "Prints a configuration: db (the current database), bm (the benchmark), dict (the \
-               current database's dictionaries), generic (the generic dictionary), vuconf (virtual \
-               user options), tcconf (transaction counter options), datagen (data generation settings). \
+               current database's dictionaries), generic (the generic dictionary), script (the loaded \
+               driver configuration), vuconf (virtual user options), vucreated, vustatus, \
+               vucomplete, tcconf (transaction counter options), datagen (data generation settings). \
                In a script, print(\"text\") \
                of anything else prints the text itself.",
         complete: &[C::PrintTargets],
@@ -227,6 +240,86 @@ pub static COMMANDS: &[Command] = &[
                directory, for a server's own bulk loader. Never overwrites a file.",
         complete: &[],
         run: Session::datagenrun,
+    },
+    Command {
+        name: "loadscript",
+        args: "",
+        min_args: 0,
+        max_args: 0,
+        help: "Freezes the current database's driver configuration (test or timed, rampup, \
+               duration, options) for the next virtual users; print script shows it.",
+        complete: &[],
+        run: Session::loadscript,
+    },
+    Command {
+        name: "clearscript",
+        args: "",
+        min_args: 0,
+        max_args: 0,
+        help: "Forgets the loaded script.",
+        complete: &[],
+        run: Session::clearscript,
+    },
+    Command {
+        name: "vucreate",
+        args: "",
+        min_args: 0,
+        max_args: 0,
+        help: "Creates the virtual users (vuset vu), plus a monitor for a timed script; loads \
+               the script first when none is loaded.",
+        complete: &[],
+        run: Session::vucreate,
+    },
+    Command {
+        name: "vurun",
+        args: "",
+        min_args: 0,
+        max_args: 0,
+        help: "Runs the loaded script on the virtual users (creating them if needed) and blocks \
+               until every one has finished or Ctrl-C stops them. A timed run prints NOPM and \
+               TPM from the database's own counters, then per transaction type the counts and \
+               latency percentiles. Returns the run id; lastrun() returns the figures.",
+        complete: &[],
+        run: Session::vurun,
+    },
+    Command {
+        name: "vustatus",
+        args: "",
+        min_args: 0,
+        max_args: 0,
+        help: "Shows each virtual user's state: WAIT IDLE, RUNNING, FINISH SUCCESS, FINISH FAILED.",
+        complete: &[],
+        run: Session::vustatus,
+    },
+    Command {
+        name: "vucomplete",
+        args: "",
+        min_args: 0,
+        max_args: 0,
+        help: "Returns true when every virtual user of the last run has finished.",
+        complete: &[],
+        run: Session::vucomplete,
+    },
+    Command {
+        name: "vudestroy",
+        args: "",
+        min_args: 0,
+        max_args: 0,
+        help: "Destroys the virtual users, so that settings can change and new ones be created.",
+        complete: &[],
+        run: Session::vudestroy,
+    },
+    Command {
+        name: "lastrun",
+        args: "",
+        min_args: 0,
+        max_args: 0,
+        help: "Returns the last run's figures: #{id, nopm, tpm, active_vus, seconds, failed_vus, \
+               reconnects, new_order, payment, delivery, stock_level, order_status}, each \
+               transaction type a map of committed, rolled_back, retried, failed, p50_ms, p95_ms, \
+               p99_ms, max_ms.",
+        complete: &[],
+        run: Session::lastrun,
     },
     Command {
         name: "librarycheck",

@@ -11,6 +11,7 @@ pub mod session;
 pub mod shell;
 pub mod sqlfile;
 pub mod tpcc;
+pub mod vu;
 
 /// hammer's version, as `--version` and `help` print it.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

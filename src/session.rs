@@ -12,6 +12,7 @@ use crate::error::{Error, Result};
 use crate::interrupt::Interrupt;
 use crate::output::Output;
 use crate::tpcc::schema::Say;
+use std::sync::Arc;
 
 /// One hammer session: what `dbset`, `diset` and friends change and what later commands read.
 pub struct Session {
@@ -20,6 +21,7 @@ pub struct Session {
     rt: tokio::runtime::Handle,
     home: Option<PathBuf>,
     pub interrupt: Interrupt,
+    vu: crate::vu::VuManager,
 }
 
 impl Session {
@@ -41,6 +43,7 @@ impl Session {
             rt,
             home,
             interrupt: Interrupt::default(),
+            vu: crate::vu::VuManager::default(),
         }
     }
 
@@ -86,10 +89,9 @@ impl Session {
         }
     }
 
-    /// Whether virtual users exist. The virtual-user manager arrives with the TPROC-C driver;
-    /// until then there are never any.
+    /// Whether virtual users exist (created and not yet destroyed).
     fn vus_exist(&self) -> bool {
-        false
+        self.vu.exist()
     }
 
     // ---- dbset -------------------------------------------------------------------------
@@ -190,6 +192,11 @@ impl Session {
                     target.label()
                 ));
                 self.persist();
+                if key.ends_with("_driver") && self.vu.script.take().is_some() {
+                    self.out
+                        .line("Clearing Script, reload script to activate new setting");
+                    self.out.line("Script cleared");
+                }
             }
         }
         Ok(Dynamic::UNIT)
@@ -315,6 +322,16 @@ impl Session {
                 .join("\n")
             }
             "tcconf" => self.settings.generic.render(&["transaction_counter"]),
+            "script" => match &self.vu.script {
+                Some(script) => script.render(),
+                None => "\nNo Script loaded: Load with loadscript\n".to_string(),
+            },
+            "vucreated" => format!(
+                "{} Virtual Users created",
+                self.vu.board.as_ref().map_or(0, |b| b.len())
+            ),
+            "vustatus" => self.vustatus_text(),
+            "vucomplete" => self.vucomplete_value().to_string(),
             "datagen" => {
                 let g = &self.settings.generic;
                 format!(
@@ -605,6 +622,198 @@ impl Session {
             summary.elapsed.as_secs_f64()
         ));
         Ok((summary.rows as i64).into())
+    }
+
+    // ---- loadscript / vucreate / vurun / vustatus / vucomplete / vudestroy -------------
+
+    pub fn loadscript(&mut self, _args: &[String]) -> Result<Dynamic> {
+        self.vu.script = Some(crate::vu::Script::load(&self.settings));
+        self.out
+            .line("Script loaded, Type \"print script\" to view");
+        Ok(Dynamic::UNIT)
+    }
+
+    pub fn clearscript(&mut self, _args: &[String]) -> Result<Dynamic> {
+        self.vu.script = None;
+        self.out.line("Script cleared");
+        Ok(Dynamic::UNIT)
+    }
+
+    pub fn vucreate(&mut self, _args: &[String]) -> Result<Dynamic> {
+        if self.vus_exist() {
+            return Err(Error::State(
+                "Error: Virtual Users exist, destroy with vudestroy before creating".into(),
+            ));
+        }
+        if self.vu.script.is_none() {
+            let _ = self.loadscript(&[])?;
+        }
+        let Some(script) = &self.vu.script else {
+            return Err(Error::State(
+                "No Script loaded: Load script before creating Virtual Users".into(),
+            ));
+        };
+        let workers = script.options.virtual_users as usize;
+        let monitor = script.timed();
+        let total = workers + usize::from(monitor);
+        for n in 1..=total {
+            if monitor && n == 1 {
+                self.out.line("Vuser 1 created MONITOR - WAIT IDLE");
+            } else {
+                self.out.line(format!("Vuser {n} created - WAIT IDLE"));
+            }
+        }
+        if monitor {
+            self.out
+                .line(format!("{total} Virtual Users Created with Monitor VU"));
+        } else {
+            self.out.line(format!("{total} Virtual Users Created"));
+        }
+        self.vu.board = Some(crate::vu::Board::new(total));
+        self.vu.monitor = monitor;
+        Ok(Dynamic::UNIT)
+    }
+
+    pub fn vurun(&mut self, _args: &[String]) -> Result<Dynamic> {
+        if !self.vus_exist() {
+            let _ = self.vucreate(&[])?;
+        }
+        let (Some(script), Some(board)) = (self.vu.script.clone(), self.vu.board.clone()) else {
+            return Err(Error::State(
+                "Error: There is no workload to run because the Script is empty".into(),
+            ));
+        };
+        if script.timed() != self.vu.monitor
+            || board.len() != script.options.virtual_users as usize + usize::from(script.timed())
+        {
+            return Err(Error::State(
+                "Error: the loaded script needs other virtual users than those created; vudestroy, then vurun".into(),
+            ));
+        }
+        for n in 1..=board.len() {
+            board.set(n, crate::tpcc::driver::VuState::WaitIdle);
+        }
+        let id = crate::vu::new_run_id();
+        let say = Say::new(self.out.clone(), 1);
+        let states: crate::tpcc::driver::StateSink = {
+            let board = board.clone();
+            Arc::new(move |vu, state| board.set(vu, state))
+        };
+        if script.timed() {
+            say.line("RUNNING");
+        }
+        let result = self.rt.block_on(crate::db::run_tpcc(
+            &script.settings,
+            script.db,
+            script.options.clone(),
+            say.clone(),
+            states,
+            self.interrupt.clone(),
+        ));
+        let result = match result {
+            Ok(r) => r,
+            Err(e) => {
+                // Nothing ran: the schema or the connection was not right.
+                for n in 1..=board.len() {
+                    board.set(n, crate::tpcc::driver::VuState::WaitIdle);
+                }
+                return Err(e);
+            }
+        };
+        if script.timed() || script.options.show_output {
+            self.out
+                .line("Transactions (hammer; after rampup for timed runs):");
+        }
+        for line in result.stats.table() {
+            self.out.line(line);
+        }
+        if script.options.time_profile {
+            for (vu, stats) in &result.per_vu {
+                self.out.line(format!("Vuser {vu} time profile:"));
+                for line in stats.table() {
+                    self.out.line(format!("  {line}"));
+                }
+            }
+        }
+        if result.stats.reconnects > 0 {
+            self.out.line(format!(
+                "Lost connections reconnected: {}",
+                result.stats.reconnects
+            ));
+        }
+        if let Some(why) = &result.stopped_early {
+            self.out.line(format!("The run ended early: {why}"));
+        }
+        self.out.line("ALL VIRTUAL USERS COMPLETE");
+        self.out.line(format!("Benchmark Run jobid={id}"));
+        self.vu.last_run = Some((id.clone(), result));
+        Ok(id.into())
+    }
+
+    fn vustatus_text(&self) -> String {
+        match &self.vu.board {
+            None => "No Virtual Users found".to_string(),
+            Some(b) => b
+                .states()
+                .iter()
+                .enumerate()
+                .map(|(i, s)| format!("{} = {}", i + 1, s.label()))
+                .collect::<Vec<_>>()
+                .join("\n"),
+        }
+    }
+
+    fn vucomplete_value(&self) -> bool {
+        self.vu.board.as_ref().is_some_and(|b| b.complete())
+    }
+
+    pub fn vustatus(&mut self, _args: &[String]) -> Result<Dynamic> {
+        self.out.line(self.vustatus_text());
+        Ok(Dynamic::UNIT)
+    }
+
+    pub fn vucomplete(&mut self, _args: &[String]) -> Result<Dynamic> {
+        Ok(self.vucomplete_value().into())
+    }
+
+    pub fn vudestroy(&mut self, _args: &[String]) -> Result<Dynamic> {
+        if self.vu.board.take().is_none() {
+            return Err(Error::State("No Virtual Users found to destroy".into()));
+        }
+        self.out.line("vudestroy success");
+        Ok(Dynamic::UNIT)
+    }
+
+    /// The last run's result as a map: `#{id, nopm, tpm, active_vus, seconds, new_order: #{...}, ...}`.
+    pub fn lastrun(&mut self, _args: &[String]) -> Result<Dynamic> {
+        let Some((id, r)) = &self.vu.last_run else {
+            return Err(Error::State("No run yet: vurun first".into()));
+        };
+        let mut m = Map::new();
+        m.insert("id".into(), id.clone().into());
+        m.insert("nopm".into(), r.nopm.map_or(Dynamic::UNIT, Dynamic::from));
+        m.insert("tpm".into(), r.tpm.map_or(Dynamic::UNIT, Dynamic::from));
+        m.insert("active_vus".into(), (r.active_vus as i64).into());
+        m.insert("seconds".into(), r.measured.as_secs_f64().into());
+        m.insert("failed_vus".into(), (r.failed_vus as i64).into());
+        m.insert("reconnects".into(), (r.stats.reconnects as i64).into());
+        for k in crate::tpcc::inputs::Kind::ALL {
+            let s = r.stats.kind(k);
+            let mut t = Map::new();
+            t.insert("committed".into(), (s.committed as i64).into());
+            t.insert("rolled_back".into(), (s.rolled_back as i64).into());
+            t.insert("retried".into(), (s.retried as i64).into());
+            t.insert("failed".into(), (s.failed as i64).into());
+            for (name, q) in [("p50_ms", 0.5), ("p95_ms", 0.95), ("p99_ms", 0.99)] {
+                t.insert(
+                    name.into(),
+                    (s.latency.value_at_quantile(q) as f64 / 1000.0).into(),
+                );
+            }
+            t.insert("max_ms".into(), (s.latency.max() as f64 / 1000.0).into());
+            m.insert(k.name().replace(' ', "_").into(), t.into());
+        }
+        Ok(m.into())
     }
 
     // ---- librarycheck ------------------------------------------------------------------

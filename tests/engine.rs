@@ -513,3 +513,97 @@ fn build_sizes_below_one_are_refused() {
         }
     }
 }
+
+#[test]
+fn virtual_user_lifecycle_without_a_run() {
+    let mut f = Fixture::new();
+    assert_eq!(
+        f.ok("print script"),
+        ["", "No Script loaded: Load with loadscript", ""]
+    );
+    assert_eq!(f.ok("vustatus"), ["No Virtual Users found"]);
+    let e = f.err("vudestroy");
+    assert!(e.contains("No Virtual Users found to destroy"), "{e}");
+    f.ok("vuset vu 3; diset tpcc pg_rampup 0.5; diset tpcc pg_duration 1.5");
+    assert_eq!(
+        f.ok("loadscript"),
+        ["Script loaded, Type \"print script\" to view"]
+    );
+    let script = f.ok("print script");
+    assert_eq!(script[0], "#OPTIONS");
+    assert!(
+        script
+            .iter()
+            .any(|l| l.contains("timed: rampup 0.5 min, duration 1.5 min")),
+        "{script:#?}"
+    );
+    assert!(
+        script.iter().any(|l| l.contains("3 + 1 monitor")),
+        "{script:#?}"
+    );
+    // Changing the driver clears the script, as in HammerDB.
+    let lines = f.ok("diset tpcc pg_driver test");
+    assert_eq!(
+        lines[1..],
+        [
+            "Clearing Script, reload script to activate new setting",
+            "Script cleared"
+        ]
+    );
+    f.ok("diset tpcc pg_driver timed");
+    // vucreate loads the script when none is loaded.
+    let lines = f.ok("vucreate");
+    assert_eq!(
+        lines,
+        [
+            "Script loaded, Type \"print script\" to view",
+            "Vuser 1 created MONITOR - WAIT IDLE",
+            "Vuser 2 created - WAIT IDLE",
+            "Vuser 3 created - WAIT IDLE",
+            "Vuser 4 created - WAIT IDLE",
+            "4 Virtual Users Created with Monitor VU"
+        ]
+    );
+    assert_eq!(f.ok("print vucreated"), ["4 Virtual Users created"]);
+    assert_eq!(
+        f.ok("vustatus"),
+        [
+            "1 = WAIT IDLE",
+            "2 = WAIT IDLE",
+            "3 = WAIT IDLE",
+            "4 = WAIT IDLE"
+        ]
+    );
+    assert_eq!(f.console("vucomplete()").0, Ok("false".to_string()));
+    // Bad input while they exist.
+    let e = f.err("vucreate");
+    assert!(
+        e.contains("Virtual Users exist, destroy with vudestroy before creating"),
+        "{e}"
+    );
+    let e = f.err("vuset vu 2");
+    assert!(
+        e.contains("Virtual Users exist, destroy with vudestroy before changing settings"),
+        "{e}"
+    );
+    let e = f.err("giset virtual_user_options user_delay 10");
+    assert!(e.contains("Virtual Users exist"), "{e}");
+    let e = f.err("buildschema");
+    assert!(
+        e.contains("Cannot build schema with Virtual Users active"),
+        "{e}"
+    );
+    let e = f.err("checkschema");
+    assert!(
+        e.contains("Cannot check schema with Virtual Users active"),
+        "{e}"
+    );
+    let e = f.err("datagenrun");
+    assert!(e.contains("Virtual Users active"), "{e}");
+    assert_eq!(f.ok("vudestroy"), ["vudestroy success"]);
+    f.ok("vuset vu 2");
+    f.ok("diset tpcc pg_driver test; vucreate");
+    assert_eq!(f.ok("print vucreated"), ["2 Virtual Users created"]);
+    let e = f.err("lastrun()");
+    assert!(e.contains("No run yet"), "{e}");
+}

@@ -216,6 +216,21 @@ pub fn describe_schema(settings: &Settings, db: Database) -> String {
     }
 }
 
+/// `vurun` of the TPROC-C driver on the given database. (The database drivers are being
+/// written; until they land this says so.)
+pub async fn run_tpcc(
+    _settings: &Settings,
+    _db: Database,
+    _opts: crate::tpcc::driver::Options,
+    _say: crate::tpcc::schema::Say,
+    _states: crate::tpcc::driver::StateSink,
+    _interrupt: crate::interrupt::Interrupt,
+) -> crate::error::Result<crate::tpcc::driver::RunResult> {
+    Err(crate::error::Error::State(
+        "the TPROC-C transaction driver is not built into this hammer yet".into(),
+    ))
+}
+
 /// The `std::io::Error` somewhere in an error's source chain, if any.
 fn io_source<'a>(err: &'a (dyn std::error::Error + 'static)) -> Option<&'a std::io::Error> {
     let mut cur: Option<&(dyn std::error::Error + 'static)> = Some(err);

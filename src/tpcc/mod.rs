@@ -6,6 +6,7 @@
 //! driver share (uniform and NURand numbers, last names, strings).
 
 pub mod build;
+pub mod driver;
 mod gen;
 pub mod inputs;
 pub mod random;

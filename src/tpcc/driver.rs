@@ -1,0 +1,693 @@
+//! The TPROC-C driver: virtual users running terminals, the timed run's monitor, and the
+//! measurement (per transaction type counts and latency histograms, merged at the end).
+//!
+//! Each terminal keeps its own counters and histograms; nothing shared is locked per
+//! transaction. Terminals stop between transactions and sleep in short cancellable steps.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use hdrhistogram::Histogram;
+use rand::rngs::SmallRng;
+use rand::SeedableRng;
+
+use super::inputs::{think_time, Deck, Kind, Terminal};
+use super::random::uniform;
+use super::schema::Say;
+use super::txn::{Done, TxnConn, TxnDb};
+use super::Constants;
+use crate::db::Failure;
+use crate::error::{Error, Result};
+use crate::interrupt::Interrupt;
+
+/// `*_driver`: a functional test or a measured run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DriverKind {
+    Test,
+    Timed,
+}
+
+/// Everything a run needs from the dictionaries, frozen by `loadscript`.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub driver: DriverKind,
+    /// `*_count_ware`: the schema must have at least this many.
+    pub warehouses: u32,
+    pub total_iterations: u64,
+    pub raise_error: bool,
+    pub key_and_think: bool,
+    pub rampup: Duration,
+    pub duration: Duration,
+    pub all_warehouses: bool,
+    pub time_profile: bool,
+    pub async_scale: bool,
+    pub async_clients: u32,
+    pub async_delay: Duration,
+    pub virtual_users: u32,
+    pub user_delay: Duration,
+    pub show_output: bool,
+    /// `benchmark.first_result`: NOPM first (HammerDB's default) or TPM first.
+    pub nopm_first: bool,
+}
+
+/// A virtual user's state, as `vustatus` shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VuState {
+    WaitIdle,
+    Running,
+    FinishSuccess,
+    FinishFailed,
+}
+
+impl VuState {
+    pub fn label(self) -> &'static str {
+        match self {
+            VuState::WaitIdle => "WAIT IDLE",
+            VuState::Running => "RUNNING",
+            VuState::FinishSuccess => "FINISH SUCCESS",
+            VuState::FinishFailed => "FINISH FAILED",
+        }
+    }
+}
+
+/// Where the driver reports a virtual user's state changes.
+pub type StateSink = Arc<dyn Fn(usize, VuState) + Send + Sync>;
+
+/// Counts and latencies of one transaction type.
+#[derive(Debug, Clone)]
+pub struct TypeStats {
+    pub committed: u64,
+    pub rolled_back: u64,
+    pub retried: u64,
+    pub failed: u64,
+    /// Response times in microseconds, measured after rampup.
+    pub latency: Histogram<u64>,
+}
+
+impl TypeStats {
+    fn new() -> Self {
+        TypeStats {
+            committed: 0,
+            rolled_back: 0,
+            retried: 0,
+            failed: 0,
+            latency: Histogram::new_with_bounds(1, 3_600_000_000, 3)
+                .expect("valid histogram bounds"),
+        }
+    }
+
+    fn merge(&mut self, other: &TypeStats) {
+        self.committed += other.committed;
+        self.rolled_back += other.rolled_back;
+        self.retried += other.retried;
+        self.failed += other.failed;
+        let _ = self.latency.add(&other.latency);
+    }
+}
+
+/// One terminal's or one run's statistics, by transaction type.
+#[derive(Debug, Clone)]
+pub struct Stats {
+    pub by_kind: Vec<TypeStats>,
+    /// Lost connections that were reconnected.
+    pub reconnects: u64,
+}
+
+impl Default for Stats {
+    fn default() -> Self {
+        Stats {
+            by_kind: Kind::ALL.iter().map(|_| TypeStats::new()).collect(),
+            reconnects: 0,
+        }
+    }
+}
+
+impl Stats {
+    pub fn merge(&mut self, other: &Stats) {
+        for (a, b) in self.by_kind.iter_mut().zip(&other.by_kind) {
+            a.merge(b);
+        }
+        self.reconnects += other.reconnects;
+    }
+
+    pub fn kind(&self, k: Kind) -> &TypeStats {
+        &self.by_kind[k.index()]
+    }
+
+    /// The table printed after a run: counts and latency percentiles per type.
+    pub fn table(&self) -> Vec<String> {
+        let mut lines = vec![format!(
+            "{:<13} {:>10} {:>11} {:>8} {:>7} {:>9} {:>9} {:>9} {:>9}",
+            "TRANSACTION",
+            "COMMITTED",
+            "ROLLED BACK",
+            "RETRIED",
+            "FAILED",
+            "P50 MS",
+            "P95 MS",
+            "P99 MS",
+            "MAX MS"
+        )];
+        for k in Kind::ALL {
+            let s = self.kind(k);
+            let ms = |q: f64| s.latency.value_at_quantile(q) as f64 / 1000.0;
+            lines.push(format!(
+                "{:<13} {:>10} {:>11} {:>8} {:>7} {:>9.3} {:>9.3} {:>9.3} {:>9.3}",
+                k.name(),
+                s.committed,
+                s.rolled_back,
+                s.retried,
+                s.failed,
+                ms(0.50),
+                ms(0.95),
+                ms(0.99),
+                s.latency.max() as f64 / 1000.0
+            ));
+        }
+        lines
+    }
+}
+
+/// What a run measured.
+#[derive(Debug, Clone)]
+pub struct RunResult {
+    /// New orders per minute from the districts' `d_next_o_id` (timed runs only).
+    pub nopm: Option<f64>,
+    /// Server transactions per minute from its commit and rollback counters (timed only).
+    pub tpm: Option<f64>,
+    pub active_vus: u32,
+    /// The measured window (the duration, or less when stopped early).
+    pub measured: Duration,
+    /// All terminals merged: after rampup for timed runs, everything for test runs.
+    pub stats: Stats,
+    /// Per virtual user, when `*_timeprofile` is on.
+    pub per_vu: Vec<(usize, Stats)>,
+    /// The run ended early: Ctrl-C, or the server stayed away.
+    pub stopped_early: Option<String>,
+    /// Virtual users that finished FAILED.
+    pub failed_vus: u32,
+}
+
+/// State the monitor and the terminals share.
+struct Shared {
+    /// Terminals stop at their next transaction boundary.
+    stop: Interrupt,
+    /// Set between the monitor's two counter readings: terminals record latencies then.
+    measuring: AtomicBool,
+}
+
+/// How long a terminal keeps reconnecting to a server that went away before it gives up.
+const RECONNECT_FOR: Duration = Duration::from_secs(60);
+/// A deadlocked or serialization-failed transaction is run again this many times.
+const RETRIES: u32 = 10;
+/// Errors a terminal prints before it only counts them.
+const ERRORS_SHOWN: u32 = 5;
+
+/// Sleeps `d` in steps of at most 250 ms; false when the stop came first.
+async fn nap(d: Duration, stop: &Interrupt) -> bool {
+    tokio::select! {
+        _ = tokio::time::sleep(d) => true,
+        _ = stop.wait() => false,
+    }
+}
+
+async fn execute<C: TxnConn>(conn: &mut C, kind: Kind, t: &mut Terminal) -> Result<Done> {
+    match kind {
+        Kind::NewOrder => conn.new_order(&t.new_order()).await,
+        Kind::Payment => conn.payment(&t.payment()).await,
+        Kind::Delivery => conn.delivery(&t.delivery()).await,
+        Kind::StockLevel => conn.stock_level(&t.stock_level()).await,
+        Kind::OrderStatus => conn.order_status(&t.order_status()).await,
+    }
+}
+
+fn is_kind(e: &Error, f: Failure) -> bool {
+    matches!(e, Error::Db(d) if d.kind == f)
+}
+
+/// One terminal: connect, run transactions until the iterations are done or the stop, and
+/// keep count. A lost connection is reconnected (with backoff, for up to a minute).
+async fn run_terminal<D: TxnDb>(
+    db: &D,
+    mut t: Terminal,
+    opts: &Options,
+    shared: &Shared,
+    say: &Say,
+    warehouses_cycle: Vec<u32>,
+) -> (Stats, Result<()>) {
+    let mut stats = Stats::default();
+    let mut conn = match db.connect().await {
+        Ok(c) => Some(c),
+        Err(e) => return (stats, Err(e)),
+    };
+    let show = opts.show_output && opts.driver == DriverKind::Test;
+    let measure_all = opts.driver == DriverKind::Test;
+    let mut deck = Deck::new();
+    let mut errors_shown = 0;
+    let mut cycle = warehouses_cycle.iter().cycle();
+    let mut outcome = Ok(());
+    let mut done = 0u64;
+    while done < opts.total_iterations && !shared.stop.is_set() {
+        if let Some(w) = cycle.next() {
+            t.w_id = *w;
+        }
+        let kind = deck.deal(&mut t.rng);
+        if opts.key_and_think && !nap(kind.keying(), &shared.stop).await {
+            break;
+        }
+        let Some(c) = conn.as_mut() else { break };
+        let started = Instant::now();
+        let mut attempt = 0;
+        let result = loop {
+            match execute(c, kind, &mut t).await {
+                Err(e) if is_kind(&e, Failure::Retry) && attempt < RETRIES => {
+                    attempt += 1;
+                    stats.by_kind[kind.index()].retried += 1;
+                }
+                other => break other,
+            }
+        };
+        let elapsed = started.elapsed();
+        done += 1;
+        let s = &mut stats.by_kind[kind.index()];
+        match result {
+            Ok(d) => {
+                if d.rolled_back {
+                    s.rolled_back += 1;
+                } else {
+                    s.committed += 1;
+                }
+                if measure_all || shared.measuring.load(Ordering::Relaxed) {
+                    let _ = s.latency.record((elapsed.as_micros() as u64).max(1));
+                }
+                if show {
+                    say.line(kind.name());
+                    say.line(d.summary);
+                }
+            }
+            Err(e) if e.is_connection_loss() => {
+                s.failed += 1;
+                say.line(format!("{e}; reconnecting"));
+                if let Some(old) = conn.take() {
+                    drop(old);
+                }
+                match reconnect(db, &shared.stop).await {
+                    Some(Ok(c)) => {
+                        stats.reconnects += 1;
+                        say.line("reconnected");
+                        conn = Some(c);
+                    }
+                    Some(Err(e)) => {
+                        outcome = Err(Error::State(format!(
+                            "the server did not come back within {} s: {e}",
+                            RECONNECT_FOR.as_secs()
+                        )));
+                        break;
+                    }
+                    None => break,
+                }
+            }
+            Err(e) => {
+                s.failed += 1;
+                if opts.raise_error {
+                    outcome = Err(e);
+                    break;
+                }
+                if errors_shown < ERRORS_SHOWN {
+                    errors_shown += 1;
+                    let more = if errors_shown == ERRORS_SHOWN {
+                        " (further errors are only counted)"
+                    } else {
+                        ""
+                    };
+                    say.line(format!("{} failed: {e}{more}", kind.name()));
+                }
+            }
+        }
+        if opts.key_and_think && !nap(think_time(kind, &mut t.rng), &shared.stop).await {
+            break;
+        }
+    }
+    if let Some(c) = conn {
+        c.close().await;
+    }
+    (stats, outcome)
+}
+
+/// Tries to connect again with doubling waits; `None` when stopped meanwhile.
+async fn reconnect<D: TxnDb>(db: &D, stop: &Interrupt) -> Option<Result<D::Conn>> {
+    let started = Instant::now();
+    let mut wait = Duration::from_millis(250);
+    loop {
+        if !nap(wait, stop).await {
+            return None;
+        }
+        match db.connect().await {
+            Ok(c) => return Some(Ok(c)),
+            Err(e) if started.elapsed() >= RECONNECT_FOR => return Some(Err(e)),
+            Err(_) => wait = (wait * 2).min(Duration::from_secs(5)),
+        }
+    }
+}
+
+/// The warehouses a virtual user visits in all-warehouse mode: every `vus`-th one.
+fn warehouses_of(vu: u32, vus: u32, warehouses: u32) -> Vec<u32> {
+    (1..=warehouses)
+        .filter(|w| (w - 1) % vus == vu - 1)
+        .collect()
+}
+
+fn minutes(d: Duration) -> String {
+    let m = d.as_secs_f64() / 60.0;
+    if m.fract() == 0.0 {
+        format!("{m:.0}")
+    } else {
+        format!("{m}")
+    }
+}
+
+/// Runs the workload: checks the schema, starts the virtual users one `user_delay` apart,
+/// and for a timed run lets virtual user 1 monitor it and report NOPM and TPM.
+pub async fn run<D: TxnDb>(
+    db: Arc<D>,
+    opts: Options,
+    say: Say,
+    states: StateSink,
+    interrupt: Interrupt,
+) -> Result<RunResult> {
+    let (max_w, load) = db.prepare(opts.warehouses).await?;
+    let mut seed = SmallRng::from_os_rng();
+    let constants = Constants::for_run(&load, &mut seed);
+    let shared = Arc::new(Shared {
+        stop: Interrupt::default(),
+        measuring: AtomicBool::new(opts.driver == DriverKind::Test),
+    });
+    // Ctrl-C reaches the terminals through the run's own stop flag.
+    let forward = {
+        let stop = shared.stop.clone();
+        tokio::spawn(async move {
+            interrupt.wait().await;
+            stop.fire();
+        })
+    };
+    let monitor = opts.driver == DriverKind::Timed;
+    let first_worker = if monitor { 2 } else { 1 };
+    let mut workers = tokio::task::JoinSet::new();
+    for i in 0..opts.virtual_users {
+        let vu = first_worker + i as usize;
+        let (db, opts, shared, states) = (db.clone(), opts.clone(), shared.clone(), states.clone());
+        let vsay = say.as_vuser(vu);
+        let mut rng = SmallRng::from_rng(&mut seed);
+        let home = uniform(&mut rng, 1, max_w);
+        let delay = opts.user_delay * i;
+        workers.spawn(async move {
+            if !nap(delay, &shared.stop).await {
+                states(vu, VuState::FinishSuccess);
+                return (vu, Stats::default(), Ok(()));
+            }
+            states(vu, VuState::Running);
+            vsay.line("RUNNING");
+            let cycle = if opts.all_warehouses {
+                warehouses_of(i + 1, opts.virtual_users, max_w)
+            } else {
+                Vec::new()
+            };
+            let verb = if opts.driver == DriverKind::Test && opts.show_output {
+                "without"
+            } else {
+                "with"
+            };
+            vsay.line(format!(
+                "Processing {} transactions {verb} output suppressed...",
+                opts.total_iterations
+            ));
+            let terminals = if opts.async_scale {
+                opts.async_clients.max(1)
+            } else {
+                1
+            };
+            let mut stats = Stats::default();
+            let mut outcome = Ok(());
+            if terminals == 1 {
+                let t = Terminal::new(rng, constants, max_w, home);
+                let (s, o) = run_terminal(&*db, t, &opts, &shared, &vsay, cycle).await;
+                stats.merge(&s);
+                outcome = o;
+            } else {
+                // Many terminals per virtual user, each with its own connection and home.
+                let mut set = tokio::task::JoinSet::new();
+                for c in 0..terminals {
+                    let (db, opts, shared, vsay) =
+                        (db.clone(), opts.clone(), shared.clone(), vsay.clone());
+                    let mut trng = SmallRng::from_rng(&mut rng);
+                    let w = uniform(&mut trng, 1, max_w);
+                    let login_delay = opts.async_delay * c;
+                    set.spawn(async move {
+                        if !nap(login_delay, &shared.stop).await {
+                            return (Stats::default(), Ok(()));
+                        }
+                        let t = Terminal::new(trng, constants, max_w, w);
+                        run_terminal(&*db, t, &opts, &shared, &vsay, Vec::new()).await
+                    });
+                }
+                while let Some(j) = set.join_next().await {
+                    let (s, o) = j.unwrap_or_else(|e| {
+                        (
+                            Stats::default(),
+                            Err(Error::State(format!("terminal task failed: {e}"))),
+                        )
+                    });
+                    stats.merge(&s);
+                    if outcome.is_ok() {
+                        outcome = o;
+                    }
+                }
+            }
+            (vu, stats, outcome)
+        });
+    }
+
+    let mut result = RunResult {
+        nopm: None,
+        tpm: None,
+        active_vus: opts.virtual_users,
+        measured: Duration::ZERO,
+        stats: Stats::default(),
+        per_vu: Vec::new(),
+        stopped_early: None,
+        failed_vus: 0,
+    };
+    let monitor_task = if monitor {
+        states(1, VuState::Running);
+        let (db, opts, shared, msay) = (db.clone(), opts.clone(), shared.clone(), say.clone());
+        Some(tokio::spawn(async move {
+            monitor_run(&*db, &opts, &shared, &msay).await
+        }))
+    } else {
+        None
+    };
+    let mut finished = 0;
+    while let Some(joined) = workers.join_next().await {
+        let (vu, stats, outcome) = joined.unwrap_or_else(|e| {
+            (
+                0,
+                Stats::default(),
+                Err(Error::State(format!("virtual user task failed: {e}"))),
+            )
+        });
+        finished += 1;
+        match outcome {
+            Ok(()) => {
+                states(vu, VuState::FinishSuccess);
+                say.as_vuser(vu).line("FINISHED SUCCESS");
+            }
+            Err(e) => {
+                result.failed_vus += 1;
+                states(vu, VuState::FinishFailed);
+                say.line(format!("Error in Virtual User {vu}: {e}"));
+                say.as_vuser(vu).line("FINISHED FAILED");
+            }
+        }
+        if opts.time_profile {
+            result.per_vu.push((vu, stats.clone()));
+        }
+        result.stats.merge(&stats);
+        if monitor && finished == opts.virtual_users as usize && !shared.stop.is_set() {
+            // Every worker has ended before the monitor: nothing is left to measure.
+            shared.stop.fire();
+        }
+    }
+    if let Some(task) = monitor_task {
+        // The workers have all ended: wake the monitor if it still waits.
+        shared.stop.fire();
+        let outcome = task
+            .await
+            .map_err(|e| Error::State(format!("monitor task failed: {e}")))
+            .and_then(|r| r);
+        match outcome {
+            Ok(m) => {
+                result.nopm = m.nopm;
+                result.tpm = m.tpm;
+                result.measured = m.measured;
+                result.stopped_early = m.stopped_early;
+                states(1, VuState::FinishSuccess);
+                say.line("FINISHED SUCCESS");
+            }
+            Err(e) => {
+                states(1, VuState::FinishFailed);
+                say.line(format!("Error in Virtual User 1: {e}"));
+                say.line("FINISHED FAILED");
+                result.failed_vus += 1;
+            }
+        }
+    }
+    forward.abort();
+    if opts.driver == DriverKind::Test && shared.stop.is_set() {
+        result.stopped_early = Some("stopped by Ctrl-C".into());
+    }
+    Ok(result)
+}
+
+struct Measured {
+    nopm: Option<f64>,
+    tpm: Option<f64>,
+    measured: Duration,
+    stopped_early: Option<String>,
+}
+
+/// Virtual user 1 of a timed run: rampup, first counter reading, the measured duration,
+/// second reading, result; then it stops the workers.
+async fn monitor_run<D: TxnDb>(
+    db: &D,
+    opts: &Options,
+    shared: &Shared,
+    say: &Say,
+) -> Result<Measured> {
+    say.line(format!(
+        "Beginning rampup time of {} minutes",
+        minutes(opts.rampup)
+    ));
+    let rampup_end = Instant::now() + opts.rampup;
+    let mut minute = 0;
+    while Instant::now() < rampup_end {
+        let step = (rampup_end - Instant::now()).min(Duration::from_secs(60));
+        if !nap(step, &shared.stop).await {
+            say.line("Run stopped during rampup: nothing was measured");
+            return Ok(Measured {
+                nopm: None,
+                tpm: None,
+                measured: Duration::ZERO,
+                stopped_early: Some("stopped during rampup".into()),
+            });
+        }
+        minute += 1;
+        if Instant::now() < rampup_end {
+            say.line(format!("Rampup {minute} minutes complete ..."));
+        }
+    }
+    say.line("Rampup complete, Taking start Transaction Count.");
+    let start = db.counters().await?;
+    let t1 = Instant::now();
+    shared.measuring.store(true, Ordering::Relaxed);
+    say.line(format!(
+        "Timing test period of {} in minutes",
+        minutes(opts.duration)
+    ));
+    let end = t1 + opts.duration;
+    let mut minute = 0;
+    let mut stopped = None;
+    while Instant::now() < end {
+        let step = (end - Instant::now()).min(Duration::from_secs(60));
+        if !nap(step, &shared.stop).await {
+            stopped = Some("stopped before the end of the duration".to_string());
+            break;
+        }
+        minute += 1;
+        if Instant::now() < end {
+            say.line(format!("{minute}  ...,"));
+        }
+    }
+    shared.measuring.store(false, Ordering::Relaxed);
+    say.line("Test complete, Taking end Transaction Count.");
+    let finish = db.counters().await?;
+    let measured = t1.elapsed();
+    shared.stop.fire();
+    let mins = measured.as_secs_f64() / 60.0;
+    let nopm = finish.new_orders.saturating_sub(start.new_orders) as f64 / mins;
+    let tpm = finish.transactions.saturating_sub(start.transactions) as f64 / mins;
+    say.line(format!(
+        "{} Active Virtual Users configured",
+        opts.virtual_users
+    ));
+    let (n, m) = (nopm.round() as u64, tpm.round() as u64);
+    if opts.nopm_first {
+        say.line(format!(
+            "TEST RESULT : System achieved {n} NOPM from {m} {} TPM",
+            db.name()
+        ));
+    } else {
+        say.line(format!(
+            "TEST RESULT : System achieved {m} {} TPM at {n} NOPM",
+            db.name()
+        ));
+    }
+    if let Some(why) = &stopped {
+        say.line(format!(
+            "(the run was {why}: the figures cover {:.1} s)",
+            measured.as_secs_f64()
+        ));
+    }
+    Ok(Measured {
+        nopm: Some(nopm),
+        tpm: Some(tpm),
+        measured,
+        stopped_early: stopped,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn all_warehouse_mode_covers_every_warehouse_once() {
+        let mut seen: Vec<u32> = (1..=3).flat_map(|vu| warehouses_of(vu, 3, 10)).collect();
+        seen.sort_unstable();
+        assert_eq!(seen, (1..=10).collect::<Vec<_>>());
+        assert_eq!(warehouses_of(2, 3, 10), [2, 5, 8]);
+    }
+
+    #[test]
+    fn stats_merge_and_render() {
+        let mut a = Stats::default();
+        a.by_kind[Kind::NewOrder.index()].committed = 3;
+        a.by_kind[Kind::NewOrder.index()]
+            .latency
+            .record(1_500)
+            .unwrap();
+        let mut b = Stats::default();
+        b.by_kind[Kind::NewOrder.index()].committed = 2;
+        b.by_kind[Kind::NewOrder.index()].rolled_back = 1;
+        b.by_kind[Kind::NewOrder.index()]
+            .latency
+            .record(3_000)
+            .unwrap();
+        a.merge(&b);
+        let no = a.kind(Kind::NewOrder);
+        assert_eq!((no.committed, no.rolled_back, no.latency.len()), (5, 1, 2));
+        let table = a.table();
+        assert!(table[0].starts_with("TRANSACTION"));
+        assert!(
+            table[1].starts_with("new order") && table[1].contains("3.000"),
+            "{}",
+            table[1]
+        );
+    }
+
+    #[test]
+    fn minutes_print_like_the_dictionary() {
+        assert_eq!(minutes(Duration::from_secs(120)), "2");
+        assert_eq!(minutes(Duration::from_secs(30)), "0.5");
+    }
+}
