@@ -76,7 +76,9 @@ fn print_targets_and_plain_print() {
     assert_eq!(f.ok("print(1 + 1)"), ["2"]);
     let e = f.err("print nonsense");
     assert!(
-        e.contains("Usage: print [db|bm|dict|generic|vuconf|tcconf|datagen]"),
+        e.contains(
+            "Usage: print [db|bm|dict|generic|script|vuconf|vucreated|vustatus|vucomplete|tcconf|datagen]"
+        ),
         "{e}"
     );
     let e = f.err("print()");
@@ -342,7 +344,17 @@ fn completion_follows_the_command_and_the_current_database() {
         completions(&s, "metset agent_").1,
         ["agent_hostname", "agent_id"]
     );
-    assert_eq!(completions(&s, "help vu").1, ["vuset"]);
+    assert_eq!(
+        completions(&s, "help vu").1,
+        [
+            "vucomplete",
+            "vucreate",
+            "vudestroy",
+            "vurun",
+            "vuset",
+            "vustatus"
+        ]
+    );
     assert!(completions(&s, "diset tpcc maria_").1.is_empty());
 }
 
