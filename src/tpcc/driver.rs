@@ -679,7 +679,7 @@ mod tests {
         let table = a.table();
         assert!(table[0].starts_with("TRANSACTION"));
         assert!(
-            table[1].starts_with("new order") && table[1].contains("3.000"),
+            table[1].starts_with("new order") && table[1].contains(" 1.500 "),
             "{}",
             table[1]
         );
