@@ -1,1 +1,1449 @@
 //! The TPROC-C transactions on MariaDB and MySQL: stored procedures or client-side SQL.
+//!
+//! Both modes run prepared statements, prepared once when a terminal connects (HammerDB's
+//! `*_prepared` is implied). With stored procedures each transaction is one `CALL` whose OUT
+//! parameters, passed as `NULL` placeholders, come back as a row; the procedures
+//! (`schemas/mysql/tprocc/procedures.sql`) run their own `START TRANSACTION ... COMMIT`.
+//! With client-side SQL (`*_no_stored_procs`) the session runs with autocommit off, so a
+//! transaction begins with its first statement and ends with the `COMMIT` or `ROLLBACK` sent
+//! here; the statements carry the procedures' business logic, set-based where the logic
+//! allows, so that a transaction costs few round trips: New-Order reads all its items in one
+//! statement, locks, updates and inserts all its lines in one statement each, and Delivery
+//! serves all ten districts in four statements.
+
+use std::fmt::Write as _;
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::LazyLock;
+
+use mysql_async::prelude::Queryable;
+use mysql_async::{Conn, Row, Statement, Value};
+
+use super::mysql::{classify, connect, MyTarget};
+use super::{Failure, Peer};
+use crate::config::{Database, Settings};
+use crate::error::{Error, Result};
+use crate::tpcc::txn::{
+    Counters, Customer, Delivery, Done, Mode, NewOrder, OrderStatus, Payment, StockLevel, TxnConn,
+    TxnDb,
+};
+use crate::tpcc::{Constants, Table, DISTRICTS_PER_W};
+
+/// Order lines a client-side New-Order can carry: the statements have this many slots
+/// (TPC-C orders have 5 to 15 lines). The stored procedure takes any number.
+pub const MAX_LINES: usize = 15;
+
+/// The five stored procedures the procedure mode calls.
+const PROCEDURES: [&str; 5] = ["NEWORD", "PAYMENT", "OSTAT", "DELIVERY", "SLEV"];
+
+/// What the driver knows about the server's `innodb_snapshot_isolation` (MariaDB >= 10.6.18).
+const SNAPSHOT_UNKNOWN: u8 = 0;
+const SNAPSHOT_PRESENT: u8 = 1;
+const SNAPSHOT_ABSENT: u8 = 2;
+
+// Stored procedures: IN arguments, then a `?` for each OUT parameter (sent as NULL). The
+// timestamp arguments are NULL: the procedure takes the server's current time.
+const CALL_NEWORD: &str = "CALL NEWORD(?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, ?, ?, ?, ?)";
+const CALL_PAYMENT: &str = "CALL PAYMENT(?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, ?, ?)";
+const CALL_OSTAT: &str = "CALL OSTAT(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+const CALL_DELIVERY: &str = "CALL DELIVERY(?, ?, NULL, ?, ?)";
+const CALL_SLEV: &str = "CALL SLEV(?, ?, ?, ?)";
+const NEWORD_OUT: usize = 8;
+const PAYMENT_OUT: usize = 6;
+const OSTAT_OUT: usize = 10;
+const DELIVERY_OUT: usize = 2;
+const SLEV_OUT: usize = 1;
+
+// Client-side SQL. Lists have a fixed number of slots, the unused ones NULL (which matches
+// nothing), so that each statement is prepared once whatever the number of lines.
+
+/// New-Order: the district row, locked, then its next order id taken.
+const DISTRICT_LOCK: &str =
+    "SELECT d_tax, d_next_o_id FROM district WHERE d_w_id = ? AND d_id = ? FOR UPDATE";
+const DISTRICT_NEXT: &str =
+    "UPDATE district SET d_next_o_id = d_next_o_id + 1 WHERE d_w_id = ? AND d_id = ?";
+/// New-Order: warehouse, customer and every item in one read; a row with NULL item columns
+/// when no item exists.
+static ITEMS: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "SELECT w_tax, c_discount, c_last, c_credit, i_id, i_price, i_name, i_data \
+           FROM warehouse JOIN customer ON c_w_id = w_id \
+           LEFT JOIN item ON i_id IN ({}) \
+          WHERE w_id = ? AND c_d_id = ? AND c_id = ?",
+        slots("?", MAX_LINES)
+    )
+});
+const INSERT_ORDER: &str = "INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, \
+     o_carrier_id, o_ol_cnt, o_all_local) VALUES (?, ?, ?, ?, NOW(), NULL, ?, ?)";
+const INSERT_NEW_ORDER: &str = "INSERT INTO new_order (no_o_id, no_d_id, no_w_id) VALUES (?, ?, ?)";
+/// New-Order: every STOCK row, locked in key order; the first argument is the district,
+/// which picks the `s_dist_xx` column.
+static STOCK_LOCK: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "SELECT s_w_id, s_i_id, s_quantity, ELT(?, s_dist_01, s_dist_02, s_dist_03, \
+                s_dist_04, s_dist_05, s_dist_06, s_dist_07, s_dist_08, s_dist_09, s_dist_10), \
+                s_data \
+           FROM stock WHERE (s_w_id, s_i_id) IN ({}) FOR UPDATE",
+        slots("(?, ?)", MAX_LINES)
+    )
+});
+/// New-Order: each STOCK row once, with its new quantity (the replenishment rule applied
+/// line by line by the client, on the locked values) and what to add to its counters.
+static STOCK_UPDATE: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "UPDATE stock JOIN ({}) v ON s_w_id = v.w AND s_i_id = v.i \
+            SET s_quantity = v.q, s_ytd = s_ytd + v.ytd, s_order_cnt = s_order_cnt + v.cnt, \
+                s_remote_cnt = s_remote_cnt + v.rem",
+        rows(&["w", "i", "q", "ytd", "cnt", "rem"], &[INT; 6], MAX_LINES)
+    )
+});
+/// New-Order: every order line in one statement.
+static ORDER_LINES: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, \
+                                 ol_delivery_d, ol_quantity, ol_amount, ol_dist_info) \
+         SELECT ?, ?, ?, v.n, v.i, v.w, NULL, v.q, v.a, v.info FROM ({}) v WHERE v.n IS NOT NULL",
+        rows(
+            &["n", "i", "w", "q", "a", "info"],
+            &[INT, INT, INT, INT, MONEY, "CHAR(24)"],
+            MAX_LINES
+        )
+    )
+});
+
+/// Payment: warehouse and district year-to-date amounts in one statement.
+const PAY_YTD: &str = "UPDATE warehouse JOIN district ON d_w_id = w_id \
+     SET w_ytd = w_ytd + CAST(? AS DECIMAL(6,2)), d_ytd = d_ytd + CAST(? AS DECIMAL(6,2)) \
+     WHERE w_id = ? AND d_id = ?";
+/// Payment and Order-Status by name: the candidates in the order that picks the middle one.
+const CUSTOMERS_BY_NAME: &str = "SELECT c_id FROM customer \
+     WHERE c_w_id = ? AND c_d_id = ? AND c_last = ? ORDER BY c_first, c_id";
+/// Payment: the names for HISTORY and the customer, locked (warehouse and district are
+/// locked already by the update).
+const PAY_CUSTOMER: &str = "SELECT w_name, d_name, c_first, c_middle, c_last, c_credit, c_balance \
+     FROM warehouse, district, customer \
+     WHERE w_id = ? AND d_w_id = w_id AND d_id = ? AND c_w_id = ? AND c_d_id = ? AND c_id = ? \
+     FOR UPDATE";
+const PAY_CUSTOMER_UPDATE: &str = "UPDATE customer \
+     SET c_balance = c_balance - CAST(? AS DECIMAL(6,2)), \
+         c_ytd_payment = c_ytd_payment + CAST(? AS DECIMAL(6,2)), \
+         c_payment_cnt = c_payment_cnt + 1, \
+         c_data = CASE WHEN c_credit = 'BC' \
+                       THEN LEFT(CONCAT(c_id, ' ', c_d_id, ' ', c_w_id, ' ', ?, ' ', ?, ' ', \
+                                        CAST(? AS DECIMAL(6,2)), ' | ', c_data), 500) \
+                       ELSE c_data END \
+     WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?";
+const INSERT_HISTORY: &str = "INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, \
+     h_date, h_amount, h_data) VALUES (?, ?, ?, ?, ?, NOW(), CAST(? AS DECIMAL(6,2)), ?)";
+
+/// Order-Status: the customer, its latest order and that order's lines in one read.
+const ORDER_STATUS: &str = "SELECT c.c_id, c.c_first, c.c_middle, c.c_last, c.c_balance, \
+            o.o_id, o.o_entry_d, o.o_carrier_id, \
+            ol.ol_i_id, ol.ol_supply_w_id, ol.ol_quantity, ol.ol_amount, ol.ol_delivery_d \
+       FROM customer c \
+       LEFT JOIN orders o \
+         ON o.o_w_id = c.c_w_id AND o.o_d_id = c.c_d_id \
+        AND o.o_id = (SELECT MAX(o2.o_id) FROM orders o2 \
+                       WHERE o2.o_w_id = c.c_w_id AND o2.o_d_id = c.c_d_id AND o2.o_c_id = c.c_id) \
+       LEFT JOIN order_line ol \
+         ON ol.ol_w_id = o.o_w_id AND ol.ol_d_id = o.o_d_id AND ol.ol_o_id = o.o_id \
+      WHERE c.c_w_id = ? AND c.c_d_id = ? AND c.c_id = ?";
+
+/// Delivery: the oldest new order of each district, locked (each argument is the warehouse).
+static OLDEST_NEW_ORDERS: LazyLock<String> = LazyLock::new(|| {
+    (1..=DISTRICTS_PER_W)
+        .map(|d| {
+            format!(
+                "(SELECT no_d_id, no_o_id FROM new_order WHERE no_w_id = ? AND no_d_id = {d} \
+                  ORDER BY no_o_id LIMIT 1 FOR UPDATE)"
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(" UNION ALL ")
+});
+static DELETE_NEW_ORDERS: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "DELETE FROM new_order WHERE no_w_id = ? AND (no_d_id, no_o_id) IN ({})",
+        slots("(?, ?)", DISTRICTS_PER_W as usize)
+    )
+});
+static DELIVER_LINES: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "UPDATE order_line SET ol_delivery_d = NOW() \
+          WHERE ol_w_id = ? AND (ol_d_id, ol_o_id) IN ({})",
+        slots("(?, ?)", DISTRICTS_PER_W as usize)
+    )
+});
+/// Delivery: the carrier on each order and each order's amount on its customer.
+static DELIVER_ORDERS: LazyLock<String> = LazyLock::new(|| {
+    let keys = slots("(?, ?)", DISTRICTS_PER_W as usize);
+    format!(
+        "UPDATE orders o \
+           JOIN customer c ON c.c_w_id = o.o_w_id AND c.c_d_id = o.o_d_id AND c.c_id = o.o_c_id \
+           LEFT JOIN (SELECT ol_d_id, ol_o_id, SUM(ol_amount) AS amount FROM order_line \
+                       WHERE ol_w_id = ? AND (ol_d_id, ol_o_id) IN ({keys}) \
+                       GROUP BY ol_d_id, ol_o_id) s \
+             ON s.ol_d_id = o.o_d_id AND s.ol_o_id = o.o_id \
+            SET o.o_carrier_id = ?, c.c_balance = c.c_balance + IFNULL(s.amount, 0), \
+                c.c_delivery_cnt = c.c_delivery_cnt + 1 \
+          WHERE o.o_w_id = ? AND (o.o_d_id, o.o_id) IN ({keys})"
+    )
+});
+
+/// Stock-Level in one read; `MAX(d_next_o_id)` is NULL only when the district is missing.
+const STOCK_LEVEL: &str = "SELECT COUNT(DISTINCT s.s_i_id), MAX(d.d_next_o_id) \
+       FROM district d \
+       LEFT JOIN (order_line ol JOIN stock s \
+                    ON s.s_w_id = ol.ol_w_id AND s.s_i_id = ol.ol_i_id AND s.s_quantity < ?) \
+         ON ol.ol_w_id = d.d_w_id AND ol.ol_d_id = d.d_id \
+        AND ol.ol_o_id >= d.d_next_o_id - 20 AND ol.ol_o_id < d.d_next_o_id \
+      WHERE d.d_w_id = ? AND d.d_id = ?";
+
+const INT: &str = "SIGNED";
+const MONEY: &str = "DECIMAL(6,2)";
+
+/// `n` copies of `item`, comma-separated.
+fn slots(item: &str, n: usize) -> String {
+    vec![item; n].join(", ")
+}
+
+/// A derived table of `n` rows of typed placeholders: `SELECT CAST(? AS t) AS name, ...
+/// UNION ALL SELECT ...` (every placeholder cast, so the column types never depend on the
+/// values of one execution).
+fn rows(names: &[&str], types: &[&str], n: usize) -> String {
+    let row = |named: bool| {
+        names
+            .iter()
+            .zip(types)
+            .map(|(name, ty)| {
+                if named {
+                    format!("CAST(? AS {ty}) AS {name}")
+                } else {
+                    format!("CAST(? AS {ty})")
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut sql = format!("SELECT {}", row(true));
+    for _ in 1..n {
+        let _ = write!(sql, " UNION ALL SELECT {}", row(false));
+    }
+    sql
+}
+
+/// TPROC-C on a MariaDB or MySQL server, from the `maria_*` or `mysql_*` keys.
+pub struct MyDriver {
+    db: Database,
+    /// The user on `*_dbase`: terminals and the counters.
+    schema: MyTarget,
+    /// The user with no database selected: `prepare` checks that the database exists.
+    server: MyTarget,
+    dbname: String,
+    mode: Mode,
+    snapshot: AtomicU8,
+    /// The counters' connection, kept between readings.
+    monitor: tokio::sync::Mutex<Option<Conn>>,
+}
+
+impl MyDriver {
+    pub fn new(settings: &Settings, db: Database) -> Self {
+        let schema = MyTarget::schema(settings, db);
+        let no_procs = settings
+            .db(db)
+            .get_bool(&format!("{}_no_stored_procs", db.prefix()));
+        MyDriver {
+            db,
+            dbname: schema.dbname.clone().unwrap_or_default(),
+            server: MyTarget::server(settings, db),
+            schema,
+            mode: if no_procs {
+                Mode::ClientSql
+            } else {
+                Mode::StoredProcedures
+            },
+            snapshot: AtomicU8::new(SNAPSHOT_UNKNOWN),
+            monitor: tokio::sync::Mutex::new(None),
+        }
+    }
+
+    /// Disconnects the counters' connection, if one is open.
+    pub async fn close(&self) {
+        if let Some(conn) = self.monitor.lock().await.take() {
+            let _ = conn.disconnect().await;
+        }
+    }
+
+    fn key(&self, name: &str) -> String {
+        format!("{}_{name}", self.db.prefix())
+    }
+
+    fn failed(&self, action: &'static str, what: &str, e: &mysql_async::Error) -> Error {
+        let (kind, detail) = classify(e);
+        Error::Db(
+            self.server
+                .peer()
+                .failed(action, kind, format!("{what}: {detail}")),
+        )
+    }
+
+    /// Session settings and statements for a new terminal connection.
+    async fn set_up(&self, conn: &mut Conn) -> Result<Prepared> {
+        let peer = self.schema.peer();
+        let fail = |action: &'static str, e: mysql_async::Error| {
+            let (kind, detail) = classify(&e);
+            Error::Db(peer.failed(action, kind, detail))
+        };
+        // MariaDB 11.8 turns innodb_snapshot_isolation on by default, which makes a locking
+        // read of a row changed since the transaction's snapshot fail under REPEATABLE READ.
+        // Asked of MySQL too: the mysql_* keys may point at a MariaDB server.
+        let snapshot = match self.snapshot.load(Ordering::Relaxed) {
+            SNAPSHOT_UNKNOWN => {
+                let found: Option<Row> = conn
+                    .query_first("SHOW VARIABLES LIKE 'innodb_snapshot_isolation'")
+                    .await
+                    .map_err(|e| fail("cannot set up a session on", e))?;
+                let v = if found.is_some() {
+                    SNAPSHOT_PRESENT
+                } else {
+                    SNAPSHOT_ABSENT
+                };
+                self.snapshot.store(v, Ordering::Relaxed);
+                v
+            }
+            v => v,
+        };
+        // The procedures commit themselves; client-side transactions begin with their first
+        // statement and end with our COMMIT or ROLLBACK.
+        let autocommit = match self.mode {
+            Mode::StoredProcedures => 1,
+            Mode::ClientSql => 0,
+        };
+        let mut set = format!("SET SESSION autocommit = {autocommit}");
+        if snapshot == SNAPSHOT_PRESENT {
+            set.push_str(", innodb_snapshot_isolation = 0");
+        }
+        conn.query_drop(set)
+            .await
+            .map_err(|e| fail("cannot set up a session on", e))?;
+        let prepared = match self.mode {
+            Mode::StoredProcedures => Procedures::prepare(conn).await.map(Prepared::Procedures),
+            Mode::ClientSql => ClientSql::prepare(conn)
+                .await
+                .map(|c| Prepared::Client(Box::new(c))),
+        };
+        prepared.map_err(|e| fail("cannot prepare statements on", e))
+    }
+
+    async fn prepare_on(&self, conn: &mut Conn, warehouses: u32) -> Result<(u32, Constants)> {
+        let db = &self.dbname;
+        let peer = self.server.peer();
+        let exists: Option<String> = conn
+            .exec_first(
+                "SELECT SCHEMA_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?",
+                (db,),
+            )
+            .await
+            .map_err(|e| self.failed("cannot check", "the database", &e))?;
+        if exists.is_none() {
+            return Err(Error::State(format!(
+                "The TPROC-C schema {db} does not exist on {name} at {addr}: build it with \
+                 buildschema, or set {key} to the database that holds it",
+                name = self.db.name(),
+                addr = peer.addr,
+                key = self.key("dbase"),
+            )));
+        }
+        let tables: Vec<String> = conn
+            .exec(
+                "SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = ?",
+                (db,),
+            )
+            .await
+            .map_err(|e| self.failed("cannot check", "the tables", &e))?;
+        let missing: Vec<&str> = Table::ALL
+            .iter()
+            .map(|t| t.name())
+            .chain(["tpcc_nurand"])
+            .filter(|t| !tables.iter().any(|have| have.eq_ignore_ascii_case(t)))
+            .collect();
+        if !missing.is_empty() {
+            return Err(Error::State(format!(
+                "The TPROC-C schema {db} on {name} at {addr} lacks table{s} {list}: delete it \
+                 with deleteschema and build it again with buildschema",
+                name = self.db.name(),
+                addr = peer.addr,
+                s = if missing.len() == 1 { "" } else { "s" },
+                list = missing.join(", "),
+            )));
+        }
+        let max: Option<i64> = conn
+            .query_first(format!("SELECT MAX(w_id) FROM {}.warehouse", ident(db)))
+            .await
+            .map_err(|e| self.failed("cannot check", "the warehouses", &e))?
+            .flatten();
+        let have = max.unwrap_or(0).clamp(0, i64::from(u32::MAX)) as u32;
+        if have < warehouses.max(1) {
+            let ware = self.key("count_ware");
+            return Err(Error::State(if have == 0 {
+                format!(
+                    "The TPROC-C schema {db} has no warehouses: delete it with deleteschema \
+                     and build it again with buildschema"
+                )
+            } else {
+                format!(
+                    "The TPROC-C schema {db} has {have} warehouse{s} but {ware} asks for \
+                     {warehouses}: set {ware} to {have} (diset tpcc {ware} {have}), or build \
+                     a larger schema",
+                    s = if have == 1 { "" } else { "s" },
+                )
+            }));
+        }
+        if self.mode == Mode::StoredProcedures {
+            let routines: Vec<String> = conn
+                .exec(
+                    "SELECT ROUTINE_NAME FROM information_schema.ROUTINES \
+                     WHERE ROUTINE_SCHEMA = ? AND ROUTINE_TYPE = 'PROCEDURE'",
+                    (db,),
+                )
+                .await
+                .map_err(|e| self.failed("cannot check", "the stored procedures", &e))?;
+            let missing: Vec<&str> = PROCEDURES
+                .into_iter()
+                .filter(|p| !routines.iter().any(|r| r.eq_ignore_ascii_case(p)))
+                .collect();
+            if !missing.is_empty() {
+                return Err(Error::State(format!(
+                    "The TPROC-C schema {db} lacks the stored procedure{s} {list}: delete it \
+                     with deleteschema and build it again with buildschema, or set {key} to \
+                     true to run the transactions as client-side SQL",
+                    s = if missing.len() == 1 { "" } else { "s" },
+                    list = missing.join(", "),
+                    key = self.key("no_stored_procs"),
+                )));
+            }
+        }
+        let nurand: Vec<Row> = conn
+            .query(format!(
+                "SELECT c_last, c_id, ol_i_id FROM {}.tpcc_nurand",
+                ident(db)
+            ))
+            .await
+            .map_err(|e| self.failed("cannot read", "tpcc_nurand", &e))?;
+        let constants = match nurand.as_slice() {
+            [row] => {
+                let c = |i| {
+                    int_of(cell(row, i))
+                        .and_then(|v| u32::try_from(v).ok())
+                        .unwrap_or(u32::MAX)
+                };
+                Constants {
+                    c_last: c(0),
+                    c_id: c(1),
+                    ol_i_id: c(2),
+                }
+            }
+            other => {
+                return Err(Error::State(format!(
+                    "Table tpcc_nurand of the TPROC-C schema {db} holds {} rows, expected \
+                     exactly 1 (the NURand load constants): delete the schema with \
+                     deleteschema and build it again with buildschema",
+                    other.len()
+                )))
+            }
+        };
+        if constants.c_last > 255 || constants.c_id > 1023 || constants.ol_i_id > 8191 {
+            return Err(Error::State(format!(
+                "Table tpcc_nurand of the TPROC-C schema {db} holds constants out of range \
+                 (c_last 0..255, c_id 0..1023, ol_i_id 0..8191): delete the schema with \
+                 deleteschema and build it again with buildschema"
+            )));
+        }
+        Ok((have, constants))
+    }
+}
+
+impl TxnDb for MyDriver {
+    type Conn = MyConn;
+
+    fn name(&self) -> &'static str {
+        self.db.name()
+    }
+
+    fn mode(&self) -> Mode {
+        self.mode
+    }
+
+    async fn connect(&self) -> Result<MyConn> {
+        let mut conn = connect(&self.schema).await?;
+        match self.set_up(&mut conn).await {
+            Ok(prepared) => Ok(MyConn {
+                conn,
+                peer: self.schema.peer(),
+                prepared,
+            }),
+            Err(e) => {
+                let _ = conn.disconnect().await;
+                Err(e)
+            }
+        }
+    }
+
+    async fn prepare(&self, warehouses: u32) -> Result<(u32, Constants)> {
+        let mut conn = connect(&self.server).await?;
+        let result = self.prepare_on(&mut conn, warehouses).await;
+        let _ = conn.disconnect().await;
+        result
+    }
+
+    async fn counters(&self) -> Result<Counters> {
+        let mut monitor = self.monitor.lock().await;
+        // A connection lost since the last reading is replaced once.
+        let mut retried = false;
+        loop {
+            let conn = match monitor.as_mut() {
+                Some(conn) => conn,
+                None => {
+                    let mut conn = connect(&self.schema).await?;
+                    // Each reading must see the latest commits, whatever the server's default.
+                    if let Err(e) = conn.query_drop("SET SESSION autocommit = 1").await {
+                        let _ = conn.disconnect().await;
+                        return Err(self.failed("cannot read", "the counters", &e));
+                    }
+                    monitor.insert(conn)
+                }
+            };
+            match read_counters(conn).await {
+                Ok(c) => return Ok(c),
+                Err(e) => {
+                    let (kind, _) = classify(&e);
+                    if let Some(conn) = monitor.take() {
+                        if kind != Failure::Lost {
+                            let _ = conn.disconnect().await;
+                        }
+                    }
+                    if kind != Failure::Lost || retried {
+                        return Err(self.failed("cannot read", "the counters", &e));
+                    }
+                    retried = true;
+                }
+            }
+        }
+    }
+}
+
+async fn read_counters(conn: &mut Conn) -> Result<Counters, mysql_async::Error> {
+    let status: Vec<(String, String)> = conn
+        .query("SHOW GLOBAL STATUS WHERE Variable_name IN ('Com_commit', 'Com_rollback')")
+        .await?;
+    let transactions = status
+        .iter()
+        .map(|(_, v)| v.trim().parse::<u64>().unwrap_or(0))
+        .sum();
+    let next: Option<Row> = conn
+        .query_first("SELECT SUM(d_next_o_id) FROM district")
+        .await?;
+    let new_orders = next
+        .as_ref()
+        .and_then(|r| int_of(cell(r, 0)))
+        .unwrap_or(0)
+        .max(0) as u64;
+    Ok(Counters {
+        new_orders,
+        transactions,
+    })
+}
+
+/// A database or schema name as an identifier.
+fn ident(name: &str) -> String {
+    format!("`{}`", name.replace('`', "``"))
+}
+
+/// One terminal's connection and its prepared statements.
+pub struct MyConn {
+    conn: Conn,
+    peer: Peer,
+    prepared: Prepared,
+}
+
+enum Prepared {
+    Procedures(Procedures),
+    Client(Box<ClientSql>),
+}
+
+struct Procedures {
+    neword: Statement,
+    payment: Statement,
+    ostat: Statement,
+    delivery: Statement,
+    slev: Statement,
+}
+
+impl Procedures {
+    async fn prepare(conn: &mut Conn) -> Result<Self, mysql_async::Error> {
+        Ok(Procedures {
+            neword: conn.prep(CALL_NEWORD).await?,
+            payment: conn.prep(CALL_PAYMENT).await?,
+            ostat: conn.prep(CALL_OSTAT).await?,
+            delivery: conn.prep(CALL_DELIVERY).await?,
+            slev: conn.prep(CALL_SLEV).await?,
+        })
+    }
+}
+
+/// The client-side statements: 19, well below mysql_async's statement cache of 32, which
+/// would close the least recently used statement beyond that.
+struct ClientSql {
+    district_lock: Statement,
+    district_next: Statement,
+    items: Statement,
+    insert_order: Statement,
+    insert_new_order: Statement,
+    stock_lock: Statement,
+    stock_update: Statement,
+    order_lines: Statement,
+    pay_ytd: Statement,
+    customers_by_name: Statement,
+    pay_customer: Statement,
+    pay_customer_update: Statement,
+    insert_history: Statement,
+    order_status: Statement,
+    oldest_new_orders: Statement,
+    delete_new_orders: Statement,
+    deliver_lines: Statement,
+    deliver_orders: Statement,
+    stock_level: Statement,
+}
+
+impl ClientSql {
+    async fn prepare(conn: &mut Conn) -> Result<Self, mysql_async::Error> {
+        Ok(ClientSql {
+            district_lock: conn.prep(DISTRICT_LOCK).await?,
+            district_next: conn.prep(DISTRICT_NEXT).await?,
+            items: conn.prep(ITEMS.as_str()).await?,
+            insert_order: conn.prep(INSERT_ORDER).await?,
+            insert_new_order: conn.prep(INSERT_NEW_ORDER).await?,
+            stock_lock: conn.prep(STOCK_LOCK.as_str()).await?,
+            stock_update: conn.prep(STOCK_UPDATE.as_str()).await?,
+            order_lines: conn.prep(ORDER_LINES.as_str()).await?,
+            pay_ytd: conn.prep(PAY_YTD).await?,
+            customers_by_name: conn.prep(CUSTOMERS_BY_NAME).await?,
+            pay_customer: conn.prep(PAY_CUSTOMER).await?,
+            pay_customer_update: conn.prep(PAY_CUSTOMER_UPDATE).await?,
+            insert_history: conn.prep(INSERT_HISTORY).await?,
+            order_status: conn.prep(ORDER_STATUS).await?,
+            oldest_new_orders: conn.prep(OLDEST_NEW_ORDERS.as_str()).await?,
+            delete_new_orders: conn.prep(DELETE_NEW_ORDERS.as_str()).await?,
+            deliver_lines: conn.prep(DELIVER_LINES.as_str()).await?,
+            deliver_orders: conn.prep(DELIVER_ORDERS.as_str()).await?,
+            stock_level: conn.prep(STOCK_LEVEL).await?,
+        })
+    }
+}
+
+/// Why a transaction failed, before it is told as an [`Error`].
+enum Fail {
+    Sql(mysql_async::Error),
+    /// A row the transaction needs is missing, or the server sent an unexpected value.
+    Data(String),
+}
+
+impl From<mysql_async::Error> for Fail {
+    fn from(e: mysql_async::Error) -> Self {
+        Fail::Sql(e)
+    }
+}
+
+type Step<T> = std::result::Result<T, Fail>;
+
+impl MyConn {
+    /// The outcome of one transaction: a failure in client-side SQL is rolled back here
+    /// (the procedures roll back their own), unless the connection is gone.
+    async fn finish(&mut self, txn: &str, outcome: Step<Done>) -> Result<Done> {
+        let (kind, detail) = match outcome {
+            Ok(done) => return Ok(done),
+            Err(Fail::Sql(e)) => classify(&e),
+            Err(Fail::Data(d)) => (Failure::Other, d),
+        };
+        if matches!(self.prepared, Prepared::Client(_)) && kind != Failure::Lost {
+            let _ = self.conn.query_drop("ROLLBACK").await;
+        }
+        Err(Error::Db(self.peer.failed(
+            "cannot run",
+            kind,
+            format!("{txn}: {detail}"),
+        )))
+    }
+}
+
+impl TxnConn for MyConn {
+    async fn new_order(&mut self, t: &NewOrder) -> Result<Done> {
+        let outcome = match &self.prepared {
+            Prepared::Procedures(p) => call_new_order(&mut self.conn, p, t).await,
+            Prepared::Client(c) => sql_new_order(&mut self.conn, c, t).await,
+        };
+        self.finish("New Order", outcome).await
+    }
+
+    async fn payment(&mut self, t: &Payment) -> Result<Done> {
+        let outcome = match &self.prepared {
+            Prepared::Procedures(p) => call_payment(&mut self.conn, p, t).await,
+            Prepared::Client(c) => sql_payment(&mut self.conn, c, t).await,
+        };
+        self.finish("Payment", outcome).await
+    }
+
+    async fn order_status(&mut self, t: &OrderStatus) -> Result<Done> {
+        let outcome = match &self.prepared {
+            Prepared::Procedures(p) => call_order_status(&mut self.conn, p, t).await,
+            Prepared::Client(c) => sql_order_status(&mut self.conn, c, t).await,
+        };
+        self.finish("Order Status", outcome).await
+    }
+
+    async fn delivery(&mut self, t: &Delivery) -> Result<Done> {
+        let outcome = match &self.prepared {
+            Prepared::Procedures(p) => call_delivery(&mut self.conn, p, t).await,
+            Prepared::Client(c) => sql_delivery(&mut self.conn, c, t).await,
+        };
+        self.finish("Delivery", outcome).await
+    }
+
+    async fn stock_level(&mut self, t: &StockLevel) -> Result<Done> {
+        let outcome = match &self.prepared {
+            Prepared::Procedures(p) => call_stock_level(&mut self.conn, p, t).await,
+            Prepared::Client(c) => sql_stock_level(&mut self.conn, c, t).await,
+        };
+        self.finish("Stock Level", outcome).await
+    }
+
+    async fn close(self) {
+        let _ = self.conn.disconnect().await;
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Stored procedures: one round trip each.
+
+/// Executes a `CALL` and returns its OUT parameters, `n` of them.
+async fn call(conn: &mut Conn, st: &Statement, mut args: Vec<Value>, n: usize) -> Step<Row> {
+    args.extend(std::iter::repeat_n(Value::NULL, n));
+    let row: Option<Row> = conn.exec_first(st, args).await?;
+    row.ok_or_else(|| Fail::Data("the procedure returned no OUT parameters".into()))
+}
+
+fn int(v: u32) -> Value {
+    Value::Int(i64::from(v))
+}
+
+fn text_value(s: &str) -> Value {
+    Value::Bytes(s.as_bytes().to_vec())
+}
+
+/// A comma-separated list of numbers, as NEWORD takes its lines.
+fn list(values: impl Iterator<Item = u32>) -> Value {
+    let mut s = String::with_capacity(8 * MAX_LINES);
+    let mut buf = itoa::Buffer::new();
+    for (i, v) in values.enumerate() {
+        if i > 0 {
+            s.push(',');
+        }
+        s.push_str(buf.format(v));
+    }
+    Value::Bytes(s.into_bytes())
+}
+
+async fn call_new_order(conn: &mut Conn, p: &Procedures, t: &NewOrder) -> Step<Done> {
+    let args = vec![
+        int(t.w_id),
+        int(t.d_id),
+        int(t.c_id),
+        Value::Int(t.lines.len() as i64),
+        Value::Int(i64::from(t.all_local)),
+        list(t.lines.iter().map(|l| l.item_id)),
+        list(t.lines.iter().map(|l| l.supply_w_id)),
+        list(t.lines.iter().map(|l| l.quantity)),
+    ];
+    let row = call(conn, &p.neword, args, NEWORD_OUT).await?;
+    let out = Cols(&row);
+    let o_id = out.int(0, "order_id")?;
+    let rolled_back = out.int(7, "rolled_back")? == 1;
+    let total = if rolled_back {
+        None
+    } else {
+        Some(out.fixed(1, 2, "total_amount")?)
+    };
+    Ok(new_order_done(t, o_id, total))
+}
+
+async fn call_payment(conn: &mut Conn, p: &Procedures, t: &Payment) -> Step<Done> {
+    let (c_id, byname, last) = match &t.customer {
+        Customer::ById(id) => (*id, 0, ""),
+        Customer::ByName(last) => (0, 1, last.as_str()),
+    };
+    let args = vec![
+        int(t.w_id),
+        int(t.d_id),
+        int(t.c_w_id),
+        int(t.c_d_id),
+        int(c_id),
+        Value::Int(byname),
+        text_value(last),
+        Value::Bytes(money(i64::from(t.amount_cents)).into_bytes()),
+    ];
+    let row = call(conn, &p.payment, args, PAYMENT_OUT).await?;
+    let out = Cols(&row);
+    Ok(payment_done(
+        t,
+        out.int(0, "cust_id")?,
+        out.fixed(4, 2, "cust_balance")?,
+        &out.text(5),
+    ))
+}
+
+async fn call_order_status(conn: &mut Conn, p: &Procedures, t: &OrderStatus) -> Step<Done> {
+    let (c_id, byname, last) = match &t.customer {
+        Customer::ById(id) => (*id, 0, ""),
+        Customer::ByName(last) => (0, 1, last.as_str()),
+    };
+    let args = vec![
+        int(t.w_id),
+        int(t.d_id),
+        int(c_id),
+        Value::Int(byname),
+        text_value(last),
+    ];
+    let row = call(conn, &p.ostat, args, OSTAT_OUT).await?;
+    let out = Cols(&row);
+    let order = match out.opt_int(5) {
+        Some(o_id) => Some((o_id, out.opt_int(7), out.int(8, "line_count")?)),
+        None => None,
+    };
+    Ok(order_status_done(
+        t,
+        out.int(0, "cust_id")?,
+        out.fixed(4, 2, "cust_balance")?,
+        order,
+    ))
+}
+
+async fn call_delivery(conn: &mut Conn, p: &Procedures, t: &Delivery) -> Step<Done> {
+    let row = call(
+        conn,
+        &p.delivery,
+        vec![int(t.w_id), int(t.carrier_id)],
+        DELIVERY_OUT,
+    )
+    .await?;
+    let out = Cols(&row);
+    Ok(delivery_done(
+        t,
+        out.int(0, "delivered")?,
+        out.int(1, "skipped")?,
+    ))
+}
+
+async fn call_stock_level(conn: &mut Conn, p: &Procedures, t: &StockLevel) -> Step<Done> {
+    let row = call(
+        conn,
+        &p.slev,
+        vec![int(t.w_id), int(t.d_id), int(t.threshold)],
+        SLEV_OUT,
+    )
+    .await?;
+    Ok(stock_level_done(t, Cols(&row).int(0, "stock_count")?))
+}
+
+// ---------------------------------------------------------------------------------------
+// Client-side SQL: the procedures' logic, in as few statements as it allows.
+
+/// A STOCK row a New-Order changes, with what its lines add up to.
+struct StockRow {
+    w: i64,
+    i: i64,
+    quantity: i64,
+    dist_info: Value,
+    ytd: i64,
+    count: i64,
+    remote: i64,
+}
+
+async fn sql_new_order(conn: &mut Conn, st: &ClientSql, t: &NewOrder) -> Step<Done> {
+    let n = t.lines.len();
+    if n == 0 || n > MAX_LINES {
+        return Err(Fail::Data(format!(
+            "{n} order lines; client-side SQL takes 1 to {MAX_LINES}"
+        )));
+    }
+    let (w, d, c) = (i64::from(t.w_id), i64::from(t.d_id), i64::from(t.c_id));
+
+    let district: Option<Row> = conn.exec_first(&st.district_lock, (w, d)).await?;
+    let district =
+        district.ok_or_else(|| Fail::Data(format!("district {d} of warehouse {w} not found")))?;
+    let district = Cols(&district);
+    let d_tax = district.fixed(0, 4, "d_tax")?;
+    let o_id = district.int(1, "d_next_o_id")?;
+    conn.exec_drop(&st.district_next, (w, d)).await?;
+
+    let mut args = Vec::with_capacity(MAX_LINES + 3);
+    args.extend((0..MAX_LINES).map(|k| t.lines.get(k).map_or(Value::NULL, |l| int(l.item_id))));
+    args.extend([Value::Int(w), Value::Int(d), Value::Int(c)]);
+    let rows: Vec<Row> = conn.exec(&st.items, args).await?;
+    let first = rows.first().ok_or_else(|| {
+        Fail::Data(format!(
+            "warehouse {w}, or customer {c} of district {d}, not found"
+        ))
+    })?;
+    let head = Cols(first);
+    let w_tax = head.fixed(0, 4, "w_tax")?;
+    let discount = head.fixed(1, 4, "c_discount")?;
+    // Item id and price in cents.
+    let mut items: Vec<(i64, i64)> = Vec::with_capacity(rows.len());
+    for row in &rows {
+        let r = Cols(row);
+        if let Some(id) = r.opt_int(4) {
+            items.push((id, r.fixed(5, 2, "i_price")?));
+        }
+    }
+    let price = |item: u32| {
+        items
+            .iter()
+            .find(|(id, _)| *id == i64::from(item))
+            .map(|(_, p)| *p)
+    };
+    if t.lines.iter().any(|l| price(l.item_id).is_none()) {
+        // Clause 2.4.2.3: an unused item rolls the whole transaction back.
+        conn.query_drop("ROLLBACK").await?;
+        return Ok(new_order_done(t, o_id, None));
+    }
+
+    conn.exec_drop(
+        &st.insert_order,
+        (o_id, d, w, c, n as i64, i64::from(t.all_local)),
+    )
+    .await?;
+    conn.exec_drop(&st.insert_new_order, (o_id, d, w)).await?;
+
+    let mut args = Vec::with_capacity(1 + 2 * MAX_LINES);
+    args.push(Value::Int(d));
+    for k in 0..MAX_LINES {
+        match t.lines.get(k) {
+            Some(l) => args.extend([int(l.supply_w_id), int(l.item_id)]),
+            None => args.extend([Value::NULL, Value::NULL]),
+        }
+    }
+    let rows: Vec<Row> = conn.exec(&st.stock_lock, args).await?;
+    let mut stock = Vec::with_capacity(rows.len());
+    for row in rows {
+        let r = Cols(&row);
+        stock.push(StockRow {
+            w: r.int(0, "s_w_id")?,
+            i: r.int(1, "s_i_id")?,
+            quantity: r.int(2, "s_quantity")?,
+            dist_info: cell(&row, 3).clone(),
+            ytd: 0,
+            count: 0,
+            remote: 0,
+        });
+    }
+    let mut lines = Vec::with_capacity(6 * MAX_LINES + 3);
+    lines.extend([Value::Int(o_id), Value::Int(d), Value::Int(w)]);
+    let mut sum = 0i64;
+    for (k, l) in t.lines.iter().enumerate() {
+        let (supply, item, qty) = (
+            i64::from(l.supply_w_id),
+            i64::from(l.item_id),
+            i64::from(l.quantity),
+        );
+        let s = stock
+            .iter_mut()
+            .find(|s| s.w == supply && s.i == item)
+            .ok_or_else(|| {
+                Fail::Data(format!(
+                    "stock of item {item} in warehouse {supply} not found"
+                ))
+            })?;
+        s.quantity = if s.quantity >= qty + 10 {
+            s.quantity - qty
+        } else {
+            s.quantity - qty + 91
+        };
+        s.ytd += qty;
+        s.count += 1;
+        s.remote += i64::from(supply != w);
+        let amount = qty * price(l.item_id).unwrap_or(0);
+        sum += amount;
+        lines.extend([
+            Value::Int(k as i64 + 1),
+            Value::Int(item),
+            Value::Int(supply),
+            Value::Int(qty),
+            Value::Bytes(money(amount).into_bytes()),
+            s.dist_info.clone(),
+        ]);
+    }
+    lines.resize(6 * MAX_LINES + 3, Value::NULL);
+    let mut update = Vec::with_capacity(6 * MAX_LINES);
+    for s in stock.iter().filter(|s| s.count > 0) {
+        update.extend([s.w, s.i, s.quantity, s.ytd, s.count, s.remote].map(Value::Int));
+    }
+    update.resize(6 * MAX_LINES, Value::NULL);
+    conn.exec_drop(&st.stock_update, update).await?;
+    conn.exec_drop(&st.order_lines, lines).await?;
+    conn.query_drop("COMMIT").await?;
+    Ok(new_order_done(
+        t,
+        o_id,
+        Some(order_total(sum, discount, w_tax, d_tax)),
+    ))
+}
+
+/// The middle customer of those with a last name (clause 2.5.2.2): position ceil(n/2) of
+/// the list ordered by c_first.
+async fn customer_by_name(
+    conn: &mut Conn,
+    st: &ClientSql,
+    w: i64,
+    d: i64,
+    last: &str,
+) -> Step<i64> {
+    let rows: Vec<Row> = conn
+        .exec(&st.customers_by_name, (w, d, last.as_bytes()))
+        .await?;
+    match rows.get(rows.len().saturating_sub(1) / 2) {
+        Some(row) => Cols(row).int(0, "c_id"),
+        None => Err(Fail::Data(format!(
+            "no customer named {last} in district {d} of warehouse {w}"
+        ))),
+    }
+}
+
+async fn sql_payment(conn: &mut Conn, st: &ClientSql, t: &Payment) -> Step<Done> {
+    let (w, d, c_w, c_d) = (
+        i64::from(t.w_id),
+        i64::from(t.d_id),
+        i64::from(t.c_w_id),
+        i64::from(t.c_d_id),
+    );
+    let cents = i64::from(t.amount_cents);
+    let amount = money(cents);
+    let amount = || Value::Bytes(amount.as_bytes().to_vec());
+    conn.exec_drop(
+        &st.pay_ytd,
+        vec![amount(), amount(), Value::Int(w), Value::Int(d)],
+    )
+    .await?;
+    let c_id = match &t.customer {
+        Customer::ById(id) => i64::from(*id),
+        Customer::ByName(last) => customer_by_name(conn, st, c_w, c_d, last).await?,
+    };
+    let row: Option<Row> = conn
+        .exec_first(&st.pay_customer, (w, d, c_w, c_d, c_id))
+        .await?;
+    let row = row.ok_or_else(|| {
+        Fail::Data(format!(
+            "warehouse {w}, district {d}, or customer {c_id} of district {c_d} warehouse \
+             {c_w}, not found"
+        ))
+    })?;
+    let r = Cols(&row);
+    let h_data = format!("{}    {}", r.text(0), r.text(1));
+    let credit = r.text(5);
+    let balance = r.fixed(6, 2, "c_balance")? - cents;
+    conn.exec_drop(
+        &st.pay_customer_update,
+        vec![
+            amount(),
+            amount(),
+            Value::Int(d),
+            Value::Int(w),
+            amount(),
+            Value::Int(c_w),
+            Value::Int(c_d),
+            Value::Int(c_id),
+        ],
+    )
+    .await?;
+    conn.exec_drop(
+        &st.insert_history,
+        vec![
+            Value::Int(c_id),
+            Value::Int(c_d),
+            Value::Int(c_w),
+            Value::Int(d),
+            Value::Int(w),
+            amount(),
+            Value::Bytes(h_data.into_bytes()),
+        ],
+    )
+    .await?;
+    conn.query_drop("COMMIT").await?;
+    Ok(payment_done(t, c_id, balance, &credit))
+}
+
+async fn sql_order_status(conn: &mut Conn, st: &ClientSql, t: &OrderStatus) -> Step<Done> {
+    let (w, d) = (i64::from(t.w_id), i64::from(t.d_id));
+    let c_id = match &t.customer {
+        Customer::ById(id) => i64::from(*id),
+        Customer::ByName(last) => customer_by_name(conn, st, w, d, last).await?,
+    };
+    let rows: Vec<Row> = conn.exec(&st.order_status, (w, d, c_id)).await?;
+    let first = rows.first().ok_or_else(|| {
+        Fail::Data(format!(
+            "customer {c_id} of district {d} warehouse {w} not found"
+        ))
+    })?;
+    let r = Cols(first);
+    let balance = r.fixed(4, 2, "c_balance")?;
+    let order = r.opt_int(5).map(|o_id| {
+        let lines = rows
+            .iter()
+            .filter(|row| !matches!(cell(row, 8), Value::NULL));
+        (o_id, r.opt_int(7), lines.count() as i64)
+    });
+    conn.query_drop("COMMIT").await?;
+    Ok(order_status_done(t, c_id, balance, order))
+}
+
+async fn sql_delivery(conn: &mut Conn, st: &ClientSql, t: &Delivery) -> Step<Done> {
+    let w = i64::from(t.w_id);
+    let districts = DISTRICTS_PER_W as usize;
+    let rows: Vec<Row> = conn
+        .exec(&st.oldest_new_orders, vec![Value::Int(w); districts])
+        .await?;
+    let mut keys = Vec::with_capacity(2 * districts);
+    for row in &rows {
+        let r = Cols(row);
+        keys.extend([
+            Value::Int(r.int(0, "no_d_id")?),
+            Value::Int(r.int(1, "no_o_id")?),
+        ]);
+    }
+    let delivered = rows.len() as i64;
+    if delivered > 0 {
+        keys.resize(2 * districts, Value::NULL);
+        let with_w = |prefix: &[Value]| {
+            let mut args = prefix.to_vec();
+            args.extend(keys.iter().cloned());
+            args
+        };
+        conn.exec_drop(&st.delete_new_orders, with_w(&[Value::Int(w)]))
+            .await?;
+        conn.exec_drop(&st.deliver_lines, with_w(&[Value::Int(w)]))
+            .await?;
+        let mut args = with_w(&[Value::Int(w)]);
+        args.extend([int(t.carrier_id), Value::Int(w)]);
+        args.extend(keys.iter().cloned());
+        conn.exec_drop(&st.deliver_orders, args).await?;
+    }
+    conn.query_drop("COMMIT").await?;
+    Ok(delivery_done(
+        t,
+        delivered,
+        DISTRICTS_PER_W as i64 - delivered,
+    ))
+}
+
+async fn sql_stock_level(conn: &mut Conn, st: &ClientSql, t: &StockLevel) -> Step<Done> {
+    let row: Option<Row> = conn
+        .exec_first(
+            &st.stock_level,
+            (i64::from(t.threshold), i64::from(t.w_id), i64::from(t.d_id)),
+        )
+        .await?;
+    let (low, district) = match &row {
+        Some(row) => (Cols(row).int(0, "count")?, Cols(row).opt_int(1)),
+        None => (0, None),
+    };
+    if district.is_none() {
+        return Err(Fail::Data(format!(
+            "district {} of warehouse {} not found",
+            t.d_id, t.w_id
+        )));
+    }
+    conn.query_drop("COMMIT").await?;
+    Ok(stock_level_done(t, low))
+}
+
+// ---------------------------------------------------------------------------------------
+// Summaries, the same in both modes.
+
+fn new_order_done(t: &NewOrder, o_id: i64, total: Option<i64>) -> Done {
+    let head = format!(
+        "New Order: w {} d {} c {} o {o_id} lines {}",
+        t.w_id,
+        t.d_id,
+        t.c_id,
+        t.lines.len()
+    );
+    match total {
+        Some(total) => Done {
+            rolled_back: false,
+            summary: format!("{head} total {}", money(total)),
+        },
+        None => Done {
+            rolled_back: true,
+            summary: format!("{head} rolled back (unused item)"),
+        },
+    }
+}
+
+/// ` (by name X)` for a customer chosen by name.
+fn by_name(customer: &Customer) -> String {
+    match customer {
+        Customer::ById(_) => String::new(),
+        Customer::ByName(last) => format!(" (by name {last})"),
+    }
+}
+
+fn payment_done(t: &Payment, c_id: i64, balance: i64, credit: &str) -> Done {
+    let home = if (t.c_w_id, t.c_d_id) == (t.w_id, t.d_id) {
+        String::new()
+    } else {
+        format!(" of w {} d {}", t.c_w_id, t.c_d_id)
+    };
+    Done {
+        rolled_back: false,
+        summary: format!(
+            "Payment: w {} d {} c {c_id}{home}{} balance {} credit {credit}",
+            t.w_id,
+            t.d_id,
+            by_name(&t.customer),
+            money(balance)
+        ),
+    }
+}
+
+/// `order` is the latest order's id, carrier and number of lines.
+fn order_status_done(
+    t: &OrderStatus,
+    c_id: i64,
+    balance: i64,
+    order: Option<(i64, Option<i64>, i64)>,
+) -> Done {
+    let order = match order {
+        None => "no order".to_string(),
+        Some((o_id, carrier, lines)) => {
+            let carrier = carrier.map_or("none".to_string(), |c| c.to_string());
+            format!("o {o_id} carrier {carrier} lines {lines}")
+        }
+    };
+    Done {
+        rolled_back: false,
+        summary: format!(
+            "Order Status: w {} d {} c {c_id}{} balance {} {order}",
+            t.w_id,
+            t.d_id,
+            by_name(&t.customer),
+            money(balance)
+        ),
+    }
+}
+
+fn delivery_done(t: &Delivery, delivered: i64, skipped: i64) -> Done {
+    Done {
+        rolled_back: false,
+        summary: format!(
+            "Delivery: w {} carrier {} delivered {delivered} skipped {skipped}",
+            t.w_id, t.carrier_id
+        ),
+    }
+}
+
+fn stock_level_done(t: &StockLevel, low: i64) -> Done {
+    Done {
+        rolled_back: false,
+        summary: format!(
+            "Stock Level: w {} d {} threshold {} low {low}",
+            t.w_id, t.d_id, t.threshold
+        ),
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Values.
+
+/// A column of a row, NULL when the row is shorter.
+fn cell(row: &Row, i: usize) -> &Value {
+    row.as_ref(i).unwrap_or(&Value::NULL)
+}
+
+/// Typed reads of a row's columns, an unexpected value being a [`Fail::Data`].
+struct Cols<'a>(&'a Row);
+
+impl Cols<'_> {
+    fn unexpected(&self, i: usize, name: &str) -> Fail {
+        Fail::Data(format!("unexpected value {:?} for {name}", cell(self.0, i)))
+    }
+
+    fn opt_int(&self, i: usize) -> Option<i64> {
+        int_of(cell(self.0, i))
+    }
+
+    fn int(&self, i: usize, name: &str) -> Step<i64> {
+        self.opt_int(i).ok_or_else(|| self.unexpected(i, name))
+    }
+
+    /// A DECIMAL with `scale` digits after the point, as an integer count of its last digit.
+    fn fixed(&self, i: usize, scale: u32, name: &str) -> Step<i64> {
+        fixed_of(cell(self.0, i), scale).ok_or_else(|| self.unexpected(i, name))
+    }
+
+    fn text(&self, i: usize) -> String {
+        match cell(self.0, i) {
+            Value::Bytes(b) => String::from_utf8_lossy(b).into_owned(),
+            Value::NULL => String::new(),
+            other => other.as_sql(true).trim_matches('\'').to_string(),
+        }
+    }
+}
+
+fn int_of(v: &Value) -> Option<i64> {
+    match v {
+        Value::Int(i) => Some(*i),
+        Value::UInt(u) => i64::try_from(*u).ok(),
+        Value::Bytes(b) => std::str::from_utf8(b).ok()?.trim().parse().ok(),
+        _ => None,
+    }
+}
+
+/// Parses a decimal (`-12.3`, `7`, `0.1965`) into an integer of `scale` decimal places,
+/// rounding half away from zero beyond them.
+fn fixed_of(v: &Value, scale: u32) -> Option<i64> {
+    let unit = 10i64.checked_pow(scale)?;
+    match v {
+        Value::Int(i) => i.checked_mul(unit),
+        Value::UInt(u) => i64::try_from(*u).ok()?.checked_mul(unit),
+        Value::Double(f) => Some((f * unit as f64).round() as i64),
+        Value::Float(f) => Some((f64::from(*f) * unit as f64).round() as i64),
+        Value::Bytes(b) => parse_fixed(std::str::from_utf8(b).ok()?.trim(), scale),
+        _ => None,
+    }
+}
+
+fn parse_fixed(s: &str, scale: u32) -> Option<i64> {
+    let (negative, digits) = match s.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, s.strip_prefix('+').unwrap_or(s)),
+    };
+    let (whole, frac) = digits.split_once('.').unwrap_or((digits, ""));
+    if whole.is_empty() && frac.is_empty() {
+        return None;
+    }
+    let all_digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    if !all_digits(whole) || !all_digits(frac) {
+        return None;
+    }
+    let mut value: i64 = if whole.is_empty() {
+        0
+    } else {
+        whole.parse().ok()?
+    };
+    let frac = frac.as_bytes();
+    for k in 0..scale as usize {
+        let digit = frac.get(k).map_or(0, |b| i64::from(b - b'0'));
+        value = value.checked_mul(10)?.checked_add(digit)?;
+    }
+    if frac.get(scale as usize).is_some_and(|b| *b >= b'5') {
+        value = value.checked_add(1)?;
+    }
+    Some(if negative { -value } else { value })
+}
+
+/// Cents as a decimal amount: `-120.00`.
+fn money(cents: i64) -> String {
+    let sign = if cents < 0 { "-" } else { "" };
+    let a = cents.unsigned_abs();
+    format!("{sign}{}.{:02}", a / 100, a % 100)
+}
+
+/// NEWORD's total: `ROUND(sum * (1 - discount) * (1 + w_tax + d_tax), 2)`, with the sum in
+/// cents and the rates in units of 0.0001, exactly as the server computes it on DECIMALs.
+fn order_total(sum_cents: i64, discount: i64, w_tax: i64, d_tax: i64) -> i64 {
+    let raw =
+        i128::from(sum_cents) * i128::from(10_000 - discount) * i128::from(10_000 + w_tax + d_tax);
+    let unit = 100_000_000i128;
+    let rounded = (raw.abs() + unit / 2) / unit;
+    (if raw < 0 { -rounded } else { rounded }) as i64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decimals_parse_to_fixed_point() {
+        let b = |s: &str| Value::Bytes(s.as_bytes().to_vec());
+        assert_eq!(fixed_of(&b("12.34"), 2), Some(1234));
+        assert_eq!(fixed_of(&b("-120.00"), 2), Some(-12000));
+        assert_eq!(fixed_of(&b("-0.5"), 2), Some(-50));
+        assert_eq!(fixed_of(&b("0.1965"), 4), Some(1965));
+        assert_eq!(fixed_of(&b("7"), 2), Some(700));
+        assert_eq!(fixed_of(&b(".5"), 1), Some(5));
+        assert_eq!(fixed_of(&b("1.005"), 2), Some(101));
+        assert_eq!(fixed_of(&Value::Int(3), 2), Some(300));
+        assert_eq!(fixed_of(&b("1.2.3"), 2), None);
+        assert_eq!(fixed_of(&b(""), 2), None);
+        assert_eq!(fixed_of(&b("-"), 2), None);
+        assert_eq!(fixed_of(&Value::NULL, 2), None);
+    }
+
+    #[test]
+    fn money_prints_cents() {
+        assert_eq!(money(152033), "1520.33");
+        assert_eq!(money(-12000), "-120.00");
+        assert_eq!(money(-5), "-0.05");
+        assert_eq!(money(0), "0.00");
+    }
+
+    #[test]
+    fn order_total_rounds_as_the_server() {
+        // 100.00 * (1 - 0.1) * (1 + 0.05 + 0.05) = 99.00
+        assert_eq!(order_total(10_000, 1_000, 500, 500), 9_900);
+        // 1.00 * (1 - 0.5) * (1 + 0.0001) = 0.50005, rounded down
+        assert_eq!(order_total(100, 5_000, 1, 0), 50);
+        // 0.01 * 1.5 = 0.015, half rounded up
+        assert_eq!(order_total(1, 0, 5_000, 0), 2);
+    }
+
+    #[test]
+    fn lists_and_slots() {
+        assert_eq!(
+            list([12, 407, 93001].into_iter()),
+            Value::Bytes(b"12,407,93001".to_vec())
+        );
+        assert_eq!(slots("(?, ?)", 2), "(?, ?), (?, ?)");
+        assert_eq!(
+            rows(&["a", "b"], &[INT, MONEY], 2),
+            "SELECT CAST(? AS SIGNED) AS a, CAST(? AS DECIMAL(6,2)) AS b \
+             UNION ALL SELECT CAST(? AS SIGNED), CAST(? AS DECIMAL(6,2))"
+        );
+    }
+
+    #[test]
+    fn statements_have_the_placeholders_the_code_sends() {
+        let count = |s: &str| s.matches('?').count();
+        assert_eq!(count(CALL_NEWORD), 8 + NEWORD_OUT);
+        assert_eq!(count(CALL_PAYMENT), 8 + PAYMENT_OUT);
+        assert_eq!(count(CALL_OSTAT), 5 + OSTAT_OUT);
+        assert_eq!(count(CALL_DELIVERY), 2 + DELIVERY_OUT);
+        assert_eq!(count(CALL_SLEV), 3 + SLEV_OUT);
+        assert_eq!(count(&ITEMS), MAX_LINES + 3);
+        assert_eq!(count(&STOCK_LOCK), 1 + 2 * MAX_LINES);
+        assert_eq!(count(&STOCK_UPDATE), 6 * MAX_LINES);
+        assert_eq!(count(&ORDER_LINES), 3 + 6 * MAX_LINES);
+        let districts = DISTRICTS_PER_W as usize;
+        assert_eq!(count(&OLDEST_NEW_ORDERS), districts);
+        assert_eq!(count(&DELETE_NEW_ORDERS), 1 + 2 * districts);
+        assert_eq!(count(&DELIVER_LINES), 1 + 2 * districts);
+        assert_eq!(count(&DELIVER_ORDERS), 3 + 4 * districts);
+        assert_eq!(count(STOCK_LEVEL), 3);
+    }
+
+    #[test]
+    fn procedures_match_the_schema() {
+        let sql = include_str!("../../schemas/mysql/tprocc/procedures.sql");
+        for p in PROCEDURES {
+            assert!(sql.contains(&format!("CREATE PROCEDURE {p}(")), "{p}");
+        }
+    }
+}
