@@ -1,0 +1,778 @@
+//! Real-server tests of the TPROC-C transactions on MariaDB, with stored procedures and with
+//! client-side SQL, through the `maria_*` and the `mysql_*` dictionaries.
+//!
+//! Each test builds a one-warehouse schema in a database of its own
+//! (`hammer_mydrv_<test>_<pid>`), runs every transaction with inputs made by hand, checks
+//! their effects behind the driver's back, and drops the database at the end, also when it
+//! fails.
+
+mod common;
+
+use common::Servers;
+use hammer::config::{Database, Settings, Target};
+use hammer::db::my_driver::MyDriver;
+use hammer::db::Failure;
+use hammer::error::Error;
+use hammer::interrupt::Interrupt;
+use hammer::output::Output;
+use hammer::tpcc::build::Plan;
+use hammer::tpcc::schema::Say;
+use hammer::tpcc::txn::{
+    Customer, Delivery, Done, Line, Mode, NewOrder, OrderStatus, Payment, StockLevel, TxnConn,
+    TxnDb,
+};
+use mysql_async::prelude::Queryable;
+use mysql_async::Conn;
+
+/// The dictionary `db` pointed at the test MariaDB on database `dbname`.
+fn settings(db: Database, dbname: &str, no_stored_procs: bool) -> Settings {
+    let servers = Servers::get();
+    servers.require();
+    let mut s = Settings::defaults();
+    let p = db.prefix();
+    // The MySQL dictionary reaches the same server over TCP only.
+    let socket = match db {
+        Database::Mysql => "null".to_string(),
+        _ => servers.maria_socket.clone(),
+    };
+    let port = servers.maria_port.to_string();
+    let procs = if no_stored_procs { "true" } else { "false" };
+    for (section, key, value) in [
+        ("connection", "host", servers.maria_host.as_str()),
+        ("connection", "port", port.as_str()),
+        ("connection", "socket", socket.as_str()),
+        ("tpcc", "user", servers.maria_user.as_str()),
+        ("tpcc", "pass", servers.maria_pass.as_str()),
+        ("tpcc", "dbase", dbname),
+        ("tpcc", "no_stored_procs", procs),
+    ] {
+        s.set(Target::Db(db), section, &format!("{p}_{key}"), value)
+            .unwrap_or_else(|e| panic!("{p}_{key}: {e}"));
+    }
+    s
+}
+
+fn dbname(test: &str) -> String {
+    format!("hammer_mydrv_{test}_{}", std::process::id())
+}
+
+fn say() -> Say {
+    Say::new(Output::capture(), 1)
+}
+
+/// Drops the test's database when the test ends, however it ends.
+struct Scratch {
+    settings: Settings,
+    db: Database,
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let (settings, db) = (self.settings.clone(), self.db);
+        // A runtime of its own on a thread of its own: the test's runtime may be shutting down.
+        let _ = std::thread::spawn(move || {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("runtime");
+            let _ = rt.block_on(hammer::db::delete_schema(&settings, db, &say()));
+        })
+        .join();
+    }
+}
+
+async fn build(settings: &Settings, db: Database) {
+    let out = Output::capture();
+    hammer::db::build_schema(
+        settings,
+        db,
+        Plan {
+            warehouses: 1,
+            loaders: 1,
+        },
+        Say::new(out.clone(), 1),
+        out,
+        Interrupt::default(),
+    )
+    .await
+    .expect("buildschema");
+}
+
+async fn check(settings: &Settings, db: Database) {
+    let checks = hammer::db::check_schema(settings, db, 1, &say())
+        .await
+        .expect("checkschema");
+    let failed: Vec<_> = checks.iter().filter(|c| !c.ok).collect();
+    assert!(failed.is_empty(), "checkschema fails: {failed:#?}");
+}
+
+/// A raw connection on the test database, for looking behind the driver's back.
+async fn raw(dbname: &str) -> Conn {
+    let s = Servers::get();
+    let opts = mysql_async::OptsBuilder::default()
+        .ip_or_hostname(s.maria_host)
+        .tcp_port(s.maria_port)
+        .user(Some(s.maria_user))
+        .pass(Some(s.maria_pass))
+        .db_name(Some(dbname));
+    Conn::new(opts).await.expect("raw connection")
+}
+
+/// The first row of a query that must return one.
+async fn one<T: mysql_async::prelude::FromRow + Send + 'static>(conn: &mut Conn, sql: &str) -> T {
+    conn.query_first(sql)
+        .await
+        .unwrap_or_else(|e| panic!("{sql}: {e}"))
+        .unwrap_or_else(|| panic!("{sql}: no row"))
+}
+
+/// A DECIMAL(.., 2) as cents.
+fn cents(text: &str) -> i64 {
+    let (negative, digits) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text),
+    };
+    let (whole, frac) = digits.split_once('.').unwrap_or((digits, "0"));
+    let frac = format!("{frac:0<2}");
+    let v: i64 =
+        whole.parse::<i64>().expect("number") * 100 + frac[..2].parse::<i64>().expect("number");
+    if negative {
+        -v
+    } else {
+        v
+    }
+}
+
+fn money(cents: i64) -> String {
+    let sign = if cents < 0 { "-" } else { "" };
+    format!("{sign}{}.{:02}", cents.abs() / 100, cents.abs() % 100)
+}
+
+async fn com_rollback(conn: &mut Conn) -> u64 {
+    let (_, v): (String, String) = one(conn, "SHOW GLOBAL STATUS LIKE 'Com_rollback'").await;
+    v.parse().expect("Com_rollback")
+}
+
+async fn next_o_id(conn: &mut Conn, d: u32) -> u32 {
+    one(
+        conn,
+        &format!("SELECT d_next_o_id FROM district WHERE d_w_id = 1 AND d_id = {d}"),
+    )
+    .await
+}
+
+/// (s_quantity, s_ytd, s_order_cnt, s_remote_cnt) of an item in warehouse 1.
+async fn stock(conn: &mut Conn, item: u32) -> (i64, i64, i64, i64) {
+    one(
+        conn,
+        &format!(
+            "SELECT s_quantity, s_ytd, s_order_cnt, s_remote_cnt FROM stock \
+             WHERE s_w_id = 1 AND s_i_id = {item}"
+        ),
+    )
+    .await
+}
+
+/// (c_balance, c_ytd_payment, c_payment_cnt, c_delivery_cnt, c_credit, c_data) of a customer.
+async fn customer(conn: &mut Conn, d: u32, c: u32) -> (String, String, i64, i64, String, String) {
+    one(
+        conn,
+        &format!(
+            "SELECT c_balance, c_ytd_payment, c_payment_cnt, c_delivery_cnt, c_credit, c_data \
+             FROM customer WHERE c_w_id = 1 AND c_d_id = {d} AND c_id = {c}"
+        ),
+    )
+    .await
+}
+
+/// ol_number, ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, quantity * price, ol_delivery_d.
+type LineRow = (u32, u32, u32, u32, String, String, Option<String>);
+
+fn local(item_id: u32, quantity: u32) -> Line {
+    Line {
+        item_id,
+        supply_w_id: 1,
+        quantity,
+    }
+}
+
+fn new_order(d_id: u32, c_id: u32, mut lines: Vec<Line>) -> NewOrder {
+    lines.sort_by_key(|l| (l.item_id, l.supply_w_id));
+    NewOrder {
+        w_id: 1,
+        d_id,
+        c_id,
+        lines,
+        all_local: true,
+    }
+}
+
+fn ok(what: &str, r: Result<Done, Error>) -> Done {
+    r.unwrap_or_else(|e| panic!("{what}: {e}"))
+}
+
+/// A committed New-Order: the order, its lines, the stock rule, counters and the total.
+async fn committed_new_order(
+    conn: &mut impl TxnConn,
+    raw: &mut Conn,
+    d: u32,
+    c: u32,
+    lines: Vec<Line>,
+) {
+    let t = new_order(d, c, lines);
+    let o_id = next_o_id(raw, d).await;
+    let mut expected = Vec::new();
+    for l in &t.lines {
+        if !expected.iter().any(|(i, _)| *i == l.item_id) {
+            expected.push((l.item_id, stock(raw, l.item_id).await));
+        }
+    }
+    // The procedure's rule, line by line (an item may appear twice).
+    for l in &t.lines {
+        let (_, s) = expected
+            .iter_mut()
+            .find(|(i, _)| *i == l.item_id)
+            .expect("item");
+        let q = i64::from(l.quantity);
+        s.0 = if s.0 >= q + 10 { s.0 - q } else { s.0 - q + 91 };
+        s.1 += q;
+        s.2 += 1;
+    }
+
+    let done = ok("new order", conn.new_order(&t).await);
+    assert!(!done.rolled_back, "{done:?}");
+    let head = format!(
+        "New Order: w 1 d {d} c {c} o {o_id} lines {} total ",
+        t.lines.len()
+    );
+    assert!(
+        done.summary.starts_with(&head),
+        "{} vs {head}",
+        done.summary
+    );
+
+    assert_eq!(next_o_id(raw, d).await, o_id + 1);
+    let order: (u32, u32, Option<u32>, u32, u32) = one(
+        raw,
+        &format!(
+            "SELECT o_c_id, o_ol_cnt, o_carrier_id, o_all_local, \
+                    (SELECT COUNT(*) FROM new_order WHERE no_w_id = 1 AND no_d_id = {d} AND no_o_id = {o_id}) \
+               FROM orders WHERE o_w_id = 1 AND o_d_id = {d} AND o_id = {o_id}"
+        ),
+    )
+    .await;
+    assert_eq!(order, (c, t.lines.len() as u32, None, 1, 1));
+    let lines: Vec<LineRow> = raw
+        .query(format!(
+            "SELECT ol_number, ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, \
+                    CAST(ol_quantity * i_price AS CHAR), ol_delivery_d \
+               FROM order_line JOIN item ON i_id = ol_i_id \
+              WHERE ol_w_id = 1 AND ol_d_id = {d} AND ol_o_id = {o_id} ORDER BY ol_number"
+        ))
+        .await
+        .expect("order lines");
+    assert_eq!(lines.len(), t.lines.len());
+    for (k, (line, l)) in lines.iter().zip(&t.lines).enumerate() {
+        assert_eq!(
+            (line.0, line.1, line.2, line.3),
+            (k as u32 + 1, l.item_id, 1, l.quantity)
+        );
+        assert_eq!(cents(&line.4), cents(&line.5), "amount of line {}", k + 1);
+        assert_eq!(line.6, None);
+    }
+    let dist: u32 = one(
+        raw,
+        &format!(
+            "SELECT COUNT(*) FROM order_line JOIN stock ON s_w_id = ol_supply_w_id AND s_i_id = ol_i_id \
+              WHERE ol_w_id = 1 AND ol_d_id = {d} AND ol_o_id = {o_id} AND ol_dist_info = s_dist_{d:02}"
+        ),
+    )
+    .await;
+    assert_eq!(
+        dist as usize,
+        t.lines.len(),
+        "ol_dist_info is s_dist_{d:02}"
+    );
+    for (item, s) in &expected {
+        assert_eq!(&stock(raw, *item).await, s, "stock of item {item}");
+    }
+    let total: String = one(
+        raw,
+        &format!(
+            "SELECT CAST(ROUND(SUM(ol_amount) * (1 - c_discount) * (1 + w_tax + d_tax), 2) AS CHAR) \
+               FROM order_line, customer, warehouse, district \
+              WHERE ol_w_id = 1 AND ol_d_id = {d} AND ol_o_id = {o_id} \
+                AND c_w_id = 1 AND c_d_id = {d} AND c_id = {c} AND w_id = 1 \
+                AND d_w_id = 1 AND d_id = {d}"
+        ),
+    )
+    .await;
+    assert_eq!(done.summary, format!("{head}{}", money(cents(&total))));
+}
+
+/// Every transaction kind, in the driver's mode, with effects checked on the server.
+async fn battery(driver: &MyDriver, dbname: &str) {
+    let mut raw = raw(dbname).await;
+    let (w, constants) = driver.prepare(1).await.expect("prepare");
+    assert_eq!(w, 1);
+    let stored: (u32, u32, u32) =
+        one(&mut raw, "SELECT c_last, c_id, ol_i_id FROM tpcc_nurand").await;
+    assert_eq!(
+        (constants.c_last, constants.c_id, constants.ol_i_id),
+        stored
+    );
+    let before = driver.counters().await.expect("counters");
+    let mut conn = driver.connect().await.expect("connect");
+    let mut committed = 0;
+
+    // New-Order: a line that replenishes its stock, an item ordered twice.
+    let (low, _): (u32, i64) = one(
+        &mut raw,
+        "SELECT s_i_id, s_quantity FROM stock WHERE s_w_id = 1 AND s_quantity < 19 \
+         ORDER BY s_i_id DESC LIMIT 1",
+    )
+    .await;
+    let lines = vec![
+        local(low, 10),
+        local(500, 3),
+        local(500, 4),
+        local(1000, 1),
+        local(2000, 2),
+    ];
+    committed_new_order(&mut conn, &mut raw, 3, 42, lines).await;
+    committed += 1;
+    // The most lines an order has.
+    let lines = (1..=15)
+        .map(|k| local(k * 6007 % 100_000, k % 10 + 1))
+        .collect();
+    committed_new_order(&mut conn, &mut raw, 10, 3000, lines).await;
+    committed += 1;
+
+    // The unused item rolls the order back (clause 2.4.2.3).
+    let o_id = next_o_id(&mut raw, 4).await;
+    let stock_77 = stock(&mut raw, 77).await;
+    let rollbacks = com_rollback(&mut raw).await;
+    let t = new_order(4, 7, vec![local(77, 5), local(100_001, 1)]);
+    let done = ok("rolled back new order", conn.new_order(&t).await);
+    assert!(done.rolled_back, "{done:?}");
+    assert_eq!(
+        done.summary,
+        format!("New Order: w 1 d 4 c 7 o {o_id} lines 2 rolled back (unused item)")
+    );
+    assert_eq!(next_o_id(&mut raw, 4).await, o_id, "d_next_o_id unchanged");
+    let orders: u32 = one(
+        &mut raw,
+        &format!("SELECT COUNT(*) FROM orders WHERE o_w_id = 1 AND o_d_id = 4 AND o_id = {o_id}"),
+    )
+    .await;
+    assert_eq!(orders, 0);
+    assert_eq!(stock(&mut raw, 77).await, stock_77);
+    assert!(
+        com_rollback(&mut raw).await > rollbacks,
+        "Com_rollback grows"
+    );
+
+    // Payment by id, a GC customer of the home district.
+    let gc: u32 = one(
+        &mut raw,
+        "SELECT c_id FROM customer WHERE c_w_id = 1 AND c_d_id = 2 AND c_credit = 'GC' \
+         ORDER BY c_id LIMIT 1",
+    )
+    .await;
+    let ytd = "SELECT CAST(w_ytd AS CHAR), CAST(d_ytd AS CHAR) FROM warehouse, district \
+               WHERE w_id = 1 AND d_w_id = 1 AND d_id = 2";
+    let (w_ytd, d_ytd): (String, String) = one(&mut raw, ytd).await;
+    let c_before = customer(&mut raw, 2, gc).await;
+    let history = "SELECT COUNT(*) FROM history";
+    let h_before: u64 = one(&mut raw, history).await;
+    let t = Payment {
+        w_id: 1,
+        d_id: 2,
+        c_w_id: 1,
+        c_d_id: 2,
+        customer: Customer::ById(gc),
+        amount_cents: 12_345,
+    };
+    let done = ok("payment by id", conn.payment(&t).await);
+    let balance = cents(&c_before.0) - 12_345;
+    assert_eq!(
+        done.summary,
+        format!(
+            "Payment: w 1 d 2 c {gc} balance {} credit GC",
+            money(balance)
+        )
+    );
+    let (w_ytd2, d_ytd2): (String, String) = one(&mut raw, ytd).await;
+    assert_eq!(cents(&w_ytd2), cents(&w_ytd) + 12_345);
+    assert_eq!(cents(&d_ytd2), cents(&d_ytd) + 12_345);
+    let c_after = customer(&mut raw, 2, gc).await;
+    assert_eq!(cents(&c_after.0), balance);
+    assert_eq!(cents(&c_after.1), cents(&c_before.1) + 12_345);
+    assert_eq!(c_after.2, c_before.2 + 1);
+    assert_eq!(c_after.5, c_before.5, "a GC customer's c_data is unchanged");
+    assert_eq!(one::<u64>(&mut raw, history).await, h_before + 1);
+    let h: (String, u32) = one(
+        &mut raw,
+        &format!(
+            "SELECT CAST(h_amount AS CHAR), h_data = CONCAT(w_name, '    ', d_name) \
+               FROM history, warehouse, district \
+              WHERE h_c_w_id = 1 AND h_c_d_id = 2 AND h_c_id = {gc} AND h_d_id = 2 AND h_w_id = 1 \
+                AND w_id = 1 AND d_w_id = 1 AND d_id = 2 AND h_amount = 123.45"
+        ),
+    )
+    .await;
+    assert_eq!(
+        h,
+        ("123.45".to_string(), 1),
+        "h_data is w_name, four spaces, d_name"
+    );
+
+    // Payment by name, for a customer of another district: the middle one by c_first.
+    let last: String = one(
+        &mut raw,
+        "SELECT c_last FROM customer WHERE c_w_id = 1 AND c_d_id = 5 GROUP BY c_last \
+         HAVING COUNT(*) >= 2 ORDER BY COUNT(*) DESC, c_last LIMIT 1",
+    )
+    .await;
+    let ids: Vec<u32> = raw
+        .query(format!(
+            "SELECT c_id FROM customer WHERE c_w_id = 1 AND c_d_id = 5 AND c_last = '{last}' \
+             ORDER BY c_first, c_id"
+        ))
+        .await
+        .expect("customers by name");
+    let middle = ids[ids.len().div_ceil(2) - 1];
+    let c_before = customer(&mut raw, 5, middle).await;
+    let t = Payment {
+        w_id: 1,
+        d_id: 2,
+        c_w_id: 1,
+        c_d_id: 5,
+        customer: Customer::ByName(last.clone()),
+        amount_cents: 500_000,
+    };
+    let done = ok("payment by name", conn.payment(&t).await);
+    let balance = cents(&c_before.0) - 500_000;
+    assert_eq!(
+        done.summary,
+        format!(
+            "Payment: w 1 d 2 c {middle} of w 1 d 5 (by name {last}) balance {} credit {}",
+            money(balance),
+            c_before.4
+        )
+    );
+    let c_after = customer(&mut raw, 5, middle).await;
+    assert_eq!((cents(&c_after.0), c_after.2), (balance, c_before.2 + 1));
+
+    // Payment of a BC customer: the payment is put in front of c_data.
+    let bc: u32 = one(
+        &mut raw,
+        "SELECT c_id FROM customer WHERE c_w_id = 1 AND c_d_id = 6 AND c_credit = 'BC' \
+         ORDER BY c_id DESC LIMIT 1",
+    )
+    .await;
+    let c_before = customer(&mut raw, 6, bc).await;
+    let t = Payment {
+        w_id: 1,
+        d_id: 7,
+        c_w_id: 1,
+        c_d_id: 6,
+        customer: Customer::ById(bc),
+        amount_cents: 100,
+    };
+    let done = ok("payment of a BC customer", conn.payment(&t).await);
+    assert!(done.summary.ends_with("credit BC"), "{}", done.summary);
+    let c_after = customer(&mut raw, 6, bc).await;
+    let expected: String = format!("{bc} 6 1 7 1 1.00 | {}", c_before.5)
+        .chars()
+        .take(500)
+        .collect();
+    assert_eq!(c_after.5, expected);
+
+    // Order-Status by id: the order placed above.
+    let (balance, o_id): (String, u32) = one(
+        &mut raw,
+        "SELECT CAST(c_balance AS CHAR), (SELECT MAX(o_id) FROM orders WHERE o_w_id = 1 AND o_d_id = 3 AND o_c_id = 42) \
+           FROM customer WHERE c_w_id = 1 AND c_d_id = 3 AND c_id = 42",
+    )
+    .await;
+    let t = OrderStatus {
+        w_id: 1,
+        d_id: 3,
+        customer: Customer::ById(42),
+    };
+    let done = ok("order status by id", conn.order_status(&t).await);
+    assert_eq!(
+        done.summary,
+        format!(
+            "Order Status: w 1 d 3 c 42 balance {} o {o_id} carrier none lines 5",
+            money(cents(&balance))
+        )
+    );
+
+    // Order-Status by name: the customer paid above, and its latest order.
+    let (balance, o_id, carrier, count): (String, u32, Option<u32>, u32) = one(
+        &mut raw,
+        &format!(
+            "SELECT CAST(c_balance AS CHAR), o_id, o_carrier_id, o_ol_cnt FROM customer, orders \
+              WHERE c_w_id = 1 AND c_d_id = 5 AND c_id = {middle} \
+                AND o_w_id = 1 AND o_d_id = 5 AND o_c_id = {middle} \
+              ORDER BY o_id DESC LIMIT 1"
+        ),
+    )
+    .await;
+    let t = OrderStatus {
+        w_id: 1,
+        d_id: 5,
+        customer: Customer::ByName(last.clone()),
+    };
+    let done = ok("order status by name", conn.order_status(&t).await);
+    let carrier = carrier.map_or("none".to_string(), |c| c.to_string());
+    assert_eq!(
+        done.summary,
+        format!(
+            "Order Status: w 1 d 5 c {middle} (by name {last}) balance {} o {o_id} carrier {carrier} lines {count}",
+            money(cents(&balance))
+        )
+    );
+
+    // Delivery: the oldest new order of every district.
+    let oldest: Vec<(u32, u32, u32, String, String, i64)> = raw
+        .query(
+            "SELECT no_d_id, no_o_id, o_c_id, CAST(c_balance AS CHAR), \
+                    (SELECT CAST(SUM(ol_amount) AS CHAR) FROM order_line \
+                      WHERE ol_w_id = 1 AND ol_d_id = no_d_id AND ol_o_id = no_o_id), \
+                    c_delivery_cnt \
+               FROM new_order \
+               JOIN orders ON o_w_id = 1 AND o_d_id = no_d_id AND o_id = no_o_id \
+               JOIN customer ON c_w_id = 1 AND c_d_id = no_d_id AND c_id = o_c_id \
+              WHERE no_w_id = 1 \
+                AND no_o_id = (SELECT MIN(no_o_id) FROM new_order n \
+                                WHERE n.no_w_id = 1 AND n.no_d_id = new_order.no_d_id) \
+              ORDER BY no_d_id",
+        )
+        .await
+        .expect("oldest new orders");
+    assert_eq!(oldest.len(), 10);
+    let t = Delivery {
+        w_id: 1,
+        carrier_id: 7,
+    };
+    let done = ok("delivery", conn.delivery(&t).await);
+    assert_eq!(
+        done.summary,
+        "Delivery: w 1 carrier 7 delivered 10 skipped 0"
+    );
+    for (d, o, c, balance, amount, deliveries) in oldest {
+        let gone: u32 = one(
+            &mut raw,
+            &format!("SELECT COUNT(*) FROM new_order WHERE no_w_id = 1 AND no_d_id = {d} AND no_o_id = {o}"),
+        )
+        .await;
+        assert_eq!(gone, 0, "new order {o} of district {d} delivered");
+        let (carrier, undelivered): (u32, u32) = one(
+            &mut raw,
+            &format!(
+                "SELECT o_carrier_id, (SELECT COUNT(*) FROM order_line WHERE ol_w_id = 1 \
+                         AND ol_d_id = {d} AND ol_o_id = {o} AND ol_delivery_d IS NULL) \
+                   FROM orders WHERE o_w_id = 1 AND o_d_id = {d} AND o_id = {o}"
+            ),
+        )
+        .await;
+        assert_eq!((carrier, undelivered), (7, 0), "order {o} of district {d}");
+        let after = customer(&mut raw, d, c).await;
+        assert_eq!(
+            cents(&after.0),
+            cents(&balance) + cents(&amount),
+            "customer {c} of {d}"
+        );
+        assert_eq!(after.3, deliveries + 1);
+    }
+
+    // Stock-Level, against the same count made here.
+    for threshold in [10, 15, 20] {
+        let low: u32 = one(
+            &mut raw,
+            &format!(
+                "SELECT COUNT(DISTINCT s_i_id) FROM district, order_line, stock \
+                  WHERE d_w_id = 1 AND d_id = 4 AND ol_w_id = 1 AND ol_d_id = 4 \
+                    AND ol_o_id >= d_next_o_id - 20 AND ol_o_id < d_next_o_id \
+                    AND s_w_id = 1 AND s_i_id = ol_i_id AND s_quantity < {threshold}"
+            ),
+        )
+        .await;
+        let t = StockLevel {
+            w_id: 1,
+            d_id: 4,
+            threshold,
+        };
+        let done = ok("stock level", conn.stock_level(&t).await);
+        assert_eq!(
+            done.summary,
+            format!("Stock Level: w 1 d 4 threshold {threshold} low {low}")
+        );
+    }
+
+    let after = driver.counters().await.expect("counters");
+    assert_eq!(after.new_orders, before.new_orders + committed);
+    assert!(
+        after.transactions >= before.transactions + 10,
+        "{before:?} then {after:?}"
+    );
+
+    // A failure says which transaction and why, and leaves the connection usable.
+    let t = StockLevel {
+        w_id: 1,
+        d_id: 11,
+        threshold: 10,
+    };
+    let e = conn
+        .stock_level(&t)
+        .await
+        .expect_err("district 11 does not exist");
+    let msg = e.to_string();
+    assert!(
+        msg.contains("Stock Level") && msg.contains("district 11"),
+        "{msg}"
+    );
+    ok(
+        "stock level after a failure",
+        conn.stock_level(&StockLevel {
+            w_id: 1,
+            d_id: 4,
+            threshold: 10,
+        })
+        .await,
+    );
+
+    conn.close().await;
+    driver.close().await;
+    let _ = raw.disconnect().await;
+}
+
+fn kind(e: &Error) -> Option<Failure> {
+    match e {
+        Error::Db(d) => Some(d.kind),
+        _ => None,
+    }
+}
+
+/// Kills the test database's connections but this one.
+async fn kill_others(raw: &mut Conn, dbname: &str) -> usize {
+    let ids: Vec<u64> = raw
+        .exec(
+            "SELECT ID FROM information_schema.PROCESSLIST WHERE DB = ? AND ID <> CONNECTION_ID()",
+            (dbname,),
+        )
+        .await
+        .expect("processlist");
+    for id in &ids {
+        let _ = raw.query_drop(format!("KILL {id}")).await;
+    }
+    ids.len()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn procedures_and_client_sql_on_mariadb() {
+    let name = dbname("maria");
+    let procs = settings(Database::Maria, &name, false);
+    let client = settings(Database::Maria, &name, true);
+    let _scratch = Scratch {
+        settings: procs.clone(),
+        db: Database::Maria,
+    };
+    build(&procs, Database::Maria).await;
+
+    let sp = MyDriver::new(&procs, Database::Maria);
+    assert_eq!((sp.name(), sp.mode()), ("MariaDB", Mode::StoredProcedures));
+    battery(&sp, &name).await;
+    let sql = MyDriver::new(&client, Database::Maria);
+    assert_eq!(sql.mode(), Mode::ClientSql);
+    battery(&sql, &name).await;
+    check(&procs, Database::Maria).await;
+
+    // More warehouses asked for than built.
+    let e = sp.prepare(2).await.expect_err("two warehouses").to_string();
+    assert!(
+        e.contains("has 1 warehouse but maria_count_ware asks for 2")
+            && e.contains("diset tpcc maria_count_ware 1"),
+        "{e}"
+    );
+
+    // A lost connection is told as such; the counters reconnect.
+    let mut raw = raw(&name).await;
+    let mut conn = sql.connect().await.expect("connect");
+    sql.counters().await.expect("counters");
+    assert!(kill_others(&mut raw, &name).await >= 2);
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    let e = conn
+        .stock_level(&StockLevel {
+            w_id: 1,
+            d_id: 1,
+            threshold: 10,
+        })
+        .await
+        .expect_err("killed connection");
+    assert_eq!(kind(&e), Some(Failure::Lost), "{e}");
+    conn.close().await;
+    sql.counters()
+        .await
+        .expect("counters after a lost connection");
+    sql.close().await;
+
+    // A missing procedure stops the procedure mode, not client-side SQL.
+    raw.query_drop("DROP PROCEDURE SLEV").await.expect("drop");
+    let e = sp
+        .prepare(1)
+        .await
+        .expect_err("SLEV is missing")
+        .to_string();
+    assert!(
+        e.contains("lacks the stored procedure SLEV:")
+            && e.contains("buildschema")
+            && e.contains("maria_no_stored_procs"),
+        "{e}"
+    );
+    sql.prepare(1)
+        .await
+        .expect("client-side SQL needs no procedure");
+    let _ = raw.disconnect().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_mysql_dictionary_runs_both_modes() {
+    let name = dbname("mysql");
+    let procs = settings(Database::Mysql, &name, false);
+    let _scratch = Scratch {
+        settings: procs.clone(),
+        db: Database::Mysql,
+    };
+    build(&procs, Database::Mysql).await;
+    let sp = MyDriver::new(&procs, Database::Mysql);
+    assert_eq!(sp.name(), "MySQL");
+    battery(&sp, &name).await;
+    let sql = MyDriver::new(&settings(Database::Mysql, &name, true), Database::Mysql);
+    battery(&sql, &name).await;
+    check(&procs, Database::Mysql).await;
+}
+
+#[tokio::test]
+async fn prepare_refuses_a_missing_database() {
+    let name = dbname("none");
+    for no_procs in [false, true] {
+        let driver = MyDriver::new(&settings(Database::Maria, &name, no_procs), Database::Maria);
+        let e = driver
+            .prepare(1)
+            .await
+            .expect_err("no database")
+            .to_string();
+        assert_eq!(
+            e,
+            format!(
+                "The TPROC-C schema {name} does not exist on MariaDB at {}: build it with \
+                 buildschema, or set maria_dbase to the database that holds it",
+                Servers::get().maria_socket
+            )
+        );
+    }
+}
