@@ -1,1 +1,1507 @@
 //! The TPROC-C transactions on PostgreSQL: functions, procedures or client-side SQL.
+//!
+//! Three flavours, chosen from the dictionary when the driver is made:
+//! * functions (`pg_storedprocs` false): `SELECT ... FROM neword(...)` and the like, one
+//!   prepared statement per transaction in autocommit (`schemas/pg/tprocc/functions.sql`);
+//! * procedures (`pg_storedprocs` true): `CALL neword(...)`, likewise (`procedures.sql`);
+//! * client-side SQL (`pg_no_stored_procs` true, hammer's addition): the same business logic
+//!   as plain prepared statements inside `BEGIN ... COMMIT`.
+//!
+//! Every statement is prepared once per connection, and the client-side flavour pipelines
+//! `BEGIN`, its statements and `COMMIT` (tokio-postgres sends requests polled together
+//! without waiting for answers), so a transaction costs one round trip, New-Order two:
+//! whether it commits depends on the item lookup.
+
+use std::collections::HashMap;
+
+use futures_util::future::join_all;
+use tokio::sync::Mutex;
+use tokio_postgres::error::SqlState;
+use tokio_postgres::types::{FromSql, ToSql, Type};
+use tokio_postgres::{Client, Row, Statement};
+
+use super::postgres::{classify, connect, PgConn, PgTarget};
+use super::{DbError, Failure, Peer};
+use crate::config::{Database, Settings};
+use crate::error::{Error, Result};
+use crate::tpcc::txn::{
+    Counters, Customer, Delivery, Done, Line, Mode, NewOrder, OrderStatus, Payment, StockLevel,
+    TxnConn, TxnDb,
+};
+use crate::tpcc::{Constants, Table};
+
+/// The five transactions' routine names, as functions or procedures.
+const ROUTINES: [&str; 5] = ["neword", "payment", "ostat", "delivery", "slev"];
+/// The table holding the load's NURand constants.
+const NURAND_TABLE: &str = "tpcc_nurand";
+/// The SQLSTATE `neword` raises for an unused item (functions.sql): the New-Order rollback.
+const ITEM_NOT_VALID: &str = "HR001";
+
+/// How the transactions reach the server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Flavour {
+    Functions,
+    Procedures,
+    ClientSql,
+}
+
+impl Flavour {
+    /// The routine kind this flavour calls, as `pg_proc.prokind` and in words.
+    fn routines(self) -> Option<(&'static str, &'static str)> {
+        match self {
+            Flavour::Functions => Some(("f", "functions")),
+            Flavour::Procedures => Some(("p", "stored procedures")),
+            Flavour::ClientSql => None,
+        }
+    }
+}
+
+/// PostgreSQL as a [`TxnDb`]: the schema owner's and the superuser's logins, the flavour, and
+/// the connections `counters` keeps between calls.
+pub struct PgDriver {
+    owner: PgTarget,
+    admin: PgTarget,
+    flavour: Flavour,
+    /// The superuser's connection for `pg_stat_database`.
+    admin_conn: Mutex<Option<PgConn>>,
+    /// The owner's connection for `district`.
+    owner_conn: Mutex<Option<PgConn>>,
+}
+
+impl PgDriver {
+    pub fn new(settings: &Settings) -> Self {
+        let d = settings.db(Database::Pg);
+        let flavour = if d.get_bool("pg_no_stored_procs") {
+            Flavour::ClientSql
+        } else if d.get_bool("pg_storedprocs") {
+            Flavour::Procedures
+        } else {
+            Flavour::Functions
+        };
+        PgDriver {
+            owner: PgTarget::owner(settings),
+            admin: PgTarget::admin(settings),
+            flavour,
+            admin_conn: Mutex::new(None),
+            owner_conn: Mutex::new(None),
+        }
+    }
+
+    /// Closes the connections `counters` keeps.
+    pub async fn close(&self) {
+        for slot in [&self.admin_conn, &self.owner_conn] {
+            if let Some(conn) = slot.lock().await.take() {
+                conn.close().await;
+            }
+        }
+    }
+
+    fn db(&self) -> &str {
+        &self.owner.dbname
+    }
+
+    /// Connects as the owner; a refused login or a missing database is explained with what
+    /// the superuser can see, since both usually mean the schema was never built.
+    async fn connect_owner(&self) -> Result<PgConn> {
+        let e = match connect(&self.owner).await {
+            Ok(conn) => return Ok(conn),
+            Err(e) => e,
+        };
+        if !matches!(e.kind, Failure::Auth | Failure::UnknownDatabase) {
+            return Err(e.into());
+        }
+        let (db, user, addr) = (self.db(), &self.owner.user, e.addr.clone());
+        let Ok((db_exists, role_exists)) = self.db_and_role_exist().await else {
+            return Err(e.into());
+        };
+        if !db_exists {
+            let role = if role_exists {
+                String::new()
+            } else {
+                format!(" and user {user} (pg_user) does not either")
+            };
+            return Err(Error::State(format!(
+                "TPROC-C schema database {db} (pg_dbase) does not exist on PostgreSQL at \
+                 {addr}{role}: build the schema with buildschema, or set pg_dbase and pg_user \
+                 to those of an existing schema"
+            )));
+        }
+        if !role_exists {
+            return Err(Error::State(format!(
+                "User {user} (pg_user) does not exist on PostgreSQL at {addr}: set pg_user to \
+                 the owner of the schema in database {db}, or build the schema with buildschema"
+            )));
+        }
+        Err(e.into())
+    }
+
+    /// Whether the schema's database and its owner exist, as the superuser sees it.
+    async fn db_and_role_exist(&self) -> Result<(bool, bool), DbError> {
+        let conn = connect(&self.admin).await?;
+        let sql = "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1::text),
+                          EXISTS (SELECT 1 FROM pg_roles WHERE rolname = $2::text)";
+        let r = conn
+            .client
+            .query_one(sql, &[&self.owner.dbname, &self.owner.user])
+            .await;
+        conn.close().await;
+        let row = r.map_err(|e| failed(&self.admin.peer(), "cannot query", "databases", &e))?;
+        Ok((row.get(0), row.get(1)))
+    }
+
+    /// Everything `prepare` checks, on the owner's connection.
+    async fn inspect(&self, conn: &PgConn, warehouses: u32) -> Result<(u32, Constants)> {
+        let peer = self.owner.peer();
+        let db = self.db();
+        let client = &conn.client;
+
+        let mut tables: Vec<&str> = Table::ALL.iter().map(|t| t.name()).collect();
+        tables.push(NURAND_TABLE);
+        let sql = "SELECT t FROM unnest($1::text[]) WITH ORDINALITY AS u(t, n)
+                    WHERE to_regclass(u.t) IS NULL ORDER BY u.n";
+        let missing: Vec<String> = client
+            .query(sql, &[&tables])
+            .await
+            .map_err(|e| failed(&peer, "cannot check", "tables", &e))?
+            .iter()
+            .map(|r| r.get(0))
+            .collect();
+        if missing.len() >= Table::ALL.len() {
+            return Err(Error::State(format!(
+                "Database {db} holds no TPROC-C schema: build it with buildschema"
+            )));
+        }
+        if missing.iter().any(|t| t != NURAND_TABLE) {
+            return Err(Error::State(format!(
+                "The TPROC-C schema in database {db} is incomplete, it lacks table(s) {}: \
+                 remove it with deleteschema and build it again with buildschema",
+                missing.join(", ")
+            )));
+        }
+        if !missing.is_empty() {
+            return Err(Error::State(format!(
+                "Database {db} has no table {NURAND_TABLE}, where hammer's buildschema records \
+                 the load's NURand constants: the schema was built by another tool; remove it \
+                 with deleteschema and build it with buildschema"
+            )));
+        }
+
+        let max: Option<i32> = client
+            .query_one("SELECT max(w_id) FROM warehouse", &[])
+            .await
+            .map_err(|e| failed(&peer, "cannot check", "warehouses", &e))?
+            .get(0);
+        let max = max.and_then(|m| u32::try_from(m).ok()).unwrap_or(0);
+        if max == 0 {
+            return Err(Error::State(format!(
+                "The TPROC-C schema in database {db} has no warehouses: remove it with \
+                 deleteschema and build it again with buildschema"
+            )));
+        }
+        if max < warehouses {
+            return Err(Error::State(format!(
+                "The TPROC-C schema in database {db} has {max} warehouses but pg_count_ware \
+                 asks for {warehouses}: set it with diset tpcc pg_count_ware {max}, or build \
+                 a schema of {warehouses} warehouses"
+            )));
+        }
+
+        self.check_routines(client, &peer).await?;
+
+        let rows = client
+            .query("SELECT c_last, c_id, ol_i_id FROM tpcc_nurand", &[])
+            .await
+            .map_err(|e| failed(&peer, "cannot check", NURAND_TABLE, &e))?;
+        let [row] = rows.as_slice() else {
+            return Err(Error::State(format!(
+                "Table {NURAND_TABLE} in database {db} holds {} rows, not the one row of load \
+                 constants buildschema writes: remove the schema with deleteschema and build \
+                 it again",
+                rows.len()
+            )));
+        };
+        let constant = |i: usize| u32::try_from(row.get::<_, i32>(i)).unwrap_or(0);
+        let constants = Constants {
+            c_last: constant(0),
+            c_id: constant(1),
+            ol_i_id: constant(2),
+        };
+
+        // Preparing what the terminals will run shows any routine or column of another shape.
+        if let Err(e) = Statements::prepare(client, self.flavour).await {
+            let (_, detail) = classify(&e, false);
+            let what = match self.flavour.routines() {
+                Some((_, words)) => format!("the TPROC-C {words}"),
+                None => "hammer's client-side SQL".to_string(),
+            };
+            return Err(Error::State(format!(
+                "Database {db} does not fit {what} ({detail}): the schema was built by another \
+                 tool or version; remove it with deleteschema and build it with buildschema"
+            )));
+        }
+        Ok((max, constants))
+    }
+
+    /// The routines this flavour calls are all there; if only the other flavour's are, say so
+    /// and how to choose (HammerDB switches silently; hammer does not).
+    async fn check_routines(&self, client: &Client, peer: &Peer) -> Result<()> {
+        let Some((kind, words)) = self.flavour.routines() else {
+            return Ok(());
+        };
+        let sql = "SELECT p.proname::text, p.prokind::text FROM pg_proc p
+                     JOIN pg_namespace n ON n.oid = p.pronamespace
+                    WHERE n.nspname = current_schema() AND p.proname = ANY ($1::text[])";
+        let found: Vec<(String, String)> = client
+            .query(sql, &[&ROUTINES.as_slice()])
+            .await
+            .map_err(|e| failed(peer, "cannot check", "routines", &e))?
+            .iter()
+            .map(|r| (r.get(0), r.get(1)))
+            .collect();
+        let has = |name: &str, k: &str| found.iter().any(|(n, fk)| n == name && fk == k);
+        let missing: Vec<&str> = ROUTINES.iter().copied().filter(|n| !has(n, kind)).collect();
+        if missing.is_empty() {
+            return Ok(());
+        }
+        let db = self.db();
+        let (other, other_words, wanted) = if kind == "f" {
+            ("p", "stored procedures", "false")
+        } else {
+            ("f", "functions", "true")
+        };
+        if ROUTINES.iter().all(|n| has(n, other)) {
+            let flip = if wanted == "true" { "false" } else { "true" };
+            return Err(Error::State(format!(
+                "Database {db} has the TPROC-C transactions as {other_words}, but \
+                 pg_storedprocs is {wanted}, which calls {words}: set diset tpcc pg_storedprocs \
+                 {flip} to call the {other_words}, or rebuild the schema with pg_storedprocs \
+                 {wanted} (deleteschema, then buildschema)"
+            )));
+        }
+        Err(Error::State(format!(
+            "Database {db} lacks the TPROC-C {words} {} (pg_storedprocs is {wanted}): rebuild \
+             the schema (deleteschema, then buildschema), or run the transactions as client-side \
+             SQL with diset tpcc pg_no_stored_procs true",
+            missing.join(", ")
+        )))
+    }
+}
+
+impl TxnDb for PgDriver {
+    type Conn = PgTxnConn;
+
+    fn name(&self) -> &'static str {
+        "PostgreSQL"
+    }
+
+    fn mode(&self) -> Mode {
+        match self.flavour {
+            Flavour::ClientSql => Mode::ClientSql,
+            Flavour::Functions | Flavour::Procedures => Mode::StoredProcedures,
+        }
+    }
+
+    async fn connect(&self) -> Result<PgTxnConn> {
+        let conn = connect(&self.owner).await?;
+        let peer = self.owner.peer();
+        match Statements::prepare(&conn.client, self.flavour).await {
+            Ok(statements) => Ok(PgTxnConn {
+                conn,
+                peer,
+                statements,
+                open: false,
+            }),
+            Err(e) => {
+                conn.close().await;
+                Err(failed(&peer, "cannot prepare", "the transactions", &e).into())
+            }
+        }
+    }
+
+    async fn prepare(&self, warehouses: u32) -> Result<(u32, Constants)> {
+        let conn = self.connect_owner().await?;
+        let r = self.inspect(&conn, warehouses).await;
+        conn.close().await;
+        r
+    }
+
+    async fn counters(&self) -> Result<Counters> {
+        let (transactions, new_orders) = tokio::join!(
+            read_counter(
+                &self.admin_conn,
+                &self.admin,
+                "SELECT sum(xact_commit + xact_rollback)::bigint FROM pg_stat_database",
+                "pg_stat_database",
+            ),
+            read_counter(
+                &self.owner_conn,
+                &self.owner,
+                "SELECT sum(d_next_o_id)::bigint FROM district",
+                "district",
+            ),
+        );
+        Ok(Counters {
+            new_orders: new_orders?,
+            transactions: transactions?,
+        })
+    }
+}
+
+/// Runs a one-value query on a kept connection, connecting when there is none and once
+/// more when the kept one turns out to be lost.
+async fn read_counter(
+    slot: &Mutex<Option<PgConn>>,
+    target: &PgTarget,
+    sql: &str,
+    what: &'static str,
+) -> Result<u64> {
+    let mut kept = slot.lock().await;
+    let mut attempt = 0;
+    loop {
+        attempt += 1;
+        let conn = match kept.take() {
+            Some(conn) if !conn.client.is_closed() => conn,
+            stale => {
+                if let Some(conn) = stale {
+                    conn.close().await;
+                }
+                connect(target).await?
+            }
+        };
+        match conn.client.query_one(sql, &[]).await {
+            Ok(row) => {
+                *kept = Some(conn);
+                let n: Option<i64> = row.get(0);
+                return Ok(n.and_then(|n| u64::try_from(n).ok()).unwrap_or(0));
+            }
+            Err(e) => {
+                let (kind, _) = classify(&e, false);
+                conn.close().await;
+                if kind != Failure::Lost || attempt > 1 {
+                    return Err(failed(&target.peer(), "cannot query", what, &e).into());
+                }
+            }
+        }
+    }
+}
+
+/// One terminal's connection, its prepared statements, and whether a client-side transaction
+/// may still be open because a call was dropped halfway.
+pub struct PgTxnConn {
+    conn: PgConn,
+    peer: Peer,
+    statements: Statements,
+    open: bool,
+}
+
+/// The statements of one flavour, prepared on one connection.
+enum Statements {
+    /// Functions or procedures: one statement per transaction, the same columns either way.
+    Routines {
+        neword: Statement,
+        payment: Statement,
+        ostat: Statement,
+        delivery: Statement,
+        slev: Statement,
+        /// `CALL`: New-Order's rollback is the `rolled_back` column, not an error.
+        procedures: bool,
+    },
+    Client(Box<ClientStatements>),
+}
+
+/// Client-side SQL, in the order of `sql::client`.
+struct ClientStatements {
+    begin: Statement,
+    commit: Statement,
+    rollback: Statement,
+    neword_start: Statement,
+    neword_finish: Statement,
+    stock: Statement,
+    payment_by_id: Statement,
+    payment_by_name: Statement,
+    ostat_by_id: Statement,
+    ostat_by_name: Statement,
+    delivery: Statement,
+    slev: Statement,
+}
+
+impl Statements {
+    /// Prepares the flavour's statements, all in one round trip.
+    async fn prepare(client: &Client, flavour: Flavour) -> Result<Self, tokio_postgres::Error> {
+        Ok(match flavour {
+            Flavour::Functions | Flavour::Procedures => {
+                let texts = if flavour == Flavour::Procedures {
+                    sql::PROCEDURES
+                } else {
+                    sql::FUNCTIONS
+                };
+                let [neword, payment, ostat, delivery, slev] =
+                    prepare_all(client, texts.map(String::from)).await?;
+                Statements::Routines {
+                    neword,
+                    payment,
+                    ostat,
+                    delivery,
+                    slev,
+                    procedures: flavour == Flavour::Procedures,
+                }
+            }
+            Flavour::ClientSql => {
+                let [begin, commit, rollback, neword_start, neword_finish, stock, payment_by_id, payment_by_name, ostat_by_id, ostat_by_name, delivery, slev] =
+                    prepare_all(client, sql::client()).await?;
+                Statements::Client(Box::new(ClientStatements {
+                    begin,
+                    commit,
+                    rollback,
+                    neword_start,
+                    neword_finish,
+                    stock,
+                    payment_by_id,
+                    payment_by_name,
+                    ostat_by_id,
+                    ostat_by_name,
+                    delivery,
+                    slev,
+                }))
+            }
+        })
+    }
+}
+
+/// Prepares `N` statements, pipelined.
+async fn prepare_all<const N: usize>(
+    client: &Client,
+    texts: [String; N],
+) -> Result<[Statement; N], tokio_postgres::Error> {
+    let prepared = join_all(texts.iter().map(|t| client.prepare(t))).await;
+    let statements = prepared.into_iter().collect::<Result<Vec<_>, _>>()?;
+    Ok(statements
+        .try_into()
+        .unwrap_or_else(|_: Vec<Statement>| unreachable!("join_all gives one result per text")))
+}
+
+/// A server's NUMERIC as the text PostgreSQL prints for it (tokio-postgres has no decimal
+/// type of its own): money and rates are shown, never computed with, on the client.
+#[derive(Debug, Clone, PartialEq)]
+struct Numeric(String);
+
+impl<'a> FromSql<'a> for Numeric {
+    fn from_sql(
+        _: &Type,
+        raw: &'a [u8],
+    ) -> std::result::Result<Self, Box<dyn std::error::Error + Sync + Send>> {
+        numeric_text(raw)
+            .map(Numeric)
+            .ok_or_else(|| "malformed numeric value".into())
+    }
+
+    fn accepts(ty: &Type) -> bool {
+        *ty == Type::NUMERIC
+    }
+}
+
+impl std::fmt::Display for Numeric {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Decodes NUMERIC's binary form: digit count, weight of the first base-10000 digit, sign,
+/// display scale, then the digits.
+fn numeric_text(raw: &[u8]) -> Option<String> {
+    let word = |i: usize| -> Option<u16> {
+        let b = raw.get(2 * i..2 * i + 2)?;
+        Some(u16::from_be_bytes([b[0], b[1]]))
+    };
+    let ndigits = usize::from(word(0)?);
+    let weight = i64::from(word(1)? as i16);
+    let sign = word(2)?;
+    let dscale = usize::from(word(3)?);
+    if raw.len() != 8 + 2 * ndigits {
+        return None;
+    }
+    match sign {
+        0x0000 | 0x4000 => {}
+        0xC000 => return Some("NaN".into()),
+        0xD000 => return Some("Infinity".into()),
+        0xF000 => return Some("-Infinity".into()),
+        _ => return None,
+    }
+    // The base-10000 digit of weight `w` (0 when outside the stored digits).
+    let digit = |w: i64| -> Option<u16> {
+        let i = weight - w;
+        if i < 0 || i >= ndigits as i64 {
+            Some(0)
+        } else {
+            word(4 + i as usize).filter(|d| *d < 10_000)
+        }
+    };
+    let mut s = String::new();
+    if sign == 0x4000 {
+        s.push('-');
+    }
+    if weight < 0 {
+        s.push('0');
+    } else {
+        s.push_str(&digit(weight)?.to_string());
+        for w in (0..weight).rev() {
+            s.push_str(&format!("{:04}", digit(w)?));
+        }
+    }
+    if dscale > 0 {
+        s.push('.');
+        let mut frac = String::new();
+        let mut w = -1;
+        while frac.len() < dscale {
+            frac.push_str(&format!("{:04}", digit(w)?));
+            w -= 1;
+        }
+        frac.truncate(dscale);
+        s.push_str(&frac);
+    }
+    Some(s)
+}
+
+/// A statement parameter: TPC-C's numbers are small, and the schema's columns are `int`.
+fn int(n: u32) -> i32 {
+    i32::try_from(n).unwrap_or(i32::MAX)
+}
+
+/// Cents as the text a `$n::text::numeric` parameter takes: 1234 is `12.34`.
+fn money(cents: u32) -> String {
+    format!("{}.{:02}", cents / 100, cents % 100)
+}
+
+/// A `key=value` field of a DETAIL line such as neword's `w_id=1 d_id=3 ... o_id=3012`.
+fn detail_field<'a>(detail: &'a str, key: &str) -> Option<&'a str> {
+    detail
+        .split_whitespace()
+        .find_map(|f| f.strip_prefix(key)?.strip_prefix('='))
+}
+
+/// Stock updates beyond the first for order lines that repeat an (item, supply warehouse)
+/// pair: the first occurrence of every pair is updated with the order's other writes, the
+/// second ones in a second statement, and so on, so each line applies the replenishment rule
+/// to the quantity the previous one left, as the functions' line-by-line loop does.
+#[derive(Debug, Default, PartialEq)]
+struct StockRound {
+    items: Vec<i32>,
+    supply: Vec<i32>,
+    quantities: Vec<i32>,
+}
+
+fn later_rounds(lines: &[Line]) -> Vec<StockRound> {
+    let mut seen: HashMap<(u32, u32), usize> = HashMap::new();
+    let mut rounds: Vec<StockRound> = Vec::new();
+    for l in lines {
+        let n = seen.entry((l.item_id, l.supply_w_id)).or_insert(0);
+        *n += 1;
+        if *n < 2 {
+            continue;
+        }
+        let r = *n - 2;
+        if rounds.len() <= r {
+            rounds.push(StockRound::default());
+        }
+        let round = &mut rounds[r];
+        round.items.push(int(l.item_id));
+        round.supply.push(int(l.supply_w_id));
+        round.quantities.push(int(l.quantity));
+    }
+    rounds
+}
+
+/// The `(by name X)` part of a summary, empty for a customer chosen by id.
+fn by_name(c: &Customer) -> String {
+    match c {
+        Customer::ById(_) => String::new(),
+        Customer::ByName(name) => format!(" (by name {name})"),
+    }
+}
+
+/// `DbError` for a statement that failed, with the driver's own classification.
+fn failed(peer: &Peer, action: &'static str, what: &str, e: &tokio_postgres::Error) -> DbError {
+    let (kind, detail) = classify(e, false);
+    peer.failed(action, kind, format!("{what}: {detail}"))
+}
+
+/// What a transaction's outputs are read into.
+fn col<'a, T: FromSql<'a>>(row: &'a Row, i: usize, peer: &Peer, txn: &str) -> Result<T> {
+    row.try_get(i).map_err(|e| {
+        Error::Db(peer.failed(
+            "cannot read the result from",
+            Failure::Other,
+            format!("{txn}: column {i}: {e}"),
+        ))
+    })
+}
+
+/// The inputs shared by the New-Order statements.
+struct OrderArgs {
+    w: i32,
+    d: i32,
+    c: i32,
+    all_local: i32,
+    items: Vec<i32>,
+    supply: Vec<i32>,
+    quantities: Vec<i32>,
+}
+
+impl OrderArgs {
+    fn new(t: &NewOrder) -> Self {
+        OrderArgs {
+            w: int(t.w_id),
+            d: int(t.d_id),
+            c: int(t.c_id),
+            all_local: i32::from(t.all_local),
+            items: t.lines.iter().map(|l| int(l.item_id)).collect(),
+            supply: t.lines.iter().map(|l| int(l.supply_w_id)).collect(),
+            quantities: t.lines.iter().map(|l| int(l.quantity)).collect(),
+        }
+    }
+}
+
+fn new_order_done(t: &NewOrder, o_id: Option<i32>, total: Option<Numeric>) -> Done {
+    let head = format!(
+        "New Order: w {} d {} c {} o {} lines {}",
+        t.w_id,
+        t.d_id,
+        t.c_id,
+        o_id.map_or_else(|| "-".to_string(), |o| o.to_string()),
+        t.lines.len()
+    );
+    match total {
+        Some(total) => Done {
+            rolled_back: false,
+            summary: format!("{head} total {total}"),
+        },
+        None => {
+            let bad = t
+                .lines
+                .iter()
+                .map(|l| l.item_id)
+                .find(|&i| i > crate::tpcc::ITEMS)
+                .map_or_else(String::new, |i| format!(" (item {i} not valid)"));
+            Done {
+                rolled_back: true,
+                summary: format!("{head} rolled back{bad}"),
+            }
+        }
+    }
+}
+
+fn payment_done(t: &Payment, c_id: i32, balance: Numeric, credit: &str) -> Done {
+    let remote = if (t.c_w_id, t.c_d_id) == (t.w_id, t.d_id) {
+        String::new()
+    } else {
+        format!(" of w {} d {}", t.c_w_id, t.c_d_id)
+    };
+    Done {
+        rolled_back: false,
+        summary: format!(
+            "Payment: w {} d {} c {c_id}{remote}{} amount {} balance {balance} credit {credit}",
+            t.w_id,
+            t.d_id,
+            by_name(&t.customer),
+            money(t.amount_cents)
+        ),
+    }
+}
+
+/// `Error::Db` for a transaction's failed statement.
+fn txn_failed(peer: &Peer, txn: &str, e: &tokio_postgres::Error) -> Error {
+    let (kind, mut detail) = classify(e, false);
+    if e.code() == Some(&SqlState::NOT_NULL_VIOLATION) {
+        // Client-side SQL: a row the transaction needs was missing (see `sql`).
+        detail = format!("a warehouse, district, customer or stock row is missing ({detail})");
+    }
+    Error::Db(peer.failed("cannot run", kind, format!("{txn}: {detail}")))
+}
+
+/// `Error::Db` for a transaction that found no row where it needs one.
+fn not_found(peer: &Peer, txn: &str, what: &str) -> Error {
+    Error::Db(peer.failed(
+        "cannot run",
+        Failure::Other,
+        format!("{txn}: {what} not found"),
+    ))
+}
+
+/// Client-side SQL: a ROLLBACK request when a dropped call may have left a transaction
+/// open, sent first in a pipeline (a ROLLBACK with nothing open only draws a warning).
+async fn reset(client: &Client, st: &ClientStatements, open: bool) {
+    if open {
+        let _ = client.execute(&st.rollback, &[]).await;
+    }
+}
+
+/// Client-side SQL: ends the open transaction with a rollback.
+async fn rollback(
+    client: &Client,
+    st: &ClientStatements,
+    open: &mut bool,
+) -> Result<(), tokio_postgres::Error> {
+    let r = client.execute(&st.rollback, &[]).await;
+    if r.is_ok() || client.is_closed() {
+        *open = false;
+    }
+    r.map(|_| ())
+}
+
+impl PgTxnConn {
+    /// Client-side SQL: BEGIN, one statement and COMMIT in one round trip. A failed statement
+    /// turns the COMMIT into a rollback, so nothing stays open either way.
+    async fn single(
+        &mut self,
+        txn: &str,
+        pick: impl Fn(&ClientStatements) -> &Statement,
+        params: &[&(dyn ToSql + Sync)],
+    ) -> Result<Vec<Row>> {
+        let Statements::Client(st) = &self.statements else {
+            return Err(not_found(&self.peer, txn, "client-side SQL"));
+        };
+        let client = &self.conn.client;
+        let was_open = std::mem::replace(&mut self.open, true);
+        let (_, begin, rows, commit) = tokio::join!(
+            biased;
+            reset(client, st, was_open),
+            client.execute(&st.begin, &[]),
+            client.query(pick(st), params),
+            client.execute(&st.commit, &[]),
+        );
+        self.open = false;
+        let r = begin.and(rows).and_then(|rows| commit.map(|_| rows));
+        r.map_err(|e| txn_failed(&self.peer, txn, &e))
+    }
+
+    async fn routine_new_order(&mut self, t: &NewOrder) -> Result<Done> {
+        let txn = "New Order";
+        let Statements::Routines {
+            neword, procedures, ..
+        } = &self.statements
+        else {
+            return Err(not_found(&self.peer, txn, "the neword routine"));
+        };
+        let a = OrderArgs::new(t);
+        let n = int(u32::try_from(t.lines.len()).unwrap_or(u32::MAX));
+        let params: [&(dyn ToSql + Sync); 8] = [
+            &a.w,
+            &a.d,
+            &a.c,
+            &n,
+            &a.all_local,
+            &a.items,
+            &a.supply,
+            &a.quantities,
+        ];
+        let rows = match self.conn.client.query(neword, &params).await {
+            Ok(rows) => rows,
+            Err(e) => {
+                if let Some(db) = e.as_db_error() {
+                    if db.code().code() == ITEM_NOT_VALID {
+                        let o_id = db
+                            .detail()
+                            .and_then(|d| detail_field(d, "o_id"))
+                            .and_then(|o| o.parse().ok());
+                        return Ok(new_order_done(t, o_id, None));
+                    }
+                }
+                return Err(txn_failed(&self.peer, txn, &e));
+            }
+        };
+        let peer = &self.peer;
+        let Some(row) = rows.first() else {
+            return Err(not_found(peer, txn, "a result row"));
+        };
+        let o_id: Option<i32> = col(row, 0, peer, txn)?;
+        let total: Option<Numeric> = col(row, 1, peer, txn)?;
+        if *procedures && col::<Option<i32>>(row, 7, peer, txn)? == Some(1) {
+            return Ok(new_order_done(t, o_id, None));
+        }
+        match total {
+            Some(total) => Ok(new_order_done(t, o_id, Some(total))),
+            None => Err(not_found(peer, txn, "the order total")),
+        }
+    }
+
+    async fn client_new_order(&mut self, t: &NewOrder) -> Result<Done> {
+        let txn = "New Order";
+        let PgTxnConn {
+            conn,
+            peer,
+            statements,
+            open,
+        } = self;
+        let Statements::Client(st) = statements else {
+            return Err(not_found(peer, txn, "client-side SQL"));
+        };
+        let client = &conn.client;
+        let a = OrderArgs::new(t);
+
+        // Round trip 1: take the order id, read the customer and taxes, count valid items.
+        let was_open = std::mem::replace(open, true);
+        let params: [&(dyn ToSql + Sync); 4] = [&a.w, &a.d, &a.c, &a.items];
+        let (_, begin, start) = tokio::join!(
+            biased;
+            reset(client, st, was_open),
+            client.execute(&st.begin, &[]),
+            client.query(&st.neword_start, &params),
+        );
+        let read = match begin.and(start) {
+            Ok(rows) => match rows.first() {
+                None => Err(not_found(
+                    peer,
+                    txn,
+                    &format!(
+                        "warehouse {}, district {} or customer {}",
+                        t.w_id, t.d_id, t.c_id
+                    ),
+                )),
+                Some(row) => (|| {
+                    Ok((
+                        col::<i32>(row, 0, peer, txn)?,
+                        col::<Numeric>(row, 1, peer, txn)?,
+                        col::<Numeric>(row, 2, peer, txn)?,
+                        col::<Numeric>(row, 3, peer, txn)?,
+                        col::<i32>(row, 4, peer, txn)?,
+                    ))
+                })(),
+            },
+            Err(e) => Err(txn_failed(peer, txn, &e)),
+        };
+        let (o_id, d_tax, w_tax, discount, found) = match read {
+            Ok(values) => values,
+            Err(e) => {
+                let _ = rollback(client, st, open).await;
+                return Err(e);
+            }
+        };
+        if usize::try_from(found).unwrap_or(0) < t.lines.len() {
+            // Clause 2.4.2.3: an unused item rolls the whole order back.
+            return match rollback(client, st, open).await {
+                Ok(()) => Ok(new_order_done(t, Some(o_id), None)),
+                Err(e) => Err(txn_failed(peer, txn, &e)),
+            };
+        }
+
+        // Round trip 2: the order, its lines and the stock, then COMMIT.
+        let rounds = later_rounds(&t.lines);
+        let round_params: Vec<[&(dyn ToSql + Sync); 4]> = rounds
+            .iter()
+            .map(|r| -> [&(dyn ToSql + Sync); 4] { [&a.w, &r.items, &r.supply, &r.quantities] })
+            .collect();
+        let params: [&(dyn ToSql + Sync); 11] = [
+            &a.w,
+            &a.d,
+            &a.c,
+            &o_id,
+            &a.all_local,
+            &a.items,
+            &a.supply,
+            &a.quantities,
+            &discount.0,
+            &w_tax.0,
+            &d_tax.0,
+        ];
+        let (finish, later, commit) = tokio::join!(
+            biased;
+            client.query(&st.neword_finish, &params),
+            join_all(round_params.iter().map(|p| client.execute(&st.stock, p))),
+            client.execute(&st.commit, &[]),
+        );
+        *open = false;
+        let rows = finish
+            .and_then(|rows| later.into_iter().try_fold(rows, |rows, r| r.map(|_| rows)))
+            .and_then(|rows| commit.map(|_| rows))
+            .map_err(|e| txn_failed(peer, txn, &e))?;
+        let total: Option<Numeric> = match rows.first() {
+            Some(row) => col(row, 0, peer, txn)?,
+            None => None,
+        };
+        match total {
+            Some(total) => Ok(new_order_done(t, Some(o_id), Some(total))),
+            None => Err(not_found(peer, txn, "the order total")),
+        }
+    }
+}
+
+impl TxnConn for PgTxnConn {
+    async fn new_order(&mut self, t: &NewOrder) -> Result<Done> {
+        match self.statements {
+            Statements::Routines { .. } => self.routine_new_order(t).await,
+            Statements::Client(_) => self.client_new_order(t).await,
+        }
+    }
+
+    async fn payment(&mut self, t: &Payment) -> Result<Done> {
+        let txn = "Payment";
+        let (w, d, c_w, c_d) = (int(t.w_id), int(t.d_id), int(t.c_w_id), int(t.c_d_id));
+        let amount = money(t.amount_cents);
+        let rows = match (&self.statements, &t.customer) {
+            (Statements::Routines { payment, .. }, customer) => {
+                let (c_id, byname, c_last) = match customer {
+                    Customer::ById(c) => (int(*c), 0, ""),
+                    Customer::ByName(name) => (0, 1, name.as_str()),
+                };
+                let params: [&(dyn ToSql + Sync); 8] =
+                    [&w, &d, &c_w, &c_d, &c_id, &byname, &c_last, &amount];
+                self.conn
+                    .client
+                    .query(payment, &params)
+                    .await
+                    .map_err(|e| txn_failed(&self.peer, txn, &e))?
+            }
+            (Statements::Client(_), Customer::ById(c)) => {
+                let c = int(*c);
+                let params: [&(dyn ToSql + Sync); 6] = [&w, &d, &c_w, &c_d, &c, &amount];
+                self.single(txn, |s| &s.payment_by_id, &params).await?
+            }
+            (Statements::Client(_), Customer::ByName(name)) => {
+                let params: [&(dyn ToSql + Sync); 6] = [&w, &d, &c_w, &c_d, name, &amount];
+                self.single(txn, |s| &s.payment_by_name, &params).await?
+            }
+        };
+        let peer = &self.peer;
+        let Some(row) = rows.first() else {
+            return Err(not_found(peer, txn, "customer"));
+        };
+        let c_id: i32 = col(row, 0, peer, txn)?;
+        let balance: Numeric = col(row, 4, peer, txn)?;
+        let credit: String = col(row, 5, peer, txn)?;
+        Ok(payment_done(t, c_id, balance, &credit))
+    }
+
+    async fn order_status(&mut self, t: &OrderStatus) -> Result<Done> {
+        let txn = "Order Status";
+        let (w, d) = (int(t.w_id), int(t.d_id));
+        let rows = match (&self.statements, &t.customer) {
+            (Statements::Routines { ostat, .. }, customer) => {
+                let (c_id, byname, c_last) = match customer {
+                    Customer::ById(c) => (int(*c), 0, ""),
+                    Customer::ByName(name) => (0, 1, name.as_str()),
+                };
+                let params: [&(dyn ToSql + Sync); 5] = [&w, &d, &c_id, &byname, &c_last];
+                self.conn
+                    .client
+                    .query(ostat, &params)
+                    .await
+                    .map_err(|e| txn_failed(&self.peer, txn, &e))?
+            }
+            (Statements::Client(_), Customer::ById(c)) => {
+                let c = int(*c);
+                self.single(txn, |s| &s.ostat_by_id, &[&w, &d, &c]).await?
+            }
+            (Statements::Client(_), Customer::ByName(name)) => {
+                self.single(txn, |s| &s.ostat_by_name, &[&w, &d, name])
+                    .await?
+            }
+        };
+        let peer = &self.peer;
+        let Some(row) = rows.first() else {
+            return Err(not_found(peer, txn, "customer"));
+        };
+        let c_id: i32 = col(row, 0, peer, txn)?;
+        let balance: Numeric = col(row, 4, peer, txn)?;
+        let o_id: Option<i32> = col(row, 5, peer, txn)?;
+        let carrier: Option<i32> = col(row, 7, peer, txn)?;
+        let lines: i32 = col(row, 8, peer, txn)?;
+        let order = match o_id {
+            None => "no order".to_string(),
+            Some(o) => format!(
+                "o {o} carrier {} lines {lines}",
+                carrier.map_or_else(|| "-".to_string(), |c| c.to_string())
+            ),
+        };
+        Ok(Done {
+            rolled_back: false,
+            summary: format!(
+                "Order Status: w {} d {} c {c_id}{} balance {balance} {order}",
+                t.w_id,
+                t.d_id,
+                by_name(&t.customer)
+            ),
+        })
+    }
+
+    async fn delivery(&mut self, t: &Delivery) -> Result<Done> {
+        let txn = "Delivery";
+        let (w, carrier) = (int(t.w_id), int(t.carrier_id));
+        let rows = match &self.statements {
+            Statements::Routines { delivery, .. } => self
+                .conn
+                .client
+                .query(delivery, &[&w, &carrier])
+                .await
+                .map_err(|e| txn_failed(&self.peer, txn, &e))?,
+            Statements::Client(_) => self.single(txn, |s| &s.delivery, &[&w, &carrier]).await?,
+        };
+        let peer = &self.peer;
+        let Some(row) = rows.first() else {
+            return Err(not_found(peer, txn, "a result row"));
+        };
+        let delivered: i32 = col(row, 0, peer, txn)?;
+        let skipped: i32 = col(row, 1, peer, txn)?;
+        Ok(Done {
+            rolled_back: false,
+            summary: format!(
+                "Delivery: w {} carrier {} delivered {delivered} skipped {skipped}",
+                t.w_id, t.carrier_id
+            ),
+        })
+    }
+
+    async fn stock_level(&mut self, t: &StockLevel) -> Result<Done> {
+        let txn = "Stock Level";
+        let (w, d, threshold) = (int(t.w_id), int(t.d_id), int(t.threshold));
+        let rows = match &self.statements {
+            Statements::Routines { slev, .. } => self
+                .conn
+                .client
+                .query(slev, &[&w, &d, &threshold])
+                .await
+                .map_err(|e| txn_failed(&self.peer, txn, &e))?,
+            Statements::Client(_) => self.single(txn, |s| &s.slev, &[&w, &d, &threshold]).await?,
+        };
+        let peer = &self.peer;
+        let district = || format!("district {} of warehouse {}", t.d_id, t.w_id);
+        let low: Option<i32> = match rows.first() {
+            Some(row) => col(row, 0, peer, txn)?,
+            None => None,
+        };
+        let Some(low) = low else {
+            return Err(not_found(peer, txn, &district()));
+        };
+        Ok(Done {
+            rolled_back: false,
+            summary: format!(
+                "Stock Level: w {} d {} threshold {} low {low}",
+                t.w_id, t.d_id, t.threshold
+            ),
+        })
+    }
+
+    async fn close(self) {
+        if self.open {
+            if let Statements::Client(st) = &self.statements {
+                let _ = self.conn.client.execute(&st.rollback, &[]).await;
+            }
+        }
+        self.conn.close().await;
+    }
+}
+
+/// The statements, as text. Client-side SQL mirrors `schemas/pg/tprocc/functions.sql`
+/// statement for statement, merged into as few statements as the logic allows: writes that
+/// depend on each other are data-modifying CTEs of one statement. Where a function raises
+/// `no_data_found`, the statement makes a NOT NULL column NULL instead (a missing warehouse
+/// leaves `h_data` NULL, a missing stock row `ol_dist_info`), which fails it, and the
+/// pipelined COMMIT then rolls back. Every parameter is cast where it is used: many columns
+/// are smallint, and a parameter would otherwise take the type of the first it meets.
+mod sql {
+    /// Functions: the outputs selected in the order procedures return them.
+    pub const FUNCTIONS: [&str; 5] = [
+        "SELECT order_id, total_amount, cust_discount, cust_last, cust_credit, wh_tax, dist_tax
+           FROM neword($1, $2, $3, $4, $5, $6, $7, $8, NULL)",
+        "SELECT cust_id, cust_first, cust_middle, cust_last, cust_balance, cust_credit
+           FROM payment($1, $2, $3, $4, $5, $6, $7, $8::text::numeric, NULL)",
+        "SELECT cust_id, cust_first, cust_middle, cust_last, cust_balance, order_id, entry_d,
+                carrier_id, line_count, order_lines
+           FROM ostat($1, $2, $3, $4, $5)",
+        "SELECT delivered, skipped FROM delivery($1, $2, NULL)",
+        "SELECT stock_count FROM slev($1, $2, $3)",
+    ];
+
+    /// Procedures: the INOUT parameters come back as one row.
+    pub const PROCEDURES: [&str; 5] = [
+        "CALL neword($1, $2, $3, $4, $5, $6, $7, $8, NULL)",
+        "CALL payment($1, $2, $3, $4, $5, $6, $7, $8::text::numeric, NULL)",
+        "CALL ostat($1, $2, $3, $4, $5)",
+        "CALL delivery($1, $2, NULL)",
+        "CALL slev($1, $2, $3)",
+    ];
+
+    /// New-Order, first part ($1 w, $2 d, $3 c, $4 item ids): take the order id (locking the
+    /// district), read the taxes and the customer, and count the lines whose item exists.
+    /// No row means a missing warehouse, district or customer.
+    const NEWORD_START: &str = "
+        WITH d AS (
+            UPDATE district SET d_next_o_id = d_next_o_id + 1
+             WHERE d_w_id = $1::int AND d_id = $2::int
+            RETURNING d_next_o_id - 1 AS o_id, d_tax
+        )
+        SELECT d.o_id, d.d_tax, w.w_tax, c.c_discount,
+               (SELECT count(*) FROM unnest($4::int[]) AS l(i_id)
+                  JOIN item i ON i.i_id = l.i_id)::int,
+               c.c_last, c.c_credit
+          FROM d, warehouse w, customer c
+         WHERE w.w_id = $1::int
+           AND c.c_w_id = $1::int AND c.c_d_id = $2::int AND c.c_id = $3::int";
+
+    /// The STOCK update of New-Order for the lines `l`, `$1` being the home warehouse:
+    /// quantity down by the ordered amount, back up by 91 when fewer than 10 would remain.
+    const STOCK_SET: &str = "
+           SET s_quantity = CASE WHEN s.s_quantity >= l.quantity + 10
+                                 THEN s.s_quantity - l.quantity
+                                 ELSE s.s_quantity - l.quantity + 91 END,
+               s_ytd = s.s_ytd + l.quantity,
+               s_order_cnt = s.s_order_cnt + 1,
+               s_remote_cnt = s.s_remote_cnt
+                              + CASE WHEN l.supply_w_id <> $1::int THEN 1 ELSE 0 END";
+
+    /// New-Order, second part ($1 w, $2 d, $3 c, $4 o_id, $5 all_local, $6..$8 the lines,
+    /// $9 discount, $10 w_tax, $11 d_tax): the order, its NEW_ORDER row, the stock of the
+    /// first line of every (item, supply warehouse) pair, locked in that order as the
+    /// functions lock them, and the order lines; returns the total.
+    fn neword_finish() -> String {
+        format!(
+            "
+        WITH l AS (
+            SELECT u.i_id, u.supply_w_id, u.quantity, u.number::int AS number,
+                   row_number() OVER (PARTITION BY u.i_id, u.supply_w_id ORDER BY u.number)
+                       AS round
+              FROM unnest($6::int[], $7::int[], $8::int[])
+                   WITH ORDINALITY AS u(i_id, supply_w_id, quantity, number)
+        ), s AS (
+            UPDATE stock s {STOCK_SET}
+              FROM l
+             WHERE l.round = 1 AND s.s_i_id = l.i_id AND s.s_w_id = l.supply_w_id
+            RETURNING s.s_i_id, s.s_w_id,
+                      CASE $2::int WHEN 1 THEN s.s_dist_01 WHEN 2 THEN s.s_dist_02
+                                   WHEN 3 THEN s.s_dist_03 WHEN 4 THEN s.s_dist_04
+                                   WHEN 5 THEN s.s_dist_05 WHEN 6 THEN s.s_dist_06
+                                   WHEN 7 THEN s.s_dist_07 WHEN 8 THEN s.s_dist_08
+                                   WHEN 9 THEN s.s_dist_09 ELSE s.s_dist_10 END AS dist_info
+        ), o AS (
+            INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_carrier_id,
+                                o_ol_cnt, o_all_local)
+            VALUES ($4::int, $2::int, $1::int, $3::int, current_timestamp, NULL,
+                    cardinality($6::int[]), $5::int)
+        ), n AS (
+            INSERT INTO new_order (no_o_id, no_d_id, no_w_id) VALUES ($4::int, $2::int, $1::int)
+        ), ol AS (
+            INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id,
+                                    ol_supply_w_id, ol_delivery_d, ol_quantity, ol_amount,
+                                    ol_dist_info)
+            SELECT $4::int, $2::int, $1::int, l.number, l.i_id, l.supply_w_id, NULL,
+                   l.quantity, l.quantity * i.i_price, s.dist_info
+              FROM l
+              LEFT JOIN item i ON i.i_id = l.i_id
+              LEFT JOIN s ON s.s_i_id = l.i_id AND s.s_w_id = l.supply_w_id
+            RETURNING ol_amount
+        )
+        SELECT round(sum(ol.ol_amount)::numeric(12,2) * (1 - $9::text::numeric)
+                     * (1 + $10::text::numeric + $11::text::numeric), 2)
+          FROM ol"
+        )
+    }
+
+    /// The stock of repeated (item, supply warehouse) lines ($1 w, $2..$4 the lines).
+    fn stock() -> String {
+        format!(
+            "UPDATE stock s {STOCK_SET}
+               FROM unnest($2::int[], $3::int[], $4::int[]) AS l(i_id, supply_w_id, quantity)
+              WHERE s.s_i_id = l.i_id AND s.s_w_id = l.supply_w_id"
+        )
+    }
+
+    /// The id of the customer at position ceil(n/2), by first name, of the n named `last`
+    /// in warehouse `w` district `d` (clauses 2.5.2.2, 2.6.2.2).
+    fn by_name(w: &str, d: &str, last: &str) -> String {
+        format!(
+            "(SELECT p.c_id FROM customer p
+               WHERE p.c_w_id = {w}::int AND p.c_d_id = {d}::int AND p.c_last = {last}::text
+               ORDER BY p.c_first, p.c_id
+              OFFSET (SELECT (count(*) - 1) / 2 FROM customer q
+                       WHERE q.c_w_id = {w}::int AND q.c_d_id = {d}::int
+                         AND q.c_last = {last}::text)
+               LIMIT 1)"
+        )
+    }
+
+    /// Payment ($1 w, $2 d, $3 c_w, $4 c_d, $5 customer id or last name, $6 amount):
+    /// warehouse, district and customer are updated in that order (each waits for the one
+    /// before), then the history row, which a missing one leaves with a NULL.
+    fn payment(customer: &str) -> String {
+        format!(
+            "
+        WITH w AS (
+            UPDATE warehouse SET w_ytd = w_ytd + $6::text::numeric(6,2)
+             WHERE w_id = $1::int
+            RETURNING w_name
+        ), d AS (
+            UPDATE district SET d_ytd = d_ytd + $6::text::numeric(6,2)
+             WHERE d_w_id = $1::int AND d_id = $2::int AND EXISTS (SELECT FROM w)
+            RETURNING d_name
+        ), c AS (
+            UPDATE customer c
+               SET c_balance = c.c_balance - $6::text::numeric(6,2),
+                   c_ytd_payment = c.c_ytd_payment + $6::text::numeric(6,2),
+                   c_payment_cnt = c.c_payment_cnt + 1,
+                   c_data = CASE WHEN c.c_credit = 'BC'
+                                 THEN left(format('%s %s %s %s %s %s | ', c.c_id, c.c_d_id,
+                                                  c.c_w_id, $2::int, $1::int,
+                                                  $6::text::numeric(6,2)) || c.c_data, 500)
+                                 ELSE c.c_data END
+             WHERE c.c_w_id = $3::int AND c.c_d_id = $4::int AND EXISTS (SELECT FROM d)
+               AND c.c_id = {customer}
+            RETURNING c.c_id, c.c_first, c.c_middle, c.c_last, c.c_balance, c.c_credit
+        ), h AS (
+            INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount,
+                                 h_data)
+            VALUES ((SELECT c_id FROM c), $4::int, $3::int, $2::int, $1::int,
+                    current_timestamp, $6::text::numeric(6,2),
+                    (SELECT w_name FROM w) || '    ' || (SELECT d_name FROM d))
+        )
+        SELECT c_id, c_first, c_middle, c_last, c_balance, c_credit FROM c"
+        )
+    }
+
+    /// Order-Status ($1 w, $2 d, $3 customer id or last name): the customer, its latest
+    /// order and that order's lines, in the columns and format `ostat` returns.
+    fn ostat(customer: &str) -> String {
+        format!(
+            "
+        WITH c AS (
+            SELECT c.c_id, c.c_first, c.c_middle, c.c_last, c.c_balance FROM customer c
+             WHERE c.c_w_id = $1::int AND c.c_d_id = $2::int AND c.c_id = {customer}
+        ), o AS (
+            SELECT o.o_id, o.o_entry_d, o.o_carrier_id FROM orders o, c
+             WHERE o.o_w_id = $1::int AND o.o_d_id = $2::int AND o.o_c_id = c.c_id
+             ORDER BY o.o_id DESC LIMIT 1
+        )
+        SELECT c.c_id, c.c_first, c.c_middle, c.c_last, c.c_balance, o.o_id, o.o_entry_d,
+               o.o_carrier_id::int, l.n::int, l.lines
+          FROM c
+          LEFT JOIN o ON true
+          LEFT JOIN LATERAL (
+              SELECT count(*) AS n,
+                     string_agg(concat_ws(',', ol.ol_i_id, ol.ol_supply_w_id, ol.ol_quantity,
+                                          ol.ol_amount,
+                                          coalesce(to_char(ol.ol_delivery_d,
+                                                           'YYYY-MM-DD HH24:MI:SS'), '')),
+                                ';' ORDER BY ol.ol_number) AS lines
+                FROM order_line ol
+               WHERE ol.ol_w_id = $1::int AND ol.ol_d_id = $2::int AND ol.ol_o_id = o.o_id
+          ) AS l ON true"
+        )
+    }
+
+    /// Delivery ($1 w, $2 carrier): in every district the oldest NEW_ORDER row (locked, so a
+    /// concurrent Delivery takes the next one), deleted; its order gets the carrier, its
+    /// lines the delivery date, its customer the lines' amount. Returns delivered, skipped.
+    const DELIVERY: &str = "
+        WITH n AS (
+            SELECT g.d, x.no_o_id
+              FROM generate_series(1, 10) AS g(d)
+             CROSS JOIN LATERAL (
+                   SELECT no.no_o_id FROM new_order no
+                    WHERE no.no_w_id = $1::int AND no.no_d_id = g.d
+                    ORDER BY no.no_o_id LIMIT 1
+                      FOR UPDATE) AS x
+        ), del AS (
+            DELETE FROM new_order no USING n
+             WHERE no.no_w_id = $1::int AND no.no_d_id = n.d AND no.no_o_id = n.no_o_id
+            RETURNING no.no_d_id AS d, no.no_o_id AS o_id
+        ), o AS (
+            UPDATE orders o SET o_carrier_id = $2::int FROM del
+             WHERE o.o_w_id = $1::int AND o.o_d_id = del.d AND o.o_id = del.o_id
+            RETURNING o.o_d_id AS d, o.o_c_id AS c_id
+        ), ol AS (
+            UPDATE order_line ol SET ol_delivery_d = current_timestamp FROM del
+             WHERE ol.ol_w_id = $1::int AND ol.ol_d_id = del.d AND ol.ol_o_id = del.o_id
+            RETURNING ol.ol_d_id AS d, ol.ol_amount
+        ), c AS (
+            UPDATE customer c
+               SET c_balance = c.c_balance + coalesce(a.amount, 0),
+                   c_delivery_cnt = c.c_delivery_cnt + 1
+              FROM o LEFT JOIN (SELECT ol.d, sum(ol.ol_amount) AS amount
+                                  FROM ol GROUP BY ol.d) AS a ON a.d = o.d
+             WHERE c.c_w_id = $1::int AND c.c_d_id = o.d AND c.c_id = o.c_id
+        )
+        SELECT (SELECT count(*) FROM del)::int, 10 - (SELECT count(*) FROM del)::int";
+
+    /// Stock-Level ($1 w, $2 d, $3 threshold): distinct items below the threshold among the
+    /// lines of the district's last 20 orders; NULL when the district does not exist.
+    const SLEV: &str = "
+        WITH d AS (SELECT d_next_o_id FROM district WHERE d_w_id = $1::int AND d_id = $2::int)
+        SELECT CASE WHEN EXISTS (SELECT FROM d) THEN
+               (SELECT count(DISTINCT s.s_i_id) FROM d, order_line ol
+                  JOIN stock s ON s.s_w_id = ol.ol_w_id AND s.s_i_id = ol.ol_i_id
+                 WHERE ol.ol_w_id = $1::int AND ol.ol_d_id = $2::int
+                   AND ol.ol_o_id >= d.d_next_o_id - 20 AND ol.ol_o_id < d.d_next_o_id
+                   AND s.s_quantity < $3::int)::int END";
+
+    /// Client-side SQL, in `ClientStatements` order.
+    pub fn client() -> [String; 12] {
+        [
+            "BEGIN".into(),
+            "COMMIT".into(),
+            "ROLLBACK".into(),
+            NEWORD_START.into(),
+            neword_finish(),
+            stock(),
+            payment("$5::int"),
+            payment(&by_name("$3", "$4", "$5")),
+            ostat("$3::int"),
+            ostat(&by_name("$1", "$2", "$3")),
+            DELIVERY.into(),
+            SLEV.into(),
+        ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// NUMERIC's binary form from its parts.
+    fn numeric(weight: i16, negative: bool, dscale: u16, digits: &[u16]) -> Vec<u8> {
+        let mut b = Vec::new();
+        b.extend_from_slice(&(digits.len() as u16).to_be_bytes());
+        b.extend_from_slice(&weight.to_be_bytes());
+        b.extend_from_slice(&(if negative { 0x4000u16 } else { 0 }).to_be_bytes());
+        b.extend_from_slice(&dscale.to_be_bytes());
+        for d in digits {
+            b.extend_from_slice(&d.to_be_bytes());
+        }
+        b
+    }
+
+    #[test]
+    fn numeric_prints_as_postgres_does() {
+        let text = |w, neg, scale, digits: &[u16]| numeric_text(&numeric(w, neg, scale, digits));
+        assert_eq!(text(0, false, 2, &[1520, 3300]).as_deref(), Some("1520.33"));
+        assert_eq!(text(0, true, 2, &[120]).as_deref(), Some("-120.00"));
+        assert_eq!(text(1, false, 0, &[1, 0]).as_deref(), Some("10000"));
+        assert_eq!(
+            text(1, false, 2, &[12, 3456, 7800]).as_deref(),
+            Some("123456.78")
+        );
+        assert_eq!(text(-1, false, 4, &[1367]).as_deref(), Some("0.1367"));
+        assert_eq!(text(-2, false, 6, &[1200]).as_deref(), Some("0.000012"));
+        assert_eq!(text(-2, false, 8, &[12]).as_deref(), Some("0.00000012"));
+        assert_eq!(text(0, false, 2, &[]).as_deref(), Some("0.00"));
+        assert_eq!(text(0, false, 0, &[]).as_deref(), Some("0"));
+        assert_eq!(text(2, false, 0, &[5]).as_deref(), Some("500000000"));
+        let mut nan = numeric(0, false, 0, &[]);
+        nan[4] = 0xC0;
+        assert_eq!(numeric_text(&nan).as_deref(), Some("NaN"));
+        assert_eq!(numeric_text(&[0, 1, 0]), None);
+        assert_eq!(numeric_text(&numeric(0, false, 0, &[10_000])), None);
+        let mut short = numeric(0, false, 2, &[1, 2]);
+        short.pop();
+        assert_eq!(numeric_text(&short), None);
+    }
+
+    #[test]
+    fn money_has_two_decimals() {
+        assert_eq!(money(100), "1.00");
+        assert_eq!(money(500_000), "5000.00");
+        assert_eq!(money(1234), "12.34");
+        assert_eq!(money(5), "0.05");
+    }
+
+    #[test]
+    fn detail_fields_are_found_by_key() {
+        let d = "w_id=1 d_id=3 c_id=5 o_id=3012 c_last=BARBAR c_credit=GC i_id=100001";
+        assert_eq!(detail_field(d, "o_id"), Some("3012"));
+        assert_eq!(detail_field(d, "c_id"), Some("5"));
+        assert_eq!(detail_field(d, "id"), None);
+        assert_eq!(detail_field(d, "x"), None);
+    }
+
+    fn line(item_id: u32, supply_w_id: u32, quantity: u32) -> Line {
+        Line {
+            item_id,
+            supply_w_id,
+            quantity,
+        }
+    }
+
+    #[test]
+    fn repeated_lines_update_stock_in_later_rounds() {
+        assert!(later_rounds(&[line(1, 1, 5), line(2, 1, 5), line(2, 2, 5)]).is_empty());
+        let rounds = later_rounds(&[
+            line(1, 1, 5),
+            line(2, 1, 6),
+            line(2, 1, 7),
+            line(2, 1, 8),
+            line(3, 1, 9),
+            line(3, 1, 10),
+        ]);
+        assert_eq!(
+            rounds,
+            vec![
+                StockRound {
+                    items: vec![2, 3],
+                    supply: vec![1, 1],
+                    quantities: vec![7, 10],
+                },
+                StockRound {
+                    items: vec![2],
+                    supply: vec![1],
+                    quantities: vec![8],
+                },
+            ]
+        );
+    }
+
+    fn order(lines: Vec<Line>) -> NewOrder {
+        NewOrder {
+            w_id: 1,
+            d_id: 3,
+            c_id: 1201,
+            lines,
+            all_local: true,
+        }
+    }
+
+    #[test]
+    fn summaries_are_one_line_each() {
+        let t = order(vec![line(1, 1, 5); 11]);
+        let done = new_order_done(&t, Some(3012), Some(Numeric("1520.33".into())));
+        assert_eq!(
+            done,
+            Done {
+                rolled_back: false,
+                summary: "New Order: w 1 d 3 c 1201 o 3012 lines 11 total 1520.33".into()
+            }
+        );
+        let t = order(vec![line(1, 1, 5), line(100_001, 1, 2)]);
+        let done = new_order_done(&t, Some(3013), None);
+        assert!(done.rolled_back);
+        assert_eq!(
+            done.summary,
+            "New Order: w 1 d 3 c 1201 o 3013 lines 2 rolled back (item 100001 not valid)"
+        );
+        let p = Payment {
+            w_id: 1,
+            d_id: 2,
+            c_w_id: 1,
+            c_d_id: 2,
+            customer: Customer::ByName("BARPRIESE".into()),
+            amount_cents: 1200,
+        };
+        assert_eq!(
+            payment_done(&p, 77, Numeric("-120.00".into()), "GC").summary,
+            "Payment: w 1 d 2 c 77 (by name BARPRIESE) amount 12.00 balance -120.00 credit GC"
+        );
+        let p = Payment {
+            c_w_id: 2,
+            c_d_id: 5,
+            customer: Customer::ById(77),
+            ..p
+        };
+        assert_eq!(
+            payment_done(&p, 77, Numeric("10.00".into()), "BC").summary,
+            "Payment: w 1 d 2 c 77 of w 2 d 5 amount 12.00 balance 10.00 credit BC"
+        );
+    }
+
+    #[test]
+    fn client_sql_has_one_statement_per_slot() {
+        assert_eq!(sql::client().len(), 12);
+        assert!(sql::client()[7].contains("OFFSET"));
+        assert!(!sql::client()[6].contains("OFFSET"));
+    }
+}
