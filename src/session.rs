@@ -699,9 +699,6 @@ impl Session {
             let board = board.clone();
             Arc::new(move |vu, state| board.set(vu, state))
         };
-        if script.timed() {
-            say.line("RUNNING");
-        }
         let result = self.rt.block_on(crate::db::run_tpcc(
             &script.settings,
             script.db,

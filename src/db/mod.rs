@@ -216,19 +216,39 @@ pub fn describe_schema(settings: &Settings, db: Database) -> String {
     }
 }
 
-/// `vurun` of the TPROC-C driver on the given database. (The database drivers are being
-/// written; until they land this says so.)
+/// `vurun` of the TPROC-C driver on the given database.
 pub async fn run_tpcc(
-    _settings: &Settings,
-    _db: Database,
-    _opts: crate::tpcc::driver::Options,
-    _say: crate::tpcc::schema::Say,
-    _states: crate::tpcc::driver::StateSink,
-    _interrupt: crate::interrupt::Interrupt,
+    settings: &Settings,
+    db: Database,
+    opts: crate::tpcc::driver::Options,
+    say: crate::tpcc::schema::Say,
+    states: crate::tpcc::driver::StateSink,
+    interrupt: crate::interrupt::Interrupt,
 ) -> crate::error::Result<crate::tpcc::driver::RunResult> {
-    Err(crate::error::Error::State(
-        "the TPROC-C transaction driver is not built into this hammer yet".into(),
-    ))
+    use crate::tpcc::driver::run;
+    use std::sync::Arc;
+    match db {
+        Database::Pg => {
+            run(
+                Arc::new(pg_driver::PgDriver::new(settings)),
+                opts,
+                say,
+                states,
+                interrupt,
+            )
+            .await
+        }
+        Database::Maria | Database::Mysql => {
+            run(
+                Arc::new(my_driver::MyDriver::new(settings, db)),
+                opts,
+                say,
+                states,
+                interrupt,
+            )
+            .await
+        }
+    }
 }
 
 /// The `std::io::Error` somewhere in an error's source chain, if any.

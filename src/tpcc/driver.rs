@@ -248,6 +248,7 @@ async fn run_terminal<D: TxnDb>(
     let mut cycle = warehouses_cycle.iter().cycle();
     let mut outcome = Ok(());
     let mut done = 0u64;
+    let mut outside_window = TypeStats::new();
     while done < opts.total_iterations && !shared.stop.is_set() {
         if let Some(w) = cycle.next() {
             t.w_id = *w;
@@ -261,16 +262,20 @@ async fn run_terminal<D: TxnDb>(
         let mut attempt = 0;
         let result = loop {
             match execute(c, kind, &mut t).await {
-                Err(e) if is_kind(&e, Failure::Retry) && attempt < RETRIES => {
-                    attempt += 1;
-                    stats.by_kind[kind.index()].retried += 1;
-                }
+                Err(e) if is_kind(&e, Failure::Retry) && attempt < RETRIES => attempt += 1,
                 other => break other,
             }
         };
         let elapsed = started.elapsed();
         done += 1;
-        let s = &mut stats.by_kind[kind.index()];
+        // A timed run counts only what completes between the monitor's two counter readings,
+        // so that its figures describe the same window as NOPM and TPM.
+        let s = if measure_all || shared.measuring.load(Ordering::Relaxed) {
+            &mut stats.by_kind[kind.index()]
+        } else {
+            &mut outside_window
+        };
+        s.retried += u64::from(attempt);
         match result {
             Ok(d) => {
                 if d.rolled_back {
@@ -278,9 +283,7 @@ async fn run_terminal<D: TxnDb>(
                 } else {
                     s.committed += 1;
                 }
-                if measure_all || shared.measuring.load(Ordering::Relaxed) {
-                    let _ = s.latency.record((elapsed.as_micros() as u64).max(1));
-                }
+                let _ = s.latency.record((elapsed.as_micros() as u64).max(1));
                 if show {
                     say.line(kind.name());
                     say.line(d.summary);
@@ -480,6 +483,7 @@ pub async fn run<D: TxnDb>(
     };
     let monitor_task = if monitor {
         states(1, VuState::Running);
+        say.line("RUNNING");
         let (db, opts, shared, msay) = (db.clone(), opts.clone(), shared.clone(), say.clone());
         Some(tokio::spawn(async move {
             monitor_run(&*db, &opts, &shared, &msay).await
