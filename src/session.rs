@@ -192,7 +192,16 @@ impl Session {
                     target.label()
                 ));
                 self.persist();
-                if key.ends_with("_driver") && self.vu.script.take().is_some() {
+                // HammerDB clears the script only for *_driver keys, so other changes silently
+                // miss the next run; here any change to the script's database clears it, and
+                // vucreate loads the current settings again.
+                let affects_script = self
+                    .vu
+                    .script
+                    .as_ref()
+                    .is_some_and(|sc| target == Target::Db(sc.db));
+                if affects_script {
+                    self.vu.script = None;
                     self.out
                         .line("Clearing Script, reload script to activate new setting");
                     self.out.line("Script cleared");
@@ -653,7 +662,7 @@ impl Session {
                 "No Script loaded: Load script before creating Virtual Users".into(),
             ));
         };
-        let workers = script.options.virtual_users as usize;
+        let workers = self.settings.generic.get_i64("virtual_users") as usize;
         let monitor = script.timed();
         let total = workers + usize::from(monitor);
         for n in 1..=total {
@@ -678,11 +687,14 @@ impl Session {
         if !self.vus_exist() {
             let _ = self.vucreate(&[])?;
         }
-        let (Some(script), Some(board)) = (self.vu.script.clone(), self.vu.board.clone()) else {
+        let (Some(mut script), Some(board)) = (self.vu.script.clone(), self.vu.board.clone())
+        else {
             return Err(Error::State(
                 "Error: There is no workload to run because the Script is empty".into(),
             ));
         };
+        // Virtual-user options are HammerDB's globals, read at run time, not frozen.
+        script.use_vu_options(&self.settings);
         if script.timed() != self.vu.monitor
             || board.len() != script.options.virtual_users as usize + usize::from(script.timed())
         {

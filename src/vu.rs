@@ -55,6 +55,15 @@ impl Script {
         }
     }
 
+    /// Takes the virtual-user options (`vuset`) from the current settings.
+    pub fn use_vu_options(&mut self, settings: &Settings) {
+        let g = &settings.generic;
+        self.options.virtual_users = g.get_i64("virtual_users") as u32;
+        self.options.user_delay = std::time::Duration::from_millis(g.get_i64("user_delay") as u64);
+        self.options.show_output = g.get_bool("show_output");
+        self.options.nopm_first = g.get("first_result") != "TPM";
+    }
+
     pub fn timed(&self) -> bool {
         self.options.driver == DriverKind::Timed
     }

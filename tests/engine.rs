@@ -553,7 +553,17 @@ fn virtual_user_lifecycle_without_a_run() {
         script.iter().any(|l| l.contains("3 + 1 monitor")),
         "{script:#?}"
     );
-    // Changing the driver clears the script, as in HammerDB.
+    // Changing the driver clears the script, as in HammerDB; so does any key of its database.
+    f.ok("loadscript");
+    let lines = f.ok("diset tpcc pg_total_iterations 50");
+    assert_eq!(
+        lines[1..],
+        [
+            "Clearing Script, reload script to activate new setting",
+            "Script cleared"
+        ]
+    );
+    f.ok("loadscript");
     let lines = f.ok("diset tpcc pg_driver test");
     assert_eq!(
         lines[1..],

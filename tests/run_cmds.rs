@@ -1,0 +1,171 @@
+//! vurun end to end on the real servers: a short timed run per database and mode, whose
+//! figures agree with the database's own counters, and the bad inputs of a run.
+
+mod common;
+
+use common::{Fixture, Servers};
+
+/// A fixture pointed at the test servers, with its own schema names, for database `db`.
+fn configured(db: &str, name: &str) -> (Fixture, String) {
+    let servers = Servers::get();
+    servers.require();
+    let mut f = Fixture::new();
+    f.ok(&servers.configure());
+    let unique = format!("hammer_run_{name}_{}", std::process::id());
+    f.ok(&format!("dbset db {db}; diset tpcc {db}_dbase {unique}"));
+    if db == "pg" {
+        f.ok(&format!("diset tpcc pg_user {unique}"));
+    }
+    f.ok(&format!(
+        "diset tpcc {db}_count_ware 1; diset tpcc {db}_num_vu 1"
+    ));
+    (f, unique)
+}
+
+fn build(f: &mut Fixture) {
+    let (r, lines) = f.console("buildschema().ok");
+    assert_eq!(r, Ok("true".to_string()), "{}", lines.join("\n"));
+}
+
+/// Runs a short timed run and checks it against the database's own counters.
+fn timed_run(f: &mut Fixture, db: &str, label: &str) {
+    f.ok(&format!(
+        "diset tpcc {db}_driver timed; diset tpcc {db}_rampup 0.05; diset tpcc {db}_duration 0.2; vuset vu 2; vuset delay 0"
+    ));
+    let (r, lines) = f.console("vurun()");
+    let text = lines.join("\n");
+    assert!(r.is_ok(), "{label}: {r:?}\n{text}");
+    let result_line = lines
+        .iter()
+        .find(|l| l.contains("TEST RESULT : System achieved"))
+        .unwrap_or_else(|| panic!("{label}: no result line\n{text}"));
+    assert!(
+        text.contains("Vuser 1:2 Active Virtual Users configured"),
+        "{text}"
+    );
+    assert!(text.contains("ALL VIRTUAL USERS COMPLETE"), "{text}");
+    assert!(!text.contains("FINISHED FAILED"), "{label}:\n{text}");
+    let (r, _) = f.console(
+        "let x = lastrun(); [x.nopm, x.tpm, x.seconds, x.new_order.committed, x.new_order.rolled_back, x.new_order.failed + x.payment.failed + x.delivery.failed + x.stock_level.failed + x.order_status.failed]",
+    );
+    let v: Vec<f64> = r
+        .unwrap()
+        .trim_matches(['[', ']'])
+        .split(", ")
+        .map(|x| x.parse().unwrap())
+        .collect();
+    let (nopm, tpm, seconds, committed, rolled_back, failed) = (v[0], v[1], v[2], v[3], v[4], v[5]);
+    // The printed NOPM is the database's own new-order delta per minute.
+    assert!(
+        result_line.contains(&format!("{} NOPM", nopm.round() as u64)),
+        "{result_line}"
+    );
+    assert!(nopm > 0.0 && tpm >= nopm, "{label}: nopm {nopm} tpm {tpm}");
+    // The client's committed New-Orders in the same window match the district delta, up to
+    // the transactions in flight at the two readings (at most one per virtual user each).
+    let delta = nopm * seconds / 60.0;
+    assert!(
+        (delta - committed).abs() <= 4.5,
+        "{label}: district delta {delta} vs client {committed}"
+    );
+    // About 1 % of New-Orders roll back (binomial: allow a wide band for short runs).
+    let share = rolled_back / (committed + rolled_back);
+    assert!(
+        share > 0.0 && share < 0.035,
+        "{label}: rollback share {share} of {committed}"
+    );
+    assert_eq!(failed, 0.0, "{label}:\n{text}");
+    f.ok("vudestroy");
+}
+
+fn consistent(f: &mut Fixture) {
+    let (r, lines) = f.console("checkschema().ok");
+    assert_eq!(r, Ok("true".to_string()), "{}", lines.join("\n"));
+}
+
+#[test]
+fn postgres_functions_and_client_sql() {
+    let (mut f, _) = configured("pg", "fn");
+    build(&mut f);
+    timed_run(&mut f, "pg", "pg functions");
+    f.ok("diset tpcc pg_no_stored_procs true");
+    timed_run(&mut f, "pg", "pg client sql");
+    consistent(&mut f);
+    f.ok("deleteschema()");
+}
+
+#[test]
+fn postgres_procedures() {
+    let (mut f, _) = configured("pg", "proc");
+    f.ok("diset tpcc pg_storedprocs true");
+    build(&mut f);
+    timed_run(&mut f, "pg", "pg procedures");
+    consistent(&mut f);
+    // Procedures built, functions asked for: the run refuses before any virtual user starts.
+    f.ok("diset tpcc pg_storedprocs false");
+    let e = f.err("vurun");
+    assert!(e.contains("pg_storedprocs"), "{e}");
+    f.ok("vudestroy; deleteschema()");
+}
+
+#[test]
+fn mariadb_procedures_and_client_sql() {
+    let (mut f, _) = configured("maria", "m");
+    build(&mut f);
+    timed_run(&mut f, "maria", "maria procedures");
+    f.ok("diset tpcc maria_no_stored_procs true");
+    timed_run(&mut f, "maria", "maria client sql");
+    consistent(&mut f);
+    f.ok("deleteschema()");
+}
+
+#[test]
+fn the_test_driver_shows_each_transaction() {
+    let (mut f, _) = configured("maria", "test");
+    f.ok("dbset db mysql");
+    let (mut f, _) = {
+        drop(f);
+        configured("mysql", "test")
+    };
+    build(&mut f);
+    f.ok("diset tpcc mysql_driver test; diset tpcc mysql_total_iterations 30; vuset vu 2; vuset showoutput 1; vuset delay 0");
+    let (r, lines) = f.console("vurun()");
+    assert!(r.is_ok(), "{r:?}");
+    let text = lines.join("\n");
+    assert!(
+        text.contains("Vuser 1:Processing 30 transactions without output suppressed..."),
+        "{text}"
+    );
+    assert!(text.contains("Vuser 2:New Order: w 1"), "{text}");
+    assert!(
+        text.contains("Vuser 1:FINISHED SUCCESS") && text.contains("Vuser 2:FINISHED SUCCESS"),
+        "{text}"
+    );
+    assert!(!text.contains("TEST RESULT"), "{text}");
+    let (r, _) = f.console("let x = lastrun(); x.new_order.committed + x.new_order.rolled_back + x.payment.committed + x.delivery.committed + x.stock_level.committed + x.order_status.committed");
+    assert_eq!(r, Ok("60".to_string()));
+    assert_eq!(f.console("vucomplete()").0, Ok("true".to_string()));
+    assert_eq!(
+        f.ok("vustatus"),
+        ["1 = FINISH SUCCESS", "2 = FINISH SUCCESS"]
+    );
+    f.ok("vudestroy; deleteschema()");
+}
+
+#[test]
+fn vurun_refuses_a_missing_or_smaller_schema() {
+    let (mut f, unique) = configured("pg", "missing");
+    let e = f.err("vurun");
+    assert!(e.contains(&unique) && e.contains("buildschema"), "{e}");
+    assert_eq!(f.ok("vustatus"), ["1 = WAIT IDLE", "2 = WAIT IDLE"]);
+    f.ok("vudestroy");
+    let (mut m, _) = configured("maria", "smaller");
+    build(&mut m);
+    m.ok("diset tpcc maria_count_ware 3");
+    let e = m.err("vurun");
+    assert!(
+        e.contains("1") && e.contains("3") && e.contains("maria_count_ware"),
+        "{e}"
+    );
+    m.ok("vudestroy; diset tpcc maria_count_ware 1; deleteschema()");
+}
