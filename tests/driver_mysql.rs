@@ -620,7 +620,35 @@ async fn battery(driver: &MyDriver, dbname: &str) {
         "{before:?} then {after:?}"
     );
 
-    // A failure says which transaction and why, and leaves the connection usable.
+    // A failure says which transaction and why, rolls back, and leaves the connection usable.
+    let o_id = next_o_id(&mut raw, 4).await;
+    let t = new_order(4, 3001, vec![local(77, 5)]);
+    let e = conn
+        .new_order(&t)
+        .await
+        .expect_err("customer 3001 does not exist");
+    let msg = e.to_string();
+    assert!(
+        msg.contains("New Order") && msg.contains("3001") && msg.contains("not found"),
+        "{msg}"
+    );
+    assert_eq!(kind(&e), Some(Failure::Other), "{e}");
+    assert_eq!(
+        next_o_id(&mut raw, 4).await,
+        o_id,
+        "d_next_o_id rolled back"
+    );
+    // Had the failed order's district update not been rolled back, this commit would
+    // carry it along and skip an order id.
+    let lines = vec![
+        local(77, 5),
+        local(78, 6),
+        local(79, 7),
+        local(80, 8),
+        local(81, 9),
+    ];
+    committed_new_order(&mut conn, &mut raw, 4, 7, lines).await;
+    committed += 1;
     let t = StockLevel {
         w_id: 1,
         d_id: 11,
@@ -643,6 +671,13 @@ async fn battery(driver: &MyDriver, dbname: &str) {
             threshold: 10,
         })
         .await,
+    );
+
+    let after = driver.counters().await.expect("counters");
+    assert_eq!(after.new_orders, before.new_orders + committed);
+    assert!(
+        after.transactions >= before.transactions + 10,
+        "{before:?} then {after:?}"
     );
 
     conn.close().await;
