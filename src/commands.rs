@@ -252,6 +252,18 @@ pub static COMMANDS: &[Command] = &[
         run: Session::loadscript,
     },
     Command {
+        name: "customscript",
+        args: "scriptname.rhai",
+        min_args: 1,
+        max_args: 1,
+        help: "Loads your own Rhai workload for the virtual users: each runs it `vuset iterations` \
+               times with VUSER (its number), ITERATION and DB, a connection to the current \
+               database's schema with query(sql), execute(sql), call(name, [args]), begin(), \
+               commit() and rollback().",
+        complete: &[],
+        run: Session::customscript,
+    },
+    Command {
         name: "clearscript",
         args: "",
         min_args: 0,

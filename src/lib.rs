@@ -2,6 +2,7 @@
 
 pub mod commands;
 pub mod config;
+pub mod custom;
 pub mod db;
 pub mod error;
 pub mod interrupt;

@@ -331,9 +331,14 @@ impl Session {
                 .join("\n")
             }
             "tcconf" => self.settings.generic.render(&["transaction_counter"]),
-            "script" => match &self.vu.script {
-                Some(script) => script.render(),
-                None => "\nNo Script loaded: Load with loadscript\n".to_string(),
+            "script" => match (&self.vu.script, &self.vu.custom) {
+                (Some(script), _) => script.render(),
+                (None, Some(custom)) => format!(
+                    "Custom script {}:\n{}",
+                    custom.path.display(),
+                    custom.source.trim_end()
+                ),
+                (None, None) => "\nNo Script loaded: Load with loadscript\n".to_string(),
             },
             "vucreated" => format!(
                 "{} Virtual Users created",
@@ -636,14 +641,24 @@ impl Session {
     // ---- loadscript / vucreate / vurun / vustatus / vucomplete / vudestroy -------------
 
     pub fn loadscript(&mut self, _args: &[String]) -> Result<Dynamic> {
+        self.vu.custom = None;
         self.vu.script = Some(crate::vu::Script::load(&self.settings));
         self.out
             .line("Script loaded, Type \"print script\" to view");
         Ok(Dynamic::UNIT)
     }
 
+    pub fn customscript(&mut self, args: &[String]) -> Result<Dynamic> {
+        let script = crate::custom::CustomScript::load(std::path::Path::new(&args[0]))?;
+        self.out.line(format!("Loaded {}", script.path.display()));
+        self.vu.script = None;
+        self.vu.custom = Some(script);
+        Ok(Dynamic::UNIT)
+    }
+
     pub fn clearscript(&mut self, _args: &[String]) -> Result<Dynamic> {
         self.vu.script = None;
+        self.vu.custom = None;
         self.out.line("Script cleared");
         Ok(Dynamic::UNIT)
     }
@@ -654,16 +669,12 @@ impl Session {
                 "Error: Virtual Users exist, destroy with vudestroy before creating".into(),
             ));
         }
-        if self.vu.script.is_none() {
+        if self.vu.script.is_none() && self.vu.custom.is_none() {
             let _ = self.loadscript(&[])?;
         }
-        let Some(script) = &self.vu.script else {
-            return Err(Error::State(
-                "No Script loaded: Load script before creating Virtual Users".into(),
-            ));
-        };
         let workers = self.settings.generic.get_i64("virtual_users") as usize;
-        let monitor = script.timed();
+        // Custom scripts run without a monitor.
+        let monitor = self.vu.script.as_ref().is_some_and(|s| s.timed());
         let total = workers + usize::from(monitor);
         for n in 1..=total {
             if monitor && n == 1 {
@@ -686,6 +697,9 @@ impl Session {
     pub fn vurun(&mut self, _args: &[String]) -> Result<Dynamic> {
         if !self.vus_exist() {
             let _ = self.vucreate(&[])?;
+        }
+        if let (Some(custom), Some(board)) = (self.vu.custom.clone(), self.vu.board.clone()) {
+            return self.run_custom(&custom, &board);
         }
         let (Some(mut script), Some(board)) = (self.vu.script.clone(), self.vu.board.clone())
         else {
@@ -756,6 +770,39 @@ impl Session {
         self.out.line("ALL VIRTUAL USERS COMPLETE");
         self.out.line(format!("Benchmark Run jobid={id}"));
         self.vu.last_run = Some((id.clone(), result));
+        Ok(id.into())
+    }
+
+    fn run_custom(
+        &mut self,
+        custom: &crate::custom::CustomScript,
+        board: &crate::vu::Board,
+    ) -> Result<Dynamic> {
+        let g = &self.settings.generic;
+        let plan = crate::custom::Plan {
+            virtual_users: board.len() as u32,
+            iterations: g.get_i64("iterations") as u32,
+            user_delay: std::time::Duration::from_millis(g.get_i64("user_delay") as u64),
+            repeat_delay: std::time::Duration::from_millis(g.get_i64("repeat_delay") as u64),
+        };
+        let states: crate::tpcc::driver::StateSink = {
+            let board = board.clone();
+            Arc::new(move |vu, state| board.set(vu, state))
+        };
+        let say = Say::new(self.out.clone(), 1);
+        let id = crate::vu::new_run_id();
+        crate::custom::run(
+            custom,
+            &self.settings,
+            self.current(),
+            &plan,
+            &say,
+            &states,
+            &self.interrupt,
+            &self.rt,
+        );
+        self.out.line("ALL VIRTUAL USERS COMPLETE");
+        self.out.line(format!("Benchmark Run jobid={id}"));
         Ok(id.into())
     }
 

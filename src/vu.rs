@@ -192,6 +192,8 @@ pub struct VuManager {
     pub board: Option<Board>,
     /// Whether the script the virtual users were created for has a monitor.
     pub monitor: bool,
+    /// A user's Rhai workload (`customscript`), instead of the TPROC-C script.
+    pub custom: Option<crate::custom::CustomScript>,
     /// The last run's id and result.
     pub last_run: Option<(String, crate::tpcc::driver::RunResult)>,
 }

@@ -8,6 +8,7 @@ pub mod mysql;
 pub mod pg_driver;
 pub mod pg_schema;
 pub mod postgres;
+pub mod script_conn;
 mod tls;
 
 use std::fmt;

@@ -1,0 +1,116 @@
+//! A plain SQL connection for users' own Rhai workloads (`customscript`): text in, rows of
+//! text out, on PostgreSQL, MariaDB or MySQL alike.
+
+use mysql_async::prelude::Queryable;
+use tokio_postgres::SimpleQueryMessage;
+
+use super::{mysql, postgres, DbError, Peer};
+use crate::config::{Database, Settings};
+
+/// Rows as text, `None` for NULL.
+pub type Rows = Vec<Vec<Option<String>>>;
+
+/// A connection as the schema owner on the schema's database.
+pub enum ScriptConn {
+    Pg(postgres::PgConn, Peer),
+    My(mysql_async::Conn, Peer),
+}
+
+impl ScriptConn {
+    pub async fn connect(settings: &Settings, db: Database) -> Result<Self, DbError> {
+        match db {
+            Database::Pg => {
+                let t = postgres::PgTarget::owner(settings);
+                Ok(ScriptConn::Pg(postgres::connect(&t).await?, t.peer()))
+            }
+            Database::Maria | Database::Mysql => {
+                let t = mysql::MyTarget::schema(settings, db);
+                Ok(ScriptConn::My(mysql::connect(&t).await?, t.peer()))
+            }
+        }
+    }
+
+    /// Runs SQL and returns the rows of its (last) result.
+    pub async fn query(&mut self, sql: &str) -> Result<Rows, DbError> {
+        match self {
+            ScriptConn::Pg(c, peer) => {
+                let messages = c.client.simple_query(sql).await.map_err(|e| {
+                    let (kind, detail) = postgres::classify(&e, false);
+                    peer.failed("cannot run", kind, detail)
+                })?;
+                Ok(messages
+                    .iter()
+                    .filter_map(|m| match m {
+                        SimpleQueryMessage::Row(r) => {
+                            Some((0..r.len()).map(|i| r.get(i).map(str::to_string)).collect())
+                        }
+                        _ => None,
+                    })
+                    .collect())
+            }
+            ScriptConn::My(c, peer) => {
+                let rows: Vec<mysql_async::Row> = c.query(sql).await.map_err(|e| {
+                    let (kind, detail) = mysql::classify(&e);
+                    peer.failed("cannot run", kind, detail)
+                })?;
+                Ok(rows
+                    .into_iter()
+                    .map(|r| {
+                        (0..r.len())
+                            .map(|i| match r.as_ref(i) {
+                                None | Some(mysql_async::Value::NULL) => None,
+                                Some(mysql_async::Value::Bytes(b)) => {
+                                    Some(String::from_utf8_lossy(b).into_owned())
+                                }
+                                Some(v) => Some(v.as_sql(true).trim_matches('\'').to_string()),
+                            })
+                            .collect()
+                    })
+                    .collect())
+            }
+        }
+    }
+
+    /// Runs SQL that returns no rows; the number of rows it affected.
+    pub async fn execute(&mut self, sql: &str) -> Result<u64, DbError> {
+        match self {
+            ScriptConn::Pg(c, peer) => {
+                let messages = c.client.simple_query(sql).await.map_err(|e| {
+                    let (kind, detail) = postgres::classify(&e, false);
+                    peer.failed("cannot run", kind, detail)
+                })?;
+                Ok(messages
+                    .iter()
+                    .map(|m| match m {
+                        SimpleQueryMessage::CommandComplete(n) => *n,
+                        _ => 0,
+                    })
+                    .sum())
+            }
+            ScriptConn::My(c, peer) => {
+                c.query_drop(sql).await.map_err(|e| {
+                    let (kind, detail) = mysql::classify(&e);
+                    peer.failed("cannot run", kind, detail)
+                })?;
+                Ok(c.affected_rows())
+            }
+        }
+    }
+
+    /// `BEGIN` / `START TRANSACTION`.
+    pub async fn begin(&mut self) -> Result<u64, DbError> {
+        match self {
+            ScriptConn::Pg(..) => self.execute("BEGIN").await,
+            ScriptConn::My(..) => self.execute("START TRANSACTION").await,
+        }
+    }
+
+    pub async fn close(self) {
+        match self {
+            ScriptConn::Pg(c, _) => c.close().await,
+            ScriptConn::My(c, _) => {
+                let _ = c.disconnect().await;
+            }
+        }
+    }
+}
