@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# Benchmark: timed TPROC-C runs on a 4-warehouse schema, 2 and 4 virtual users, for each
+# database and mode. Prints NOPM, TPM, the client's CPU per 1,000 transactions and its share
+# of the machine's CPU.
+#   scripts/bench/driver.sh [duration_minutes=1] [rampup_minutes=0.25]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+DURATION=${1:-1}
+RAMPUP=${2:-0.25}
+W=4
+if ! command -v cargo >/dev/null && [[ -x $HOME/.cargo/bin/cargo ]]; then PATH=$HOME/.cargo/bin:$PATH; fi
+scripts/ci/servers.sh status >/dev/null 2>&1 || scripts/ci/servers.sh start
+cargo build --release --quiet
+HAMMER=$PWD/target/release/hammer
+WORK=$(mktemp -d /tmp/hammer-bench.XXXXXX)
+trap 'rm -rf "$WORK"' EXIT
+export HAMMER_HOME=$WORK/home
+mkdir -p "$HAMMER_HOME"
+CPUS=$(nproc)
+TICK=$(getconf CLK_TCK)
+
+setup() { # db
+	local db=$1
+	cat <<-RHAI
+		dbset("db", "$db");
+		diset("connection", "${db}_host", "127.0.0.1");
+		diset("tpcc", "${db}_dbase", "hammer_bench_run");
+		if "$db" == "pg" { diset("tpcc", "pg_user", "hammer_bench_run"); diset("tpcc", "pg_superuserpass", "postgres"); }
+		if "$db" != "pg" { diset("tpcc", "${db}_pass", "maria"); }
+		diset("tpcc", "${db}_count_ware", $W);
+		diset("tpcc", "${db}_num_vu", 2);
+	RHAI
+}
+
+# Machine-wide busy CPU ticks (all CPUs), from /proc/stat.
+busy_ticks() { awk '/^cpu /{print $2+$3+$4+$7+$8}' /proc/stat; }
+
+# Runs hammer under `time` to get its CPU, then prints the figures.
+measure() { # db label mode vus
+	local db=$1 label=$2 mode=$3 vus=$4
+	{
+		setup "$db"
+		echo "$mode"
+		cat <<-RHAI
+			diset("tpcc", "${db}_driver", "timed");
+			diset("tpcc", "${db}_rampup", $RAMPUP);
+			diset("tpcc", "${db}_duration", $DURATION);
+			vuset("vu", $vus);
+			vuset("delay", 0);
+			vurun();
+			let r = lastrun();
+			let n = 0;
+			for k in ["new_order", "payment", "delivery", "stock_level", "order_status"] { n += r[k].committed + r[k].rolled_back; }
+			print(\`RESULT \${r.nopm.to_int()} \${r.tpm.to_int()} \${n} \${r.seconds}\`);
+			vudestroy();
+		RHAI
+	} >"$WORK/run.rhai"
+	local b0 b1 wall usr sys
+	b0=$(busy_ticks)
+	TIMEFORMAT='%R %U %S'
+	{ time "$HAMMER" auto "$WORK/run.rhai" >"$WORK/run.log" 2>&1; } 2>"$WORK/time" || { tail -20 "$WORK/run.log"; return 1; }
+	b1=$(busy_ticks)
+	read -r wall usr sys <"$WORK/time"
+	local nopm tpm txns secs
+	read -r _ nopm tpm txns secs < <(grep '^RESULT' "$WORK/run.log")
+	# Client CPU over the whole process life (connect, rampup, run) against all transactions
+	# of the measured window: an upper bound of the cost per transaction.
+	local client machine
+	client=$(echo "$usr + $sys" | bc -l)
+	machine=$(echo "($b1 - $b0) / $TICK" | bc -l)
+	printf '%-28s %d VUs: %7d NOPM %8d TPM | client %6.1f us CPU/txn, %4.1f %% of all CPU used, %4.1f %% of the machine\n' \
+		"$label" "$vus" "$nopm" "$tpm" \
+		"$(echo "1000000 * $client / ($txns * $wall / $secs)" | bc -l)" \
+		"$(echo "100 * $client / $machine" | bc -l)" \
+		"$(echo "100 * $client / ($wall * $CPUS)" | bc -l)"
+}
+
+build() { # db mode
+	{
+		setup "$1"
+		echo "$2"
+		echo 'try { deleteschema(); } catch {}'
+		echo 'buildschema();'
+	} >"$WORK/build.rhai"
+	"$HAMMER" auto "$WORK/build.rhai" >"$WORK/build.log" 2>&1 || { tail -20 "$WORK/build.log"; return 1; }
+}
+
+delete() {
+	{ setup "$1"; echo 'deleteschema();'; } >"$WORK/delete.rhai"
+	"$HAMMER" auto "$WORK/delete.rhai" >/dev/null 2>&1 || true
+}
+
+echo "hammer driver benchmark: $W warehouses, rampup $RAMPUP min, duration $DURATION min, $CPUS CPUs"
+build pg 'diset("tpcc", "pg_storedprocs", "false");'
+for vus in 2 4; do measure pg "PostgreSQL functions" 'diset("tpcc", "pg_no_stored_procs", "false");' $vus; done
+for vus in 2 4; do measure pg "PostgreSQL client SQL" 'diset("tpcc", "pg_no_stored_procs", "true");' $vus; done
+delete pg
+build pg 'diset("tpcc", "pg_storedprocs", "true");'
+for vus in 2 4; do measure pg "PostgreSQL procedures" 'diset("tpcc", "pg_storedprocs", "true"); diset("tpcc", "pg_no_stored_procs", "false");' $vus; done
+delete pg
+build maria ''
+for vus in 2 4; do measure maria "MariaDB procedures" 'diset("tpcc", "maria_no_stored_procs", "false");' $vus; done
+for vus in 2 4; do measure maria "MariaDB client SQL" 'diset("tpcc", "maria_no_stored_procs", "true");' $vus; done
+delete maria
