@@ -187,7 +187,7 @@ impl PgDriver {
         }
 
         let max: Option<i32> = client
-            .query_one("SELECT max(w_id) FROM warehouse", &[])
+            .query_one("SELECT max(w_id)::int FROM warehouse", &[])
             .await
             .map_err(|e| failed(&peer, "cannot check", "warehouses", &e))?
             .get(0);
@@ -209,7 +209,10 @@ impl PgDriver {
         self.check_routines(client, &peer).await?;
 
         let rows = client
-            .query("SELECT c_last, c_id, ol_i_id FROM tpcc_nurand", &[])
+            .query(
+                "SELECT c_last::int, c_id::int, ol_i_id::int FROM tpcc_nurand",
+                &[],
+            )
             .await
             .map_err(|e| failed(&peer, "cannot check", NURAND_TABLE, &e))?;
         let [row] = rows.as_slice() else {
