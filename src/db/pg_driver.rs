@@ -329,11 +329,18 @@ impl TxnDb for PgDriver {
     }
 
     async fn counters(&self) -> Result<Counters> {
+        // The schema database's own commits and rollbacks. HammerDB sums every database's,
+        // which counts other work on the server as TPM and, worse, drops when any database
+        // is dropped during the run.
+        let transactions_sql = format!(
+            "SELECT coalesce(sum(xact_commit + xact_rollback), 0)::bigint FROM pg_stat_database WHERE datname = '{}'",
+            self.owner.dbname.replace('\'', "''")
+        );
         let (transactions, new_orders) = tokio::join!(
             read_counter(
                 &self.admin_conn,
                 &self.admin,
-                "SELECT sum(xact_commit + xact_rollback)::bigint FROM pg_stat_database",
+                &transactions_sql,
                 "pg_stat_database",
             ),
             read_counter(

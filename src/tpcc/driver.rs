@@ -568,6 +568,9 @@ async fn monitor_run<D: TxnDb>(
     shared: &Shared,
     say: &Say,
 ) -> Result<Measured> {
+    // A first reading opens the counters' connections now, so that the readings that bound
+    // the measured window take one round trip each, not a connection set-up.
+    db.counters().await?;
     say.line(format!(
         "Beginning rampup time of {} minutes",
         minutes(opts.rampup)
@@ -619,6 +622,13 @@ async fn monitor_run<D: TxnDb>(
     shared.stop.fire();
     let mins = measured.as_secs_f64() / 60.0;
     let nopm = finish.new_orders.saturating_sub(start.new_orders) as f64 / mins;
+    if finish.transactions < start.transactions {
+        // A server restart resets (or rewinds) its statistics: no honest TPM exists then.
+        say.line(format!(
+            "The server's transaction counter went back from {} to {} during the run (a restart?): TPM is not comparable",
+            start.transactions, finish.transactions
+        ));
+    }
     let tpm = finish.transactions.saturating_sub(start.transactions) as f64 / mins;
     say.line(format!(
         "{} Active Virtual Users configured",
