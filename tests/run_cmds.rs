@@ -195,3 +195,42 @@ fn vurun_refuses_a_missing_or_smaller_schema() {
     );
     m.ok("vudestroy; diset tpcc maria_count_ware 1; deleteschema()");
 }
+
+#[test]
+fn keying_thinking_async_terminals_all_warehouses_and_time_profile() {
+    let (mut f, _) = configured("pg", "options");
+    f.ok("diset tpcc pg_count_ware 2; diset tpcc pg_num_vu 2");
+    build(&mut f);
+    f.ok(
+        "diset tpcc pg_rampup 0; diset tpcc pg_duration 0.15; diset tpcc pg_keyandthink true; \
+         diset tpcc pg_async_scale true; diset tpcc pg_async_client 3; diset tpcc pg_async_delay 100; \
+         diset tpcc pg_allwarehouse true; diset tpcc pg_timeprofile true; vuset vu 2; vuset delay 0",
+    );
+    let started = std::time::Instant::now();
+    let (r, lines) = f.console("vurun()");
+    let text = lines.join("\n");
+    assert!(r.is_ok(), "{r:?}\n{text}");
+    // Keyed and thinking terminals still stop when the duration ends (9 s), not after their
+    // 18 s keying of a New-Order.
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(25),
+        "{:?}\n{text}",
+        started.elapsed()
+    );
+    assert!(text.contains("TEST RESULT : System achieved"), "{text}");
+    assert!(
+        text.contains("Vuser 2 time profile:") && text.contains("Vuser 3 time profile:"),
+        "{text}"
+    );
+    assert!(!text.contains("FINISHED FAILED"), "{text}");
+    // Six terminals keying for at least 2 s each: a handful of transactions, not thousands.
+    let (r, _) = f.console(
+        "let x = lastrun(); x.new_order.committed + x.payment.committed + x.delivery.committed + x.stock_level.committed + x.order_status.committed",
+    );
+    let n: i64 = r.unwrap().parse().unwrap();
+    assert!(
+        n < 60,
+        "keying and thinking should hold terminals back: {n} transactions"
+    );
+    f.ok("vudestroy; deleteschema()");
+}
