@@ -17,15 +17,7 @@ fn a_build_survives_a_server_restart() {
         "dbset db pg; diset tpcc pg_dbase {unique}; diset tpcc pg_user {unique}"
     ));
     f.ok("diset tpcc pg_count_ware 4; diset tpcc pg_num_vu 1");
-    let restarter = std::thread::spawn(|| {
-        std::thread::sleep(std::time::Duration::from_millis(2_500));
-        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/ci/servers.sh");
-        let status = std::process::Command::new("bash")
-            .args([script, "restart-pg"])
-            .status()
-            .unwrap();
-        assert!(status.success(), "restart-pg failed");
-    });
+    let restarter = common::restart_pg_after(std::time::Duration::from_millis(2_500));
     let (r, lines) = f.console("buildschema().ok");
     restarter.join().unwrap();
     let text = lines.join("\n");

@@ -375,10 +375,6 @@ fn librarycheck_names_the_unreachable_server_without_hanging() {
         ),
         "{text}"
     );
-    assert!(
-        !text.contains("postgres (") || !text.contains("postgres password"),
-        "{text}"
-    );
     assert!(r.unwrap().contains("\"ok\": false"));
     // Refused connections answer at once; only a silent host would wait for the timeout.
     assert!(started.elapsed() < hammer::db::CONNECT_TIMEOUT * 2);

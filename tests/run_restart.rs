@@ -19,15 +19,7 @@ fn a_run_survives_a_server_restart() {
     let (r, lines) = f.console("buildschema().ok");
     assert_eq!(r, Ok("true".to_string()), "{}", lines.join("\n"));
     f.ok("diset tpcc pg_rampup 0; diset tpcc pg_duration 0.3; vuset vu 2; vuset delay 0");
-    let restarter = std::thread::spawn(|| {
-        std::thread::sleep(std::time::Duration::from_secs(6));
-        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/ci/servers.sh");
-        let status = std::process::Command::new("bash")
-            .args([script, "restart-pg"])
-            .status()
-            .unwrap();
-        assert!(status.success(), "restart-pg failed");
-    });
+    let restarter = common::restart_pg_after(std::time::Duration::from_secs(6));
     let (r, lines) = f.console("vurun()");
     restarter.join().unwrap();
     let text = lines.join("\n");

@@ -187,3 +187,16 @@ impl Servers {
         }
     }
 }
+
+/// Restarts the test PostgreSQL (data kept) after `delay`, on a thread the caller joins.
+pub fn restart_pg_after(delay: std::time::Duration) -> std::thread::JoinHandle<()> {
+    std::thread::spawn(move || {
+        std::thread::sleep(delay);
+        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/ci/servers.sh");
+        let status = Command::new("bash")
+            .args([script, "restart-pg"])
+            .status()
+            .expect("bash runs");
+        assert!(status.success(), "restart-pg failed");
+    })
+}
