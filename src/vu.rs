@@ -43,6 +43,7 @@ impl Script {
             async_scale: d.get_bool(&k("async_scale")),
             async_clients: d.get_i64(&k("async_client")) as u32,
             async_delay: std::time::Duration::from_millis(d.get_i64(&k("async_delay")) as u64),
+            async_pool: d.get_i64(&k("async_pool")) as u32,
             virtual_users: g.get_i64("virtual_users") as u32,
             user_delay: std::time::Duration::from_millis(g.get_i64("user_delay") as u64),
             show_output: g.get_bool("show_output"),
@@ -120,9 +121,14 @@ impl Script {
                 "async scale",
                 if o.async_scale {
                     format!(
-                        "{} clients per virtual user, {} ms login delay",
+                        "{} clients per virtual user, {} ms login delay, {}",
                         o.async_clients,
-                        o.async_delay.as_millis()
+                        o.async_delay.as_millis(),
+                        if o.async_pool == 0 {
+                            "a connection each".to_string()
+                        } else {
+                            format!("sharing {} connections", o.async_pool)
+                        }
                     )
                 } else {
                     "false".into()

@@ -234,3 +234,50 @@ fn keying_thinking_async_terminals_all_warehouses_and_time_profile() {
     );
     f.ok("vudestroy; deleteschema()");
 }
+
+#[test]
+fn asynchronous_clients_share_the_pool_of_connections_they_are_given() {
+    let (mut f, unique) = configured("pg", "pool");
+    build(&mut f);
+    let servers = Servers::get();
+    let sessions = || {
+        servers.pg_i64(
+            "postgres",
+            &format!("SELECT sessions FROM pg_stat_database WHERE datname = '{unique}'"),
+        )
+    };
+    f.ok(
+        "diset tpcc pg_driver test; diset tpcc pg_total_iterations 15; \
+         diset tpcc pg_async_scale true; diset tpcc pg_async_client 4; diset tpcc pg_async_delay 0; \
+         vuset vu 2; vuset delay 0",
+    );
+    // Each run: 2 virtual users of 4 terminals, 15 transactions each, on `pool` connections
+    // per virtual user (0: one per terminal); the other sessions (schema checks) are the same.
+    let mut run = |pool: u32| {
+        f.ok(&format!("diset tpcc pg_async_pool {pool}"));
+        let before = sessions();
+        let (r, lines) = f.console("vurun()");
+        let text = lines.join("\n");
+        assert!(r.is_ok(), "pool {pool}: {r:?}\n{text}");
+        assert!(!text.contains("FINISHED FAILED"), "pool {pool}:\n{text}");
+        let (r, _) = f.console(
+            "let x = lastrun(); x.new_order.committed + x.new_order.rolled_back + x.payment.committed + x.delivery.committed + x.stock_level.committed + x.order_status.committed",
+        );
+        f.ok("vudestroy");
+        let done: i64 = r.unwrap().parse().unwrap();
+        assert_eq!(
+            done,
+            2 * 4 * 15,
+            "pool {pool}: every terminal ran its iterations"
+        );
+        sessions() - before
+    };
+    let own = run(0);
+    let shared = run(1);
+    assert_eq!(
+        own - shared,
+        2 * (4 - 1),
+        "sessions: {own} own, {shared} shared"
+    );
+    f.ok("deleteschema()");
+}

@@ -138,6 +138,14 @@ fn driver_keys(p: &str) -> Vec<KeySpec> {
                 max: 3_600_000,
             },
         ),
+        t(
+            "async_pool",
+            "0",
+            Kind::Int {
+                min: 0,
+                max: 100_000,
+            },
+        ),
         t("connect_pool", "false", Kind::Bool),
     ]
 }

@@ -44,6 +44,9 @@ pub struct Options {
     pub async_scale: bool,
     pub async_clients: u32,
     pub async_delay: Duration,
+    /// `*_async_pool`: connections a virtual user's asynchronous clients share; 0 gives
+    /// each client its own (HammerDB's way).
+    pub async_pool: u32,
     pub virtual_users: u32,
     pub user_delay: Duration,
     pub show_output: bool,
@@ -195,6 +198,65 @@ struct Shared {
     stop: Interrupt,
     /// Set between the monitor's two counter readings: terminals record latencies then.
     measuring: AtomicBool,
+    /// Why the run was given up (a server that stayed away), once.
+    gave_up: std::sync::OnceLock<String>,
+}
+
+impl Shared {
+    /// Stops the run because it cannot go on.
+    fn give_up(&self, why: &str) {
+        let _ = self.gave_up.set(why.to_string());
+        self.stop.fire();
+    }
+}
+
+/// The connections a virtual user's terminals run their transactions on. A terminal of its
+/// own holds a pool of one; with `*_async_pool` N, a virtual user's asynchronous clients
+/// share N connections as a TPC-C transaction monitor would, so thousands of keyed and
+/// thinking terminals need only a few server sessions.
+struct Pool<C> {
+    /// Idle connections; `None` is a slot whose connection was lost and not yet replaced.
+    slots: std::sync::Mutex<Vec<Option<C>>>,
+    /// One permit per slot: a terminal holds one while it runs a transaction.
+    permits: tokio::sync::Semaphore,
+}
+
+impl<C> Pool<C> {
+    fn new(conns: Vec<C>) -> Self {
+        let n = conns.len();
+        Pool {
+            slots: std::sync::Mutex::new(conns.into_iter().map(Some).collect()),
+            permits: tokio::sync::Semaphore::new(n),
+        }
+    }
+
+    fn take(&self) -> Option<C> {
+        self.slots
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .pop()
+            .flatten()
+    }
+
+    fn put(&self, conn: Option<C>) {
+        self.slots
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(conn);
+    }
+}
+
+impl<C: TxnConn> Pool<C> {
+    /// Closes the connections, once no terminal uses them.
+    async fn close(&self) {
+        let conns: Vec<C> = {
+            let mut slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
+            slots.drain(..).flatten().collect()
+        };
+        for c in conns {
+            c.close().await;
+        }
+    }
 }
 
 /// How long a terminal keeps reconnecting to a server that went away before it gives up.
@@ -226,29 +288,26 @@ fn is_kind(e: &Error, f: Failure) -> bool {
     matches!(e, Error::Db(d) if d.kind == f)
 }
 
-/// One terminal: connect, run transactions until the iterations are done or the stop, and
-/// keep count. A lost connection is reconnected (with backoff, for up to a minute).
+/// One terminal: run transactions on connections from `pool` until the iterations are done
+/// or the stop, and keep count in its virtual user's `stats`. A lost connection is
+/// reconnected (with backoff, for up to a minute); a server that stays away stops the run.
+#[allow(clippy::too_many_arguments)]
 async fn run_terminal<D: TxnDb>(
     db: &D,
     mut t: Terminal,
+    pool: &Pool<D::Conn>,
+    stats: &std::sync::Mutex<Stats>,
     opts: &Options,
     shared: &Shared,
     say: &Say,
     warehouses_cycle: Vec<u32>,
-) -> (Stats, Result<()>) {
-    let mut stats = Stats::default();
-    let mut conn = match db.connect().await {
-        Ok(c) => Some(c),
-        Err(e) => return (stats, Err(e)),
-    };
+) -> Result<()> {
     let show = opts.show_output && opts.driver == DriverKind::Test;
     let measure_all = opts.driver == DriverKind::Test;
     let mut deck = Deck::new();
     let mut errors_shown = 0;
     let mut cycle = warehouses_cycle.iter().cycle();
-    let mut outcome = Ok(());
     let mut done = 0u64;
-    let mut outside_window = TypeStats::new();
     while done < opts.total_iterations && !shared.stop.is_set() {
         if let Some(w) = cycle.next() {
             t.w_id = *w;
@@ -257,65 +316,85 @@ async fn run_terminal<D: TxnDb>(
         if opts.key_and_think && !nap(kind.keying(), &shared.stop).await {
             break;
         }
-        let Some(c) = conn.as_mut() else { break };
+        // The response time includes any wait for a shared connection, as a terminal sees it.
         let started = Instant::now();
+        let permit = tokio::select! {
+            p = pool.permits.acquire() => p,
+            _ = shared.stop.wait() => break,
+        };
+        let Ok(_permit) = permit else { break };
+        // An empty slot is a connection given up on, and the run is stopping.
+        let Some(mut conn) = pool.take() else { break };
         let mut attempt = 0;
         let result = loop {
-            match execute(c, kind, &mut t).await {
+            match execute(&mut conn, kind, &mut t).await {
                 Err(e) if is_kind(&e, Failure::Retry) && attempt < RETRIES => attempt += 1,
                 other => break other,
             }
         };
         let elapsed = started.elapsed();
         done += 1;
-        // A timed run counts only what completes between the monitor's two counter readings,
-        // so that its figures describe the same window as NOPM and TPM.
-        let s = if measure_all || shared.measuring.load(Ordering::Relaxed) {
-            &mut stats.by_kind[kind.index()]
+        let lost = matches!(&result, Err(e) if e.is_connection_loss());
+        let mut gave_up = None;
+        if lost {
+            drop(conn);
+            if let Err(e) = &result {
+                say.line(format!("{e}; reconnecting"));
+            }
+            match reconnect(db, &shared.stop).await {
+                Some(Ok(c)) => {
+                    say.line("reconnected");
+                    pool.put(Some(c));
+                }
+                Some(Err(e)) => {
+                    pool.put(None);
+                    gave_up = Some(e);
+                }
+                None => pool.put(None),
+            }
         } else {
-            &mut outside_window
-        };
-        s.retried += u64::from(attempt);
+            pool.put(Some(conn));
+        }
+        drop(_permit);
+        {
+            // A timed run counts only what completes between the monitor's two counter
+            // readings, so that its figures describe the same window as NOPM and TPM.
+            let mut all = stats.lock().unwrap_or_else(|e| e.into_inner());
+            if lost && gave_up.is_none() {
+                all.reconnects += 1;
+            }
+            if measure_all || shared.measuring.load(Ordering::Relaxed) {
+                let s = &mut all.by_kind[kind.index()];
+                s.retried += u64::from(attempt);
+                match &result {
+                    Ok(d) if d.rolled_back => s.rolled_back += 1,
+                    Ok(_) => s.committed += 1,
+                    Err(_) => s.failed += 1,
+                }
+                if result.is_ok() {
+                    let _ = s.latency.record((elapsed.as_micros() as u64).max(1));
+                }
+            }
+        }
+        if let Some(e) = gave_up {
+            let why = format!(
+                "the server did not come back within {} s: {e}",
+                RECONNECT_FOR.as_secs()
+            );
+            shared.give_up(&why);
+            return Err(Error::State(why));
+        }
         match result {
             Ok(d) => {
-                if d.rolled_back {
-                    s.rolled_back += 1;
-                } else {
-                    s.committed += 1;
-                }
-                let _ = s.latency.record((elapsed.as_micros() as u64).max(1));
                 if show {
                     say.line(kind.name());
                     say.line(d.summary);
                 }
             }
-            Err(e) if e.is_connection_loss() => {
-                s.failed += 1;
-                say.line(format!("{e}; reconnecting"));
-                if let Some(old) = conn.take() {
-                    drop(old);
-                }
-                match reconnect(db, &shared.stop).await {
-                    Some(Ok(c)) => {
-                        stats.reconnects += 1;
-                        say.line("reconnected");
-                        conn = Some(c);
-                    }
-                    Some(Err(e)) => {
-                        outcome = Err(Error::State(format!(
-                            "the server did not come back within {} s: {e}",
-                            RECONNECT_FOR.as_secs()
-                        )));
-                        break;
-                    }
-                    None => break,
-                }
-            }
+            Err(_) if lost => {}
             Err(e) => {
-                s.failed += 1;
                 if opts.raise_error {
-                    outcome = Err(e);
-                    break;
+                    return Err(e);
                 }
                 if errors_shown < ERRORS_SHOWN {
                     errors_shown += 1;
@@ -332,10 +411,24 @@ async fn run_terminal<D: TxnDb>(
             break;
         }
     }
-    if let Some(c) = conn {
-        c.close().await;
-    }
-    (stats, outcome)
+    Ok(())
+}
+
+/// A terminal with a connection of its own: connects, runs, closes.
+#[allow(clippy::too_many_arguments)]
+async fn own_terminal<D: TxnDb>(
+    db: &D,
+    t: Terminal,
+    stats: &std::sync::Mutex<Stats>,
+    opts: &Options,
+    shared: &Shared,
+    say: &Say,
+    warehouses_cycle: Vec<u32>,
+) -> Result<()> {
+    let pool = Pool::new(vec![db.connect().await?]);
+    let outcome = run_terminal(db, t, &pool, stats, opts, shared, say, warehouses_cycle).await;
+    pool.close().await;
+    outcome
 }
 
 /// Tries to connect again with doubling waits; `None` when stopped meanwhile.
@@ -352,6 +445,75 @@ async fn reconnect<D: TxnDb>(db: &D, stop: &Interrupt) -> Option<Result<D::Conn>
             Err(_) => wait = (wait * 2).min(Duration::from_secs(5)),
         }
     }
+}
+
+/// A virtual user's asynchronous clients (`*_async_scale`): `terminals` terminals, each with
+/// its own home warehouse, logging in `*_async_delay` apart; on a connection each
+/// (HammerDB's way) or sharing `*_async_pool` connections.
+#[allow(clippy::too_many_arguments)]
+async fn run_clients<D: TxnDb>(
+    db: &Arc<D>,
+    opts: &Options,
+    shared: &Arc<Shared>,
+    say: &Say,
+    stats: &Arc<std::sync::Mutex<Stats>>,
+    rng: &mut SmallRng,
+    constants: Constants,
+    max_w: u32,
+    terminals: u32,
+) -> Result<()> {
+    let pool = if opts.async_pool > 0 {
+        let mut conns = Vec::new();
+        for _ in 0..opts.async_pool.min(terminals) {
+            match db.connect().await {
+                Ok(c) => conns.push(c),
+                Err(e) => {
+                    Pool::new(conns).close().await;
+                    return Err(e);
+                }
+            }
+        }
+        Some(Arc::new(Pool::new(conns)))
+    } else {
+        None
+    };
+    let mut set = tokio::task::JoinSet::new();
+    for c in 0..terminals {
+        let (db, opts, shared, say, stats, pool) = (
+            db.clone(),
+            opts.clone(),
+            shared.clone(),
+            say.clone(),
+            stats.clone(),
+            pool.clone(),
+        );
+        let mut trng = SmallRng::from_rng(&mut *rng);
+        let w = uniform(&mut trng, 1, max_w);
+        let login_delay = opts.async_delay * c;
+        set.spawn(async move {
+            if !nap(login_delay, &shared.stop).await {
+                return Ok(());
+            }
+            let t = Terminal::new(trng, constants, max_w, w);
+            match &pool {
+                Some(pool) => {
+                    run_terminal(&*db, t, pool, &stats, &opts, &shared, &say, Vec::new()).await
+                }
+                None => own_terminal(&*db, t, &stats, &opts, &shared, &say, Vec::new()).await,
+            }
+        });
+    }
+    let mut outcome = Ok(());
+    while let Some(j) = set.join_next().await {
+        let o = j.unwrap_or_else(|e| Err(Error::State(format!("terminal task failed: {e}"))));
+        if outcome.is_ok() {
+            outcome = o;
+        }
+    }
+    if let Some(pool) = pool {
+        pool.close().await;
+    }
+    outcome
 }
 
 /// The warehouses a virtual user visits in all-warehouse mode: every `vus`-th one.
@@ -385,6 +547,7 @@ pub async fn run<D: TxnDb>(
     let shared = Arc::new(Shared {
         stop: Interrupt::default(),
         measuring: AtomicBool::new(opts.driver == DriverKind::Test),
+        gave_up: std::sync::OnceLock::new(),
     });
     // Ctrl-C reaches the terminals through the run's own stop flag.
     let forward = {
@@ -430,43 +593,17 @@ pub async fn run<D: TxnDb>(
             } else {
                 1
             };
-            let mut stats = Stats::default();
-            let mut outcome = Ok(());
-            if terminals == 1 {
+            let stats = Arc::new(std::sync::Mutex::new(Stats::default()));
+            let outcome = if terminals == 1 {
                 let t = Terminal::new(rng, constants, max_w, home);
-                let (s, o) = run_terminal(&*db, t, &opts, &shared, &vsay, cycle).await;
-                stats.merge(&s);
-                outcome = o;
+                own_terminal(&*db, t, &stats, &opts, &shared, &vsay, cycle).await
             } else {
-                // Many terminals per virtual user, each with its own connection and home.
-                let mut set = tokio::task::JoinSet::new();
-                for c in 0..terminals {
-                    let (db, opts, shared, vsay) =
-                        (db.clone(), opts.clone(), shared.clone(), vsay.clone());
-                    let mut trng = SmallRng::from_rng(&mut rng);
-                    let w = uniform(&mut trng, 1, max_w);
-                    let login_delay = opts.async_delay * c;
-                    set.spawn(async move {
-                        if !nap(login_delay, &shared.stop).await {
-                            return (Stats::default(), Ok(()));
-                        }
-                        let t = Terminal::new(trng, constants, max_w, w);
-                        run_terminal(&*db, t, &opts, &shared, &vsay, Vec::new()).await
-                    });
-                }
-                while let Some(j) = set.join_next().await {
-                    let (s, o) = j.unwrap_or_else(|e| {
-                        (
-                            Stats::default(),
-                            Err(Error::State(format!("terminal task failed: {e}"))),
-                        )
-                    });
-                    stats.merge(&s);
-                    if outcome.is_ok() {
-                        outcome = o;
-                    }
-                }
-            }
+                run_clients(
+                    &db, &opts, &shared, &vsay, &stats, &mut rng, constants, max_w, terminals,
+                )
+                .await
+            };
+            let stats = std::mem::take(&mut *stats.lock().unwrap_or_else(|e| e.into_inner()));
             (vu, stats, outcome)
         });
     }
@@ -547,7 +684,9 @@ pub async fn run<D: TxnDb>(
         }
     }
     forward.abort();
-    if opts.driver == DriverKind::Test && shared.stop.is_set() {
+    if let Some(why) = shared.gave_up.get() {
+        result.stopped_early = Some(why.clone());
+    } else if opts.driver == DriverKind::Test && shared.stop.is_set() {
         result.stopped_early = Some("stopped by Ctrl-C".into());
     }
     Ok(result)

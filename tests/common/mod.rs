@@ -167,6 +167,37 @@ impl Servers {
         )
     }
 
+    /// The first column of the one row `sql` returns, run as the PostgreSQL superuser on
+    /// database `db`.
+    pub fn pg_i64(&self, db: &str, sql: &str) -> i64 {
+        use hammer::config::{Database, Settings, Target};
+        use hammer::db::postgres::{connect, PgTarget};
+        let mut settings = Settings::defaults();
+        let pg = Target::Db(Database::Pg);
+        for (section, key, value) in [
+            ("connection", "pg_host", self.pg_host.as_str()),
+            ("connection", "pg_port", &self.pg_port.to_string()),
+            ("tpcc", "pg_superuser", &self.pg_user),
+            ("tpcc", "pg_superuserpass", &self.pg_pass),
+        ] {
+            settings.set(pg, section, key, value).expect("test setting");
+        }
+        let target = PgTarget {
+            dbname: db.to_string(),
+            ..PgTarget::admin(&settings)
+        };
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("runtime");
+        rt.block_on(async {
+            let conn = connect(&target).await.expect("superuser connects");
+            let n: i64 = conn.client.query_one(sql, &[]).await.expect(sql).get(0);
+            conn.close().await;
+            n
+        })
+    }
+
     /// Fails the calling test, saying how to start the servers, when one does not accept TCP.
     pub fn require(&self) {
         for (name, host, port) in [
