@@ -708,7 +708,7 @@ impl Session {
             ));
         };
         // Virtual-user options are HammerDB's globals, read at run time, not frozen.
-        script.use_vu_options(&self.settings);
+        script.use_vu_options(&self.settings)?;
         if script.timed() != self.vu.monitor
             || board.len() != script.options.virtual_users as usize + usize::from(script.timed())
         {

@@ -17,6 +17,22 @@ pub struct Script {
     pub options: Options,
 }
 
+/// `HAMMER_RECONNECT_SECS` (seconds, may be fractional), else a minute.
+fn reconnect_for() -> crate::error::Result<std::time::Duration> {
+    const VAR: &str = "HAMMER_RECONNECT_SECS";
+    let Ok(v) = std::env::var(VAR) else {
+        return Ok(crate::tpcc::driver::RECONNECT_FOR);
+    };
+    match v.trim().parse::<f64>() {
+        Ok(s) if s.is_finite() && (0.0..=86_400.0).contains(&s) => {
+            Ok(std::time::Duration::from_secs_f64(s))
+        }
+        _ => Err(crate::error::Error::Config(format!(
+            "{VAR}={v:?} is not valid: give the seconds terminals keep reconnecting, 0 to 86400"
+        ))),
+    }
+}
+
 impl Script {
     /// The driver configuration of the current database, as `loadscript` takes it.
     pub fn load(settings: &Settings) -> Self {
@@ -44,6 +60,7 @@ impl Script {
             async_clients: d.get_i64(&k("async_client")) as u32,
             async_delay: std::time::Duration::from_millis(d.get_i64(&k("async_delay")) as u64),
             async_pool: d.get_i64(&k("async_pool")) as u32,
+            reconnect_for: crate::tpcc::driver::RECONNECT_FOR,
             virtual_users: g.get_i64("virtual_users") as u32,
             user_delay: std::time::Duration::from_millis(g.get_i64("user_delay") as u64),
             show_output: g.get_bool("show_output"),
@@ -57,12 +74,14 @@ impl Script {
     }
 
     /// Takes the virtual-user options (`vuset`) from the current settings.
-    pub fn use_vu_options(&mut self, settings: &Settings) {
+    pub fn use_vu_options(&mut self, settings: &Settings) -> crate::error::Result<()> {
         let g = &settings.generic;
         self.options.virtual_users = g.get_i64("virtual_users") as u32;
         self.options.user_delay = std::time::Duration::from_millis(g.get_i64("user_delay") as u64);
         self.options.show_output = g.get_bool("show_output");
         self.options.nopm_first = g.get("first_result") != "TPM";
+        self.options.reconnect_for = reconnect_for()?;
+        Ok(())
     }
 
     pub fn timed(&self) -> bool {

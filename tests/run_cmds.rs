@@ -281,3 +281,52 @@ fn asynchronous_clients_share_the_pool_of_connections_they_are_given() {
     );
     f.ok("deleteschema()");
 }
+
+#[test]
+fn raiseerror_decides_whether_a_failed_transaction_stops_its_virtual_user() {
+    let (mut f, unique) = configured("pg", "raise");
+    build(&mut f);
+    // Every Payment now fails with an error that is neither a retry nor a lost connection.
+    Servers::get().pg_exec(
+        &unique,
+        "CREATE FUNCTION hammer_test_refuse() RETURNS trigger LANGUAGE plpgsql AS \
+         $$BEGIN RAISE EXCEPTION 'hammer test: history refused'; END$$; \
+         CREATE TRIGGER hammer_test_refuse BEFORE INSERT ON history \
+         FOR EACH ROW EXECUTE FUNCTION hammer_test_refuse();",
+    );
+    f.ok("diset tpcc pg_driver test; diset tpcc pg_total_iterations 60; vuset vu 1; vuset delay 0");
+    let failed_payments = |f: &mut Fixture| -> i64 {
+        let (r, _) = f.console("lastrun().payment.failed");
+        r.unwrap().parse().unwrap()
+    };
+
+    // raiseerror false: counted, shown a few times, and the virtual user goes on.
+    f.ok("diset tpcc pg_raiseerror false");
+    let (r, lines) = f.console("vurun()");
+    let text = lines.join("\n");
+    assert!(r.is_ok(), "{r:?}\n{text}");
+    assert!(
+        text.contains("payment failed:") && text.contains("history refused"),
+        "{text}"
+    );
+    assert!(text.contains("Vuser 1:FINISHED SUCCESS"), "{text}");
+    let (r, _) = f.console(
+        "let x = lastrun(); x.new_order.committed + x.new_order.rolled_back + x.payment.failed + x.delivery.committed + x.stock_level.committed + x.order_status.committed",
+    );
+    assert_eq!(r, Ok("60".to_string()), "all 60 iterations ran:\n{text}");
+    assert!(failed_payments(&mut f) > 10, "{text}");
+    f.ok("vudestroy");
+
+    // raiseerror true: the first failure stops the virtual user with that error.
+    f.ok("diset tpcc pg_raiseerror true");
+    let (r, lines) = f.console("vurun()");
+    let text = lines.join("\n");
+    assert!(r.is_ok(), "{r:?}\n{text}");
+    assert!(text.contains("Vuser 1:FINISHED FAILED"), "{text}");
+    assert!(
+        text.contains("Error in Virtual User 1:") && text.contains("history refused"),
+        "{text}"
+    );
+    assert_eq!(failed_payments(&mut f), 1, "{text}");
+    f.ok("vudestroy; deleteschema()");
+}

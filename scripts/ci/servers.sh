@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Private PostgreSQL and MariaDB servers on loopback for hammer's tests and CI.
 #
-#   scripts/ci/servers.sh start|stop|status
+#   scripts/ci/servers.sh start|stop|status|restart-pg [seconds down]
 #
 # Everything lives under ${HAMMER_CI_DIR:-/tmp/hammer-ci}; the system's own
 # clusters (Debian's 15/main, /var/lib/mysql) are never touched.
@@ -405,11 +405,15 @@ cmd_stop() {
 	log "stopped (or were not running)"
 }
 
-# Restarts PostgreSQL on its existing data (tests of lost connections use it).
+# Restarts PostgreSQL on its existing data, after DOWN seconds stopped (tests of lost
+# connections use it).
 cmd_restart_pg() {
+	local down=${1:-0}
+	[[ $down =~ ^[0-9]+$ ]] || die "restart-pg: down time '$down' is not a whole number of seconds"
 	pg_answers || die "PostgreSQL is not running; use start"
-	log "restarting PostgreSQL (data kept)"
+	log "restarting PostgreSQL (data kept, down for $down s)"
 	pg_stop
+	sleep "$down"
 	setsid -w runuser -u postgres -- "$PG_BIN/pg_ctl" -D "$PG_DATA" -l "$PG_LOG" \
 		-w -t "$WAIT_SECS" -s start ||
 		die_with_log "$PG_LOG" "PostgreSQL did not start again"
@@ -432,9 +436,9 @@ case ${1:-} in
 start) cmd_start ;;
 stop) cmd_stop ;;
 status) cmd_status ;;
-restart-pg) cmd_restart_pg ;;
+restart-pg) cmd_restart_pg "${2:-0}" ;;
 *)
-	echo "usage: $0 start|stop|status|restart-pg" >&2
+	echo "usage: $0 start|stop|status|restart-pg [seconds down]" >&2
 	exit 2
 	;;
 esac

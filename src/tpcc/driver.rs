@@ -44,6 +44,8 @@ pub struct Options {
     pub async_scale: bool,
     pub async_clients: u32,
     pub async_delay: Duration,
+    /// How long terminals keep reconnecting to a server that went away.
+    pub reconnect_for: Duration,
     /// `*_async_pool`: connections a virtual user's asynchronous clients share; 0 gives
     /// each client its own (HammerDB's way).
     pub async_pool: u32,
@@ -259,8 +261,9 @@ impl<C: TxnConn> Pool<C> {
     }
 }
 
-/// How long a terminal keeps reconnecting to a server that went away before it gives up.
-const RECONNECT_FOR: Duration = Duration::from_secs(60);
+/// How long a terminal keeps reconnecting to a server that went away before it gives up,
+/// unless `HAMMER_RECONNECT_SECS` says otherwise.
+pub const RECONNECT_FOR: Duration = Duration::from_secs(60);
 /// A deadlocked or serialization-failed transaction is run again this many times.
 const RETRIES: u32 = 10;
 /// Errors a terminal prints before it only counts them.
@@ -333,6 +336,9 @@ async fn run_terminal<D: TxnDb>(
             }
         };
         let elapsed = started.elapsed();
+        // A timed run counts only what completes between the monitor's two counter readings,
+        // so that its figures describe the same window as NOPM and TPM.
+        let in_window = measure_all || shared.measuring.load(Ordering::Relaxed);
         done += 1;
         let lost = matches!(&result, Err(e) if e.is_connection_loss());
         let mut gave_up = None;
@@ -341,7 +347,7 @@ async fn run_terminal<D: TxnDb>(
             if let Err(e) = &result {
                 say.line(format!("{e}; reconnecting"));
             }
-            match reconnect(db, &shared.stop).await {
+            match reconnect(db, &shared.stop, opts.reconnect_for).await {
                 Some(Ok(c)) => {
                     say.line("reconnected");
                     pool.put(Some(c));
@@ -357,13 +363,11 @@ async fn run_terminal<D: TxnDb>(
         }
         drop(_permit);
         {
-            // A timed run counts only what completes between the monitor's two counter
-            // readings, so that its figures describe the same window as NOPM and TPM.
             let mut all = stats.lock().unwrap_or_else(|e| e.into_inner());
             if lost && gave_up.is_none() {
                 all.reconnects += 1;
             }
-            if measure_all || shared.measuring.load(Ordering::Relaxed) {
+            if in_window {
                 let s = &mut all.by_kind[kind.index()];
                 s.retried += u64::from(attempt);
                 match &result {
@@ -379,7 +383,7 @@ async fn run_terminal<D: TxnDb>(
         if let Some(e) = gave_up {
             let why = format!(
                 "the server did not come back within {} s: {e}",
-                RECONNECT_FOR.as_secs()
+                opts.reconnect_for.as_secs_f64()
             );
             shared.give_up(&why);
             return Err(Error::State(why));
@@ -432,7 +436,7 @@ async fn own_terminal<D: TxnDb>(
 }
 
 /// Tries to connect again with doubling waits; `None` when stopped meanwhile.
-async fn reconnect<D: TxnDb>(db: &D, stop: &Interrupt) -> Option<Result<D::Conn>> {
+async fn reconnect<D: TxnDb>(db: &D, stop: &Interrupt, limit: Duration) -> Option<Result<D::Conn>> {
     let started = Instant::now();
     let mut wait = Duration::from_millis(250);
     loop {
@@ -441,7 +445,7 @@ async fn reconnect<D: TxnDb>(db: &D, stop: &Interrupt) -> Option<Result<D::Conn>
         }
         match db.connect().await {
             Ok(c) => return Some(Ok(c)),
-            Err(e) if started.elapsed() >= RECONNECT_FOR => return Some(Err(e)),
+            Err(e) if started.elapsed() >= limit => return Some(Err(e)),
             Err(_) => wait = (wait * 2).min(Duration::from_secs(5)),
         }
     }
@@ -733,7 +737,10 @@ async fn monitor_run<D: TxnDb>(
         }
     }
     say.line("Rampup complete, Taking start Transaction Count.");
-    let start = db.counters().await?;
+    let start = db
+        .counters()
+        .await
+        .map_err(|e| Error::State(format!("cannot take the start transaction count: {e}")))?;
     let t1 = Instant::now();
     shared.measuring.store(true, Ordering::Relaxed);
     say.line(format!(
@@ -756,7 +763,10 @@ async fn monitor_run<D: TxnDb>(
     }
     shared.measuring.store(false, Ordering::Relaxed);
     say.line("Test complete, Taking end Transaction Count.");
-    let finish = db.counters().await?;
+    let finish = db
+        .counters()
+        .await
+        .map_err(|e| Error::State(format!("cannot take the end transaction count: {e}")))?;
     let measured = t1.elapsed();
     shared.stop.fire();
     let mins = measured.as_secs_f64() / 60.0;

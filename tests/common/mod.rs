@@ -170,6 +170,25 @@ impl Servers {
     /// The first column of the one row `sql` returns, run as the PostgreSQL superuser on
     /// database `db`.
     pub fn pg_i64(&self, db: &str, sql: &str) -> i64 {
+        let (rt, conn) = self.pg(db);
+        rt.block_on(async {
+            let n = conn.client.query_one(sql, &[]).await.expect(sql).get(0);
+            conn.close().await;
+            n
+        })
+    }
+
+    /// Runs `sql` (any number of statements) as the PostgreSQL superuser on database `db`.
+    pub fn pg_exec(&self, db: &str, sql: &str) {
+        let (rt, conn) = self.pg(db);
+        rt.block_on(async {
+            conn.client.batch_execute(sql).await.expect(sql);
+            conn.close().await;
+        })
+    }
+
+    /// A runtime and the superuser's connection to database `db`.
+    fn pg(&self, db: &str) -> (tokio::runtime::Runtime, hammer::db::postgres::PgConn) {
         use hammer::config::{Database, Settings, Target};
         use hammer::db::postgres::{connect, PgTarget};
         let mut settings = Settings::defaults();
@@ -190,12 +209,10 @@ impl Servers {
             .enable_all()
             .build()
             .expect("runtime");
-        rt.block_on(async {
-            let conn = connect(&target).await.expect("superuser connects");
-            let n: i64 = conn.client.query_one(sql, &[]).await.expect(sql).get(0);
-            conn.close().await;
-            n
-        })
+        let conn = rt
+            .block_on(connect(&target))
+            .expect("the PostgreSQL superuser connects");
+        (rt, conn)
     }
 
     /// Fails the calling test, saying how to start the servers, when one does not accept TCP.
@@ -221,11 +238,17 @@ impl Servers {
 
 /// Restarts the test PostgreSQL (data kept) after `delay`, on a thread the caller joins.
 pub fn restart_pg_after(delay: std::time::Duration) -> std::thread::JoinHandle<()> {
+    stop_pg_for(delay, 0)
+}
+
+/// Stops the test PostgreSQL after `delay` and starts it again (data kept) `down` seconds
+/// later, on a thread the caller joins.
+pub fn stop_pg_for(delay: std::time::Duration, down: u32) -> std::thread::JoinHandle<()> {
     std::thread::spawn(move || {
         std::thread::sleep(delay);
         let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/ci/servers.sh");
         let status = Command::new("bash")
-            .args([script, "restart-pg"])
+            .args([script, "restart-pg", &down.to_string()])
             .status()
             .expect("bash runs");
         assert!(status.success(), "restart-pg failed");
