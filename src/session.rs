@@ -758,6 +758,9 @@ impl Session {
                 }
             }
         }
+        if let Some(line) = result.client_cpu_line() {
+            self.out.line(line);
+        }
         if result.stats.reconnects > 0 {
             self.out.line(format!(
                 "Lost connections reconnected: {}",
@@ -853,6 +856,12 @@ impl Session {
         m.insert("seconds".into(), r.measured.as_secs_f64().into());
         m.insert("failed_vus".into(), (r.failed_vus as i64).into());
         m.insert("reconnects".into(), (r.stats.reconnects as i64).into());
+        m.insert("transactions".into(), (r.transactions() as i64).into());
+        m.insert(
+            "client_cpu_seconds".into(),
+            r.client_cpu
+                .map_or(Dynamic::UNIT, |c| Dynamic::from(c.as_secs_f64())),
+        );
         for k in crate::tpcc::inputs::Kind::ALL {
             let s = r.stats.kind(k);
             let mut t = Map::new();

@@ -718,10 +718,10 @@ async fn procedures_and_client_sql_on_mariadb() {
     };
     build(&procs, Database::Maria).await;
 
-    let sp = MyDriver::new(&procs, Database::Maria);
+    let sp = MyDriver::new(&procs, Database::Maria).with_summaries(true);
     assert_eq!((sp.name(), sp.mode()), ("MariaDB", Mode::StoredProcedures));
     battery(&sp, &name).await;
-    let sql = MyDriver::new(&client, Database::Maria);
+    let sql = MyDriver::new(&client, Database::Maria).with_summaries(true);
     assert_eq!(sql.mode(), Mode::ClientSql);
     battery(&sql, &name).await;
     check(&procs, Database::Maria).await;
@@ -783,10 +783,11 @@ async fn the_mysql_dictionary_runs_both_modes() {
         db: Database::Mysql,
     };
     build(&procs, Database::Mysql).await;
-    let sp = MyDriver::new(&procs, Database::Mysql);
+    let sp = MyDriver::new(&procs, Database::Mysql).with_summaries(true);
     assert_eq!(sp.name(), "MySQL");
     battery(&sp, &name).await;
-    let sql = MyDriver::new(&settings(Database::Mysql, &name, true), Database::Mysql);
+    let sql = MyDriver::new(&settings(Database::Mysql, &name, true), Database::Mysql)
+        .with_summaries(true);
     battery(&sql, &name).await;
     check(&procs, Database::Mysql).await;
 }
@@ -795,7 +796,8 @@ async fn the_mysql_dictionary_runs_both_modes() {
 async fn prepare_refuses_a_missing_database() {
     let name = dbname("none");
     for no_procs in [false, true] {
-        let driver = MyDriver::new(&settings(Database::Maria, &name, no_procs), Database::Maria);
+        let driver = MyDriver::new(&settings(Database::Maria, &name, no_procs), Database::Maria)
+            .with_summaries(true);
         let e = driver
             .prepare(1)
             .await

@@ -696,7 +696,7 @@ impl Run<'_> {
 /// Every transaction through one flavour, with the counters and the consistency checks.
 async fn exercise(settings: &Settings, flavour: Flavour) {
     let s = flavoured(settings, flavour);
-    let driver = PgDriver::new(&s);
+    let driver = PgDriver::new(&s).with_summaries(true);
     let mode = match flavour {
         Flavour::ClientSql => Mode::ClientSql,
         _ => Mode::StoredProcedures,

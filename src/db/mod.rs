@@ -226,12 +226,13 @@ pub async fn run_tpcc(
     states: crate::tpcc::driver::StateSink,
     interrupt: crate::interrupt::Interrupt,
 ) -> crate::error::Result<crate::tpcc::driver::RunResult> {
-    use crate::tpcc::driver::run;
+    use crate::tpcc::driver::{run, DriverKind};
     use std::sync::Arc;
+    let summaries = opts.show_output && opts.driver == DriverKind::Test;
     match db {
         Database::Pg => {
             run(
-                Arc::new(pg_driver::PgDriver::new(settings)),
+                Arc::new(pg_driver::PgDriver::new(settings).with_summaries(summaries)),
                 opts,
                 say,
                 states,
@@ -241,7 +242,7 @@ pub async fn run_tpcc(
         }
         Database::Maria | Database::Mysql => {
             run(
-                Arc::new(my_driver::MyDriver::new(settings, db)),
+                Arc::new(my_driver::MyDriver::new(settings, db).with_summaries(summaries)),
                 opts,
                 say,
                 states,

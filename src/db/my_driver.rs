@@ -247,6 +247,8 @@ pub struct MyDriver {
     snapshot: AtomicU8,
     /// The counters' connection, kept between readings.
     monitor: tokio::sync::Mutex<Option<Conn>>,
+    /// Terminals make the one-line summaries of their transactions (`showoutput`).
+    summaries: bool,
 }
 
 impl MyDriver {
@@ -267,7 +269,14 @@ impl MyDriver {
             },
             snapshot: AtomicU8::new(SNAPSHOT_UNKNOWN),
             monitor: tokio::sync::Mutex::new(None),
+            summaries: false,
         }
+    }
+
+    /// Terminals make their transactions' summaries (for `showoutput`) when `on`.
+    pub fn with_summaries(mut self, on: bool) -> Self {
+        self.summaries = on;
+        self
     }
 
     /// Disconnects the counters' connection, if one is open.
@@ -484,6 +493,7 @@ impl TxnDb for MyDriver {
                 conn,
                 peer: self.schema.peer(),
                 prepared,
+                summaries: self.summaries,
             }),
             Err(e) => {
                 let _ = conn.disconnect().await;
@@ -567,6 +577,7 @@ pub struct MyConn {
     conn: Conn,
     peer: Peer,
     prepared: Prepared,
+    summaries: bool,
 }
 
 enum Prepared {
@@ -682,40 +693,42 @@ impl MyConn {
 impl TxnConn for MyConn {
     async fn new_order(&mut self, t: &NewOrder) -> Result<Done> {
         let outcome = match &self.prepared {
-            Prepared::Procedures(p) => call_new_order(&mut self.conn, p, t).await,
-            Prepared::Client(c) => sql_new_order(&mut self.conn, c, t).await,
+            Prepared::Procedures(p) => call_new_order(&mut self.conn, p, t, self.summaries).await,
+            Prepared::Client(c) => sql_new_order(&mut self.conn, c, t, self.summaries).await,
         };
         self.finish("New Order", outcome).await
     }
 
     async fn payment(&mut self, t: &Payment) -> Result<Done> {
         let outcome = match &self.prepared {
-            Prepared::Procedures(p) => call_payment(&mut self.conn, p, t).await,
-            Prepared::Client(c) => sql_payment(&mut self.conn, c, t).await,
+            Prepared::Procedures(p) => call_payment(&mut self.conn, p, t, self.summaries).await,
+            Prepared::Client(c) => sql_payment(&mut self.conn, c, t, self.summaries).await,
         };
         self.finish("Payment", outcome).await
     }
 
     async fn order_status(&mut self, t: &OrderStatus) -> Result<Done> {
         let outcome = match &self.prepared {
-            Prepared::Procedures(p) => call_order_status(&mut self.conn, p, t).await,
-            Prepared::Client(c) => sql_order_status(&mut self.conn, c, t).await,
+            Prepared::Procedures(p) => {
+                call_order_status(&mut self.conn, p, t, self.summaries).await
+            }
+            Prepared::Client(c) => sql_order_status(&mut self.conn, c, t, self.summaries).await,
         };
         self.finish("Order Status", outcome).await
     }
 
     async fn delivery(&mut self, t: &Delivery) -> Result<Done> {
         let outcome = match &self.prepared {
-            Prepared::Procedures(p) => call_delivery(&mut self.conn, p, t).await,
-            Prepared::Client(c) => sql_delivery(&mut self.conn, c, t).await,
+            Prepared::Procedures(p) => call_delivery(&mut self.conn, p, t, self.summaries).await,
+            Prepared::Client(c) => sql_delivery(&mut self.conn, c, t, self.summaries).await,
         };
         self.finish("Delivery", outcome).await
     }
 
     async fn stock_level(&mut self, t: &StockLevel) -> Result<Done> {
         let outcome = match &self.prepared {
-            Prepared::Procedures(p) => call_stock_level(&mut self.conn, p, t).await,
-            Prepared::Client(c) => sql_stock_level(&mut self.conn, c, t).await,
+            Prepared::Procedures(p) => call_stock_level(&mut self.conn, p, t, self.summaries).await,
+            Prepared::Client(c) => sql_stock_level(&mut self.conn, c, t, self.summaries).await,
         };
         self.finish("Stock Level", outcome).await
     }
@@ -756,7 +769,7 @@ fn list(values: impl Iterator<Item = u32>) -> Value {
     Value::Bytes(s.into_bytes())
 }
 
-async fn call_new_order(conn: &mut Conn, p: &Procedures, t: &NewOrder) -> Step<Done> {
+async fn call_new_order(conn: &mut Conn, p: &Procedures, t: &NewOrder, show: bool) -> Step<Done> {
     let args = vec![
         int(t.w_id),
         int(t.d_id),
@@ -776,10 +789,10 @@ async fn call_new_order(conn: &mut Conn, p: &Procedures, t: &NewOrder) -> Step<D
     } else {
         Some(out.fixed(1, 2, "total_amount")?)
     };
-    Ok(new_order_done(t, o_id, total))
+    Ok(new_order_done(show, t, o_id, total))
 }
 
-async fn call_payment(conn: &mut Conn, p: &Procedures, t: &Payment) -> Step<Done> {
+async fn call_payment(conn: &mut Conn, p: &Procedures, t: &Payment, show: bool) -> Step<Done> {
     let (c_id, byname, last) = match &t.customer {
         Customer::ById(id) => (*id, 0, ""),
         Customer::ByName(last) => (0, 1, last.as_str()),
@@ -797,6 +810,7 @@ async fn call_payment(conn: &mut Conn, p: &Procedures, t: &Payment) -> Step<Done
     let row = call(conn, &p.payment, args, PAYMENT_OUT).await?;
     let out = Cols(&row);
     Ok(payment_done(
+        show,
         t,
         out.int(0, "cust_id")?,
         out.fixed(4, 2, "cust_balance")?,
@@ -804,7 +818,12 @@ async fn call_payment(conn: &mut Conn, p: &Procedures, t: &Payment) -> Step<Done
     ))
 }
 
-async fn call_order_status(conn: &mut Conn, p: &Procedures, t: &OrderStatus) -> Step<Done> {
+async fn call_order_status(
+    conn: &mut Conn,
+    p: &Procedures,
+    t: &OrderStatus,
+    show: bool,
+) -> Step<Done> {
     let (c_id, byname, last) = match &t.customer {
         Customer::ById(id) => (*id, 0, ""),
         Customer::ByName(last) => (0, 1, last.as_str()),
@@ -823,6 +842,7 @@ async fn call_order_status(conn: &mut Conn, p: &Procedures, t: &OrderStatus) -> 
         None => None,
     };
     Ok(order_status_done(
+        show,
         t,
         out.int(0, "cust_id")?,
         out.fixed(4, 2, "cust_balance")?,
@@ -830,7 +850,7 @@ async fn call_order_status(conn: &mut Conn, p: &Procedures, t: &OrderStatus) -> 
     ))
 }
 
-async fn call_delivery(conn: &mut Conn, p: &Procedures, t: &Delivery) -> Step<Done> {
+async fn call_delivery(conn: &mut Conn, p: &Procedures, t: &Delivery, show: bool) -> Step<Done> {
     let row = call(
         conn,
         &p.delivery,
@@ -840,13 +860,19 @@ async fn call_delivery(conn: &mut Conn, p: &Procedures, t: &Delivery) -> Step<Do
     .await?;
     let out = Cols(&row);
     Ok(delivery_done(
+        show,
         t,
         out.int(0, "delivered")?,
         out.int(1, "skipped")?,
     ))
 }
 
-async fn call_stock_level(conn: &mut Conn, p: &Procedures, t: &StockLevel) -> Step<Done> {
+async fn call_stock_level(
+    conn: &mut Conn,
+    p: &Procedures,
+    t: &StockLevel,
+    show: bool,
+) -> Step<Done> {
     let row = call(
         conn,
         &p.slev,
@@ -854,7 +880,7 @@ async fn call_stock_level(conn: &mut Conn, p: &Procedures, t: &StockLevel) -> St
         SLEV_OUT,
     )
     .await?;
-    Ok(stock_level_done(t, Cols(&row).int(0, "stock_count")?))
+    Ok(stock_level_done(show, t, Cols(&row).int(0, "stock_count")?))
 }
 
 // ---------------------------------------------------------------------------------------
@@ -871,7 +897,7 @@ struct StockRow {
     remote: i64,
 }
 
-async fn sql_new_order(conn: &mut Conn, st: &ClientSql, t: &NewOrder) -> Step<Done> {
+async fn sql_new_order(conn: &mut Conn, st: &ClientSql, t: &NewOrder, show: bool) -> Step<Done> {
     let n = t.lines.len();
     if n == 0 || n > MAX_LINES {
         return Err(Fail::Data(format!(
@@ -917,7 +943,7 @@ async fn sql_new_order(conn: &mut Conn, st: &ClientSql, t: &NewOrder) -> Step<Do
     if t.lines.iter().any(|l| price(l.item_id).is_none()) {
         // Clause 2.4.2.3: an unused item rolls the whole transaction back.
         conn.query_drop("ROLLBACK").await?;
-        return Ok(new_order_done(t, o_id, None));
+        return Ok(new_order_done(show, t, o_id, None));
     }
 
     conn.exec_drop(
@@ -995,6 +1021,7 @@ async fn sql_new_order(conn: &mut Conn, st: &ClientSql, t: &NewOrder) -> Step<Do
     conn.exec_drop(&st.order_lines, lines).await?;
     conn.query_drop("COMMIT").await?;
     Ok(new_order_done(
+        show,
         t,
         o_id,
         Some(order_total(sum, discount, w_tax, d_tax)),
@@ -1021,7 +1048,7 @@ async fn customer_by_name(
     }
 }
 
-async fn sql_payment(conn: &mut Conn, st: &ClientSql, t: &Payment) -> Step<Done> {
+async fn sql_payment(conn: &mut Conn, st: &ClientSql, t: &Payment, show: bool) -> Step<Done> {
     let (w, d, c_w, c_d) = (
         i64::from(t.w_id),
         i64::from(t.d_id),
@@ -1081,10 +1108,15 @@ async fn sql_payment(conn: &mut Conn, st: &ClientSql, t: &Payment) -> Step<Done>
     )
     .await?;
     conn.query_drop("COMMIT").await?;
-    Ok(payment_done(t, c_id, balance, &credit))
+    Ok(payment_done(show, t, c_id, balance, &credit))
 }
 
-async fn sql_order_status(conn: &mut Conn, st: &ClientSql, t: &OrderStatus) -> Step<Done> {
+async fn sql_order_status(
+    conn: &mut Conn,
+    st: &ClientSql,
+    t: &OrderStatus,
+    show: bool,
+) -> Step<Done> {
     let (w, d) = (i64::from(t.w_id), i64::from(t.d_id));
     let c_id = match &t.customer {
         Customer::ById(id) => i64::from(*id),
@@ -1105,10 +1137,10 @@ async fn sql_order_status(conn: &mut Conn, st: &ClientSql, t: &OrderStatus) -> S
         (o_id, r.opt_int(7), lines.count() as i64)
     });
     conn.query_drop("COMMIT").await?;
-    Ok(order_status_done(t, c_id, balance, order))
+    Ok(order_status_done(show, t, c_id, balance, order))
 }
 
-async fn sql_delivery(conn: &mut Conn, st: &ClientSql, t: &Delivery) -> Step<Done> {
+async fn sql_delivery(conn: &mut Conn, st: &ClientSql, t: &Delivery, show: bool) -> Step<Done> {
     let w = i64::from(t.w_id);
     let districts = DISTRICTS_PER_W as usize;
     let rows: Vec<Row> = conn
@@ -1141,13 +1173,19 @@ async fn sql_delivery(conn: &mut Conn, st: &ClientSql, t: &Delivery) -> Step<Don
     }
     conn.query_drop("COMMIT").await?;
     Ok(delivery_done(
+        show,
         t,
         delivered,
         DISTRICTS_PER_W as i64 - delivered,
     ))
 }
 
-async fn sql_stock_level(conn: &mut Conn, st: &ClientSql, t: &StockLevel) -> Step<Done> {
+async fn sql_stock_level(
+    conn: &mut Conn,
+    st: &ClientSql,
+    t: &StockLevel,
+    show: bool,
+) -> Step<Done> {
     let row: Option<Row> = conn
         .exec_first(
             &st.stock_level,
@@ -1165,13 +1203,16 @@ async fn sql_stock_level(conn: &mut Conn, st: &ClientSql, t: &StockLevel) -> Ste
         )));
     }
     conn.query_drop("COMMIT").await?;
-    Ok(stock_level_done(t, low))
+    Ok(stock_level_done(show, t, low))
 }
 
 // ---------------------------------------------------------------------------------------
 // Summaries, the same in both modes.
 
-fn new_order_done(t: &NewOrder, o_id: i64, total: Option<i64>) -> Done {
+fn new_order_done(show: bool, t: &NewOrder, o_id: i64, total: Option<i64>) -> Done {
+    if !show {
+        return Done::quiet(total.is_none());
+    }
     let head = format!(
         "New Order: w {} d {} c {} o {o_id} lines {}",
         t.w_id,
@@ -1199,7 +1240,10 @@ fn by_name(customer: &Customer) -> String {
     }
 }
 
-fn payment_done(t: &Payment, c_id: i64, balance: i64, credit: &str) -> Done {
+fn payment_done(show: bool, t: &Payment, c_id: i64, balance: i64, credit: &str) -> Done {
+    if !show {
+        return Done::quiet(false);
+    }
     let home = if (t.c_w_id, t.c_d_id) == (t.w_id, t.d_id) {
         String::new()
     } else {
@@ -1219,11 +1263,15 @@ fn payment_done(t: &Payment, c_id: i64, balance: i64, credit: &str) -> Done {
 
 /// `order` is the latest order's id, carrier and number of lines.
 fn order_status_done(
+    show: bool,
     t: &OrderStatus,
     c_id: i64,
     balance: i64,
     order: Option<(i64, Option<i64>, i64)>,
 ) -> Done {
+    if !show {
+        return Done::quiet(false);
+    }
     let order = match order {
         None => "no order".to_string(),
         Some((o_id, carrier, lines)) => {
@@ -1243,7 +1291,10 @@ fn order_status_done(
     }
 }
 
-fn delivery_done(t: &Delivery, delivered: i64, skipped: i64) -> Done {
+fn delivery_done(show: bool, t: &Delivery, delivered: i64, skipped: i64) -> Done {
+    if !show {
+        return Done::quiet(false);
+    }
     Done {
         rolled_back: false,
         summary: format!(
@@ -1253,7 +1304,10 @@ fn delivery_done(t: &Delivery, delivered: i64, skipped: i64) -> Done {
     }
 }
 
-fn stock_level_done(t: &StockLevel, low: i64) -> Done {
+fn stock_level_done(show: bool, t: &StockLevel, low: i64) -> Done {
+    if !show {
+        return Done::quiet(false);
+    }
     Done {
         rolled_back: false,
         summary: format!(

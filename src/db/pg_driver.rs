@@ -66,6 +66,8 @@ pub struct PgDriver {
     admin_conn: Mutex<Option<PgConn>>,
     /// The owner's connection for `district`.
     owner_conn: Mutex<Option<PgConn>>,
+    /// Terminals make the one-line summaries of their transactions (`showoutput`).
+    summaries: bool,
 }
 
 impl PgDriver {
@@ -84,7 +86,14 @@ impl PgDriver {
             flavour,
             admin_conn: Mutex::new(None),
             owner_conn: Mutex::new(None),
+            summaries: false,
         }
+    }
+
+    /// Terminals make their transactions' summaries (for `showoutput`) when `on`.
+    pub fn with_summaries(mut self, on: bool) -> Self {
+        self.summaries = on;
+        self
     }
 
     /// Closes the connections `counters` keeps.
@@ -313,6 +322,7 @@ impl TxnDb for PgDriver {
                 peer,
                 statements,
                 open: false,
+                summaries: self.summaries,
             }),
             Err(e) => {
                 conn.close().await;
@@ -402,6 +412,7 @@ pub struct PgTxnConn {
     peer: Peer,
     statements: Statements,
     open: bool,
+    summaries: bool,
 }
 
 /// The statements of one flavour, prepared on one connection.
@@ -671,7 +682,10 @@ impl OrderArgs {
     }
 }
 
-fn new_order_done(t: &NewOrder, o_id: Option<i32>, total: Option<Numeric>) -> Done {
+fn new_order_done(show: bool, t: &NewOrder, o_id: Option<i32>, total: Option<Numeric>) -> Done {
+    if !show {
+        return Done::quiet(total.is_none());
+    }
     let head = format!(
         "New Order: w {} d {} c {} o {} lines {}",
         t.w_id,
@@ -813,7 +827,7 @@ impl PgTxnConn {
                             .detail()
                             .and_then(|d| detail_field(d, "o_id"))
                             .and_then(|o| o.parse().ok());
-                        return Ok(new_order_done(t, o_id, None));
+                        return Ok(new_order_done(self.summaries, t, o_id, None));
                     }
                 }
                 return Err(txn_failed(&self.peer, txn, &e));
@@ -826,10 +840,10 @@ impl PgTxnConn {
         let o_id: Option<i32> = col(row, 0, peer, txn)?;
         let total: Option<Numeric> = col(row, 1, peer, txn)?;
         if *procedures && col::<Option<i32>>(row, 7, peer, txn)? == Some(1) {
-            return Ok(new_order_done(t, o_id, None));
+            return Ok(new_order_done(self.summaries, t, o_id, None));
         }
         match total {
-            Some(total) => Ok(new_order_done(t, o_id, Some(total))),
+            Some(total) => Ok(new_order_done(self.summaries, t, o_id, Some(total))),
             None => Err(not_found(peer, txn, "the order total")),
         }
     }
@@ -841,6 +855,7 @@ impl PgTxnConn {
             peer,
             statements,
             open,
+            summaries,
         } = self;
         let Statements::Client(st) = statements else {
             return Err(not_found(peer, txn, "client-side SQL"));
@@ -889,7 +904,7 @@ impl PgTxnConn {
         if usize::try_from(found).unwrap_or(0) < t.lines.len() {
             // Clause 2.4.2.3: an unused item rolls the whole order back.
             return match rollback(client, st, open).await {
-                Ok(()) => Ok(new_order_done(t, Some(o_id), None)),
+                Ok(()) => Ok(new_order_done(*summaries, t, Some(o_id), None)),
                 Err(e) => Err(txn_failed(peer, txn, &e)),
             };
         }
@@ -929,7 +944,7 @@ impl PgTxnConn {
             None => None,
         };
         match total {
-            Some(total) => Ok(new_order_done(t, Some(o_id), Some(total))),
+            Some(total) => Ok(new_order_done(*summaries, t, Some(o_id), Some(total))),
             None => Err(not_found(peer, txn, "the order total")),
         }
     }
@@ -975,6 +990,9 @@ impl TxnConn for PgTxnConn {
         let Some(row) = rows.first() else {
             return Err(not_found(peer, txn, "customer"));
         };
+        if !self.summaries {
+            return Ok(Done::quiet(false));
+        }
         let c_id: i32 = col(row, 0, peer, txn)?;
         let balance: Numeric = col(row, 4, peer, txn)?;
         let credit: String = col(row, 5, peer, txn)?;
@@ -1010,6 +1028,9 @@ impl TxnConn for PgTxnConn {
         let Some(row) = rows.first() else {
             return Err(not_found(peer, txn, "customer"));
         };
+        if !self.summaries {
+            return Ok(Done::quiet(false));
+        }
         let c_id: i32 = col(row, 0, peer, txn)?;
         let balance: Numeric = col(row, 4, peer, txn)?;
         let o_id: Option<i32> = col(row, 5, peer, txn)?;
@@ -1049,6 +1070,9 @@ impl TxnConn for PgTxnConn {
         let Some(row) = rows.first() else {
             return Err(not_found(peer, txn, "a result row"));
         };
+        if !self.summaries {
+            return Ok(Done::quiet(false));
+        }
         let delivered: i32 = col(row, 0, peer, txn)?;
         let skipped: i32 = col(row, 1, peer, txn)?;
         Ok(Done {
@@ -1081,6 +1105,9 @@ impl TxnConn for PgTxnConn {
         let Some(low) = low else {
             return Err(not_found(peer, txn, &district()));
         };
+        if !self.summaries {
+            return Ok(Done::quiet(false));
+        }
         Ok(Done {
             rolled_back: false,
             summary: format!(
@@ -1469,7 +1496,7 @@ mod tests {
     #[test]
     fn summaries_are_one_line_each() {
         let t = order(vec![line(1, 1, 5); 11]);
-        let done = new_order_done(&t, Some(3012), Some(Numeric("1520.33".into())));
+        let done = new_order_done(true, &t, Some(3012), Some(Numeric("1520.33".into())));
         assert_eq!(
             done,
             Done {
@@ -1478,7 +1505,7 @@ mod tests {
             }
         );
         let t = order(vec![line(1, 1, 5), line(100_001, 1, 2)]);
-        let done = new_order_done(&t, Some(3013), None);
+        let done = new_order_done(true, &t, Some(3013), None);
         assert!(done.rolled_back);
         assert_eq!(
             done.summary,

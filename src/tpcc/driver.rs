@@ -192,6 +192,51 @@ pub struct RunResult {
     pub stopped_early: Option<String>,
     /// Virtual users that finished FAILED.
     pub failed_vus: u32,
+    /// The CPU time hammer's own process used in the measured window (timed runs, where the
+    /// platform tells).
+    pub client_cpu: Option<Duration>,
+}
+
+impl RunResult {
+    /// Transactions the terminals finished in the window (committed, rolled back, failed).
+    pub fn transactions(&self) -> u64 {
+        self.stats
+            .by_kind
+            .iter()
+            .map(|s| s.committed + s.rolled_back + s.failed)
+            .sum()
+    }
+
+    /// What the client cost in the measured window, e.g. `Client CPU: 1.02 s in 30.0 s
+    /// (1.7 % of 2 CPUs), 10.4 us per transaction`.
+    pub fn client_cpu_line(&self) -> Option<String> {
+        let cpu = self.client_cpu?.as_secs_f64();
+        let window = self.measured.as_secs_f64();
+        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let txns = self.transactions();
+        if window <= 0.0 || txns == 0 {
+            return None;
+        }
+        Some(format!(
+            "Client CPU: {cpu:.2} s in {window:.1} s ({:.1} % of {cpus} CPUs), {:.1} us per transaction",
+            100.0 * cpu / (window * cpus as f64),
+            1e6 * cpu / txns as f64
+        ))
+    }
+}
+
+/// The CPU time (user and system) this process has used so far.
+fn process_cpu() -> Option<Duration> {
+    use sysinfo::{ProcessRefreshKind, ProcessesToUpdate, System};
+    let pid = sysinfo::get_current_pid().ok()?;
+    let mut sys = System::new();
+    sys.refresh_processes_specifics(
+        ProcessesToUpdate::Some(&[pid]),
+        false,
+        ProcessRefreshKind::nothing().with_cpu(),
+    );
+    sys.process(pid)
+        .map(|p| Duration::from_millis(p.accumulated_cpu_time()))
 }
 
 /// State the monitor and the terminals share.
@@ -621,6 +666,7 @@ pub async fn run<D: TxnDb>(
         per_vu: Vec::new(),
         stopped_early: None,
         failed_vus: 0,
+        client_cpu: None,
     };
     let monitor_task = if monitor {
         states(1, VuState::Running);
@@ -676,6 +722,7 @@ pub async fn run<D: TxnDb>(
                 result.tpm = m.tpm;
                 result.measured = m.measured;
                 result.stopped_early = m.stopped_early;
+                result.client_cpu = m.client_cpu;
                 states(1, VuState::FinishSuccess);
                 say.line("FINISHED SUCCESS");
             }
@@ -701,6 +748,7 @@ struct Measured {
     tpm: Option<f64>,
     measured: Duration,
     stopped_early: Option<String>,
+    client_cpu: Option<Duration>,
 }
 
 /// Virtual user 1 of a timed run: rampup, first counter reading, the measured duration,
@@ -729,6 +777,7 @@ async fn monitor_run<D: TxnDb>(
                 tpm: None,
                 measured: Duration::ZERO,
                 stopped_early: Some("stopped during rampup".into()),
+                client_cpu: None,
             });
         }
         minute += 1;
@@ -742,6 +791,7 @@ async fn monitor_run<D: TxnDb>(
         .await
         .map_err(|e| Error::State(format!("cannot take the start transaction count: {e}")))?;
     let t1 = Instant::now();
+    let cpu1 = process_cpu();
     shared.measuring.store(true, Ordering::Relaxed);
     say.line(format!(
         "Timing test period of {} in minutes",
@@ -762,6 +812,7 @@ async fn monitor_run<D: TxnDb>(
         }
     }
     shared.measuring.store(false, Ordering::Relaxed);
+    let client_cpu = process_cpu().zip(cpu1).map(|(b, a)| b.saturating_sub(a));
     say.line("Test complete, Taking end Transaction Count.");
     let finish = db
         .counters()
@@ -806,6 +857,7 @@ async fn monitor_run<D: TxnDb>(
         tpm: Some(tpm),
         measured,
         stopped_early: stopped,
+        client_cpu,
     })
 }
 

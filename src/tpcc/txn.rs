@@ -82,6 +82,17 @@ pub struct Done {
     pub summary: String,
 }
 
+impl Done {
+    /// A finished transaction whose summary is not wanted (the usual case: formatting it
+    /// would cost more client CPU than the rest of the client's work on some transactions).
+    pub fn quiet(rolled_back: bool) -> Self {
+        Done {
+            rolled_back,
+            summary: String::new(),
+        }
+    }
+}
+
 /// Whether a routine flavour was found, for the driver's start-up checks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
