@@ -5,6 +5,8 @@
 //! `mysql` client can still run a rendered file by hand, and statements may contain `;`
 //! freely: a MariaDB procedure body needs no `DELIMITER`, which is a client command, not SQL.
 //! [`render`] fills the `{{name}}` placeholders (`{{engine}}`, `{{partition}}`, ...) first.
+//! A file of statements a program picks by name ([`Named`]) names each with a `-- name: x`
+//! line; the statement is what follows that line, so comments above it stay in the file.
 
 /// The separator line's text, after trimming.
 pub const SEPARATOR: &str = "-- go";
@@ -80,6 +82,47 @@ pub fn render(sql: &str, vars: &[(&str, &str)]) -> String {
     out
 }
 
+/// The line that names the statement after it.
+const NAME_PREFIX: &str = "-- name:";
+
+/// A file's statements by name, for statements a program runs rather than a schema script.
+#[derive(Debug, Clone)]
+pub struct Named(Vec<(String, String)>);
+
+impl Named {
+    /// Splits `sql` (see [`split`]) and keeps each piece that has a `-- name: x` line, as
+    /// `x` and the text after that line. Pieces without one (comments) are left out.
+    pub fn parse(sql: &str) -> Self {
+        let mut named = Vec::new();
+        for piece in split(sql) {
+            let mut lines = piece.lines();
+            let name = lines
+                .by_ref()
+                .find_map(|l| l.trim().strip_prefix(NAME_PREFIX));
+            if let Some(name) = name {
+                let text = lines.collect::<Vec<_>>().join("\n");
+                named.push((name.trim().to_string(), text.trim().to_string()));
+            }
+        }
+        Named(named)
+    }
+
+    /// The statement named `name`. The files are part of the program, so a missing name is
+    /// a bug: it panics saying which (each driver's tests take every statement it uses).
+    pub fn get(&self, name: &str) -> &str {
+        self.0
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, text)| text.as_str())
+            .unwrap_or_else(|| panic!("no statement named {name:?} in the SQL file"))
+    }
+
+    /// The names, in file order.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.0.iter().map(|(n, _)| n.as_str())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -151,5 +194,21 @@ mod tests {
             render("{{partitions}}{{partitions}}", &[("partitions", "4")]),
             "44"
         );
+    }
+
+    #[test]
+    fn named_statements_are_found_by_their_name_line() {
+        let sql = "-- file header\n-- about a\n-- name: a\nSELECT 1\n-- go\n\n\
+                   -- only a comment\n-- go\n-- name:  b \nSELECT\n  2;\n-- go\n";
+        let named = Named::parse(sql);
+        assert_eq!(named.names().collect::<Vec<_>>(), ["a", "b"]);
+        assert_eq!(named.get("a"), "SELECT 1");
+        assert_eq!(named.get("b"), "SELECT\n  2;");
+    }
+
+    #[test]
+    #[should_panic(expected = "no statement named \"c\"")]
+    fn a_missing_name_is_a_bug_that_says_which() {
+        Named::parse("-- name: a\nSELECT 1").get("c");
     }
 }

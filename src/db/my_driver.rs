@@ -26,6 +26,7 @@ use super::mysql::{classify, connect, MyTarget};
 use super::{Failure, Peer};
 use crate::config::{Database, Settings};
 use crate::error::{Error, Result};
+use crate::sqlfile::{render, Named};
 use crate::tpcc::txn::{
     Counters, Customer, Delivery, Done, Mode, NewOrder, OrderStatus, Payment, StockLevel, TxnConn,
     TxnDb,
@@ -44,163 +45,92 @@ const SNAPSHOT_UNKNOWN: u8 = 0;
 const SNAPSHOT_PRESENT: u8 = 1;
 const SNAPSHOT_ABSENT: u8 = 2;
 
-// Stored procedures: IN arguments, then a `?` for each OUT parameter (sent as NULL). The
-// timestamp arguments are NULL: the procedure takes the server's current time.
-const CALL_NEWORD: &str = "CALL NEWORD(?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, ?, ?, ?, ?)";
-const CALL_PAYMENT: &str = "CALL PAYMENT(?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, ?, ?)";
-const CALL_OSTAT: &str = "CALL OSTAT(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
-const CALL_DELIVERY: &str = "CALL DELIVERY(?, ?, NULL, ?, ?)";
-const CALL_SLEV: &str = "CALL SLEV(?, ?, ?, ?)";
+// The OUT parameters of each procedure (`schemas/mysql/tprocc/driver.sql` has a `?` each).
 const NEWORD_OUT: usize = 8;
 const PAYMENT_OUT: usize = 6;
 const OSTAT_OUT: usize = 10;
 const DELIVERY_OUT: usize = 2;
 const SLEV_OUT: usize = 1;
 
-// Client-side SQL. Lists have a fixed number of slots, the unused ones NULL (which matches
-// nothing), so that each statement is prepared once whatever the number of lines.
+/// The driver's statements, from `schemas/mysql/tprocc/driver.sql` with the slot lists
+/// filled in: New-Order carries up to [`MAX_LINES`] lines, Delivery one order per district.
+struct Sql {
+    call_neword: String,
+    call_payment: String,
+    call_ostat: String,
+    call_delivery: String,
+    call_slev: String,
+    district_lock: String,
+    district_next: String,
+    items: String,
+    insert_order: String,
+    insert_new_order: String,
+    stock_lock: String,
+    stock_update: String,
+    order_lines: String,
+    pay_ytd: String,
+    customers_by_name: String,
+    pay_customer: String,
+    pay_customer_update: String,
+    insert_history: String,
+    order_status: String,
+    oldest_new_orders: String,
+    delete_new_orders: String,
+    deliver_lines: String,
+    deliver_orders: String,
+    stock_level: String,
+}
 
-/// New-Order: the district row, locked, then its next order id taken.
-const DISTRICT_LOCK: &str =
-    "SELECT d_tax, d_next_o_id FROM district WHERE d_w_id = ? AND d_id = ? FOR UPDATE";
-const DISTRICT_NEXT: &str =
-    "UPDATE district SET d_next_o_id = d_next_o_id + 1 WHERE d_w_id = ? AND d_id = ?";
-/// New-Order: warehouse, customer and every item in one read; a row with NULL item columns
-/// when no item exists.
-static ITEMS: LazyLock<String> = LazyLock::new(|| {
-    format!(
-        "SELECT w_tax, c_discount, c_last, c_credit, i_id, i_price, i_name, i_data \
-           FROM warehouse JOIN customer ON c_w_id = w_id \
-           LEFT JOIN item ON i_id IN ({}) \
-          WHERE w_id = ? AND c_d_id = ? AND c_id = ?",
-        slots("?", MAX_LINES)
-    )
+static SQL: LazyLock<Sql> = LazyLock::new(|| {
+    let file = Named::parse(include_str!("../../schemas/mysql/tprocc/driver.sql"));
+    let districts = DISTRICTS_PER_W as usize;
+    let item_slots = slots("?", MAX_LINES);
+    let stock_keys = slots("(?, ?)", MAX_LINES);
+    let stock_rows = rows(&["w", "i", "q", "ytd", "cnt", "rem"], &[INT; 6], MAX_LINES);
+    let line_rows = rows(
+        &["n", "i", "w", "q", "a", "info"],
+        &[INT, INT, INT, INT, MONEY, "CHAR(24)"],
+        MAX_LINES,
+    );
+    let district_keys = slots("(?, ?)", districts);
+    let vars: [(&str, &str); 5] = [
+        ("item_slots", &item_slots),
+        ("stock_keys", &stock_keys),
+        ("stock_rows", &stock_rows),
+        ("line_rows", &line_rows),
+        ("district_keys", &district_keys),
+    ];
+    let get = |name: &str| render(file.get(name), &vars);
+    Sql {
+        call_neword: get("call_neword"),
+        call_payment: get("call_payment"),
+        call_ostat: get("call_ostat"),
+        call_delivery: get("call_delivery"),
+        call_slev: get("call_slev"),
+        district_lock: get("district_lock"),
+        district_next: get("district_next"),
+        items: get("items"),
+        insert_order: get("insert_order"),
+        insert_new_order: get("insert_new_order"),
+        stock_lock: get("stock_lock"),
+        stock_update: get("stock_update"),
+        order_lines: get("order_lines"),
+        pay_ytd: get("pay_ytd"),
+        customers_by_name: get("customers_by_name"),
+        pay_customer: get("pay_customer"),
+        pay_customer_update: get("pay_customer_update"),
+        insert_history: get("insert_history"),
+        order_status: get("order_status"),
+        oldest_new_orders: (1..=DISTRICTS_PER_W)
+            .map(|d| render(file.get("oldest_new_order"), &[("d", &d.to_string())]))
+            .collect::<Vec<_>>()
+            .join(" UNION ALL "),
+        delete_new_orders: get("delete_new_orders"),
+        deliver_lines: get("deliver_lines"),
+        deliver_orders: get("deliver_orders"),
+        stock_level: get("stock_level"),
+    }
 });
-const INSERT_ORDER: &str = "INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, \
-     o_carrier_id, o_ol_cnt, o_all_local) VALUES (?, ?, ?, ?, NOW(), NULL, ?, ?)";
-const INSERT_NEW_ORDER: &str = "INSERT INTO new_order (no_o_id, no_d_id, no_w_id) VALUES (?, ?, ?)";
-/// New-Order: every STOCK row, locked in key order; the first argument is the district,
-/// which picks the `s_dist_xx` column.
-static STOCK_LOCK: LazyLock<String> = LazyLock::new(|| {
-    format!(
-        "SELECT s_w_id, s_i_id, s_quantity, ELT(?, s_dist_01, s_dist_02, s_dist_03, \
-                s_dist_04, s_dist_05, s_dist_06, s_dist_07, s_dist_08, s_dist_09, s_dist_10), \
-                s_data \
-           FROM stock WHERE (s_w_id, s_i_id) IN ({}) FOR UPDATE",
-        slots("(?, ?)", MAX_LINES)
-    )
-});
-/// New-Order: each STOCK row once, with its new quantity (the replenishment rule applied
-/// line by line by the client, on the locked values) and what to add to its counters.
-static STOCK_UPDATE: LazyLock<String> = LazyLock::new(|| {
-    format!(
-        "UPDATE stock JOIN ({}) v ON s_w_id = v.w AND s_i_id = v.i \
-            SET s_quantity = v.q, s_ytd = s_ytd + v.ytd, s_order_cnt = s_order_cnt + v.cnt, \
-                s_remote_cnt = s_remote_cnt + v.rem",
-        rows(&["w", "i", "q", "ytd", "cnt", "rem"], &[INT; 6], MAX_LINES)
-    )
-});
-/// New-Order: every order line in one statement.
-static ORDER_LINES: LazyLock<String> = LazyLock::new(|| {
-    format!(
-        "INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, \
-                                 ol_delivery_d, ol_quantity, ol_amount, ol_dist_info) \
-         SELECT ?, ?, ?, v.n, v.i, v.w, NULL, v.q, v.a, v.info FROM ({}) v WHERE v.n IS NOT NULL",
-        rows(
-            &["n", "i", "w", "q", "a", "info"],
-            &[INT, INT, INT, INT, MONEY, "CHAR(24)"],
-            MAX_LINES
-        )
-    )
-});
-
-/// Payment: warehouse and district year-to-date amounts in one statement.
-const PAY_YTD: &str = "UPDATE warehouse JOIN district ON d_w_id = w_id \
-     SET w_ytd = w_ytd + CAST(? AS DECIMAL(6,2)), d_ytd = d_ytd + CAST(? AS DECIMAL(6,2)) \
-     WHERE w_id = ? AND d_id = ?";
-/// Payment and Order-Status by name: the candidates in the order that picks the middle one.
-const CUSTOMERS_BY_NAME: &str = "SELECT c_id FROM customer \
-     WHERE c_w_id = ? AND c_d_id = ? AND c_last = ? ORDER BY c_first, c_id";
-/// Payment: the names for HISTORY and the customer, locked (warehouse and district are
-/// locked already by the update).
-const PAY_CUSTOMER: &str = "SELECT w_name, d_name, c_first, c_middle, c_last, c_credit, c_balance \
-     FROM warehouse, district, customer \
-     WHERE w_id = ? AND d_w_id = w_id AND d_id = ? AND c_w_id = ? AND c_d_id = ? AND c_id = ? \
-     FOR UPDATE";
-const PAY_CUSTOMER_UPDATE: &str = "UPDATE customer \
-     SET c_balance = c_balance - CAST(? AS DECIMAL(6,2)), \
-         c_ytd_payment = c_ytd_payment + CAST(? AS DECIMAL(6,2)), \
-         c_payment_cnt = c_payment_cnt + 1, \
-         c_data = CASE WHEN c_credit = 'BC' \
-                       THEN LEFT(CONCAT(c_id, ' ', c_d_id, ' ', c_w_id, ' ', ?, ' ', ?, ' ', \
-                                        CAST(? AS DECIMAL(6,2)), ' | ', c_data), 500) \
-                       ELSE c_data END \
-     WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?";
-const INSERT_HISTORY: &str = "INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, \
-     h_date, h_amount, h_data) VALUES (?, ?, ?, ?, ?, NOW(), CAST(? AS DECIMAL(6,2)), ?)";
-
-/// Order-Status: the customer, its latest order and that order's lines in one read.
-const ORDER_STATUS: &str = "SELECT c.c_id, c.c_first, c.c_middle, c.c_last, c.c_balance, \
-            o.o_id, o.o_entry_d, o.o_carrier_id, \
-            ol.ol_i_id, ol.ol_supply_w_id, ol.ol_quantity, ol.ol_amount, ol.ol_delivery_d \
-       FROM customer c \
-       LEFT JOIN orders o \
-         ON o.o_w_id = c.c_w_id AND o.o_d_id = c.c_d_id \
-        AND o.o_id = (SELECT MAX(o2.o_id) FROM orders o2 \
-                       WHERE o2.o_w_id = c.c_w_id AND o2.o_d_id = c.c_d_id AND o2.o_c_id = c.c_id) \
-       LEFT JOIN order_line ol \
-         ON ol.ol_w_id = o.o_w_id AND ol.ol_d_id = o.o_d_id AND ol.ol_o_id = o.o_id \
-      WHERE c.c_w_id = ? AND c.c_d_id = ? AND c.c_id = ?";
-
-/// Delivery: the oldest new order of each district, locked (each argument is the warehouse).
-static OLDEST_NEW_ORDERS: LazyLock<String> = LazyLock::new(|| {
-    (1..=DISTRICTS_PER_W)
-        .map(|d| {
-            format!(
-                "(SELECT no_d_id, no_o_id FROM new_order WHERE no_w_id = ? AND no_d_id = {d} \
-                  ORDER BY no_o_id LIMIT 1 FOR UPDATE)"
-            )
-        })
-        .collect::<Vec<_>>()
-        .join(" UNION ALL ")
-});
-static DELETE_NEW_ORDERS: LazyLock<String> = LazyLock::new(|| {
-    format!(
-        "DELETE FROM new_order WHERE no_w_id = ? AND (no_d_id, no_o_id) IN ({})",
-        slots("(?, ?)", DISTRICTS_PER_W as usize)
-    )
-});
-static DELIVER_LINES: LazyLock<String> = LazyLock::new(|| {
-    format!(
-        "UPDATE order_line SET ol_delivery_d = NOW() \
-          WHERE ol_w_id = ? AND (ol_d_id, ol_o_id) IN ({})",
-        slots("(?, ?)", DISTRICTS_PER_W as usize)
-    )
-});
-/// Delivery: the carrier on each order and each order's amount on its customer.
-static DELIVER_ORDERS: LazyLock<String> = LazyLock::new(|| {
-    let keys = slots("(?, ?)", DISTRICTS_PER_W as usize);
-    format!(
-        "UPDATE orders o \
-           JOIN customer c ON c.c_w_id = o.o_w_id AND c.c_d_id = o.o_d_id AND c.c_id = o.o_c_id \
-           LEFT JOIN (SELECT ol_d_id, ol_o_id, SUM(ol_amount) AS amount FROM order_line \
-                       WHERE ol_w_id = ? AND (ol_d_id, ol_o_id) IN ({keys}) \
-                       GROUP BY ol_d_id, ol_o_id) s \
-             ON s.ol_d_id = o.o_d_id AND s.ol_o_id = o.o_id \
-            SET o.o_carrier_id = ?, c.c_balance = c.c_balance + IFNULL(s.amount, 0), \
-                c.c_delivery_cnt = c.c_delivery_cnt + 1 \
-          WHERE o.o_w_id = ? AND (o.o_d_id, o.o_id) IN ({keys})"
-    )
-});
-
-/// Stock-Level in one read; `MAX(d_next_o_id)` is NULL only when the district is missing.
-const STOCK_LEVEL: &str = "SELECT COUNT(DISTINCT s.s_i_id), MAX(d.d_next_o_id) \
-       FROM district d \
-       LEFT JOIN (order_line ol JOIN stock s \
-                    ON s.s_w_id = ol.ol_w_id AND s.s_i_id = ol.ol_i_id AND s.s_quantity < ?) \
-         ON ol.ol_w_id = d.d_w_id AND ol.ol_d_id = d.d_id \
-        AND ol.ol_o_id >= d.d_next_o_id - 20 AND ol.ol_o_id < d.d_next_o_id \
-      WHERE d.d_w_id = ? AND d.d_id = ?";
 
 const INT: &str = "SIGNED";
 const MONEY: &str = "DECIMAL(6,2)";
@@ -596,11 +526,11 @@ struct Procedures {
 impl Procedures {
     async fn prepare(conn: &mut Conn) -> Result<Self, mysql_async::Error> {
         Ok(Procedures {
-            neword: conn.prep(CALL_NEWORD).await?,
-            payment: conn.prep(CALL_PAYMENT).await?,
-            ostat: conn.prep(CALL_OSTAT).await?,
-            delivery: conn.prep(CALL_DELIVERY).await?,
-            slev: conn.prep(CALL_SLEV).await?,
+            neword: conn.prep(SQL.call_neword.as_str()).await?,
+            payment: conn.prep(SQL.call_payment.as_str()).await?,
+            ostat: conn.prep(SQL.call_ostat.as_str()).await?,
+            delivery: conn.prep(SQL.call_delivery.as_str()).await?,
+            slev: conn.prep(SQL.call_slev.as_str()).await?,
         })
     }
 }
@@ -632,25 +562,25 @@ struct ClientSql {
 impl ClientSql {
     async fn prepare(conn: &mut Conn) -> Result<Self, mysql_async::Error> {
         Ok(ClientSql {
-            district_lock: conn.prep(DISTRICT_LOCK).await?,
-            district_next: conn.prep(DISTRICT_NEXT).await?,
-            items: conn.prep(ITEMS.as_str()).await?,
-            insert_order: conn.prep(INSERT_ORDER).await?,
-            insert_new_order: conn.prep(INSERT_NEW_ORDER).await?,
-            stock_lock: conn.prep(STOCK_LOCK.as_str()).await?,
-            stock_update: conn.prep(STOCK_UPDATE.as_str()).await?,
-            order_lines: conn.prep(ORDER_LINES.as_str()).await?,
-            pay_ytd: conn.prep(PAY_YTD).await?,
-            customers_by_name: conn.prep(CUSTOMERS_BY_NAME).await?,
-            pay_customer: conn.prep(PAY_CUSTOMER).await?,
-            pay_customer_update: conn.prep(PAY_CUSTOMER_UPDATE).await?,
-            insert_history: conn.prep(INSERT_HISTORY).await?,
-            order_status: conn.prep(ORDER_STATUS).await?,
-            oldest_new_orders: conn.prep(OLDEST_NEW_ORDERS.as_str()).await?,
-            delete_new_orders: conn.prep(DELETE_NEW_ORDERS.as_str()).await?,
-            deliver_lines: conn.prep(DELIVER_LINES.as_str()).await?,
-            deliver_orders: conn.prep(DELIVER_ORDERS.as_str()).await?,
-            stock_level: conn.prep(STOCK_LEVEL).await?,
+            district_lock: conn.prep(SQL.district_lock.as_str()).await?,
+            district_next: conn.prep(SQL.district_next.as_str()).await?,
+            items: conn.prep(SQL.items.as_str()).await?,
+            insert_order: conn.prep(SQL.insert_order.as_str()).await?,
+            insert_new_order: conn.prep(SQL.insert_new_order.as_str()).await?,
+            stock_lock: conn.prep(SQL.stock_lock.as_str()).await?,
+            stock_update: conn.prep(SQL.stock_update.as_str()).await?,
+            order_lines: conn.prep(SQL.order_lines.as_str()).await?,
+            pay_ytd: conn.prep(SQL.pay_ytd.as_str()).await?,
+            customers_by_name: conn.prep(SQL.customers_by_name.as_str()).await?,
+            pay_customer: conn.prep(SQL.pay_customer.as_str()).await?,
+            pay_customer_update: conn.prep(SQL.pay_customer_update.as_str()).await?,
+            insert_history: conn.prep(SQL.insert_history.as_str()).await?,
+            order_status: conn.prep(SQL.order_status.as_str()).await?,
+            oldest_new_orders: conn.prep(SQL.oldest_new_orders.as_str()).await?,
+            delete_new_orders: conn.prep(SQL.delete_new_orders.as_str()).await?,
+            deliver_lines: conn.prep(SQL.deliver_lines.as_str()).await?,
+            deliver_orders: conn.prep(SQL.deliver_orders.as_str()).await?,
+            stock_level: conn.prep(SQL.stock_level.as_str()).await?,
         })
     }
 }
@@ -1480,21 +1410,50 @@ mod tests {
     #[test]
     fn statements_have_the_placeholders_the_code_sends() {
         let count = |s: &str| s.matches('?').count();
-        assert_eq!(count(CALL_NEWORD), 8 + NEWORD_OUT);
-        assert_eq!(count(CALL_PAYMENT), 8 + PAYMENT_OUT);
-        assert_eq!(count(CALL_OSTAT), 5 + OSTAT_OUT);
-        assert_eq!(count(CALL_DELIVERY), 2 + DELIVERY_OUT);
-        assert_eq!(count(CALL_SLEV), 3 + SLEV_OUT);
-        assert_eq!(count(&ITEMS), MAX_LINES + 3);
-        assert_eq!(count(&STOCK_LOCK), 1 + 2 * MAX_LINES);
-        assert_eq!(count(&STOCK_UPDATE), 6 * MAX_LINES);
-        assert_eq!(count(&ORDER_LINES), 3 + 6 * MAX_LINES);
+        assert_eq!(count(&SQL.call_neword), 8 + NEWORD_OUT);
+        assert_eq!(count(&SQL.call_payment), 8 + PAYMENT_OUT);
+        assert_eq!(count(&SQL.call_ostat), 5 + OSTAT_OUT);
+        assert_eq!(count(&SQL.call_delivery), 2 + DELIVERY_OUT);
+        assert_eq!(count(&SQL.call_slev), 3 + SLEV_OUT);
+        assert_eq!(count(&SQL.items), MAX_LINES + 3);
+        assert_eq!(count(&SQL.stock_lock), 1 + 2 * MAX_LINES);
+        assert_eq!(count(&SQL.stock_update), 6 * MAX_LINES);
+        assert_eq!(count(&SQL.order_lines), 3 + 6 * MAX_LINES);
         let districts = DISTRICTS_PER_W as usize;
-        assert_eq!(count(&OLDEST_NEW_ORDERS), districts);
-        assert_eq!(count(&DELETE_NEW_ORDERS), 1 + 2 * districts);
-        assert_eq!(count(&DELIVER_LINES), 1 + 2 * districts);
-        assert_eq!(count(&DELIVER_ORDERS), 3 + 4 * districts);
-        assert_eq!(count(STOCK_LEVEL), 3);
+        assert_eq!(count(&SQL.oldest_new_orders), districts);
+        assert_eq!(count(&SQL.delete_new_orders), 1 + 2 * districts);
+        assert_eq!(count(&SQL.deliver_lines), 1 + 2 * districts);
+        assert_eq!(count(&SQL.deliver_orders), 3 + 4 * districts);
+        assert_eq!(count(&SQL.stock_level), 3);
+        let q = &*SQL;
+        for text in [
+            &q.call_neword,
+            &q.call_payment,
+            &q.call_ostat,
+            &q.call_delivery,
+            &q.call_slev,
+            &q.district_lock,
+            &q.district_next,
+            &q.items,
+            &q.insert_order,
+            &q.insert_new_order,
+            &q.stock_lock,
+            &q.stock_update,
+            &q.order_lines,
+            &q.pay_ytd,
+            &q.customers_by_name,
+            &q.pay_customer,
+            &q.pay_customer_update,
+            &q.insert_history,
+            &q.order_status,
+            &q.oldest_new_orders,
+            &q.delete_new_orders,
+            &q.deliver_lines,
+            &q.deliver_orders,
+            &q.stock_level,
+        ] {
+            assert!(!text.is_empty() && !text.contains("{{"), "{text}");
+        }
     }
 
     #[test]
