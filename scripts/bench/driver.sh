@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Benchmark: timed TPROC-C runs on a 4-warehouse schema, 2 and 4 virtual users, for each
-# database and mode. Prints NOPM, TPM, the client's CPU per 1,000 transactions and its share
-# of the machine's CPU.
+# database and mode. Prints NOPM, TPM, and the client's CPU in the measured window (as the
+# run itself reports it): per transaction and as a share of the machine.
 #   scripts/bench/driver.sh [duration_minutes=1] [rampup_minutes=0.25]
+# Env: ONLY (a regex on the case labels, e.g. 'PostgreSQL functions'), VUS ("2 4"),
+#      PG_SSLMODE (pg_sslmode for PostgreSQL, default the dictionary's: prefer).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 DURATION=${1:-1}
@@ -17,7 +19,6 @@ trap 'rm -rf "$WORK"' EXIT
 export HAMMER_HOME=$WORK/home
 mkdir -p "$HAMMER_HOME"
 CPUS=$(nproc)
-TICK=$(getconf CLK_TCK)
 
 setup() { # db
 	local db=$1
@@ -26,18 +27,17 @@ setup() { # db
 		diset("connection", "${db}_host", "127.0.0.1");
 		diset("tpcc", "${db}_dbase", "hammer_bench_run");
 		if "$db" == "pg" { diset("tpcc", "pg_user", "hammer_bench_run"); diset("tpcc", "pg_superuserpass", "postgres"); }
+		if "$db" == "pg" && "${PG_SSLMODE:-}" != "" { diset("connection", "pg_sslmode", "${PG_SSLMODE:-}"); }
 		if "$db" != "pg" { diset("tpcc", "${db}_pass", "maria"); }
 		diset("tpcc", "${db}_count_ware", $W);
 		diset("tpcc", "${db}_num_vu", 2);
 	RHAI
 }
 
-# Machine-wide busy CPU ticks (all CPUs), from /proc/stat.
-busy_ticks() { awk '/^cpu /{print $2+$3+$4+$7+$8}' /proc/stat; }
-
-# Runs hammer under `time` to get its CPU, then prints the figures.
+# Runs hammer and prints the run's figures.
 measure() { # db label mode vus
 	local db=$1 label=$2 mode=$3 vus=$4
+	[[ $label =~ ${ONLY:-.} ]] || return 0
 	{
 		setup "$db"
 		echo "$mode"
@@ -51,28 +51,17 @@ measure() { # db label mode vus
 			let r = lastrun();
 			let n = 0;
 			for k in ["new_order", "payment", "delivery", "stock_level", "order_status"] { n += r[k].committed + r[k].rolled_back; }
-			print(\`RESULT \${r.nopm.to_int()} \${r.tpm.to_int()} \${n} \${r.seconds}\`);
+			print(\`RESULT \${r.nopm.to_int()} \${r.tpm.to_int()} \${r.transactions} \${r.seconds} \${r.client_cpu_seconds}\`);
 			vudestroy();
 		RHAI
 	} >"$WORK/run.rhai"
-	local b0 b1 wall usr sys
-	b0=$(busy_ticks)
-	TIMEFORMAT='%R %U %S'
-	{ time "$HAMMER" auto "$WORK/run.rhai" >"$WORK/run.log" 2>&1; } 2>"$WORK/time" || { tail -20 "$WORK/run.log"; return 1; }
-	b1=$(busy_ticks)
-	read -r wall usr sys <"$WORK/time"
-	local nopm tpm txns secs
-	read -r _ nopm tpm txns secs < <(grep '^RESULT' "$WORK/run.log")
-	# Client CPU over the whole process life (connect, rampup, run) against all transactions
-	# of the measured window: an upper bound of the cost per transaction.
-	local client machine
-	client=$(echo "$usr + $sys" | bc -l)
-	machine=$(echo "($b1 - $b0) / $TICK" | bc -l)
-	printf '%-28s %d VUs: %7d NOPM %8d TPM | client %6.1f us CPU/txn, %4.1f %% of all CPU used, %4.1f %% of the machine\n' \
+	"$HAMMER" auto "$WORK/run.rhai" >"$WORK/run.log" 2>&1 || { tail -20 "$WORK/run.log"; return 1; }
+	local nopm tpm txns secs cpu
+	read -r _ nopm tpm txns secs cpu < <(grep '^RESULT' "$WORK/run.log")
+	printf '%-28s %d VUs: %7d NOPM %8d TPM | client %6.1f us CPU/txn, %4.1f %% of the machine (%d CPUs)\n' \
 		"$label" "$vus" "$nopm" "$tpm" \
-		"$(echo "1000000 * $client / ($txns * $wall / $secs)" | bc -l)" \
-		"$(echo "100 * $client / $machine" | bc -l)" \
-		"$(echo "100 * $client / ($wall * $CPUS)" | bc -l)"
+		"$(echo "1000000 * $cpu / $txns" | bc -l)" \
+		"$(echo "100 * $cpu / ($secs * $CPUS)" | bc -l)" "$CPUS"
 }
 
 build() { # db mode
@@ -90,15 +79,22 @@ delete() {
 	"$HAMMER" auto "$WORK/delete.rhai" >/dev/null 2>&1 || true
 }
 
-echo "hammer driver benchmark: $W warehouses, rampup $RAMPUP min, duration $DURATION min, $CPUS CPUs"
-build pg 'diset("tpcc", "pg_storedprocs", "false");'
-for vus in 2 4; do measure pg "PostgreSQL functions" 'diset("tpcc", "pg_no_stored_procs", "false");' $vus; done
-for vus in 2 4; do measure pg "PostgreSQL client SQL" 'diset("tpcc", "pg_no_stored_procs", "true");' $vus; done
-delete pg
-build pg 'diset("tpcc", "pg_storedprocs", "true");'
-for vus in 2 4; do measure pg "PostgreSQL procedures" 'diset("tpcc", "pg_storedprocs", "true"); diset("tpcc", "pg_no_stored_procs", "false");' $vus; done
-delete pg
-build maria ''
-for vus in 2 4; do measure maria "MariaDB procedures" 'diset("tpcc", "maria_no_stored_procs", "false");' $vus; done
-for vus in 2 4; do measure maria "MariaDB client SQL" 'diset("tpcc", "maria_no_stored_procs", "true");' $vus; done
-delete maria
+echo "hammer driver benchmark: $W warehouses, rampup $RAMPUP min, duration $DURATION min, $CPUS CPUs, pg_sslmode ${PG_SSLMODE:-prefer}"
+wanted() { [[ $1 =~ ${ONLY:-.} ]]; }
+if wanted "PostgreSQL functions" || wanted "PostgreSQL client SQL"; then
+	build pg 'diset("tpcc", "pg_storedprocs", "false");'
+	for vus in ${VUS:-2 4}; do measure pg "PostgreSQL functions" 'diset("tpcc", "pg_no_stored_procs", "false");' "$vus"; done
+	for vus in ${VUS:-2 4}; do measure pg "PostgreSQL client SQL" 'diset("tpcc", "pg_no_stored_procs", "true");' "$vus"; done
+	delete pg
+fi
+if wanted "PostgreSQL procedures"; then
+	build pg 'diset("tpcc", "pg_storedprocs", "true");'
+	for vus in ${VUS:-2 4}; do measure pg "PostgreSQL procedures" 'diset("tpcc", "pg_storedprocs", "true"); diset("tpcc", "pg_no_stored_procs", "false");' "$vus"; done
+	delete pg
+fi
+if wanted "MariaDB procedures" || wanted "MariaDB client SQL"; then
+	build maria ''
+	for vus in ${VUS:-2 4}; do measure maria "MariaDB procedures" 'diset("tpcc", "maria_no_stored_procs", "false");' "$vus"; done
+	for vus in ${VUS:-2 4}; do measure maria "MariaDB client SQL" 'diset("tpcc", "maria_no_stored_procs", "true");' "$vus"; done
+	delete maria
+fi

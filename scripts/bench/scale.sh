@@ -60,16 +60,16 @@ for n in "${COUNTS[@]}"; do
 			let n = 0;
 			let f = 0;
 			for k in ["new_order", "payment", "delivery", "stock_level", "order_status"] { n += r[k].committed + r[k].rolled_back; f += r[k].failed; }
-			print(\`RESULT \${r.nopm.to_int()} \${r.tpm.to_int()} \${n} \${f} \${r.seconds} \${r.new_order.p95_ms}\`);
+			print(\`RESULT \${r.nopm.to_int()} \${r.tpm.to_int()} \${n} \${f} \${r.seconds} \${r.new_order.p95_ms} \${r.client_cpu_seconds}\`);
 		RHAI
 	} >"$WORK/run.rhai"
 	/usr/bin/time -f '%M %U %S %e' -o "$WORK/time" "$HAMMER" auto "$WORK/run.rhai" >"$WORK/run.log" 2>&1 || { tail -20 "$WORK/run.log"; exit 1; }
 	read -r rss usr sys wall <"$WORK/time"
-	read -r _ nopm tpm txns failed secs p95 < <(grep '^RESULT' "$WORK/run.log")
-	printf '%6d terminals (%d x %d): peak RSS %6.1f MB | client CPU %5.2f s in %5.1f s (%4.1f %% of one core) | %6d NOPM %7d TPM, %d transactions (%d failed) measured, New-Order p95 %s ms\n' \
+	read -r _ nopm tpm txns failed secs p95 cpu < <(grep '^RESULT' "$WORK/run.log")
+	printf '%6d terminals (%d x %d): peak RSS %6.1f MB | client CPU %5.2f s in %5.1f s (%4.1f %% of one core), measured window %4.1f %% | %6d NOPM %7d TPM, %d transactions (%d failed) measured, New-Order p95 %s ms\n' \
 		"$((clients * VUS))" "$VUS" "$clients" "$(echo "$rss / 1024" | bc -l)" \
 		"$(echo "$usr + $sys" | bc -l)" "$wall" "$(echo "100 * ($usr + $sys) / $wall" | bc -l)" \
-		"$nopm" "$tpm" "$txns" "$failed" "$p95"
+		"$(echo "100 * $cpu / $secs" | bc -l)" "$nopm" "$tpm" "$txns" "$failed" "$p95"
 done
 { setup; echo 'deleteschema();'; } >"$WORK/delete.rhai"
 "$HAMMER" auto "$WORK/delete.rhai" >/dev/null 2>&1 || true
