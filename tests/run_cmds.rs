@@ -330,3 +330,71 @@ fn raiseerror_decides_whether_a_failed_transaction_stops_its_virtual_user() {
     assert_eq!(failed_payments(&mut f), 1, "{text}");
     f.ok("vudestroy; deleteschema()");
 }
+
+/// Runs 60 test-driver iterations on one virtual user, where every other attempt to insert
+/// a HISTORY row (so every Payment's first attempt) fails with a serialization failure:
+/// each is retried, counted, and the Payment commits.
+fn retried_payments(f: &mut Fixture, db: &str) {
+    f.ok(&format!(
+        "diset tpcc {db}_driver test; diset tpcc {db}_total_iterations 60; vuset vu 1; vuset delay 0; vuset showoutput 0"
+    ));
+    let (r, lines) = f.console("vurun()");
+    let text = lines.join("\n");
+    assert!(r.is_ok(), "{r:?}\n{text}");
+    assert!(text.contains("Vuser 1:FINISHED SUCCESS"), "{text}");
+    let (r, _) = f.console(
+        "let x = lastrun(); [x.payment.committed, x.payment.retried, x.payment.failed, x.transactions]",
+    );
+    let v: Vec<i64> = r
+        .unwrap()
+        .trim_matches(['[', ']'])
+        .split(", ")
+        .map(|x| x.parse().unwrap())
+        .collect();
+    let (committed, retried, failed, all) = (v[0], v[1], v[2], v[3]);
+    assert!(committed > 10, "{db}: {v:?}\n{text}");
+    assert_eq!(
+        retried, committed,
+        "{db}: one retry per Payment: {v:?}\n{text}"
+    );
+    assert_eq!((failed, all), (0, 60), "{db}: {v:?}\n{text}");
+    f.ok("vudestroy; deleteschema()");
+}
+
+#[test]
+fn a_serialization_failure_is_retried_and_counted_on_postgres() {
+    let (mut f, unique) = configured("pg", "retry");
+    build(&mut f);
+    Servers::get().pg_exec(
+        &unique,
+        "CREATE SEQUENCE hammer_test_attempts; GRANT USAGE ON SEQUENCE hammer_test_attempts TO PUBLIC; \
+         CREATE FUNCTION hammer_test_flaky() RETURNS trigger LANGUAGE plpgsql AS \
+         $$BEGIN IF nextval('hammer_test_attempts') % 2 = 1 THEN \
+           RAISE EXCEPTION 'hammer test: try again' USING ERRCODE = 'serialization_failure'; \
+         END IF; RETURN NEW; END$$; \
+         CREATE TRIGGER hammer_test_flaky BEFORE INSERT ON history \
+         FOR EACH ROW EXECUTE FUNCTION hammer_test_flaky();",
+    );
+    retried_payments(&mut f, "pg");
+}
+
+#[test]
+fn a_serialization_failure_is_retried_and_counted_on_mariadb() {
+    let (mut f, unique) = configured("maria", "retry");
+    build(&mut f);
+    // The attempt counter is MyISAM, so a rolled-back attempt still counts.
+    Servers::get().maria_exec(
+        &unique,
+        &[
+            "CREATE TABLE hammer_test_attempts (n INT NOT NULL) ENGINE = MyISAM",
+            "INSERT INTO hammer_test_attempts VALUES (0)",
+            "CREATE TRIGGER hammer_test_flaky BEFORE INSERT ON history FOR EACH ROW BEGIN \
+               UPDATE hammer_test_attempts SET n = n + 1; \
+               IF (SELECT n FROM hammer_test_attempts) % 2 = 1 THEN \
+                 SIGNAL SQLSTATE '40001' SET MESSAGE_TEXT = 'hammer test: try again'; \
+               END IF; \
+             END",
+        ],
+    );
+    retried_payments(&mut f, "maria");
+}

@@ -172,8 +172,9 @@ pub fn classify(e: &mysql_async::Error) -> (Failure, String) {
                 1045 | 1044 | 1698 => Failure::Auth,
                 // ER_BAD_DB_ERROR
                 1049 => Failure::UnknownDatabase,
-                // ER_LOCK_DEADLOCK, ER_LOCK_WAIT_TIMEOUT
+                // ER_LOCK_DEADLOCK, ER_LOCK_WAIT_TIMEOUT, and any serialization failure
                 1213 | 1205 => Failure::Retry,
+                _ if s.state == "40001" => Failure::Retry,
                 // ER_SERVER_SHUTDOWN, ER_CONNECTION_KILLED
                 1053 | 1927 => Failure::Lost,
                 _ => Failure::Other,

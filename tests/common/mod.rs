@@ -215,6 +215,30 @@ impl Servers {
         (rt, conn)
     }
 
+    /// Runs each of `statements` as the MariaDB administrator on database `db`.
+    pub fn maria_exec(&self, db: &str, statements: &[&str]) {
+        use mysql_async::prelude::Queryable;
+        let opts = mysql_async::OptsBuilder::default()
+            .ip_or_hostname(self.maria_host.clone())
+            .tcp_port(self.maria_port)
+            .user(Some(self.maria_user.clone()))
+            .pass(Some(self.maria_pass.clone()))
+            .db_name(Some(db.to_string()));
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("runtime");
+        rt.block_on(async {
+            let mut conn = mysql_async::Conn::new(opts)
+                .await
+                .expect("the MariaDB administrator connects");
+            for sql in statements {
+                conn.query_drop(*sql).await.expect(sql);
+            }
+            let _ = conn.disconnect().await;
+        })
+    }
+
     /// Fails the calling test, saying how to start the servers, when one does not accept TCP.
     pub fn require(&self) {
         for (name, host, port) in [
