@@ -339,17 +339,20 @@ fn is_kind(e: &Error, f: Failure) -> bool {
 /// One terminal: run transactions on connections from `pool` until the iterations are done
 /// or the stop, and keep count in its virtual user's `stats`. A lost connection is
 /// reconnected (with backoff, for up to a minute); a server that stays away stops the run.
-#[allow(clippy::too_many_arguments)]
 async fn run_terminal<D: TxnDb>(
-    db: &D,
+    vu: &Vu<D>,
     mut t: Terminal,
     pool: &Pool<D::Conn>,
-    stats: &std::sync::Mutex<Stats>,
-    opts: &Options,
-    shared: &Shared,
-    say: &Say,
     warehouses_cycle: Vec<u32>,
 ) -> Result<()> {
+    let Vu {
+        db,
+        opts,
+        shared,
+        say,
+        stats,
+    } = vu;
+    let db = &**db;
     let show = opts.show_output && opts.driver == DriverKind::Test;
     let measure_all = opts.driver == DriverKind::Test;
     let mut deck = Deck::new();
@@ -463,19 +466,33 @@ async fn run_terminal<D: TxnDb>(
     Ok(())
 }
 
+/// What a virtual user's terminals share: the database, the run's options and state, the
+/// virtual user's output and its statistics (behind a lock taken once per transaction, by
+/// its own terminals only).
+struct Vu<D> {
+    db: Arc<D>,
+    opts: Arc<Options>,
+    shared: Arc<Shared>,
+    say: Say,
+    stats: Arc<std::sync::Mutex<Stats>>,
+}
+
+impl<D> Clone for Vu<D> {
+    fn clone(&self) -> Self {
+        Vu {
+            db: self.db.clone(),
+            opts: self.opts.clone(),
+            shared: self.shared.clone(),
+            say: self.say.clone(),
+            stats: self.stats.clone(),
+        }
+    }
+}
+
 /// A terminal with a connection of its own: connects, runs, closes.
-#[allow(clippy::too_many_arguments)]
-async fn own_terminal<D: TxnDb>(
-    db: &D,
-    t: Terminal,
-    stats: &std::sync::Mutex<Stats>,
-    opts: &Options,
-    shared: &Shared,
-    say: &Say,
-    warehouses_cycle: Vec<u32>,
-) -> Result<()> {
-    let pool = Pool::new(vec![db.connect().await?]);
-    let outcome = run_terminal(db, t, &pool, stats, opts, shared, say, warehouses_cycle).await;
+async fn own_terminal<D: TxnDb>(vu: &Vu<D>, t: Terminal, warehouses_cycle: Vec<u32>) -> Result<()> {
+    let pool = Pool::new(vec![vu.db.connect().await?]);
+    let outcome = run_terminal(vu, t, &pool, warehouses_cycle).await;
     pool.close().await;
     outcome
 }
@@ -499,22 +516,18 @@ async fn reconnect<D: TxnDb>(db: &D, stop: &Interrupt, limit: Duration) -> Optio
 /// A virtual user's asynchronous clients (`*_async_scale`): `terminals` terminals, each with
 /// its own home warehouse, logging in `*_async_delay` apart; on a connection each
 /// (HammerDB's way) or sharing `*_async_pool` connections.
-#[allow(clippy::too_many_arguments)]
 async fn run_clients<D: TxnDb>(
-    db: &Arc<D>,
-    opts: &Options,
-    shared: &Arc<Shared>,
-    say: &Say,
-    stats: &Arc<std::sync::Mutex<Stats>>,
+    vu: &Vu<D>,
     rng: &mut SmallRng,
     constants: Constants,
     max_w: u32,
     terminals: u32,
 ) -> Result<()> {
+    let opts = &vu.opts;
     let pool = if opts.async_pool > 0 {
         let mut conns = Vec::new();
         for _ in 0..opts.async_pool.min(terminals) {
-            match db.connect().await {
+            match vu.db.connect().await {
                 Ok(c) => conns.push(c),
                 Err(e) => {
                     Pool::new(conns).close().await;
@@ -528,27 +541,18 @@ async fn run_clients<D: TxnDb>(
     };
     let mut set = tokio::task::JoinSet::new();
     for c in 0..terminals {
-        let (db, opts, shared, say, stats, pool) = (
-            db.clone(),
-            opts.clone(),
-            shared.clone(),
-            say.clone(),
-            stats.clone(),
-            pool.clone(),
-        );
+        let (vu, pool) = (vu.clone(), pool.clone());
         let mut trng = SmallRng::from_rng(&mut *rng);
         let w = uniform(&mut trng, 1, max_w);
         let login_delay = opts.async_delay * c;
         set.spawn(async move {
-            if !nap(login_delay, &shared.stop).await {
+            if !nap(login_delay, &vu.shared.stop).await {
                 return Ok(());
             }
             let t = Terminal::new(trng, constants, max_w, w);
             match &pool {
-                Some(pool) => {
-                    run_terminal(&*db, t, pool, &stats, &opts, &shared, &say, Vec::new()).await
-                }
-                None => own_terminal(&*db, t, &stats, &opts, &shared, &say, Vec::new()).await,
+                Some(pool) => run_terminal(&vu, t, pool, Vec::new()).await,
+                None => own_terminal(&vu, t, Vec::new()).await,
             }
         });
     }
@@ -642,17 +646,20 @@ pub async fn run<D: TxnDb>(
             } else {
                 1
             };
-            let stats = Arc::new(std::sync::Mutex::new(Stats::default()));
+            let ctx = Vu {
+                db,
+                opts: Arc::new(opts),
+                shared,
+                say: vsay,
+                stats: Arc::new(std::sync::Mutex::new(Stats::default())),
+            };
             let outcome = if terminals == 1 {
                 let t = Terminal::new(rng, constants, max_w, home);
-                own_terminal(&*db, t, &stats, &opts, &shared, &vsay, cycle).await
+                own_terminal(&ctx, t, cycle).await
             } else {
-                run_clients(
-                    &db, &opts, &shared, &vsay, &stats, &mut rng, constants, max_w, terminals,
-                )
-                .await
+                run_clients(&ctx, &mut rng, constants, max_w, terminals).await
             };
-            let stats = std::mem::take(&mut *stats.lock().unwrap_or_else(|e| e.into_inner()));
+            let stats = std::mem::take(&mut *ctx.stats.lock().unwrap_or_else(|e| e.into_inner()));
             (vu, stats, outcome)
         });
     }
