@@ -174,10 +174,8 @@ pub fn tpm_line(rdbms: &str, s: &Sample) -> String {
 /// Where HammerDB writes its logs: `$TMP`, `$TMPDIR` or `$TEMP` when one is a writable
 /// directory, else `/tmp`, else the current directory.
 pub fn log_dir() -> PathBuf {
-    let usable = |p: &Path| {
-        p.is_dir()
-            && std::fs::metadata(p).is_ok_and(|m| !m.permissions().readonly())
-    };
+    let usable =
+        |p: &Path| p.is_dir() && std::fs::metadata(p).is_ok_and(|m| !m.permissions().readonly());
     ["TMP", "TMPDIR", "TEMP"]
         .iter()
         .filter_map(std::env::var_os)

@@ -154,9 +154,7 @@ async fn display_session(socket: TcpStream, peer: String, busy: Arc<AtomicBool>,
             message: BUSY.to_string(),
         };
         let _ = write.write_all(refusal.to_line().as_bytes()).await;
-        out.line(format!(
-            "Metrics Agent: refused display {peer}: {BUSY}"
-        ));
+        out.line(format!("Metrics Agent: refused display {peer}: {BUSY}"));
         return;
     }
     let mut lines = BufReader::new(read).lines();

@@ -87,7 +87,10 @@ pub fn load(cpu: &str, prev: &CpuTimes, now: &CpuTimes) -> CpuLoad {
     let pct = |v: f64| if total > 0.0 { v * 100.0 / total } else { 0.0 };
     CpuLoad {
         cpu: cpu.to_string(),
-        usr: pct(d(prev.user - prev.guest.min(prev.user), now.user - now.guest.min(now.user))),
+        usr: pct(d(
+            prev.user - prev.guest.min(prev.user),
+            now.user - now.guest.min(now.user),
+        )),
         nice: pct(d(
             prev.nice - prev.guest_nice.min(prev.nice),
             now.nice - now.guest_nice.min(now.nice),
@@ -248,7 +251,10 @@ impl System {
     /// HammerDB's two lines: `Started CPU Metrics for <model>:(<n> CPUs)` and the discovery.
     pub fn lines(&self) -> [String; 2] {
         [
-            format!("Started CPU Metrics for {}:({} CPUs)", self.cpu_model, self.cpus),
+            format!(
+                "Started CPU Metrics for {}:({} CPUs)",
+                self.cpu_model, self.cpus
+            ),
             format!(
                 "System Discovery: {} {} {} | OS: {} (kernel {}) | Memory: {:.1} GB",
                 self.host,
@@ -329,7 +335,10 @@ mod tests {
         assert!(s.cpus >= 1 && s.memory_bytes > 0, "{s:?}");
         let [started, discovery] = s.lines();
         assert!(started.starts_with("Started CPU Metrics for "), "{started}");
-        assert!(started.ends_with(&format!(":({} CPUs)", s.cpus)), "{started}");
+        assert!(
+            started.ends_with(&format!(":({} CPUs)", s.cpus)),
+            "{started}"
+        );
         assert!(discovery.starts_with("System Discovery: "), "{discovery}");
     }
 }

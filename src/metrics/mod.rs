@@ -95,10 +95,12 @@ impl Series {
         }
         let seconds: f64 = s.iter().map(|x| x.seconds).sum();
         let stat = |f: fn(&CpuLoad) -> f64| {
-            let (min, max) = s.iter().map(|x| f(&x.all)).fold(
-                (f64::INFINITY, f64::NEG_INFINITY),
-                |(lo, hi), v| (lo.min(v), hi.max(v)),
-            );
+            let (min, max) = s
+                .iter()
+                .map(|x| f(&x.all))
+                .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+                    (lo.min(v), hi.max(v))
+                });
             let weighted: f64 = s.iter().map(|x| f(&x.all) * x.seconds).sum();
             let avg = if seconds > 0.0 {
                 weighted / seconds
@@ -122,9 +124,8 @@ impl Series {
         let Some(s) = self.summary() else {
             return vec!["CPU Metrics: no sample to report".to_string()];
         };
-        let col = |name: &str, st: Stat| {
-            format!("{name}%-{:.2}/{:.2}/{:.2}", st.min, st.avg, st.max)
-        };
+        let col =
+            |name: &str, st: Stat| format!("{name}%-{:.2}/{:.2}/{:.2}", st.min, st.avg, st.max);
         vec![
             format!(
                 "CPU Metrics: {} samples over {:.1} s on {}",
@@ -211,7 +212,11 @@ impl Metrics {
             host: opts.host.clone(),
             ..Series::default()
         }));
-        let link = Arc::new(Mutex::new(Link::Connecting));
+        let link = Arc::new(Mutex::new(if opts.is_local() {
+            Link::Connected
+        } else {
+            Link::Connecting
+        }));
         let (stop, stop_rx) = watch::channel(false);
         let display = Display {
             opts: opts.clone(),
@@ -307,7 +312,6 @@ impl Display {
     async fn run_local(&mut self) {
         let (tx, mut rx) = mpsc::channel(16);
         let agent = tokio::spawn(agent::stream(self.opts.interval, tx));
-        self.set_link(Link::Connected);
         self.out.line("Metrics Connected");
         loop {
             let msg = tokio::select! {
@@ -351,10 +355,7 @@ impl Display {
                     }
                 }
                 Ok(Err(e)) => Some(e.to_string()),
-                Err(_) => Some(format!(
-                    "no answer within {} s",
-                    CONNECT_TIMEOUT.as_secs()
-                )),
+                Err(_) => Some(format!("no answer within {} s", CONNECT_TIMEOUT.as_secs())),
             };
             if let Some(why) = why {
                 if !failing {
@@ -402,9 +403,7 @@ impl Display {
                 }
                 Ok(m) => m,
                 Err(e) => {
-                    return Ended::Lost(format!(
-                        "it does not speak hammer's metrics protocol: {e}"
-                    ))
+                    return Ended::Lost(format!("it does not speak hammer's metrics protocol: {e}"))
                 }
             };
             if !said_connected {
