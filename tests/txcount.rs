@@ -35,7 +35,12 @@ fn rt() -> tokio::runtime::Runtime {
         .unwrap()
 }
 
-fn pg_client(rt: &tokio::runtime::Runtime, dbname: &str) -> tokio_postgres::Client {
+/// A client and the task driving its connection (await it after dropping the client to
+/// have the session end).
+fn pg_client(
+    rt: &tokio::runtime::Runtime,
+    dbname: &str,
+) -> (tokio_postgres::Client, tokio::task::JoinHandle<()>) {
     let s = Servers::get();
     let conf = format!(
         "host={} port={} user={} password={} dbname={dbname}",
@@ -44,10 +49,10 @@ fn pg_client(rt: &tokio::runtime::Runtime, dbname: &str) -> tokio_postgres::Clie
     let (client, conn) = rt
         .block_on(tokio_postgres::connect(&conf, tokio_postgres::NoTls))
         .expect("test connects to PostgreSQL");
-    rt.spawn(async move {
+    let driver = rt.spawn(async move {
         let _ = conn.await;
     });
-    client
+    (client, driver)
 }
 
 fn maria_conn(rt: &tokio::runtime::Runtime, dbname: Option<&str>) -> mysql_async::Conn {
@@ -106,7 +111,7 @@ fn counts_what_a_test_commits_on_postgresql() {
     let _turn = turn(&PG);
     let mut f = configured("pg");
     let rt = rt();
-    let client = pg_client(&rt, "postgres");
+    let (client, driver) = pg_client(&rt, "postgres");
     rt.block_on(client.batch_execute("CREATE TEMP TABLE tc_probe (x int)"))
         .unwrap();
     let lines = f.ok("tcstart");
@@ -127,6 +132,7 @@ fn counts_what_a_test_commits_on_postgresql() {
     // PostgreSQL publishes a session's counts at most once a second, and at once when the
     // session ends.
     drop(client);
+    rt.block_on(driver).unwrap();
     sleep(2.5);
     let (total, series, lines) = tcstop(&mut f);
     println!("counted {total} of {n} transactions");
@@ -271,7 +277,7 @@ fn agrees_with_sysbench_on_postgresql() {
         "--pgsql-db=sbtest_hammer".to_string(),
     ];
     let rt = rt();
-    let admin = pg_client(&rt, "postgres");
+    let (admin, _driver) = pg_client(&rt, "postgres");
     sysbench_agrees("pg", "PostgreSQL", &args, |sql| {
         let sql = sql.replace(
             "DROP DATABASE sbtest_hammer",

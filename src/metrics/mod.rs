@@ -181,6 +181,10 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 const STOP_TIMEOUT: Duration = Duration::from_secs(5);
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
 const MAX_BACKOFF: Duration = Duration::from_secs(16);
+/// Longer than the longest sampling interval: an agent that stays silent longer is gone.
+const MAX_INTERVAL_WAIT: Duration = Duration::from_secs(3600 + 60);
+/// How long a connected agent may take to say hello (it does at once).
+const HELLO_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// How `metstop` ended.
 pub struct Stopped {
@@ -388,8 +392,20 @@ impl Display {
         let mut lines = BufReader::new(read).lines();
         let mut said_connected = false;
         loop {
+            // Something that accepts the connection and says nothing is no agent of ours.
+            let patience = if said_connected {
+                MAX_INTERVAL_WAIT
+            } else {
+                HELLO_TIMEOUT
+            };
             let line = tokio::select! {
-                l = lines.next_line() => l,
+                l = tokio::time::timeout(patience, lines.next_line()) => match l {
+                    Ok(l) => l,
+                    Err(_) => return Ended::Lost(format!(
+                        "nothing received for {} s: is `hammer agent` listening there?",
+                        patience.as_secs()
+                    )),
+                },
                 _ = Self::stopped(&mut self.stop) => return Ended::Stopped,
             };
             let line = match line {
