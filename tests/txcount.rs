@@ -352,6 +352,34 @@ fn nopm_from_the_district_counters_on_mariadb() {
     assert!(lines.iter().any(|l| l.ends_with(" NOPM")), "{lines:#?}");
 }
 
+/// A statistics reset makes a counter go back without a restart: said, and never a rate.
+#[test]
+fn a_statistics_reset_is_said_not_counted() {
+    let _turn = turn(&PG);
+    let mut f = configured("pg");
+    let rt = rt();
+    let (client, driver) = pg_client(&rt, "postgres");
+    f.ok("tcstart");
+    sleep(1.5);
+    rt.block_on(client.batch_execute("SELECT pg_stat_reset()"))
+        .unwrap();
+    drop(client);
+    rt.block_on(driver).unwrap();
+    sleep(2.5);
+    let (_, series, lines) = tcstop(&mut f);
+    let said: Vec<&String> = lines
+        .iter()
+        .filter(|l| l.contains("transaction counters went back (statistics reset)"))
+        .collect();
+    assert_eq!(said.len(), 1, "{lines:#?}");
+    assert_eq!(
+        tpm_lines(&lines, "PostgreSQL").len(),
+        series.len(),
+        "{lines:#?}"
+    );
+    assert!(series.iter().all(|s| s.2 < 1000.0), "{series:?}");
+}
+
 #[test]
 fn bad_input_and_state_errors() {
     let mut f = configured("pg");

@@ -77,8 +77,9 @@ fn the_counter_rides_out_a_server_restart() {
         "{text}"
     );
     // Every rate line is a whole, non-negative number, and none is a spike: the test never
-    // commits faster than 50 a second (3,000 a minute); other work on an idle test server
-    // is a few transactions.
+    // commits faster than 50 a second (3,000 a minute). PostgreSQL publishes a session's
+    // counts once a second at most, so one interval may hold two of those batches; more
+    // would be the transactions of before the restart counted again.
     let rates: Vec<u64> = lines
         .iter()
         .filter_map(|l| l.strip_suffix(" PostgreSQL tpm"))
@@ -90,7 +91,7 @@ fn the_counter_rides_out_a_server_restart() {
         .collect();
     assert!(rates.len() >= 4, "{text}");
     assert!(
-        rates.iter().all(|&r| r <= 3_600),
+        rates.iter().all(|&r| r <= 7_200),
         "a spike: {rates:?}\n{text}"
     );
     // The two hundred transactions are counted once each, up to one interval's worth (50)
