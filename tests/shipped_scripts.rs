@@ -98,7 +98,7 @@ fn monitor_scripts_on_every_database() {
             "CPU all usr%-".to_string(),
             "Stopping Transaction Counter".to_string(),
             "Stopping Metrics Agent and Display on localhost".to_string(),
-            format!("Monitored 3 s: "),
+            "Monitored 3 s: ".to_string(),
         ] {
             assert!(out.contains(&expected), "{db}: no {expected:?} in\n{out}");
         }
