@@ -352,6 +352,58 @@ fn nopm_from_the_district_counters_on_mariadb() {
     assert!(lines.iter().any(|l| l.ends_with(" NOPM")), "{lines:#?}");
 }
 
+/// Alongside vurun: the counter goes on printing while vurun blocks the script, and counts
+/// the virtual users' transactions.
+#[test]
+fn counts_alongside_vurun_on_mariadb() {
+    let _turn = turn(&MARIA);
+    let mut f = configured("maria");
+    let db = format!("hammer_tc_vu_{}", std::process::id());
+    let rt = rt();
+    let mut conn = maria_conn(&rt, None);
+    use mysql_async::prelude::Queryable;
+    rt.block_on(conn.query_drop(format!(
+        "CREATE DATABASE {db}; CREATE TABLE {db}.t (vu int) ENGINE=InnoDB"
+    )))
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("work.rhai");
+    std::fs::write(
+        &script,
+        "DB.begin(); DB.execute(`insert into t values (${VUSER})`); DB.commit();",
+    )
+    .unwrap();
+    f.ok(&format!(
+        "diset tpcc maria_dbase {db}; customscript {}",
+        script.display()
+    ));
+    f.ok("vuset vu 2; vuset iterations 100; vuset repeat 20; vuset delay 0; vuset showoutput 0");
+    f.ok("tcstart");
+    sleep(1.2);
+    let (r, lines) = f.console("vurun()");
+    assert!(r.is_ok(), "{r:?}\n{lines:#?}");
+    // Counter lines came while vurun ran, before it said it was done.
+    let done = lines
+        .iter()
+        .position(|l| l == "ALL VIRTUAL USERS COMPLETE")
+        .unwrap_or_else(|| panic!("{lines:#?}"));
+    assert!(
+        !tpm_lines(&lines[..done], "MariaDB").is_empty(),
+        "{lines:#?}"
+    );
+    sleep(2.2);
+    let (total, series, lines) = tcstop(&mut f);
+    println!("counted {total} of 200 transactions alongside vurun");
+    rt.block_on(conn.query_drop(format!("DROP DATABASE {db}")))
+        .unwrap();
+    rt.block_on(conn.disconnect()).unwrap();
+    // Two virtual users commit at most 100 a second together: one interval's worth.
+    assert!(
+        (total - 200).abs() <= 100,
+        "counted {total} of 200: {series:?}\n{lines:#?}"
+    );
+}
+
 /// A statistics reset makes a counter go back without a restart: said, and never a rate.
 #[test]
 fn a_statistics_reset_is_said_not_counted() {
