@@ -453,3 +453,53 @@ fn runtimer_blocks_the_script_not_the_metrics_and_ends_on_ctrl_c() {
     assert!(!f.engine.session().interrupt.is_set());
     f.ok("metstop");
 }
+
+/// The new commands are in help and Tab completion, from the one command table.
+#[test]
+fn help_and_completion_know_the_monitoring_commands() {
+    use hammer::shell::completions;
+    let mut f = Fixture::new();
+    let lines = f.ok("help");
+    for name in [
+        "metstart",
+        "metstatus",
+        "metstop",
+        "runtimer",
+        "tcstart",
+        "tcstatus",
+        "tcstop",
+    ] {
+        assert!(
+            lines.iter().any(|l| l == &format!("\t{name}")),
+            "{name}: {lines:#?}"
+        );
+    }
+    let lines = f.ok("help metset");
+    assert!(
+        lines[0] == "metset - Usage: metset [agent_hostname|agent_id|interval|percpu] value"
+            && lines[1].contains("percpu"),
+        "{lines:#?}"
+    );
+    assert_eq!(
+        f.ok("help runtimer")[0],
+        "runtimer - Usage: runtimer seconds"
+    );
+    let s = f.engine.session();
+    assert_eq!(
+        completions(&s, "tcs").1,
+        ["tcset", "tcstart", "tcstatus", "tcstop"]
+    );
+    assert_eq!(
+        completions(&s, "mets").1,
+        ["metset", "metstart", "metstatus", "metstop"]
+    );
+    assert_eq!(completions(&s, "metset p").1, ["percpu"]);
+    assert_eq!(completions(&s, "metset i").1, ["interval"]);
+    drop(s);
+    // The two options of hammer's own are checked like the others.
+    let e = f.err("metset interval 0");
+    assert!(e.contains("must be an integer from 1 to 3600"), "{e}");
+    let e = f.err("metset percpu maybe");
+    assert!(e.contains("must be 0 or 1"), "{e}");
+    assert_eq!(f.ok("metset percpu 1"), ["Metrics per CPU set to 1"]);
+}
