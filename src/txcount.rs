@@ -385,6 +385,18 @@ impl Task {
         }
     }
 
+    /// Reads, unless asked to stop first: connecting to a server that does not answer can
+    /// take seconds, and `tcstop` should not wait for that.
+    async fn read(&mut self) -> Option<Result<Reading, DbError>> {
+        if *self.stop.borrow() {
+            return None;
+        }
+        tokio::select! {
+            r = self.source.read() => Some(r),
+            _ = self.stop.changed() => None,
+        }
+    }
+
     fn say(&mut self, what: String) {
         lock(&self.series)
             .events
@@ -406,9 +418,10 @@ impl Task {
             if next < now {
                 next = now + self.refresh;
             }
-            let reading = match self.source.read().await {
-                Ok(r) => r,
-                Err(e) => {
+            let reading = match self.read().await {
+                None => break,
+                Some(Ok(r)) => r,
+                Some(Err(e)) => {
                     // The server may have restarted already; otherwise wait for it.
                     let Some(r) = self.reconnect(e).await else {
                         break;
@@ -467,7 +480,7 @@ impl Task {
     /// readings), else says once that it is gone and retries with backoff until it is back.
     /// The reading returned is a new baseline; `None` when asked to stop meanwhile.
     async fn reconnect(&mut self, lost: DbError) -> Option<Reading> {
-        if let Ok(r) = self.source.read().await {
+        if let Ok(r) = self.read().await? {
             self.say(format!(
                 "{lost}; reconnected at once, counting again from here"
             ));
@@ -480,7 +493,7 @@ impl Task {
             if !self.wait_until(Instant::now() + wait).await {
                 return None;
             }
-            if let Ok(r) = self.source.read().await {
+            if let Ok(r) = self.read().await? {
                 let what = self.source.describe();
                 self.say(format!(
                     "{what} is back after {:.1} s; counting again from here",
