@@ -248,7 +248,12 @@ impl Session {
     }
 
     pub fn tcset(&mut self, args: &[String]) -> Result<Dynamic> {
-        self.set_option("tcset", "transaction_counter", TCSET_OPTIONS, args)
+        let r = self.set_option("tcset", "transaction_counter", TCSET_OPTIONS, args)?;
+        if self.tc.thread_id().is_some() {
+            self.out
+                .line("Transaction Counter is running: the change applies from the next tcstart");
+        }
+        Ok(r)
     }
 
     pub fn metset(&mut self, args: &[String]) -> Result<Dynamic> {

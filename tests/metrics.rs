@@ -158,8 +158,8 @@ fn the_agent_inside_hammer_agrees_with_proc_stat() {
     let _turn = turn();
     let mut f = Fixture::new();
     f.ok("metset interval 1; metset percpu 1");
-    let lines = f.ok("metstart");
-    assert_eq!(lines[0], "Starting Local Metrics Agent on localhost");
+    let started = f.ok("metstart");
+    assert_eq!(started[0], "Starting Local Metrics Agent on localhost");
     agree_over(&f, 3, "without load of ours");
     let load = Load::start();
     let busy = agree_over(&f, 3, "one core loaded");
@@ -170,7 +170,7 @@ fn the_agent_inside_hammer_agrees_with_proc_stat() {
         busy > 100.0 / cpus * 0.8,
         "usr+sys {busy:.2} with a core loaded"
     );
-    let lines = f.out.take_captured();
+    let lines = [started, f.out.take_captured()].concat();
     assert!(
         lines
             .iter()

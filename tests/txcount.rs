@@ -462,7 +462,16 @@ fn bad_input_and_state_errors() {
     );
     let lines = f.ok("tcstatus");
     assert!(
-        lines[0].starts_with("Transaction Counter thread running with threadid:"),
+        lines
+            .iter()
+            .any(|l| l.starts_with("Transaction Counter thread running with threadid:")),
+        "{lines:#?}"
+    );
+    let lines = f.ok("tcset refreshrate 2");
+    assert!(
+        lines.contains(
+            &"Transaction Counter is running: the change applies from the next tcstart".to_string()
+        ),
         "{lines:#?}"
     );
     let lines = f.ok("tcstop");
