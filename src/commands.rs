@@ -107,6 +107,8 @@ pub const DGSET_OPTIONS: &[(&str, &str)] = &[
 pub const METSET_OPTIONS: &[(&str, &str, &str)] = &[
     ("agent_hostname", "agent_hostname", "Metrics agent hostname"),
     ("agent_id", "agent_id", "Metrics agent id"),
+    ("interval", "metrics_interval", "Metrics interval"),
+    ("percpu", "metrics_per_cpu", "Metrics per CPU"),
 ];
 
 use Complete as C;
@@ -173,19 +175,104 @@ pub static COMMANDS: &[Command] = &[
         min_args: 2,
         max_args: 2,
         help: "Configures the transaction counter: refreshrate (seconds between samples, 1 to 59), \
-               logtotemp, unique and timestamps (0 or 1).",
+               logtotemp (also write the lines to hdbtcount.log in the temporary directory), \
+               unique (a log named hdbtcount_<GUID>.log) and timestamps (each logged line ends \
+               with @ <UTC time>), each 0 or 1. Read at tcstart.",
         complete: &[C::TcsetOptions],
         run: Session::tcset,
     },
     Command {
         name: "metset",
-        args: "[agent_hostname|agent_id] value",
+        args: "[agent_hostname|agent_id|interval|percpu] value",
         min_args: 2,
         max_args: 2,
-        help: "Configures the CPU metrics agent: agent_hostname (localhost for the agent built into \
-               hammer) and agent_id (its TCP port).",
+        help: "Configures the CPU metrics: agent_hostname (localhost for the agent built into \
+               hammer; any other name or address for `hammer agent` running there) and agent_id \
+               (that agent's TCP port); hammer's own: interval (seconds between samples, 1 to \
+               3600, default 2) and percpu (1 adds a line per CPU after the `CPU all` line). \
+               Refused while metrics run.",
         complete: &[C::MetsetOptions],
         run: Session::metset,
+    },
+    Command {
+        name: "tcstart",
+        args: "",
+        min_args: 0,
+        max_args: 0,
+        help: "Starts the transaction counter on the current database with its own connection \
+               (PostgreSQL: pg_superuser on pg_defaultdbase; MariaDB/MySQL: *_user). Every \
+               refreshrate seconds it prints \"N <database> tpm\": the server's commits plus \
+               rollbacks, whoever runs them (vurun, sysbench, an application), per minute over \
+               the exact time between two readings; with \" M NOPM\" added where the schema \
+               database holds TPROC-C districts. A server that goes away is said once and \
+               retried; a restart never shows as a spike.",
+        complete: &[],
+        run: Session::tcstart,
+    },
+    Command {
+        name: "tcstatus",
+        args: "",
+        min_args: 0,
+        max_args: 0,
+        help: "Says whether the transaction counter runs. Returns true or false.",
+        complete: &[],
+        run: Session::tcstatus,
+    },
+    Command {
+        name: "tcstop",
+        args: "",
+        min_args: 0,
+        max_args: 0,
+        help: "Stops the transaction counter and prints min, average and max tpm (and NOPM) \
+               over its samples. Returns #{samples, seconds, transactions, min_tpm, avg_tpm, \
+               max_tpm, nopm, series}, series an array of #{time, seconds, transactions, tpm, \
+               nopm}.",
+        complete: &[],
+        run: Session::tcstop,
+    },
+    Command {
+        name: "metstart",
+        args: "",
+        min_args: 0,
+        max_args: 0,
+        help: "Starts CPU metrics: with agent_hostname localhost the agent inside hammer samples \
+               this machine; otherwise hammer connects to `hammer agent --port <agent_id>` on \
+               that host (retrying while it does not answer). Each interval prints \
+               \"CPU all usr%-x sys%-y irq%-z idle%-w\" (and one line per CPU with percpu 1).",
+        complete: &[],
+        run: Session::metstart,
+    },
+    Command {
+        name: "metstatus",
+        args: "",
+        min_args: 0,
+        max_args: 0,
+        help: "Says whether CPU metrics run and whether the agent is connected. Returns true \
+               or false.",
+        complete: &[],
+        run: Session::metstatus,
+    },
+    Command {
+        name: "metstop",
+        args: "",
+        min_args: 0,
+        max_args: 0,
+        help: "Stops CPU metrics and prints min, average and max of usr%, sys%, irq% and idle% \
+               over the samples. Returns #{samples, seconds, usr, sys, irq, idle, series}, each \
+               column a map #{min, avg, max}.",
+        complete: &[],
+        run: Session::metstop,
+    },
+    Command {
+        name: "runtimer",
+        args: "seconds",
+        min_args: 1,
+        max_args: 1,
+        help: "Waits the given number of seconds (fractions allowed) while the transaction \
+               counter, metrics and anything else in the background go on. Ctrl-C ends the wait \
+               early and the script continues (to its tcstop and metstop, say).",
+        complete: &[],
+        run: Session::runtimer,
     },
     Command {
         name: "buildschema",

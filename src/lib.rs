@@ -1,17 +1,20 @@
 //! hammer: a database benchmarking shell that speaks HammerDB's commands in Rhai.
 
+pub mod clock;
 pub mod commands;
 pub mod config;
 pub mod custom;
 pub mod db;
 pub mod error;
 pub mod interrupt;
+pub mod metrics;
 pub mod output;
 pub mod script;
 pub mod session;
 pub mod shell;
 pub mod sqlfile;
 pub mod tpcc;
+pub mod txcount;
 pub mod vu;
 
 /// hammer's version, as `--version` and `help` print it.

@@ -26,6 +26,16 @@ enum Mode {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
+    /// Run the CPU metrics agent for `metstart` on other machines (metset agent_hostname and
+    /// agent_id name this host and port); Ctrl-C stops it.
+    Agent {
+        /// The TCP port (HammerDB's agent_id).
+        #[arg(long, default_value_t = 10000)]
+        port: u16,
+        /// The address to listen on: every interface by default, 127.0.0.1 for this host only.
+        #[arg(long, default_value = "0.0.0.0")]
+        bind: String,
+    },
 }
 
 /// Where settings and history live: `$HAMMER_HOME`, else the user's data directory.
@@ -52,15 +62,33 @@ fn main() -> anyhow::Result<()> {
         .enable_all()
         .build()?;
     let out = Output::stdout();
+    if let Some(Mode::Agent { port, bind }) = &cli.command {
+        let code = runtime.block_on(async {
+            match hammer::metrics::agent::listen(bind, *port).await {
+                Ok(listener) => {
+                    hammer::metrics::agent::serve(listener, out.clone()).await;
+                    0
+                }
+                Err(e) => {
+                    out.error(e.to_string());
+                    1
+                }
+            }
+        });
+        drop(runtime);
+        std::process::exit(code);
+    }
     let home = data_dir(&out);
     let session = Session::new(runtime.handle().clone(), out, home);
     let listener = runtime.spawn(session.interrupt.clone().listen());
     let session = Arc::new(Mutex::new(session));
     let mut engine = ScriptEngine::new(session);
     let code = match cli.command {
-        None => hammer::shell::console(engine),
         Some(Mode::Auto { file, args }) => hammer::shell::auto(&mut engine, &file, &args),
+        _ => hammer::shell::console(&mut engine),
     };
+    // The counter and metrics stop with the session, reporting as tcstop and metstop do.
+    engine.session().shutdown();
     listener.abort();
     drop(runtime);
     std::process::exit(code);

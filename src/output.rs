@@ -60,6 +60,15 @@ impl Output {
         *self.lock() = Sink::Printer(printer);
     }
 
+    /// Back to plain stdout once the console's prompt is gone, so that lines printed while
+    /// the session ends (a counter's summary) are not lost in a closed editor.
+    pub fn use_stdout(&self) {
+        let mut sink = self.lock();
+        if matches!(&*sink, Sink::Printer(_)) {
+            *sink = Sink::Stdout;
+        }
+    }
+
     /// Prints text; each of its lines becomes one output line.
     pub fn line(&self, text: impl AsRef<str>) {
         let text = text.as_ref();

@@ -22,6 +22,8 @@ pub struct Session {
     home: Option<PathBuf>,
     pub interrupt: Interrupt,
     vu: crate::vu::VuManager,
+    tc: crate::txcount::TxCounter,
+    metrics: crate::metrics::Metrics,
 }
 
 impl Session {
@@ -44,6 +46,8 @@ impl Session {
             home,
             interrupt: Interrupt::default(),
             vu: crate::vu::VuManager::default(),
+            tc: crate::txcount::TxCounter::default(),
+            metrics: crate::metrics::Metrics::default(),
         }
     }
 
@@ -244,10 +248,20 @@ impl Session {
     }
 
     pub fn tcset(&mut self, args: &[String]) -> Result<Dynamic> {
-        self.set_option("tcset", "transaction_counter", TCSET_OPTIONS, args)
+        let r = self.set_option("tcset", "transaction_counter", TCSET_OPTIONS, args)?;
+        if self.tc.thread_id().is_some() {
+            self.out
+                .line("Transaction Counter is running: the change applies from the next tcstart");
+        }
+        Ok(r)
     }
 
     pub fn metset(&mut self, args: &[String]) -> Result<Dynamic> {
+        if self.metrics.status().is_some() {
+            return Err(Error::State(
+                "Stop Metrics before setting configuration: metstop stops them".into(),
+            ));
+        }
         self.set_option("metset", "metrics", METSET_OPTIONS, args)
     }
 
@@ -276,6 +290,239 @@ impl Session {
         };
         self.out.line(format!("{label} set to {value}"));
         Ok(Dynamic::UNIT)
+    }
+
+    // ---- tcstart / tcstatus / tcstop ----------------------------------------------------
+
+    /// The transaction counter's series: the running one, or the last after `tcstop`.
+    pub fn tc_series(&self) -> Option<crate::txcount::Series> {
+        self.tc.series()
+    }
+
+    pub fn tcstart(&mut self, _args: &[String]) -> Result<Dynamic> {
+        if let Some(id) = self.tc.thread_id() {
+            return Err(Error::State(format!(
+                "Transaction Counter thread already running with threadid:{id}; tcstop stops it"
+            )));
+        }
+        let g = &self.settings.generic;
+        let opts = crate::txcount::Options {
+            refresh: std::time::Duration::from_secs(
+                g.get_i64("tc_refresh_rate").clamp(1, 59) as u64
+            ),
+            log_to_temp: g.get_bool("tc_log_to_temp"),
+            unique_log_name: g.get_bool("tc_unique_log_name"),
+            log_timestamps: g.get_bool("tc_log_timestamps"),
+        };
+        let mut source = crate::db::counter::CounterSource::new(&self.settings, self.current());
+        let what = source.describe();
+        let connected = self.block_on(async {
+            let nopm = source.connect().await?;
+            let first = source.read().await?;
+            Ok::<_, crate::db::DbError>((nopm, first))
+        });
+        let (nopm, first) = match connected {
+            Ok(Ok(c)) => c,
+            Ok(Err(e)) => {
+                return Err(Error::State(format!(
+                    "Transaction Counter Failed to Start: {e}"
+                )))
+            }
+            Err(e) => {
+                self.rt.block_on(source.close());
+                return Err(e);
+            }
+        };
+        let schema_db = source.schema_db().to_string();
+        let log = self
+            .tc
+            .start(&self.rt, source, first, &opts, self.out.clone())?;
+        self.out.line("Transaction Counter Started");
+        let mut detail = format!(
+            "Transaction Counter: counting {what} every {} s",
+            opts.refresh.as_secs()
+        );
+        if nopm {
+            detail.push_str(&format!(
+                ", with NOPM from the TPROC-C districts in {schema_db}"
+            ));
+        }
+        self.out.line(detail);
+        if let Some(path) = log {
+            self.out.line(format!(
+                "Transaction Counter logging activated to {}",
+                path.display()
+            ));
+        }
+        Ok(Dynamic::UNIT)
+    }
+
+    pub fn tcstatus(&mut self, _args: &[String]) -> Result<Dynamic> {
+        match self.tc.thread_id() {
+            Some(id) => {
+                self.out.line(format!(
+                    "Transaction Counter thread running with threadid:{id}"
+                ));
+                Ok(true.into())
+            }
+            None => {
+                self.out.line("Transaction Counter is not running");
+                Ok(false.into())
+            }
+        }
+    }
+
+    pub fn tcstop(&mut self, _args: &[String]) -> Result<Dynamic> {
+        let Some(id) = self.tc.thread_id() else {
+            return Err(Error::State("Transaction Counter is not running".into()));
+        };
+        self.out.line(format!(
+            "Transaction Counter thread running with threadid:{id}"
+        ));
+        self.out.line("Stopping Transaction Counter");
+        let Some(stopped) = self.tc.stop(&self.rt) else {
+            return Err(Error::State("Transaction Counter is not running".into()));
+        };
+        if stopped.aborted {
+            self.out
+                .line("Transaction Counter did not stop in time and was aborted");
+        }
+        if stopped.log.is_some() {
+            self.out.line("Closed Transaction Counter Log");
+        }
+        for line in stopped.series.summary_lines() {
+            self.out.line(line);
+        }
+        Ok(tc_map(&stopped.series).into())
+    }
+
+    // ---- metstart / metstatus / metstop -------------------------------------------------
+
+    /// The metrics series: the running one, or the last after `metstop`.
+    pub fn metrics_series(&self) -> Option<crate::metrics::Series> {
+        self.metrics.series()
+    }
+
+    pub fn metstart(&mut self, _args: &[String]) -> Result<Dynamic> {
+        if let Some((opts, _)) = self.metrics.status() {
+            return Err(Error::State(format!(
+                "CPU metrics are already running on {}, call metstop to stop",
+                opts.host
+            )));
+        }
+        let g = &self.settings.generic;
+        let opts = crate::metrics::Options {
+            host: g.get("agent_hostname").to_string(),
+            port: g.get_i64("agent_id").clamp(1, 65535) as u16,
+            interval: std::time::Duration::from_secs(g.get_i64("metrics_interval").max(1) as u64),
+            per_cpu: g.get_bool("metrics_per_cpu"),
+        };
+        if opts.is_local() {
+            self.out
+                .line(format!("Starting Local Metrics Agent on {}", opts.host));
+        } else {
+            self.out
+                .line(format!("Connecting to Metrics Agent @ {}", opts.endpoint()));
+        }
+        self.metrics.start(&self.rt, opts, self.out.clone());
+        Ok(Dynamic::UNIT)
+    }
+
+    pub fn metstatus(&mut self, _args: &[String]) -> Result<Dynamic> {
+        use crate::metrics::Link;
+        let Some((opts, link)) = self.metrics.status() else {
+            self.out.line(format!(
+                "CPU Metrics are not running on {}",
+                self.settings.generic.get("agent_hostname")
+            ));
+            return Ok(false.into());
+        };
+        self.out
+            .line(format!("CPU Metrics are running on {}", opts.host));
+        let endpoint = opts.endpoint();
+        self.out.line(match link {
+            Link::Connected if opts.is_local() => {
+                "Metrics Agent running inside hammer on localhost".to_string()
+            }
+            Link::Connected => format!("Metrics Agent running on {endpoint}"),
+            Link::Connecting => format!("Connecting to Metrics Agent @ {endpoint}"),
+            Link::Failing(why) => {
+                format!("Metrics Agent not connected @ {endpoint} ({why}); retrying")
+            }
+        });
+        Ok(true.into())
+    }
+
+    pub fn metstop(&mut self, _args: &[String]) -> Result<Dynamic> {
+        let Some((opts, _)) = self.metrics.status() else {
+            return Err(Error::State(format!(
+                "CPU Metrics are not running on {}",
+                self.settings.generic.get("agent_hostname")
+            )));
+        };
+        self.out.line(format!(
+            "Stopping Metrics Agent and Display on {}",
+            opts.endpoint()
+        ));
+        let Some(stopped) = self.metrics.stop(&self.rt) else {
+            return Err(Error::State("CPU Metrics are not running".into()));
+        };
+        if stopped.aborted {
+            self.out
+                .line("CPU Metrics did not stop in time and were aborted");
+        }
+        for line in stopped.series.summary_lines() {
+            self.out.line(line);
+        }
+        Ok(metrics_map(&stopped.series).into())
+    }
+
+    // ---- runtimer ----------------------------------------------------------------------
+
+    pub fn runtimer(&mut self, args: &[String]) -> Result<Dynamic> {
+        let seconds = args[0]
+            .trim()
+            .parse::<f64>()
+            .ok()
+            .filter(|s| s.is_finite() && (0.0..=1e9).contains(s))
+            .ok_or_else(|| {
+                Error::usage(
+                    format!(
+                        "Error: runtimer takes a number of seconds >= 0, not {}",
+                        args[0]
+                    ),
+                    commands::find("runtimer")
+                        .map(Command::usage)
+                        .unwrap_or_default(),
+                )
+            })?;
+        let started = std::time::Instant::now();
+        let wait = std::time::Duration::from_secs_f64(seconds);
+        match self.block_on(async move { tokio::time::sleep(wait).await }) {
+            Ok(()) => {}
+            Err(Error::Interrupted) => {
+                // Ctrl-C ends the wait, not the script: what follows (tcstop, metstop)
+                // still runs and reports.
+                self.interrupt.clear();
+                self.out.line(format!(
+                    "runtimer: Ctrl-C ended the wait after {:.1} of {seconds} s",
+                    started.elapsed().as_secs_f64()
+                ));
+            }
+            Err(e) => return Err(e),
+        }
+        Ok(Dynamic::UNIT)
+    }
+
+    /// Stops what runs in the background (counter, metrics), reporting as their stop
+    /// commands do: the end of a script or console session.
+    pub fn shutdown(&mut self) {
+        if self.tc.thread_id().is_some() {
+            let _ = self.tcstop(&[]);
+        }
+        if self.metrics.status().is_some() {
+            let _ = self.metstop(&[]);
+        }
     }
 
     // ---- print -------------------------------------------------------------------------
@@ -969,6 +1216,107 @@ impl Session {
     pub fn quit(&mut self, _args: &[String]) -> Result<Dynamic> {
         Err(Error::Quit)
     }
+}
+
+/// `tcstop`'s value: the summary and the series.
+fn tc_map(series: &crate::txcount::Series) -> Map {
+    let mut m = Map::new();
+    let sum = series.summary();
+    let f = |g: fn(&crate::txcount::Summary) -> f64| {
+        sum.as_ref().map_or(Dynamic::UNIT, |s| g(s).into())
+    };
+    m.insert("samples".into(), (series.samples.len() as i64).into());
+    m.insert("seconds".into(), f(|s| s.seconds));
+    m.insert(
+        "transactions".into(),
+        sum.as_ref()
+            .map_or(Dynamic::UNIT, |s| (s.transactions as i64).into()),
+    );
+    m.insert("min_tpm".into(), f(|s| s.min_tpm));
+    m.insert("avg_tpm".into(), f(|s| s.avg_tpm));
+    m.insert("max_tpm".into(), f(|s| s.max_tpm));
+    m.insert(
+        "nopm".into(),
+        match sum.as_ref().and_then(|s| s.nopm) {
+            Some((min, avg, max)) => stat_map(min, avg, max).into(),
+            None => Dynamic::UNIT,
+        },
+    );
+    let samples: rhai::Array = series
+        .samples
+        .iter()
+        .map(|x| {
+            let mut t = Map::new();
+            t.insert("time".into(), crate::clock::utc(x.at).into());
+            t.insert(
+                "unix_ms".into(),
+                (crate::clock::unix_ms(x.at) as i64).into(),
+            );
+            t.insert("seconds".into(), x.seconds.into());
+            t.insert("transactions".into(), (x.transactions as i64).into());
+            t.insert("tpm".into(), x.tpm.into());
+            t.insert("nopm".into(), x.nopm.map_or(Dynamic::UNIT, Dynamic::from));
+            Dynamic::from(t)
+        })
+        .collect();
+    m.insert("series".into(), samples.into());
+    m
+}
+
+/// `metstop`'s value: the summary and the series of the `all` line.
+fn metrics_map(series: &crate::metrics::Series) -> Map {
+    let mut m = Map::new();
+    let sum = series.summary();
+    m.insert("samples".into(), (series.samples.len() as i64).into());
+    m.insert(
+        "seconds".into(),
+        sum.as_ref().map_or(Dynamic::UNIT, |s| s.seconds.into()),
+    );
+    for (name, pick) in [
+        (
+            "usr",
+            (|s| s.usr) as fn(&crate::metrics::Summary) -> crate::metrics::Stat,
+        ),
+        ("sys", |s| s.sys),
+        ("irq", |s| s.irq),
+        ("idle", |s| s.idle),
+    ] {
+        m.insert(
+            name.into(),
+            sum.as_ref().map_or(Dynamic::UNIT, |s| {
+                let st = pick(s);
+                stat_map(st.min, st.avg, st.max).into()
+            }),
+        );
+    }
+    let samples: rhai::Array = series
+        .samples
+        .iter()
+        .map(|x| {
+            let mut t = Map::new();
+            t.insert("time".into(), crate::clock::utc(x.at).into());
+            t.insert(
+                "unix_ms".into(),
+                (crate::clock::unix_ms(x.at) as i64).into(),
+            );
+            t.insert("seconds".into(), x.seconds.into());
+            t.insert("usr".into(), x.all.usr.into());
+            t.insert("sys".into(), x.all.sys.into());
+            t.insert("irq".into(), x.all.irq.into());
+            t.insert("idle".into(), x.all.idle.into());
+            Dynamic::from(t)
+        })
+        .collect();
+    m.insert("series".into(), samples.into());
+    m
+}
+
+fn stat_map(min: f64, avg: f64, max: f64) -> Map {
+    let mut m = Map::new();
+    m.insert("min".into(), min.into());
+    m.insert("avg".into(), avg.into());
+    m.insert("max".into(), max.into());
+    m
 }
 
 /// Refuses a path that is not an existing directory this process can write in.

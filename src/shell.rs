@@ -22,11 +22,11 @@ const PROMPT: &str = "hammer> ";
 const HISTORY_FILE: &str = "history.txt";
 
 /// Runs the console until `quit`, `exit`, Ctrl-D or the end of piped input; returns the exit code.
-pub fn console(mut engine: ScriptEngine) -> i32 {
+pub fn console(engine: &mut ScriptEngine) -> i32 {
     if std::io::stdin().is_terminal() {
-        interactive(&mut engine)
+        interactive(engine)
     } else {
-        piped(&mut engine)
+        piped(engine)
     }
 }
 
@@ -99,6 +99,12 @@ impl<P: ExternalPrinter + Send> LinePrinter for RustylinePrinter<P> {
 }
 
 fn interactive(engine: &mut ScriptEngine) -> i32 {
+    let code = prompt_loop(engine);
+    engine.session().out.use_stdout();
+    code
+}
+
+fn prompt_loop(engine: &mut ScriptEngine) -> i32 {
     let out = engine.session().out.clone();
     let home = engine.session().home().cloned();
     let helper = ConsoleHelper {

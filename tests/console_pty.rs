@@ -139,3 +139,54 @@ fn ctrl_c_stops_a_build_cleanly() {
     type_(&mut p, "quit\r");
     p.exp_eof().unwrap();
 }
+
+/// The transaction counter's lines appear above the prompt while a command is being typed,
+/// the console stays usable, and Ctrl-C ends a runtimer wait without ending the counter.
+#[test]
+fn counter_lines_appear_while_the_prompt_is_live() {
+    let s = common::Servers::get();
+    s.require();
+    let home = tempfile::tempdir().unwrap();
+    let mut p = console(home.path());
+    type_(
+        &mut p,
+        &format!(
+            "diset connection pg_host {}; diset connection pg_port {}; diset tpcc pg_superuser {}; \
+             diset tpcc pg_superuserpass {}; tcset refreshrate 1\r",
+            s.pg_host, s.pg_port, s.pg_user, s.pg_pass
+        ),
+    );
+    p.exp_string("Transaction Counter refresh rate set to 1")
+        .unwrap();
+    p.exp_string("hammer> ").unwrap();
+    type_(&mut p, "tcstart\r");
+    p.exp_string("Transaction Counter Started").unwrap();
+    p.exp_regex(r"\d+ PostgreSQL tpm").unwrap();
+    // Half a command typed; a counter line arrives; the half survives and runs when finished.
+    type_(&mut p, "print");
+    p.exp_regex(r"\d+ PostgreSQL tpm").unwrap();
+    // Between two counter lines the prompt is drawn again with what was typed.
+    let (between, _) = p.exp_regex(r"\d+ PostgreSQL tpm").unwrap();
+    assert!(between.contains("hammer> print"), "{between:?}");
+    type_(&mut p, " bm\r");
+    p.exp_string("Benchmark set to TPC-C").unwrap();
+    type_(&mut p, "tcstatus\r");
+    p.exp_string("Transaction Counter thread running with threadid:")
+        .unwrap();
+    // runtimer blocks the console, not the counter; Ctrl-C ends the wait.
+    type_(&mut p, "runtimer 600\r");
+    p.exp_regex(r"\d+ PostgreSQL tpm").unwrap();
+    p.exp_regex(r"\d+ PostgreSQL tpm").unwrap();
+    type_(&mut p, "\x03");
+    p.exp_string("runtimer: Ctrl-C ended the wait after")
+        .unwrap();
+    p.exp_string("hammer> ").unwrap();
+    type_(&mut p, "tcstop\r");
+    p.exp_string("Stopping Transaction Counter").unwrap();
+    p.exp_regex(
+        r"Transaction Counter: \d+ samples over [0-9.]+ s: min \d+ avg \d+ max \d+ PostgreSQL tpm",
+    )
+    .unwrap();
+    type_(&mut p, "quit\r");
+    p.exp_eof().unwrap();
+}

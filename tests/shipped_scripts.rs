@@ -1,5 +1,6 @@
 //! The shipped scripts run as a user runs them: `hammer auto scripts/<db>/tprocc/...` builds,
-//! checks and deletes a one-warehouse schema on each database. Passwords come from the
+//! checks and deletes a one-warehouse schema on each database; `scripts/<db>/monitor/...`
+//! watches each database with the transaction counter and CPU metrics. Passwords come from the
 //! environment variables the scripts read, so the scripts keep HammerDB's defaults.
 
 mod common;
@@ -70,5 +71,36 @@ fn build_check_delete_scripts_on_every_database() {
             ok && out.contains("has been deleted successfully"),
             "{db} delete:\n{out}"
         );
+    }
+}
+
+#[test]
+fn monitor_scripts_on_every_database() {
+    let servers = Servers::get();
+    servers.require();
+    for (db, rdbms) in [
+        ("pg", "PostgreSQL"),
+        ("maria", "MariaDB"),
+        ("mysql", "MySQL"),
+    ] {
+        let home = tempfile::tempdir().unwrap();
+        let (ok, out) = run(
+            home.path(),
+            &format!("{db}/monitor/{db}_monitor.rhai"),
+            &["3", "1"],
+            &servers,
+        );
+        assert!(ok, "{db} monitor:\n{out}");
+        for expected in [
+            "Transaction Counter Started".to_string(),
+            format!(" {rdbms} tpm\n"),
+            "Started CPU Metrics for ".to_string(),
+            "CPU all usr%-".to_string(),
+            "Stopping Transaction Counter".to_string(),
+            "Stopping Metrics Agent and Display on localhost".to_string(),
+            "Monitored 3 s: ".to_string(),
+        ] {
+            assert!(out.contains(&expected), "{db}: no {expected:?} in\n{out}");
+        }
     }
 }

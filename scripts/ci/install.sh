@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what hammer's tests and demo need on a fresh Debian 12 machine, and only what is
-# missing: MariaDB server and client, PostgreSQL 15, openssl. Needs root when something is missing.
+# missing: MariaDB server and client, PostgreSQL 15, openssl, sysbench (the transaction
+# counter's tests compare with it). Needs root when something is missing.
 set -euo pipefail
 
 # ---- install what is missing (and only that)
@@ -8,6 +9,7 @@ missing=()
 [[ -x /usr/sbin/mariadbd ]] || command -v mariadbd >/dev/null || missing+=(mariadb-server)
 command -v mariadb >/dev/null && command -v mariadb-admin >/dev/null || missing+=(mariadb-client)
 command -v openssl >/dev/null || missing+=(openssl)
+command -v sysbench >/dev/null || missing+=(sysbench)
 [[ -x /usr/lib/postgresql/15/bin/postgres ]] || missing+=(postgresql-15)
 command -v psql >/dev/null || missing+=(postgresql-client-15)
 if ((${#missing[@]})); then

@@ -219,6 +219,13 @@ pub fn generic_keys() -> Vec<KeySpec> {
         k("transaction_counter", "tc_log_timestamps", "0", Kind::Flag),
         k("metrics", "agent_hostname", "localhost", Kind::Name),
         k("metrics", "agent_id", "10000", Kind::PORT),
+        k(
+            "metrics",
+            "metrics_interval",
+            "2",
+            Kind::Int { min: 1, max: 3600 },
+        ),
+        k("metrics", "metrics_per_cpu", "0", Kind::Flag),
         k("datageneration", "gen_count_ware", "1", WAREHOUSES),
         k("datageneration", "gen_num_vu", "1", BUILD_VUS),
         k("datageneration", "gen_directory", "", Kind::Text),
