@@ -58,7 +58,7 @@ measure() { # db label mode vus
 	"$HAMMER" auto "$WORK/run.rhai" >"$WORK/run.log" 2>&1 || { tail -20 "$WORK/run.log"; return 1; }
 	local nopm tpm txns secs cpu
 	read -r _ nopm tpm txns secs cpu < <(grep '^RESULT' "$WORK/run.log")
-	printf '%-28s %d VUs: %7d NOPM %8d TPM | client %6.1f us CPU/txn, %4.1f %% of the machine (%d CPUs)\n' \
+	printf '%-28s %d VUs: %7d NOPM %8d TPM | client %6.1f ms CPU per 1,000 transactions, %4.1f %% of the machine (%d CPUs)\n' \
 		"$label" "$vus" "$nopm" "$tpm" \
 		"$(echo "1000000 * $cpu / $txns" | bc -l)" \
 		"$(echo "100 * $cpu / ($secs * $CPUS)" | bc -l)" "$CPUS"
