@@ -6,6 +6,7 @@ pub mod custom;
 pub mod db;
 pub mod error;
 pub mod interrupt;
+pub mod jobs;
 pub mod output;
 pub mod script;
 pub mod session;

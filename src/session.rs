@@ -10,6 +10,7 @@ use crate::commands::{
 use crate::config::{Change, Database, Settings, Target, UNSUPPORTED};
 use crate::error::{Error, Result};
 use crate::interrupt::Interrupt;
+use crate::jobs::Kind as JobKind;
 use crate::output::Output;
 use crate::tpcc::schema::Say;
 use std::sync::Arc;
@@ -22,6 +23,8 @@ pub struct Session {
     home: Option<PathBuf>,
     pub interrupt: Interrupt,
     vu: crate::vu::VuManager,
+    /// The job history: records each build, check, delete, data generation and run.
+    pub jobs: crate::jobs::Recorder,
 }
 
 impl Session {
@@ -37,6 +40,7 @@ impl Session {
             }
             None => Settings::defaults(),
         };
+        let jobs = crate::jobs::Recorder::new(&settings, home.as_deref());
         Session {
             settings,
             out,
@@ -44,6 +48,7 @@ impl Session {
             home,
             interrupt: Interrupt::default(),
             vu: crate::vu::VuManager::default(),
+            jobs,
         }
     }
 
@@ -394,7 +399,11 @@ impl Session {
         )
     }
 
-    pub fn buildschema(&mut self, _args: &[String]) -> Result<Dynamic> {
+    pub fn buildschema(&mut self, args: &[String]) -> Result<Dynamic> {
+        self.as_job(args, Self::build_schema_job)
+    }
+
+    fn build_schema_job(&mut self, _args: &[String]) -> Result<Dynamic> {
         self.refuse_with_vus("build schema")?;
         let db = self.current();
         let (w, b) = self.build_sizes();
@@ -412,6 +421,7 @@ impl Session {
                 p = db.prefix()
             )));
         }
+        self.begin_job(crate::jobs::Spec::schema(JobKind::Build, &self.settings));
         self.out.line(format!(
             "Ready to create a {w} Warehouse {} TPROC-C schema in {}",
             db.name(),
@@ -474,8 +484,13 @@ impl Session {
         Ok(m.into())
     }
 
-    pub fn checkschema(&mut self, _args: &[String]) -> Result<Dynamic> {
+    pub fn checkschema(&mut self, args: &[String]) -> Result<Dynamic> {
+        self.as_job(args, Self::check_schema_job)
+    }
+
+    fn check_schema_job(&mut self, _args: &[String]) -> Result<Dynamic> {
         self.refuse_with_vus("check schema")?;
+        self.begin_job(crate::jobs::Spec::schema(JobKind::Check, &self.settings));
         let db = self.current();
         let (w, _) = self.build_sizes();
         self.out.line("Checking schema with 1 Virtual User");
@@ -516,8 +531,13 @@ impl Session {
         Ok(m.into())
     }
 
-    pub fn deleteschema(&mut self, _args: &[String]) -> Result<Dynamic> {
+    pub fn deleteschema(&mut self, args: &[String]) -> Result<Dynamic> {
+        self.as_job(args, Self::delete_schema_job)
+    }
+
+    fn delete_schema_job(&mut self, _args: &[String]) -> Result<Dynamic> {
         self.refuse_with_vus("delete schema")?;
+        self.begin_job(crate::jobs::Spec::schema(JobKind::Delete, &self.settings));
         let db = self.current();
         self.out.line("Deleting schema with 1 Virtual User");
         let say = Say::new(self.out.clone(), 1);
@@ -603,7 +623,11 @@ impl Session {
         Ok(Dynamic::UNIT)
     }
 
-    pub fn datagenrun(&mut self, _args: &[String]) -> Result<Dynamic> {
+    pub fn datagenrun(&mut self, args: &[String]) -> Result<Dynamic> {
+        self.as_job(args, Self::datagen_job)
+    }
+
+    fn datagen_job(&mut self, _args: &[String]) -> Result<Dynamic> {
         self.refuse_with_vus("generate data")?;
         let g = &self.settings.generic;
         let plan = crate::tpcc::build::Plan {
@@ -619,6 +643,7 @@ impl Session {
         }
         let dir = self.datagen_dir();
         check_writable_dir(&dir)?;
+        self.begin_job(crate::jobs::Spec::datagen(&self.settings));
         self.out.line(format!(
             "Ready to generate the data for a {} Warehouse {} TPROC-C schema in directory {}",
             plan.warehouses,
@@ -694,7 +719,11 @@ impl Session {
         Ok(Dynamic::UNIT)
     }
 
-    pub fn vurun(&mut self, _args: &[String]) -> Result<Dynamic> {
+    pub fn vurun(&mut self, args: &[String]) -> Result<Dynamic> {
+        self.as_job(args, Self::run_job)
+    }
+
+    fn run_job(&mut self, _args: &[String]) -> Result<Dynamic> {
         if !self.vus_exist() {
             let _ = self.vucreate(&[])?;
         }
@@ -719,7 +748,7 @@ impl Session {
         for n in 1..=board.len() {
             board.set(n, crate::tpcc::driver::VuState::WaitIdle);
         }
-        let id = crate::vu::new_run_id();
+        let id = self.begin_job(crate::jobs::Spec::run(&script));
         let say = Say::new(self.out.clone(), 1);
         let states: crate::tpcc::driver::StateSink = {
             let board = board.clone();
@@ -771,7 +800,6 @@ impl Session {
             self.out.line(format!("The run ended early: {why}"));
         }
         self.out.line("ALL VIRTUAL USERS COMPLETE");
-        self.out.line(format!("Benchmark Run jobid={id}"));
         self.vu.last_run = Some((id.clone(), result));
         Ok(id.into())
     }
@@ -793,7 +821,8 @@ impl Session {
             Arc::new(move |vu, state| board.set(vu, state))
         };
         let say = Say::new(self.out.clone(), 1);
-        let id = crate::vu::new_run_id();
+        let spec = crate::jobs::Spec::custom(&custom.path, &self.settings, plan.virtual_users);
+        let id = self.begin_job(spec);
         crate::custom::run(
             custom,
             &self.settings,
@@ -805,7 +834,6 @@ impl Session {
             &self.rt,
         );
         self.out.line("ALL VIRTUAL USERS COMPLETE");
-        self.out.line(format!("Benchmark Run jobid={id}"));
         Ok(id.into())
     }
 
@@ -879,6 +907,80 @@ impl Session {
             m.insert(k.name().replace(' ', "_").into(), t.into());
         }
         Ok(m.into())
+    }
+
+    // ---- jobs --------------------------------------------------------------------------
+
+    /// Runs a command as a job. The command calls `begin_job` where its work starts, after
+    /// its checks, so that a refused command is no job; its end is recorded here.
+    fn as_job(
+        &mut self,
+        args: &[String],
+        body: fn(&mut Session, &[String]) -> Result<Dynamic>,
+    ) -> Result<Dynamic> {
+        let outcome = body(self, args);
+        let Some(job) = self.jobs.running() else {
+            return outcome;
+        };
+        let (id, kind, db, settings) = (job.id.clone(), job.kind, job.db, job.settings.clone());
+        let run = self.vu.last_run.as_ref().filter(|(r, _)| *r == id);
+        let mut end =
+            crate::jobs::recorder::end_of(&outcome, self.interrupt.is_set(), run.map(|r| &r.1));
+        // A failed job's server may be gone, and data generation needs none: no waiting.
+        let facts = end.status != crate::jobs::Status::Failed && kind != JobKind::Datagen;
+        end.system = Some(self.job_system(&settings, db, facts));
+        self.out.line(format!("{} jobid={id}", kind.label()));
+        self.jobs.finish(&self.out, &end);
+        crate::jobs::recorder::with_jobid(outcome, &id)
+    }
+
+    /// Starts recording the current command as a job; returns its id.
+    fn begin_job(&mut self, spec: crate::jobs::Spec) -> String {
+        let settings = match &self.vu.script {
+            Some(script) if spec.kind == JobKind::Run => script.settings.clone(),
+            _ => self.settings.clone(),
+        };
+        let db = Database::from_name(&spec.profile.db).unwrap_or_else(|| self.current());
+        self.jobs.begin(spec, db, &settings, &self.out)
+    }
+
+    /// The machine, and the server's version and key settings when `server` is true.
+    fn job_system(
+        &self,
+        settings: &Settings,
+        db: Database,
+        server: bool,
+    ) -> crate::jobs::SystemInfo {
+        let mut sys = crate::jobs::system::host_info();
+        if server {
+            let facts = self.rt.block_on(tokio::time::timeout(
+                std::time::Duration::from_secs(5),
+                crate::db::facts::server_facts(settings, db),
+            ));
+            if let Ok(Ok((version, values))) = facts {
+                sys.server_version = Some(version);
+                sys.server_settings = values;
+            }
+        }
+        sys
+    }
+
+    pub fn jobs(&mut self, args: &[String]) -> Result<Dynamic> {
+        use crate::jobs::command::{self, Format, Request};
+        let request = command::parse(args)?;
+        if let Request::Format(value) = &request {
+            let (value, changed) =
+                command::format(&mut self.settings, value.as_deref(), &self.out)?;
+            if changed {
+                self.persist();
+            }
+            return Ok(value);
+        }
+        let format = self
+            .jobs
+            .format_override
+            .unwrap_or_else(|| Format::of(&self.settings));
+        command::run(&mut self.jobs, request, format, &self.out)
     }
 
     // ---- librarycheck ------------------------------------------------------------------
