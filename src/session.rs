@@ -953,10 +953,13 @@ impl Session {
     ) -> crate::jobs::SystemInfo {
         let mut sys = crate::jobs::system::host_info();
         if server {
-            let facts = self.rt.block_on(tokio::time::timeout(
-                std::time::Duration::from_secs(5),
-                crate::db::facts::server_facts(settings, db),
-            ));
+            let facts = self.rt.block_on(async {
+                tokio::time::timeout(
+                    std::time::Duration::from_secs(5),
+                    crate::db::facts::server_facts(settings, db),
+                )
+                .await
+            });
             if let Ok(Ok((version, values))) = facts {
                 sys.server_version = Some(version);
                 sys.server_settings = values;

@@ -281,6 +281,7 @@ struct ResultView<'a> {
     db: &'a str,
     #[serde(flatten)]
     figures: Option<&'a RunFigures>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     returned: Option<&'a serde_json::Value>,
 }
 

@@ -45,7 +45,8 @@ pub struct LatencyChange {
 /// The spread of NOPM over successful runs with one job's settings.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Noise {
-    /// Successful runs with the same database, workload, mode, virtual users and warehouses.
+    /// Other successful runs (neither of the two compared) with the same database, workload,
+    /// mode, virtual users and warehouses.
     pub repeats: usize,
     pub nopm_mean: Option<f64>,
     /// Coefficient of variation (standard deviation / mean) of NOPM, percent; from 2 repeats.
@@ -105,7 +106,8 @@ pub struct Diff {
 /// sqrt 2) only one time in twenty by chance.
 const NOISE_FACTOR: f64 = 2.77;
 
-/// Compares `compare` with `base`, given each job's repeats (see [`Noise`]).
+/// Compares `compare` with `base`, given the runs with each one's settings (see [`Noise`];
+/// the two compared are left out: their difference is what is being judged).
 pub fn diff(
     base: &Detail,
     compare: &Detail,
@@ -113,6 +115,12 @@ pub fn diff(
     compare_repeats: &[Summary],
 ) -> Diff {
     let (b, c) = (&base.summary, &compare.summary);
+    let others = |runs: &[Summary]| -> Vec<Summary> {
+        runs.iter()
+            .filter(|r| r.id != b.id && r.id != c.id)
+            .cloned()
+            .collect()
+    };
     let mut warnings = Vec::new();
     if b.profile.db != c.profile.db {
         warnings.push(format!(
@@ -145,6 +153,23 @@ pub fn diff(
             opt(c.profile.warehouses)
         ));
     }
+    if let (Some(x), Some(y)) = (&base.system, &compare.system) {
+        if x.server_version != y.server_version {
+            let v = |s: &Option<String>| s.clone().unwrap_or_else(|| "unknown".into());
+            differences.push(format!(
+                "server {} vs {}",
+                v(&x.server_version),
+                v(&y.server_version)
+            ));
+        }
+        for (k, v) in &x.server_settings {
+            if let Some((_, w)) = y.server_settings.iter().find(|(l, _)| l == k) {
+                if v != w {
+                    differences.push(format!("{k} {v} vs {w}"));
+                }
+            }
+        }
+    }
     let fig = |d: &Detail, f: fn(&super::RunFigures) -> Option<f64>| d.figures.as_ref().and_then(f);
     let nopm = Change::of(fig(base, |f| f.nopm), fig(compare, |f| f.nopm));
     let tpm = Change::of(fig(base, |f| f.tpm), fig(compare, |f| f.tpm));
@@ -159,8 +184,8 @@ pub fn diff(
             p99_ms: pick(|x| x.p99_ms),
         });
     }
-    let base_noise = Noise::of(base_repeats);
-    let compare_noise = Noise::of(compare_repeats);
+    let base_noise = Noise::of(&others(base_repeats));
+    let compare_noise = Noise::of(&others(compare_repeats));
     let cv = match (base_noise.nopm_cv_pct, compare_noise.nopm_cv_pct) {
         (Some(a), Some(b)) => Some(a.max(b)),
         (a, b) => a.or(b),
@@ -198,11 +223,11 @@ fn signed(v: Option<f64>, decimals: usize, unit: &str) -> String {
 fn noise_line(which: &str, n: &Noise) -> String {
     match (n.nopm_cv_pct, n.nopm_mean) {
         (Some(cv), Some(mean)) => format!(
-            "{which}: {} successful runs with these settings, NOPM mean {mean:.0}, coefficient of variation {cv:.1} %",
+            "{which}: {} other successful runs with these settings, NOPM mean {mean:.0}, coefficient of variation {cv:.1} %",
             n.repeats
         ),
         _ => format!(
-            "{which}: {} successful run{} with these settings: too few to measure the noise",
+            "{which}: {} other successful run{} with these settings: too few to measure the noise",
             n.repeats,
             if n.repeats == 1 { "" } else { "s" }
         ),
@@ -270,7 +295,7 @@ pub fn text(d: &Diff) -> String {
             "No NOPM to compare: both jobs must be timed runs that measured".to_string()
         }
         _ => format!(
-            "The NOPM change is {pct:+.1} %; repeat each configuration at least twice to tell it from noise"
+            "The NOPM change is {pct:+.1} %; run the same settings at least twice more to tell it from noise"
         ),
     });
     out.join("\n")
@@ -324,20 +349,32 @@ mod tests {
         assert_eq!(diff(&a, &b, &noisy, &noisy).verdict, Verdict::WithinNoise);
         let d = diff(&a, &b, &runs(&[1000.0]), &[]);
         assert_eq!(d.verdict, Verdict::NoiseUnknown);
-        assert!(text(&d).contains("repeat each configuration at least twice"));
+        assert!(text(&d).contains("at least twice more to tell it from noise"));
+        // The compared runs themselves are no measure of the noise between them.
+        let same = vec![sample::summary("A", Some(1000.0)), sample::summary("B", Some(1100.0))];
+        let d = diff(&a, &b, &same, &same);
+        assert_eq!((d.base_noise.repeats, d.verdict), (0, Verdict::NoiseUnknown));
     }
 
     #[test]
     fn other_databases_and_workloads_warn() {
-        let a = sample::detail("A", 1000.0);
+        let mut a = sample::detail("A", 1000.0);
         let mut b = sample::detail("B", 900.0);
         b.summary.profile.db = "MariaDB".into();
         b.summary.profile.vus = Some(4);
+        let mut sys = crate::jobs::SystemInfo {
+            server_version: Some("PostgreSQL 15".into()),
+            server_settings: vec![("shared_buffers".into(), "128MB".into())],
+            ..Default::default()
+        };
+        a.system = Some(sys.clone());
+        sys.server_settings[0].1 = "1GB".into();
+        b.system = Some(sys);
         let d = diff(&a, &b, &[], &[]);
         assert_eq!(d.warnings.len(), 1);
         assert!(d.warnings[0]
             .starts_with("Warning: the jobs ran on different databases (PostgreSQL and MariaDB)"));
-        assert_eq!(d.differences, ["virtual users 2 vs 4"]);
+        assert_eq!(d.differences, ["virtual users 2 vs 4", "shared_buffers 128MB vs 1GB"]);
         b.summary.kind = crate::jobs::Kind::Check;
         b.figures = None;
         let d = diff(&a, &b, &[], &[]);
