@@ -983,6 +983,11 @@ impl Session {
             .jobs
             .format_override
             .unwrap_or_else(|| Format::of(&self.settings));
+        // `hammer jobs --json` asks for JSON even of the table that is otherwise text.
+        let request = match (request, self.jobs.format_override) {
+            (Request::Table, Some(Format::Json)) => Request::List,
+            (r, _) => r,
+        };
         command::run(&mut self.jobs, request, format, &self.out)
     }
 

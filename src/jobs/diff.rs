@@ -351,9 +351,15 @@ mod tests {
         assert_eq!(d.verdict, Verdict::NoiseUnknown);
         assert!(text(&d).contains("at least twice more to tell it from noise"));
         // The compared runs themselves are no measure of the noise between them.
-        let same = vec![sample::summary("A", Some(1000.0)), sample::summary("B", Some(1100.0))];
+        let same = vec![
+            sample::summary("A", Some(1000.0)),
+            sample::summary("B", Some(1100.0)),
+        ];
         let d = diff(&a, &b, &same, &same);
-        assert_eq!((d.base_noise.repeats, d.verdict), (0, Verdict::NoiseUnknown));
+        assert_eq!(
+            (d.base_noise.repeats, d.verdict),
+            (0, Verdict::NoiseUnknown)
+        );
     }
 
     #[test]
@@ -374,7 +380,10 @@ mod tests {
         assert_eq!(d.warnings.len(), 1);
         assert!(d.warnings[0]
             .starts_with("Warning: the jobs ran on different databases (PostgreSQL and MariaDB)"));
-        assert_eq!(d.differences, ["virtual users 2 vs 4", "shared_buffers 128MB vs 1GB"]);
+        assert_eq!(
+            d.differences,
+            ["virtual users 2 vs 4", "shared_buffers 128MB vs 1GB"]
+        );
         b.summary.kind = crate::jobs::Kind::Check;
         b.figures = None;
         let d = diff(&a, &b, &[], &[]);

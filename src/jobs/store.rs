@@ -5,7 +5,7 @@
 //! upgraded in place by [`MIGRATIONS`].
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension, Row};
 
@@ -122,6 +122,30 @@ const JOB_TABLES: &[&str] = &[
 pub struct StoreError {
     pub path: String,
     pub what: String,
+    /// Another connection held a lock: worth trying again.
+    busy: bool,
+}
+
+fn is_busy(e: &rusqlite::Error) -> bool {
+    use rusqlite::ErrorCode::*;
+    matches!(e.sqlite_error_code(), Some(DatabaseBusy | DatabaseLocked))
+}
+
+/// Runs `f` again while another connection holds a lock, for up to [`BUSY_TIMEOUT`]. SQLite's
+/// busy handler covers most waits, but not all: a process opening, recovering or closing the
+/// last connection to a WAL database makes others fail at once with "database is locked".
+fn retry<T>(mut f: impl FnMut() -> Result<T>) -> Result<T> {
+    let start = Instant::now();
+    let mut pause = Duration::from_millis(2);
+    loop {
+        match f() {
+            Err(e) if e.busy && start.elapsed() < BUSY_TIMEOUT => {
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(Duration::from_millis(50));
+            }
+            r => return r,
+        }
+    }
 }
 
 type Result<T> = std::result::Result<T, StoreError>;
@@ -151,12 +175,17 @@ impl Store {
 
     /// Opens without touching the schema: a second connection of the same process.
     pub fn connect(path: &Path) -> Result<Store> {
+        retry(|| Self::connect_once(path))
+    }
+
+    fn connect_once(path: &Path) -> Result<Store> {
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
             | OpenFlags::SQLITE_OPEN_CREATE
             | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let err = |e: rusqlite::Error| StoreError {
             path: path.display().to_string(),
             what: explain(&e),
+            busy: is_busy(&e),
         };
         let conn = Connection::open_with_flags(path, flags).map_err(err)?;
         conn.busy_timeout(BUSY_TIMEOUT).map_err(err)?;
@@ -169,6 +198,7 @@ impl Store {
             return Err(StoreError {
                 path: path.display().to_string(),
                 what: format!("cannot use write-ahead logging (journal mode stays {mode})"),
+                busy: false,
             });
         }
         conn.pragma_update(None, "synchronous", "NORMAL")
@@ -187,10 +217,15 @@ impl Store {
         StoreError {
             path: self.path.display().to_string(),
             what: explain(&e),
+            busy: is_busy(&e),
         }
     }
 
     fn version(&self) -> Result<i64> {
+        retry(|| self.version_once())
+    }
+
+    fn version_once(&self) -> Result<i64> {
         self.conn
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .map_err(|e| self.err(e))
@@ -207,6 +242,7 @@ impl Store {
                     what: format!(
                         "it was written by a newer hammer (schema version {v}, this hammer knows up to {VERSION}); upgrade hammer or use another data directory (HAMMER_HOME)"
                     ),
+                    busy: false,
                 });
             }
             if v == VERSION {
@@ -227,22 +263,24 @@ impl Store {
 
     /// Runs `f` in one write transaction, taking the write lock first (BEGIN IMMEDIATE), so
     /// that two processes writing at once queue up instead of failing.
-    fn write<T>(&self, f: impl FnOnce(&Connection) -> rusqlite::Result<T>) -> Result<T> {
-        self.conn
-            .execute_batch("BEGIN IMMEDIATE")
-            .map_err(|e| self.err(e))?;
-        let done = f(&self.conn).and_then(|v| self.conn.execute_batch("COMMIT").map(|()| v));
-        if done.is_err() {
-            let _ = self.conn.execute_batch("ROLLBACK");
-        }
-        done.map_err(|e| self.err(e))
+    fn write<T>(&self, mut f: impl FnMut(&Connection) -> rusqlite::Result<T>) -> Result<T> {
+        retry(|| {
+            self.conn
+                .execute_batch("BEGIN IMMEDIATE")
+                .map_err(|e| self.err(e))?;
+            let done = f(&self.conn).and_then(|v| self.conn.execute_batch("COMMIT").map(|()| v));
+            if done.is_err() {
+                let _ = self.conn.execute_batch("ROLLBACK");
+            }
+            done.map_err(|e| self.err(e))
+        })
     }
 
     /// Records a job as RUNNING.
     pub fn insert_job(&self, id: &str, spec: &Spec, origin: &Origin, started: i64) -> Result<()> {
         let p = &spec.profile;
-        self.conn
-            .execute(
+        self.write(|c| {
+            c.execute(
                 "INSERT INTO jobs (id, kind, db, workload, mode, vus, warehouses, status, started_ms, \
                  hostname, pid, pid_started, settings) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
                 params![
@@ -261,7 +299,7 @@ impl Store {
                     spec.settings.to_string(),
                 ],
             )
-            .map_err(|e| self.err(e))?;
+        })?;
         Ok(())
     }
 
@@ -411,7 +449,7 @@ impl Store {
 
     /// Every job, newest first.
     pub fn list(&self) -> Result<Vec<Summary>> {
-        self.summaries("", [])
+        self.summaries("", &[])
     }
 
     /// Successful runs with the same profile, oldest first: the repeats that measure noise.
@@ -425,7 +463,11 @@ impl Store {
         Ok(v)
     }
 
-    fn summaries(&self, filter: &str, args: impl rusqlite::Params) -> Result<Vec<Summary>> {
+    fn summaries(&self, filter: &str, args: &[&dyn rusqlite::ToSql]) -> Result<Vec<Summary>> {
+        retry(|| self.summaries_once(filter, args))
+    }
+
+    fn summaries_once(&self, filter: &str, args: &[&dyn rusqlite::ToSql]) -> Result<Vec<Summary>> {
         let sql = format!(
             "SELECT j.id, j.kind, j.db, j.workload, j.mode, j.vus, j.warehouses, j.status, j.note, \
              j.started_ms, j.ended_ms, j.hostname, j.pid, j.pid_started, r.nopm, r.tpm \
@@ -446,14 +488,16 @@ impl Store {
             IdArg::Full(id) => (id.clone(), id.clone()),
             IdArg::Prefix(p) => (format!("{p}%"), p.clone()),
         };
-        let mut stmt = self
-            .conn
-            .prepare("SELECT id FROM jobs WHERE id LIKE ?1 ORDER BY id LIMIT 6")
-            .map_err(|e| Lookup::Store(self.err(e)))?;
-        let ids: Vec<String> = stmt
-            .query_map([&pattern], |r| r.get(0))
-            .and_then(|rows| rows.collect())
-            .map_err(|e| Lookup::Store(self.err(e)))?;
+        let ids: Vec<String> = retry(|| {
+            let mut stmt = self
+                .conn
+                .prepare("SELECT id FROM jobs WHERE id LIKE ?1 ORDER BY id LIMIT 6")
+                .map_err(|e| self.err(e))?;
+            stmt.query_map([&pattern], |r| r.get(0))
+                .and_then(|rows| rows.collect())
+                .map_err(|e| self.err(e))
+        })
+        .map_err(Lookup::Store)?;
         match ids.len() {
             0 => Err(Lookup::Missing(shown)),
             1 => Ok(ids.into_iter().next().unwrap_or_default()),
@@ -463,11 +507,18 @@ impl Store {
 
     /// One job's summary.
     pub fn summary(&self, id: &str) -> Result<Option<Summary>> {
-        Ok(self.summaries("WHERE j.id = ?1", [id])?.into_iter().next())
+        Ok(self
+            .summaries("WHERE j.id = ?1", &[&id])?
+            .into_iter()
+            .next())
     }
 
     /// Everything stored about a job but its output lines.
     pub fn detail(&self, id: &str) -> Result<Option<super::Detail>> {
+        retry(|| self.detail_once(id))
+    }
+
+    fn detail_once(&self, id: &str) -> Result<Option<super::Detail>> {
         let Some(summary) = self.summary(id)? else {
             return Ok(None);
         };
@@ -588,6 +639,10 @@ impl Store {
 
     /// A job's output lines in the order printed; only virtual user `vu`'s when given.
     pub fn output(&self, id: &str, vu: Option<u32>) -> Result<Vec<Line>> {
+        retry(|| self.output_once(id, vu))
+    }
+
+    fn output_once(&self, id: &str, vu: Option<u32>) -> Result<Vec<Line>> {
         let map = |r: &Row| {
             Ok(Line {
                 at: r.get(0)?,
