@@ -160,6 +160,12 @@ fn bad_jobs_input_says_what_is_valid() {
     let e = f.err(r#"jobs("list", "x", "y", "z")"#);
     assert!(e.starts_with("Error: jobs takes 0 to 3 arguments"), "{e}");
     f.ok("jobs format");
+    let help = f.ok("help jobs");
+    assert!(
+        help[0].starts_with("jobs - Usage: jobs [list | format [text|json] | diff ID1 ID2 | ID ["),
+        "{help:?}"
+    );
+    assert!(f.ok("help job")[1] == "The same as jobs.");
 
     // From the operating-system shell: the message on stderr and a failing status.
     let out = hammer(f.home.path(), &["jobs", "nonsense"], "");

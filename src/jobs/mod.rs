@@ -356,6 +356,90 @@ mod tests {
         }
     }
 
+    fn keys(v: serde_json::Value) -> Vec<String> {
+        let mut k: Vec<String> = v.as_object().unwrap().keys().cloned().collect();
+        k.sort();
+        k
+    }
+
+    fn words(s: &str) -> Vec<String> {
+        let mut k: Vec<String> = s.split_whitespace().map(String::from).collect();
+        k.sort();
+        k
+    }
+
+    /// The JSON field names are the README's: renaming one breaks users' pipelines.
+    #[test]
+    fn the_json_is_the_documented_shape() {
+        let d = sample::detail("67FD24A6FDB403E253438393", 10.0);
+        let j = |v: &dyn erased::Ser| v.json();
+        assert_eq!(
+            keys(j(&d.summary)),
+            words("id kind type db workload mode vus warehouses status note started ended seconds nopm tpm hostname pid")
+        );
+        assert_eq!(
+            keys(j(d.figures.as_ref().unwrap())),
+            words("nopm tpm active_vus seconds failed_vus reconnects transactions client_cpu_seconds stopped_early")
+        );
+        assert_eq!(
+            keys(j(&d.timings[0])),
+            words("name committed rolled_back retried failed mean_ms p50_ms p95_ms p99_ms max_ms")
+        );
+        let t = TcountPoint {
+            at: 0,
+            tpm: 1.0,
+            nopm: None,
+        };
+        assert_eq!(keys(j(&t)), words("time tpm nopm"));
+        let m = MetricPoint {
+            at: 0,
+            usr: 1.0,
+            sys: 1.0,
+            irq: 0.0,
+            idle: 98.0,
+        };
+        assert_eq!(keys(j(&m)), words("time usr sys irq idle"));
+        let l = Line {
+            at: 0,
+            vu: 1,
+            line: "x".into(),
+        };
+        assert_eq!(keys(j(&l)), words("time vu line"));
+        let sys = SystemInfo {
+            server_settings: vec![("shared_buffers".into(), "1GB".into())],
+            ..SystemInfo::default()
+        };
+        let v = j(&sys);
+        assert_eq!(v["server_settings"]["shared_buffers"], "1GB");
+        assert_eq!(
+            keys(v),
+            words("hostname os cpu_model cpu_count physical_cores memory_bytes server_version server_settings")
+        );
+        let diff = diff::diff(&d, &d, &[], &[]);
+        assert_eq!(
+            keys(j(&diff)),
+            words("base compare warnings differences nopm tpm latency base_noise compare_noise noise_threshold_pct verdict")
+        );
+        assert_eq!(keys(j(&diff.nopm)), words("base compare change change_pct"));
+        assert_eq!(
+            keys(j(&diff.base_noise)),
+            words("repeats nopm_mean nopm_cv_pct")
+        );
+        assert_eq!(j(&d.summary)["started"], "2025-04-14T09:30:05.123Z");
+    }
+
+    /// `serde_json::to_value` behind a trait object, for the table of shapes above.
+    mod erased {
+        pub trait Ser {
+            fn json(&self) -> serde_json::Value;
+        }
+        impl<T: serde::Serialize> Ser for T {
+            fn json(&self) -> serde_json::Value {
+                serde_json::to_value(self).unwrap()
+            }
+        }
+    }
+
     #[test]
     fn lines_know_their_virtual_user() {
         assert_eq!(vu_of("Vuser 12:RUNNING"), 12);
