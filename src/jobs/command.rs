@@ -202,9 +202,8 @@ pub fn format(
     out: &Output,
 ) -> Result<(Dynamic, bool), Error> {
     let Some(value) = value else {
-        let f = settings.generic.get("jobsoutput").to_string();
-        out.line(format!("Jobs output format is {f}"));
-        return Ok((f.into(), false));
+        // The console echoes the value; a script gets it.
+        return Ok((settings.generic.get("jobsoutput").to_string().into(), false));
     };
     if !["text", "json"].contains(&value.to_ascii_lowercase().as_str()) {
         return Err(bad(format!(
@@ -215,7 +214,7 @@ pub fn format(
     let now = settings.generic.get("jobsoutput").to_string();
     out.line(format!("Setting jobs output format to {now}"));
     Ok((
-        now.into(),
+        Dynamic::UNIT,
         matches!(change, crate::config::Change::Changed { .. }),
     ))
 }
@@ -507,7 +506,8 @@ mod tests {
         let out = Output::capture();
         assert_eq!(Format::of(&s), Format::Json);
         let (v, changed) = format(&mut s, Some("TEXT"), &out).unwrap();
-        assert_eq!((v.to_string(), changed), ("text".to_string(), true));
+        assert!(v.is_unit() && changed);
+        assert_eq!(format(&mut s, None, &out).unwrap().0.to_string(), "text");
         assert_eq!(Format::of(&s), Format::Text);
         assert_eq!(out.take_captured(), ["Setting jobs output format to text"]);
         let (_, changed) = format(&mut s, Some("json"), &out).unwrap();

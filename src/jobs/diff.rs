@@ -136,17 +136,19 @@ pub fn diff(
     }
     let mut differences = Vec::new();
     let opt = |v: Option<u32>| v.map_or("-".to_string(), |v| v.to_string());
-    if b.profile.mode != c.profile.mode {
+    // Settings of different kinds of jobs differ by nature: the warning says enough.
+    let same_kind = b.kind == c.kind;
+    if same_kind && b.profile.mode != c.profile.mode {
         differences.push(format!("mode {} vs {}", b.profile.mode, c.profile.mode));
     }
-    if b.profile.vus != c.profile.vus {
+    if same_kind && b.profile.vus != c.profile.vus {
         differences.push(format!(
             "virtual users {} vs {}",
             opt(b.profile.vus),
             opt(c.profile.vus)
         ));
     }
-    if b.profile.warehouses != c.profile.warehouses {
+    if same_kind && b.profile.warehouses != c.profile.warehouses {
         differences.push(format!(
             "warehouses {} vs {}",
             opt(b.profile.warehouses),
@@ -175,8 +177,10 @@ pub fn diff(
     let tpm = Change::of(fig(base, |f| f.tpm), fig(compare, |f| f.tpm));
     let mut latency = Vec::new();
     for t in &base.timings {
-        let other = compare.timings.iter().find(|o| o.name == t.name);
-        let pick = |f: fn(&super::Timing) -> f64| Change::of(Some(f(t)), other.map(f));
+        let Some(other) = compare.timings.iter().find(|o| o.name == t.name) else {
+            continue;
+        };
+        let pick = |f: fn(&super::Timing) -> f64| Change::of(Some(f(t)), Some(f(other)));
         latency.push(LatencyChange {
             name: t.name.clone(),
             p50_ms: pick(|x| x.p50_ms),
@@ -277,11 +281,13 @@ pub fn text(d: &Diff) -> String {
         out.push(row(&format!("{} p95 ms", l.name), &l.p95_ms, 3));
         out.push(row(&format!("{} p99 ms", l.name), &l.p99_ms, 3));
     }
-    if d.base.profile == d.compare.profile {
-        out.push(noise_line("Noise", &d.base_noise));
-    } else {
-        out.push(noise_line("Noise of base", &d.base_noise));
-        out.push(noise_line("Noise of compare", &d.compare_noise));
+    if d.verdict != Verdict::NotComparable {
+        if d.base.profile == d.compare.profile {
+            out.push(noise_line("Noise", &d.base_noise));
+        } else {
+            out.push(noise_line("Noise of base", &d.base_noise));
+            out.push(noise_line("Noise of compare", &d.compare_noise));
+        }
     }
     let pct = d.nopm.change_pct.unwrap_or(0.0);
     out.push(match (d.verdict, d.noise_threshold_pct) {
@@ -386,9 +392,13 @@ mod tests {
         );
         b.summary.kind = crate::jobs::Kind::Check;
         b.figures = None;
+        b.timings.clear();
         let d = diff(&a, &b, &[], &[]);
         assert_eq!(d.warnings.len(), 2);
         assert_eq!(d.verdict, Verdict::NotComparable);
+        assert_eq!(d.differences, ["shared_buffers 128MB vs 1GB"]);
+        assert!(d.latency.is_empty());
+        assert!(!text(&d).contains("Noise"), "{}", text(&d));
         let json = serde_json::to_value(&d).unwrap();
         assert_eq!(json["verdict"], "not_comparable");
         assert_eq!(json["nopm"]["base"], 1000.0);
