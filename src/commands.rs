@@ -25,6 +25,8 @@ pub enum Complete {
     TcsetOptions,
     MetsetOptions,
     DgsetOptions,
+    /// A fixed list of words.
+    Words(&'static [&'static str]),
 }
 
 /// One command.
@@ -112,6 +114,20 @@ pub const METSET_OPTIONS: &[(&str, &str, &str)] = &[
 ];
 
 use Complete as C;
+
+const JOBS_WORDS: &[&str] = &["list", "format", "diff"];
+
+const JOBS_HELP: &str =
+    "The job history. Every buildschema, checkschema, deleteschema, datagenrun and \
+vurun is a job with an id (printed as Benchmark Run jobid=...), kept in jobs.db in the data \
+directory with its settings, output, result, timings, series and system. jobs lists them newest \
+first; jobs list the same in the jobs format; jobs ID shows one (an id or its first 8 or more \
+characters); jobs ID status|result|timing|tcount|metrics|system|dict|output [VU] shows a part; \
+jobs ID delete deletes it; jobs ID report FILE.html writes a self-contained HTML report; \
+jobs diff ID1 ID2 compares NOPM, TPM and latency percentiles, with the noise measured on \
+repeats of the same settings; jobs format text|json chooses how jobs prints (kept). From the \
+operating-system shell: hammer jobs [--json|--text] .... In scripts each returns its answer as \
+a map or array.";
 
 pub static COMMANDS: &[Command] = &[
     Command {
@@ -421,6 +437,24 @@ pub static COMMANDS: &[Command] = &[
         run: Session::lastrun,
     },
     Command {
+        name: "jobs",
+        args: "[list | format [text|json] | diff ID1 ID2 | ID [status|result|timing|tcount|metrics|system|dict|output [VU]|delete|report FILE.html]]",
+        min_args: 0,
+        max_args: 3,
+        help: JOBS_HELP,
+        complete: &[C::Words(JOBS_WORDS), C::Words(crate::jobs::command::SUBCOMMANDS)],
+        run: Session::jobs,
+    },
+    Command {
+        name: "job",
+        args: "[list | format [text|json] | diff ID1 ID2 | ID [status|result|timing|tcount|metrics|system|dict|output [VU]|delete|report FILE.html]]",
+        min_args: 0,
+        max_args: 3,
+        help: "The same as jobs.",
+        complete: &[C::Words(JOBS_WORDS), C::Words(crate::jobs::command::SUBCOMMANDS)],
+        run: Session::jobs,
+    },
+    Command {
         name: "librarycheck",
         args: "",
         min_args: 0,
@@ -480,6 +514,17 @@ mod tests {
             );
             assert!(!c.help.is_empty(), "{}", c.name);
         }
+    }
+
+    #[test]
+    fn the_jobs_usage_is_the_parser_s() {
+        let usage = crate::jobs::command::usage();
+        assert_eq!(find("jobs").unwrap().usage(), usage);
+        assert_eq!(
+            find("job").unwrap().usage().replacen("job ", "jobs ", 1),
+            usage
+        );
+        assert_eq!(JOBS_WORDS, crate::jobs::command::WORDS);
     }
 
     #[test]

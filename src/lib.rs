@@ -7,6 +7,7 @@ pub mod custom;
 pub mod db;
 pub mod error;
 pub mod interrupt;
+pub mod jobs;
 pub mod metrics;
 pub mod output;
 pub mod script;

@@ -36,6 +36,18 @@ enum Mode {
         #[arg(long, default_value = "0.0.0.0")]
         bind: String,
     },
+    /// Read the job history without the console: `hammer jobs`, `hammer jobs --json ID result`,
+    /// `hammer jobs diff ID1 ID2` (the console's jobs command; `help jobs` there says more).
+    Jobs {
+        /// Print JSON, whatever `jobs format` says.
+        #[arg(long, conflicts_with = "text")]
+        json: bool,
+        /// Print text, whatever `jobs format` says.
+        #[arg(long)]
+        text: bool,
+        /// list | format [text|json] | diff ID1 ID2 | ID [status|result|timing|...]
+        args: Vec<String>,
+    },
 }
 
 /// Where settings and history live: `$HAMMER_HOME`, else the user's data directory.
@@ -85,6 +97,21 @@ fn main() -> anyhow::Result<()> {
     let mut engine = ScriptEngine::new(session);
     let code = match cli.command {
         Some(Mode::Auto { file, args }) => hammer::shell::auto(&mut engine, &file, &args),
+        Some(Mode::Jobs { json, text, args }) => {
+            let mut session = engine.session();
+            session.jobs.format_override = match (json, text) {
+                (true, _) => Some(hammer::jobs::command::Format::Json),
+                (_, true) => Some(hammer::jobs::command::Format::Text),
+                _ => None,
+            };
+            match session.run("jobs", &args) {
+                Ok(_) => 0,
+                Err(e) => {
+                    session.out.error(e.to_string());
+                    1
+                }
+            }
+        }
         _ => hammer::shell::console(&mut engine),
     };
     // The counter and metrics stop with the session, reporting as tcstop and metstop do.

@@ -18,12 +18,18 @@ enum Sink {
     Capture(Vec<String>),
 }
 
+/// Where a copy of every line goes while a job records (`jobs::recorder`).
+pub trait Tee: Send + Sync {
+    fn line(&self, text: &str);
+}
+
 /// A cheap, cloneable handle on the sink.
 #[derive(Clone)]
 pub struct Output {
     sink: Arc<Mutex<Sink>>,
     /// The progress line at the bottom of the terminal, redrawn below each new line.
     status_line: Arc<Mutex<Option<String>>>,
+    tee: Arc<Mutex<Option<Arc<dyn Tee>>>>,
 }
 
 impl Default for Output {
@@ -47,6 +53,19 @@ impl Output {
         Output {
             sink: Arc::new(Mutex::new(sink)),
             status_line: Arc::new(Mutex::new(None)),
+            tee: Arc::new(Mutex::new(None)),
+        }
+    }
+
+    /// Copies every later line (errors too) to `tee`, or stops copying with `None`.
+    pub fn set_tee(&self, tee: Option<Arc<dyn Tee>>) {
+        *self.tee.lock().unwrap_or_else(|e| e.into_inner()) = tee;
+    }
+
+    fn copy_to_tee(&self, text: &str) {
+        let tee = self.tee.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        if let Some(tee) = tee {
+            text.split('\n').for_each(|l| tee.line(l));
         }
     }
 
@@ -95,6 +114,7 @@ impl Output {
         if let Some(status) = status {
             draw_status(&status);
         }
+        self.copy_to_tee(text);
     }
 
     /// Prints an error. On plain stdout it goes to stderr so that scripts can separate the two.
@@ -104,6 +124,8 @@ impl Output {
             Sink::Stdout => {
                 let mut err = std::io::stderr().lock();
                 let _ = writeln!(err, "{}", text.as_ref());
+                drop(sink);
+                self.copy_to_tee(text.as_ref());
             }
             _ => {
                 drop(sink);
@@ -168,6 +190,25 @@ mod tests {
         out.error("c");
         assert_eq!(out.take_captured(), ["a", "b", "c"]);
         assert!(out.take_captured().is_empty());
+    }
+
+    #[test]
+    fn a_tee_gets_a_copy_of_every_line_until_removed() {
+        struct Keep(Mutex<Vec<String>>);
+        impl Tee for Keep {
+            fn line(&self, text: &str) {
+                self.0.lock().unwrap().push(text.to_string());
+            }
+        }
+        let out = Output::capture();
+        let keep = Arc::new(Keep(Mutex::new(Vec::new())));
+        out.set_tee(Some(keep.clone()));
+        out.line("a\nb");
+        out.error("c");
+        out.set_tee(None);
+        out.line("d");
+        assert_eq!(*keep.0.lock().unwrap(), ["a", "b", "c"]);
+        assert_eq!(out.take_captured(), ["a", "b", "c", "d"]);
     }
 
     #[test]

@@ -10,6 +10,7 @@ use crate::commands::{
 use crate::config::{Change, Database, Settings, Target, UNSUPPORTED};
 use crate::error::{Error, Result};
 use crate::interrupt::Interrupt;
+use crate::jobs::Kind as JobKind;
 use crate::output::Output;
 use crate::tpcc::schema::Say;
 use std::sync::Arc;
@@ -24,6 +25,8 @@ pub struct Session {
     vu: crate::vu::VuManager,
     tc: crate::txcount::TxCounter,
     metrics: crate::metrics::Metrics,
+    /// The job history: records each build, check, delete, data generation and run.
+    pub jobs: crate::jobs::Recorder,
 }
 
 impl Session {
@@ -39,6 +42,7 @@ impl Session {
             }
             None => Settings::defaults(),
         };
+        let jobs = crate::jobs::Recorder::new(&settings, home.as_deref());
         Session {
             settings,
             out,
@@ -48,6 +52,7 @@ impl Session {
             vu: crate::vu::VuManager::default(),
             tc: crate::txcount::TxCounter::default(),
             metrics: crate::metrics::Metrics::default(),
+            jobs,
         }
     }
 
@@ -334,9 +339,14 @@ impl Session {
             }
         };
         let schema_db = source.schema_db().to_string();
-        let log = self
-            .tc
-            .start(&self.rt, source, first, &opts, self.out.clone())?;
+        let log = self.tc.start(
+            &self.rt,
+            source,
+            first,
+            &opts,
+            self.out.clone(),
+            self.jobs.series(),
+        )?;
         self.out.line("Transaction Counter Started");
         let mut detail = format!(
             "Transaction Counter: counting {what} every {} s",
@@ -424,7 +434,8 @@ impl Session {
             self.out
                 .line(format!("Connecting to Metrics Agent @ {}", opts.endpoint()));
         }
-        self.metrics.start(&self.rt, opts, self.out.clone());
+        self.metrics
+            .start(&self.rt, opts, self.out.clone(), self.jobs.series());
         Ok(Dynamic::UNIT)
     }
 
@@ -641,7 +652,11 @@ impl Session {
         )
     }
 
-    pub fn buildschema(&mut self, _args: &[String]) -> Result<Dynamic> {
+    pub fn buildschema(&mut self, args: &[String]) -> Result<Dynamic> {
+        self.as_job(args, Self::build_schema_job)
+    }
+
+    fn build_schema_job(&mut self, _args: &[String]) -> Result<Dynamic> {
         self.refuse_with_vus("build schema")?;
         let db = self.current();
         let (w, b) = self.build_sizes();
@@ -659,6 +674,7 @@ impl Session {
                 p = db.prefix()
             )));
         }
+        self.begin_job(crate::jobs::Spec::schema(JobKind::Build, &self.settings));
         self.out.line(format!(
             "Ready to create a {w} Warehouse {} TPROC-C schema in {}",
             db.name(),
@@ -721,8 +737,13 @@ impl Session {
         Ok(m.into())
     }
 
-    pub fn checkschema(&mut self, _args: &[String]) -> Result<Dynamic> {
+    pub fn checkschema(&mut self, args: &[String]) -> Result<Dynamic> {
+        self.as_job(args, Self::check_schema_job)
+    }
+
+    fn check_schema_job(&mut self, _args: &[String]) -> Result<Dynamic> {
         self.refuse_with_vus("check schema")?;
+        self.begin_job(crate::jobs::Spec::schema(JobKind::Check, &self.settings));
         let db = self.current();
         let (w, _) = self.build_sizes();
         self.out.line("Checking schema with 1 Virtual User");
@@ -763,8 +784,13 @@ impl Session {
         Ok(m.into())
     }
 
-    pub fn deleteschema(&mut self, _args: &[String]) -> Result<Dynamic> {
+    pub fn deleteschema(&mut self, args: &[String]) -> Result<Dynamic> {
+        self.as_job(args, Self::delete_schema_job)
+    }
+
+    fn delete_schema_job(&mut self, _args: &[String]) -> Result<Dynamic> {
         self.refuse_with_vus("delete schema")?;
+        self.begin_job(crate::jobs::Spec::schema(JobKind::Delete, &self.settings));
         let db = self.current();
         self.out.line("Deleting schema with 1 Virtual User");
         let say = Say::new(self.out.clone(), 1);
@@ -850,7 +876,11 @@ impl Session {
         Ok(Dynamic::UNIT)
     }
 
-    pub fn datagenrun(&mut self, _args: &[String]) -> Result<Dynamic> {
+    pub fn datagenrun(&mut self, args: &[String]) -> Result<Dynamic> {
+        self.as_job(args, Self::datagen_job)
+    }
+
+    fn datagen_job(&mut self, _args: &[String]) -> Result<Dynamic> {
         self.refuse_with_vus("generate data")?;
         let g = &self.settings.generic;
         let plan = crate::tpcc::build::Plan {
@@ -866,6 +896,7 @@ impl Session {
         }
         let dir = self.datagen_dir();
         check_writable_dir(&dir)?;
+        self.begin_job(crate::jobs::Spec::datagen(&self.settings));
         self.out.line(format!(
             "Ready to generate the data for a {} Warehouse {} TPROC-C schema in directory {}",
             plan.warehouses,
@@ -941,7 +972,11 @@ impl Session {
         Ok(Dynamic::UNIT)
     }
 
-    pub fn vurun(&mut self, _args: &[String]) -> Result<Dynamic> {
+    pub fn vurun(&mut self, args: &[String]) -> Result<Dynamic> {
+        self.as_job(args, Self::run_job)
+    }
+
+    fn run_job(&mut self, _args: &[String]) -> Result<Dynamic> {
         if !self.vus_exist() {
             let _ = self.vucreate(&[])?;
         }
@@ -966,7 +1001,7 @@ impl Session {
         for n in 1..=board.len() {
             board.set(n, crate::tpcc::driver::VuState::WaitIdle);
         }
-        let id = crate::vu::new_run_id();
+        let id = self.begin_job(crate::jobs::Spec::run(&script));
         let say = Say::new(self.out.clone(), 1);
         let states: crate::tpcc::driver::StateSink = {
             let board = board.clone();
@@ -1018,7 +1053,6 @@ impl Session {
             self.out.line(format!("The run ended early: {why}"));
         }
         self.out.line("ALL VIRTUAL USERS COMPLETE");
-        self.out.line(format!("Benchmark Run jobid={id}"));
         self.vu.last_run = Some((id.clone(), result));
         Ok(id.into())
     }
@@ -1040,7 +1074,8 @@ impl Session {
             Arc::new(move |vu, state| board.set(vu, state))
         };
         let say = Say::new(self.out.clone(), 1);
-        let id = crate::vu::new_run_id();
+        let spec = crate::jobs::Spec::custom(&custom.path, &self.settings, plan.virtual_users);
+        let id = self.begin_job(spec);
         crate::custom::run(
             custom,
             &self.settings,
@@ -1052,7 +1087,6 @@ impl Session {
             &self.rt,
         );
         self.out.line("ALL VIRTUAL USERS COMPLETE");
-        self.out.line(format!("Benchmark Run jobid={id}"));
         Ok(id.into())
     }
 
@@ -1126,6 +1160,88 @@ impl Session {
             m.insert(k.name().replace(' ', "_").into(), t.into());
         }
         Ok(m.into())
+    }
+
+    // ---- jobs --------------------------------------------------------------------------
+
+    /// Runs a command as a job. The command calls `begin_job` where its work starts, after
+    /// its checks, so that a refused command is no job; its end is recorded here.
+    fn as_job(
+        &mut self,
+        args: &[String],
+        body: fn(&mut Session, &[String]) -> Result<Dynamic>,
+    ) -> Result<Dynamic> {
+        let outcome = body(self, args);
+        let Some(job) = self.jobs.running() else {
+            return outcome;
+        };
+        let (id, kind, db, settings) = (job.id.clone(), job.kind, job.db, job.settings.clone());
+        let run = self.vu.last_run.as_ref().filter(|(r, _)| *r == id);
+        let mut end =
+            crate::jobs::recorder::end_of(&outcome, self.interrupt.is_set(), run.map(|r| &r.1));
+        // A failed job's server may be gone, and data generation needs none: no waiting.
+        let facts = end.status != crate::jobs::Status::Failed && kind != JobKind::Datagen;
+        end.system = Some(self.job_system(&settings, db, facts));
+        self.out.line(format!("{} jobid={id}", kind.label()));
+        self.jobs.finish(&self.out, &end);
+        crate::jobs::recorder::with_jobid(outcome, &id)
+    }
+
+    /// Starts recording the current command as a job; returns its id.
+    fn begin_job(&mut self, spec: crate::jobs::Spec) -> String {
+        let settings = match &self.vu.script {
+            Some(script) if spec.kind == JobKind::Run => script.settings.clone(),
+            _ => self.settings.clone(),
+        };
+        let db = Database::from_name(&spec.profile.db).unwrap_or_else(|| self.current());
+        self.jobs.begin(spec, db, &settings, &self.out)
+    }
+
+    /// The machine, and the server's version and key settings when `server` is true.
+    fn job_system(
+        &self,
+        settings: &Settings,
+        db: Database,
+        server: bool,
+    ) -> crate::jobs::SystemInfo {
+        let mut sys = crate::jobs::system::host_info();
+        if server {
+            let facts = self.rt.block_on(async {
+                tokio::time::timeout(
+                    std::time::Duration::from_secs(5),
+                    crate::db::facts::server_facts(settings, db),
+                )
+                .await
+            });
+            if let Ok(Ok((version, values))) = facts {
+                sys.server_version = Some(version);
+                sys.server_settings = values;
+            }
+        }
+        sys
+    }
+
+    pub fn jobs(&mut self, args: &[String]) -> Result<Dynamic> {
+        use crate::jobs::command::{self, Format, Request};
+        let request = command::parse(args)?;
+        if let Request::Format(value) = &request {
+            let (value, changed) =
+                command::format(&mut self.settings, value.as_deref(), &self.out)?;
+            if changed {
+                self.persist();
+            }
+            return Ok(value);
+        }
+        let format = self
+            .jobs
+            .format_override
+            .unwrap_or_else(|| Format::of(&self.settings));
+        // `hammer jobs --json` asks for JSON even of the table that is otherwise text.
+        let request = match (request, self.jobs.format_override) {
+            (Request::Table, Some(Format::Json)) => Request::List,
+            (r, _) => r,
+        };
+        command::run(&mut self.jobs, request, format, &self.out)
     }
 
     // ---- librarycheck ------------------------------------------------------------------

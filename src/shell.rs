@@ -300,6 +300,7 @@ pub fn completions(session: &Session, before: &str) -> (usize, Vec<String>) {
                 Complete::TcsetOptions => TCSET_OPTIONS.iter().map(|o| o.0.to_string()).collect(),
                 Complete::MetsetOptions => METSET_OPTIONS.iter().map(|o| o.0.to_string()).collect(),
                 Complete::DgsetOptions => DGSET_OPTIONS.iter().map(|o| o.0.to_string()).collect(),
+                Complete::Words(words) => owned(words.to_vec()),
             }
         }
     };

@@ -308,6 +308,7 @@ impl TxCounter {
         first: Reading,
         opts: &Options,
         out: Output,
+        sink: crate::jobs::recorder::SeriesSink,
     ) -> crate::error::Result<Option<PathBuf>> {
         let log = if opts.log_to_temp {
             Some(Log::open(opts)?)
@@ -326,6 +327,7 @@ impl TxCounter {
             refresh: opts.refresh,
             out,
             series: series.clone(),
+            sink,
             log,
             stop: stop_rx,
         };
@@ -368,6 +370,8 @@ struct Task {
     refresh: Duration,
     out: Output,
     series: Arc<Mutex<Series>>,
+    /// The job history's copy of each sample.
+    sink: crate::jobs::recorder::SeriesSink,
     log: Option<Log>,
     stop: watch::Receiver<bool>,
 }
@@ -456,6 +460,7 @@ impl Task {
                     if let Some(log) = &mut self.log {
                         log.write(&line, sample.at);
                     }
+                    self.sink.record_tcount(sample.at, sample.tpm, sample.nopm);
                     lock(&self.series).samples.push(sample);
                 }
                 Step::Restarted => {

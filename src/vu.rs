@@ -229,11 +229,7 @@ impl VuManager {
     }
 }
 
-/// A run id in HammerDB's job id shape: 24 hexadecimal characters.
+/// A run id in HammerDB's job id shape: 24 hexadecimal characters that sort by time.
 pub fn new_run_id() -> String {
-    use rand::Rng;
-    let mut rng = rand::rng();
-    (0..12)
-        .map(|_| format!("{:02x}", rng.random::<u8>()))
-        .collect()
+    crate::jobs::new_id()
 }

@@ -307,7 +307,8 @@ impl Settings {
             put(db.prefix(), &self.dbs[db.index()]);
         }
         let text = serde_json::to_string_pretty(&Value::Object(root)).unwrap_or_default();
-        let tmp = path.with_extension("json.tmp");
+        // One temporary file per process: two hammers saving at once must not share it.
+        let tmp = path.with_extension(format!("json.tmp{}", std::process::id()));
         let io = |source| Error::Io {
             what: "cannot write settings file",
             path: path.display().to_string(),

@@ -3,6 +3,7 @@
 //! Everything that knows which database it talks to lives below this module.
 
 pub mod counter;
+pub mod facts;
 pub mod my_driver;
 pub mod my_schema;
 pub mod mysql;

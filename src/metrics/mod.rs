@@ -211,7 +211,13 @@ impl Metrics {
     }
 
     /// Starts the display (and, for localhost, the agent inside hammer).
-    pub fn start(&mut self, rt: &tokio::runtime::Handle, opts: Options, out: Output) {
+    pub fn start(
+        &mut self,
+        rt: &tokio::runtime::Handle,
+        opts: Options,
+        out: Output,
+        sink: crate::jobs::recorder::SeriesSink,
+    ) {
         let series = Arc::new(Mutex::new(Series {
             host: opts.host.clone(),
             ..Series::default()
@@ -226,6 +232,7 @@ impl Metrics {
             opts: opts.clone(),
             out,
             series: series.clone(),
+            sink,
             link: link.clone(),
             stop: stop_rx,
         };
@@ -267,6 +274,8 @@ struct Display {
     opts: Options,
     out: Output,
     series: Arc<Mutex<Series>>,
+    /// The job history's copy of each sample (all CPUs).
+    sink: crate::jobs::recorder::SeriesSink,
     link: Arc<Mutex<Link>>,
     stop: watch::Receiver<bool>,
 }
@@ -458,6 +467,9 @@ impl Display {
                         self.out.line(cpu_line(c));
                     }
                 }
+                let a = &sample.all;
+                self.sink
+                    .record_metric(sample.at, a.usr, a.sys, a.irq, a.idle);
                 lock(&self.series).samples.push(sample);
             }
             Message::Start { .. } | Message::Busy { .. } => {}

@@ -1,0 +1,521 @@
+//! `jobs ...` (and `hammer jobs ...`): the arguments parsed into a request, the request run
+//! against the jobs database, its answer printed as text or JSON and returned to scripts.
+
+use std::path::PathBuf;
+
+use rhai::Dynamic;
+use serde::Serialize;
+
+use super::id::{self, IdArg};
+use super::recorder::Recorder;
+use super::store::{Lookup, Store};
+use super::{diff, report, text, value, Detail, RunFigures, Status, Summary};
+use crate::config::{Settings, Target};
+use crate::error::Error;
+use crate::output::Output;
+
+/// How `jobs` prints: `jobs format text|json`, kept in `commandline.jobsoutput`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Text,
+    Json,
+}
+
+impl Format {
+    pub fn of(settings: &Settings) -> Format {
+        if settings
+            .generic
+            .get("jobsoutput")
+            .eq_ignore_ascii_case("text")
+        {
+            Format::Text
+        } else {
+            Format::Json
+        }
+    }
+}
+
+/// What one job's subcommand asks for.
+#[derive(Debug, Clone, PartialEq)]
+pub enum What {
+    Summary,
+    Status,
+    Result,
+    Timing,
+    Tcount,
+    Metrics,
+    System,
+    Dict,
+    Output(Option<u32>),
+    Delete,
+    Report(PathBuf),
+}
+
+/// A parsed `jobs` command.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Request {
+    /// `jobs`: the table, always as text.
+    Table,
+    List,
+    /// `jobs format` shows the format; `jobs format text|json` sets it.
+    Format(Option<String>),
+    Diff(IdArg, IdArg),
+    Job(IdArg, What),
+}
+
+/// The words that may follow `jobs` (besides an id).
+pub const WORDS: &[&str] = &["list", "format", "diff"];
+/// The words that may follow `jobs ID`.
+pub const SUBCOMMANDS: &[&str] = &[
+    "status", "result", "timing", "tcount", "metrics", "system", "dict", "output", "delete",
+    "report",
+];
+
+/// The usage line.
+pub fn usage() -> String {
+    format!(
+        "Usage: jobs [list | format [text|json] | diff ID1 ID2 | ID [{}]]",
+        SUBCOMMANDS
+            .iter()
+            .map(|s| match *s {
+                "output" => "output [VU]",
+                "report" => "report FILE.html",
+                s => s,
+            })
+            .collect::<Vec<_>>()
+            .join("|")
+    )
+}
+
+fn bad(message: String) -> Error {
+    Error::usage(message, usage())
+}
+
+fn job_id(word: &str) -> Result<IdArg, Error> {
+    id::parse(word).ok_or_else(|| {
+        bad(format!(
+            "Error: {word} is not a job id: a job id is {} hexadecimal characters (or its first {} or more), e.g. 67FD24A6FDB403E253438393; type jobs for the list",
+            id::LEN,
+            id::MIN_PREFIX
+        ))
+    })
+}
+
+/// Reads `jobs` arguments.
+pub fn parse(args: &[String]) -> Result<Request, Error> {
+    let words: Vec<&str> = args.iter().map(|a| a.trim()).collect();
+    let too_many = |n: usize| {
+        (words.len() > n).then(|| {
+            bad(format!(
+                "Error: too many arguments after jobs {}: {}",
+                words[..n].join(" "),
+                words[n..].join(" ")
+            ))
+        })
+    };
+    let Some(first) = words.first() else {
+        return Ok(Request::Table);
+    };
+    match first.to_ascii_lowercase().as_str() {
+        "list" => {
+            if words.len() > 1 {
+                return Err(bad("Error: jobs list takes no arguments".into()));
+            }
+            Ok(Request::List)
+        }
+        "format" => {
+            if words.len() > 2 {
+                return Err(bad("Error: Usage: jobs format [text|json]".into()));
+            }
+            Ok(Request::Format(words.get(1).map(|s| s.to_string())))
+        }
+        "diff" => {
+            if words.len() != 3 {
+                return Err(bad(format!(
+                    "Error: jobs diff takes two job ids, the base and the one to compare, not {}",
+                    words.len() - 1
+                )));
+            }
+            Ok(Request::Diff(job_id(words[1])?, job_id(words[2])?))
+        }
+        _ => {
+            if id::parse(first).is_none() && !id::looks_like_id(first) {
+                return Err(bad(format!(
+                    "Error: unknown jobs subcommand {first}; valid are {}, or a job id",
+                    WORDS.join(", ")
+                )));
+            }
+            let job = job_id(first)?;
+            let Some(sub) = words.get(1) else {
+                return Ok(Request::Job(job, What::Summary));
+            };
+            let what = match sub.to_ascii_lowercase().as_str() {
+                "status" => What::Status,
+                "result" => What::Result,
+                "timing" => What::Timing,
+                "tcount" => What::Tcount,
+                "metrics" => What::Metrics,
+                "system" => What::System,
+                "dict" => What::Dict,
+                "delete" => What::Delete,
+                "output" => match words.get(2) {
+                    None => What::Output(None),
+                    Some(vu) => What::Output(Some(vu.parse().map_err(|_| {
+                        bad(format!(
+                            "Error: jobs ID output takes a virtual user number, not {vu}"
+                        ))
+                    })?)),
+                },
+                "report" => match words.get(2) {
+                    Some(file) if !file.is_empty() => What::Report(PathBuf::from(file)),
+                    _ => {
+                        return Err(bad(
+                            "Error: jobs ID report needs the file to write, e.g. jobs ID report run.html".into(),
+                        ))
+                    }
+                },
+                // HammerDB's `jobs ID N`: one virtual user's output.
+                n if n.parse::<u32>().is_ok() => What::Output(n.parse().ok()),
+                other => {
+                    return Err(bad(format!(
+                        "Error: unknown jobs subcommand {other}; valid after a job id are {}",
+                        SUBCOMMANDS.join(", ")
+                    )))
+                }
+            };
+            let max = match what {
+                What::Output(_) | What::Report(_) => 3,
+                _ => 2,
+            };
+            if let Some(e) = too_many(max) {
+                return Err(e);
+            }
+            Ok(Request::Job(job, what))
+        }
+    }
+}
+
+/// `jobs format [text|json]`: shows or sets the format; returns it and whether it changed.
+pub fn format(
+    settings: &mut Settings,
+    value: Option<&str>,
+    out: &Output,
+) -> Result<(Dynamic, bool), Error> {
+    let Some(value) = value else {
+        // The console echoes the value; a script gets it.
+        return Ok((settings.generic.get("jobsoutput").to_string().into(), false));
+    };
+    if !["text", "json"].contains(&value.to_ascii_lowercase().as_str()) {
+        return Err(bad(format!(
+            "Error: jobs format is text or json, not {value}"
+        )));
+    }
+    let change = settings.set(Target::Generic, "commandline", "jobsoutput", value)?;
+    let now = settings.generic.get("jobsoutput").to_string();
+    out.line(format!("Setting jobs output format to {now}"));
+    Ok((
+        Dynamic::UNIT,
+        matches!(change, crate::config::Change::Changed { .. }),
+    ))
+}
+
+fn store(rec: &mut Recorder) -> Result<&Store, Error> {
+    rec.store()
+        .map_err(|why| Error::State(format!("Error: cannot read the jobs: {why}")))
+}
+
+fn read<T>(r: Result<T, super::store::StoreError>) -> Result<T, Error> {
+    r.map_err(|e| Error::State(format!("Error: {e}")))
+}
+
+fn resolve(store: &Store, arg: &IdArg) -> Result<String, Error> {
+    store.resolve(arg).map_err(|e| match e {
+        Lookup::Missing(id) => {
+            Error::State(format!("Jobid {id} does not exist; type jobs for the list"))
+        }
+        Lookup::Ambiguous(prefix, ids) => Error::State(format!(
+            "Jobid {prefix} is the start of several jobs ({}); give more of it",
+            ids.join(", ")
+        )),
+        Lookup::Store(e) => Error::State(format!("Error: {e}")),
+    })
+}
+
+fn detail(store: &Store, id: &str) -> Result<Detail, Error> {
+    read(store.detail(id))?
+        .ok_or_else(|| Error::State(format!("Jobid {id} does not exist; type jobs for the list")))
+}
+
+/// `jobs ID` in JSON: the summary and, for runs, the figures.
+#[derive(Serialize)]
+struct JobView<'a> {
+    #[serde(flatten)]
+    summary: &'a Summary,
+    result: Option<&'a RunFigures>,
+}
+
+/// `jobs ID status` in JSON.
+#[derive(Serialize)]
+struct StatusView<'a> {
+    id: &'a str,
+    #[serde(rename = "type")]
+    label: &'a str,
+    status: Status,
+    note: &'a Option<String>,
+    #[serde(serialize_with = "id::ser_time")]
+    started: i64,
+    #[serde(serialize_with = "id::ser_opt_time")]
+    ended: Option<i64>,
+    seconds: Option<f64>,
+    hostname: &'a str,
+    pid: u32,
+}
+
+/// `jobs ID result` in JSON: a run's figures, or what another job's command returned.
+#[derive(Serialize)]
+struct ResultView<'a> {
+    id: &'a str,
+    #[serde(rename = "type")]
+    label: &'a str,
+    db: &'a str,
+    #[serde(flatten)]
+    figures: Option<&'a RunFigures>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    returned: Option<&'a serde_json::Value>,
+}
+
+/// Prints a value in the chosen format and returns it to the script.
+fn answer(
+    out: &Output,
+    format: Format,
+    json: serde_json::Value,
+    text: impl FnOnce() -> String,
+) -> Dynamic {
+    match format {
+        Format::Json => out.line(serde_json::to_string_pretty(&json).unwrap_or_default()),
+        Format::Text => out.line(text()),
+    }
+    value::to_dynamic(&json)
+}
+
+fn json<T: Serialize>(v: &T) -> serde_json::Value {
+    serde_json::to_value(v).unwrap_or(serde_json::Value::Null)
+}
+
+/// Runs a request other than `Format` (which changes settings: the session does it).
+pub fn run(
+    rec: &mut Recorder,
+    req: Request,
+    format: Format,
+    out: &Output,
+) -> Result<Dynamic, Error> {
+    let store = store(rec)?;
+    match req {
+        Request::Format(_) => Err(Error::State("jobs format is set by the session".into())),
+        Request::Table | Request::List => {
+            let jobs = read(store.list())?;
+            let path = store.path().display().to_string();
+            let table = || text::list(&jobs, &path);
+            let format = if req == Request::Table {
+                Format::Text
+            } else {
+                format
+            };
+            Ok(answer(out, format, json(&jobs), table))
+        }
+        Request::Diff(a, b) => {
+            let (a, b) = (resolve(store, &a)?, resolve(store, &b)?);
+            let (base, compare) = (detail(store, &a)?, detail(store, &b)?);
+            let base_repeats = read(store.repeats(&base.summary.profile))?;
+            let compare_repeats = read(store.repeats(&compare.summary.profile))?;
+            let d = diff::diff(&base, &compare, &base_repeats, &compare_repeats);
+            if format == Format::Json {
+                // The warnings reach the terminal (stderr) even when stdout goes to a parser.
+                for w in &d.warnings {
+                    out.error(w);
+                }
+            }
+            Ok(answer(out, format, json(&d), || diff::text(&d)))
+        }
+        Request::Job(arg, what) => {
+            let id = resolve(store, &arg)?;
+            match what {
+                What::Delete => {
+                    read(store.delete(&id))?;
+                    Ok(answer(
+                        out,
+                        format,
+                        serde_json::json!({ "deleted": id }),
+                        || format!("Deleted Jobid {id}"),
+                    ))
+                }
+                What::Output(vu) => {
+                    let lines = read(store.output(&id, vu))?;
+                    let shown = || match (vu, lines.is_empty()) {
+                        (Some(n), true) => {
+                            format!("Jobid {id} for virtual user {n} does not exist")
+                        }
+                        (None, true) => format!("Jobid {id} has no output"),
+                        _ => text::output(&lines),
+                    };
+                    Ok(answer(out, format, json(&lines), shown))
+                }
+                What::Report(path) => {
+                    let d = detail(store, &id)?;
+                    let lines = read(store.output(&id, None))?;
+                    let page = report::html(&d, &lines);
+                    std::fs::write(&path, page).map_err(|source| Error::Io {
+                        what: "cannot write the job report",
+                        path: path.display().to_string(),
+                        source,
+                    })?;
+                    let shown = path.display().to_string();
+                    Ok(answer(
+                        out,
+                        format,
+                        serde_json::json!({ "id": id, "file": shown }),
+                        || format!("Wrote the report of job {id} to {shown}"),
+                    ))
+                }
+                what => {
+                    let d = detail(store, &id)?;
+                    let s = &d.summary;
+                    let (v, t) = match what {
+                        What::Summary => (
+                            json(&JobView {
+                                summary: s,
+                                result: d.figures.as_ref(),
+                            }),
+                            text::summary(&d),
+                        ),
+                        What::Status => (
+                            json(&StatusView {
+                                id: &s.id,
+                                label: s.label,
+                                status: s.status,
+                                note: &s.note,
+                                started: s.started,
+                                ended: s.ended,
+                                seconds: s.seconds,
+                                hostname: &s.hostname,
+                                pid: s.pid,
+                            }),
+                            text::status(s),
+                        ),
+                        What::Result => (
+                            json(&ResultView {
+                                id: &s.id,
+                                label: s.label,
+                                db: &s.profile.db,
+                                figures: d.figures.as_ref(),
+                                returned: d.returned.as_ref().filter(|_| d.figures.is_none()),
+                            }),
+                            text::result(&d),
+                        ),
+                        What::Timing => (json(&d.timings), text::timing(&s.id, &d.timings)),
+                        What::Tcount => (
+                            json(&d.tcount),
+                            text::tcount(&s.id, &s.profile.db, &d.tcount),
+                        ),
+                        What::Metrics => (json(&d.metrics), text::metrics(&s.id, &d.metrics)),
+                        What::System => (json(&d.system), text::system(&s.id, d.system.as_ref())),
+                        What::Dict => (d.settings.clone(), text::dict(&d.settings)),
+                        What::Delete | What::Output(_) | What::Report(_) => unreachable!(),
+                    };
+                    Ok(answer(out, format, v, || t))
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(args: &[&str]) -> Result<Request, String> {
+        let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        parse(&args).map_err(|e| e.to_string())
+    }
+
+    const ID: &str = "67FD24A6FDB403E253438393";
+
+    #[test]
+    fn the_forms_parse() {
+        let full = IdArg::Full(ID.into());
+        assert_eq!(p(&[]), Ok(Request::Table));
+        assert_eq!(p(&["list"]), Ok(Request::List));
+        assert_eq!(
+            p(&["format", "text"]),
+            Ok(Request::Format(Some("text".into())))
+        );
+        assert_eq!(p(&[ID]), Ok(Request::Job(full.clone(), What::Summary)));
+        assert_eq!(
+            p(&[ID, "result"]),
+            Ok(Request::Job(full.clone(), What::Result))
+        );
+        assert_eq!(
+            p(&[ID, "output", "2"]),
+            Ok(Request::Job(full.clone(), What::Output(Some(2))))
+        );
+        assert_eq!(
+            p(&[ID, "2"]),
+            Ok(Request::Job(full.clone(), What::Output(Some(2))))
+        );
+        assert_eq!(
+            p(&[&ID.to_ascii_lowercase()[..10], "report", "r.html"]),
+            Ok(Request::Job(
+                IdArg::Prefix(ID[..10].into()),
+                What::Report("r.html".into())
+            ))
+        );
+        assert_eq!(p(&["diff", ID, ID]), Ok(Request::Diff(full.clone(), full)));
+    }
+
+    #[test]
+    fn bad_forms_say_what_is_valid() {
+        let e = p(&["frobnicate"]).unwrap_err();
+        assert!(e.starts_with("Error: unknown jobs subcommand frobnicate; valid are list, format, diff, or a job id"), "{e}");
+        assert!(e.contains("\nUsage: jobs [list | format [text|json] | diff ID1 ID2 | ID [status|result|timing|tcount|metrics|system|dict|output [VU]|delete|report FILE.html]]"), "{e}");
+        let e = p(&["67FD24A6FDB403E25343839Z"]).unwrap_err();
+        assert!(e.starts_with("Error: 67FD24A6FDB403E25343839Z is not a job id: a job id is 24 hexadecimal characters"), "{e}");
+        let e = p(&[ID, "resutl"]).unwrap_err();
+        assert!(
+            e.starts_with(
+                "Error: unknown jobs subcommand resutl; valid after a job id are status, result,"
+            ),
+            "{e}"
+        );
+        assert!(p(&[ID, "result", "x"])
+            .unwrap_err()
+            .contains("too many arguments after jobs 67FD24A6FDB403E253438393 result: x"));
+        assert!(p(&[ID, "output", "two"])
+            .unwrap_err()
+            .contains("virtual user number, not two"));
+        assert!(p(&[ID, "report"]).unwrap_err().contains("needs the file"));
+        assert!(p(&["diff", ID]).unwrap_err().contains("two job ids"));
+        assert!(p(&["diff", ID, "nothex!!"])
+            .unwrap_err()
+            .contains("nothex!! is not a job id"));
+        assert!(p(&["list", "x"]).is_err());
+    }
+
+    #[test]
+    fn the_format_is_a_persisted_setting() {
+        let mut s = Settings::defaults();
+        let out = Output::capture();
+        assert_eq!(Format::of(&s), Format::Json);
+        let (v, changed) = format(&mut s, Some("TEXT"), &out).unwrap();
+        assert!(v.is_unit() && changed);
+        assert_eq!(format(&mut s, None, &out).unwrap().0.to_string(), "text");
+        assert_eq!(Format::of(&s), Format::Text);
+        assert_eq!(out.take_captured(), ["Setting jobs output format to text"]);
+        let (_, changed) = format(&mut s, Some("json"), &out).unwrap();
+        assert!(changed);
+        assert_eq!(s.generic.get("jobsoutput"), "JSON");
+        assert!(format(&mut s, Some("xml"), &out)
+            .unwrap_err()
+            .to_string()
+            .contains("text or json, not xml"));
+    }
+}

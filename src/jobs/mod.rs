@@ -1,0 +1,449 @@
+//! Job history: every build, check, delete, data generation and run recorded in SQLite, and
+//! the `jobs` command family that reads it back as text, JSON, diffs and HTML reports.
+//!
+//! The pieces, each in its own file: [`store`] (the SQLite database and its schema),
+//! [`recorder`] (the current job: its output lines, series and end), [`system`] (the machine
+//! and server a job ran on), [`command`] (parsing and running `jobs ...`), and the pure
+//! renderings [`text`], [`diff`] and [`report`] of the plain structs defined here.
+
+pub mod command;
+pub mod diff;
+pub mod id;
+pub mod recorder;
+pub mod report;
+pub mod store;
+pub mod system;
+pub mod text;
+pub mod value;
+
+use serde::Serialize;
+
+pub use id::new_id;
+pub use recorder::Recorder;
+
+/// What a job did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Build,
+    Check,
+    Delete,
+    Datagen,
+    Run,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 5] = [
+        Kind::Build,
+        Kind::Check,
+        Kind::Delete,
+        Kind::Datagen,
+        Kind::Run,
+    ];
+
+    /// The word stored in the database and in JSON.
+    pub fn code(self) -> &'static str {
+        match self {
+            Kind::Build => "build",
+            Kind::Check => "check",
+            Kind::Delete => "delete",
+            Kind::Datagen => "datagen",
+            Kind::Run => "run",
+        }
+    }
+
+    /// HammerDB's name for it, as in `Schema Build jobid=...`.
+    pub fn label(self) -> &'static str {
+        match self {
+            Kind::Build => "Schema Build",
+            Kind::Check => "Schema Check",
+            Kind::Delete => "Schema Delete",
+            Kind::Datagen => "Data Generation",
+            Kind::Run => "Benchmark Run",
+        }
+    }
+
+    pub fn from_code(code: &str) -> Option<Kind> {
+        Kind::ALL.into_iter().find(|k| k.code() == code)
+    }
+}
+
+/// How a job ended, or that it has not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    Running,
+    Success,
+    Failed,
+    /// Ctrl-C stopped it; what was measured until then is kept.
+    Stopped,
+    /// The process running it died (killed, crashed) before it could record an end.
+    Aborted,
+}
+
+impl Status {
+    pub const ALL: [Status; 5] = [
+        Status::Running,
+        Status::Success,
+        Status::Failed,
+        Status::Stopped,
+        Status::Aborted,
+    ];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Status::Running => "RUNNING",
+            Status::Success => "SUCCESS",
+            Status::Failed => "FAILED",
+            Status::Stopped => "STOPPED",
+            Status::Aborted => "ABORTED",
+        }
+    }
+
+    pub fn from_label(s: &str) -> Option<Status> {
+        Status::ALL.into_iter().find(|k| k.label() == s)
+    }
+}
+
+impl Serialize for Kind {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.code())
+    }
+}
+
+impl Serialize for Status {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.label())
+    }
+}
+
+/// What identifies comparable runs: the same database, workload, mode, virtual users and
+/// warehouses.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Profile {
+    /// `PostgreSQL`, `MariaDB`, `MySQL`.
+    pub db: String,
+    /// `TPROC-C`, or `custom <file>` for a user's script.
+    pub workload: String,
+    /// How the run drove the database, e.g. `timed, stored functions`; empty for schema jobs.
+    pub mode: String,
+    pub vus: Option<u32>,
+    pub warehouses: Option<u32>,
+}
+
+/// What a new job is: recorded when it begins.
+#[derive(Debug, Clone)]
+pub struct Spec {
+    pub kind: Kind,
+    pub profile: Profile,
+    /// The settings in force: the generic dictionary and the database's, passwords masked.
+    pub settings: serde_json::Value,
+}
+
+/// One job as `jobs` lists it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Summary {
+    pub id: String,
+    pub kind: Kind,
+    /// HammerDB's name of the kind (`Benchmark Run`).
+    #[serde(rename = "type")]
+    pub label: &'static str,
+    #[serde(flatten)]
+    pub profile: Profile,
+    pub status: Status,
+    /// Why it failed or stopped, when known.
+    pub note: Option<String>,
+    #[serde(serialize_with = "id::ser_time")]
+    pub started: i64,
+    #[serde(serialize_with = "id::ser_opt_time")]
+    pub ended: Option<i64>,
+    pub seconds: Option<f64>,
+    pub nopm: Option<f64>,
+    pub tpm: Option<f64>,
+    pub hostname: String,
+    pub pid: u32,
+}
+
+/// A timed or test run's figures.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RunFigures {
+    pub nopm: Option<f64>,
+    pub tpm: Option<f64>,
+    pub active_vus: u32,
+    /// The measured window.
+    pub seconds: f64,
+    pub failed_vus: u32,
+    pub reconnects: u64,
+    pub transactions: u64,
+    pub client_cpu_seconds: Option<f64>,
+    /// Why the run ended before its end, when it did.
+    pub stopped_early: Option<String>,
+}
+
+/// Counts and latency percentiles of one transaction type.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Timing {
+    /// `new order`, `payment`, `delivery`, `stock level`, `order status`.
+    pub name: String,
+    pub committed: u64,
+    pub rolled_back: u64,
+    pub retried: u64,
+    pub failed: u64,
+    pub mean_ms: f64,
+    pub p50_ms: f64,
+    pub p95_ms: f64,
+    pub p99_ms: f64,
+    pub max_ms: f64,
+}
+
+/// One transaction counter sample.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct TcountPoint {
+    #[serde(rename = "time", serialize_with = "id::ser_time")]
+    pub at: i64,
+    pub tpm: f64,
+    pub nopm: Option<f64>,
+}
+
+/// One CPU sample, percentages of all CPUs.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct MetricPoint {
+    #[serde(rename = "time", serialize_with = "id::ser_time")]
+    pub at: i64,
+    pub usr: f64,
+    pub sys: f64,
+    pub irq: f64,
+    pub idle: f64,
+}
+
+/// One line the job printed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Line {
+    #[serde(rename = "time", serialize_with = "id::ser_time")]
+    pub at: i64,
+    /// The virtual user that printed it (`Vuser N:`), 0 for hammer's own lines.
+    pub vu: u32,
+    pub line: String,
+}
+
+/// The machine and the database server a job ran on.
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+pub struct SystemInfo {
+    pub hostname: String,
+    pub os: String,
+    pub cpu_model: String,
+    /// Logical CPUs.
+    pub cpu_count: u32,
+    pub physical_cores: Option<u32>,
+    pub memory_bytes: u64,
+    /// `PostgreSQL 15.4`, when the server answered at the end of the job.
+    pub server_version: Option<String>,
+    /// A few settings that shape a benchmark (`shared_buffers`, `innodb_buffer_pool_size`);
+    /// an object in JSON.
+    #[serde(serialize_with = "pairs_as_object")]
+    pub server_settings: Vec<(String, String)>,
+}
+
+fn pairs_as_object<S: serde::Serializer>(v: &[(String, String)], s: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeMap;
+    let mut m = s.serialize_map(Some(v.len()))?;
+    for (k, val) in v {
+        m.serialize_entry(k, val)?;
+    }
+    m.end()
+}
+
+/// Everything stored about one job.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Detail {
+    pub summary: Summary,
+    pub settings: serde_json::Value,
+    /// For runs: the figures. For other jobs: `None`.
+    pub figures: Option<RunFigures>,
+    /// The value the command returned (buildschema's map, checkschema's checks), as JSON.
+    pub returned: Option<serde_json::Value>,
+    pub timings: Vec<Timing>,
+    pub tcount: Vec<TcountPoint>,
+    pub metrics: Vec<MetricPoint>,
+    pub system: Option<SystemInfo>,
+}
+
+/// The `Vuser N:` prefix of a line, if it has one.
+pub fn vu_of(line: &str) -> u32 {
+    line.strip_prefix("Vuser ")
+        .and_then(|rest| rest.split_once(':'))
+        .and_then(|(n, _)| n.parse().ok())
+        .unwrap_or(0)
+}
+
+/// Jobs for the renderers' tests.
+#[cfg(test)]
+pub(crate) mod sample {
+    use super::*;
+
+    pub fn summary(id: &str, nopm: Option<f64>) -> Summary {
+        Summary {
+            id: id.into(),
+            kind: Kind::Run,
+            label: Kind::Run.label(),
+            profile: Profile {
+                db: "PostgreSQL".into(),
+                workload: "TPROC-C".into(),
+                mode: "timed, stored functions".into(),
+                vus: Some(2),
+                warehouses: Some(1),
+            },
+            status: Status::Success,
+            note: None,
+            started: 1_744_623_005_123,
+            ended: Some(1_744_623_065_123),
+            seconds: Some(60.0),
+            nopm,
+            tpm: nopm.map(|n| n * 2.3),
+            hostname: "box".into(),
+            pid: 42,
+        }
+    }
+
+    pub fn timing(name: &str, p50: f64) -> Timing {
+        Timing {
+            name: name.into(),
+            committed: 100,
+            rolled_back: 1,
+            retried: 0,
+            failed: 0,
+            mean_ms: p50 * 1.1,
+            p50_ms: p50,
+            p95_ms: p50 * 2.0,
+            p99_ms: p50 * 3.0,
+            max_ms: p50 * 5.0,
+        }
+    }
+
+    pub fn detail(id: &str, nopm: f64) -> Detail {
+        Detail {
+            summary: summary(id, Some(nopm)),
+            settings: serde_json::json!({"generic": {"commandline": {"jobsoutput": "JSON"}}}),
+            figures: Some(RunFigures {
+                nopm: Some(nopm),
+                tpm: Some(nopm * 2.3),
+                active_vus: 2,
+                seconds: 60.0,
+                failed_vus: 0,
+                reconnects: 0,
+                transactions: 500,
+                client_cpu_seconds: Some(1.5),
+                stopped_early: None,
+            }),
+            returned: None,
+            timings: vec![timing("new order", 2.0), timing("payment", 1.0)],
+            tcount: Vec::new(),
+            metrics: Vec::new(),
+            system: None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_round_trip() {
+        for k in Kind::ALL {
+            assert_eq!(Kind::from_code(k.code()), Some(k));
+        }
+        for s in Status::ALL {
+            assert_eq!(Status::from_label(s.label()), Some(s));
+        }
+    }
+
+    fn keys(v: serde_json::Value) -> Vec<String> {
+        let mut k: Vec<String> = v.as_object().unwrap().keys().cloned().collect();
+        k.sort();
+        k
+    }
+
+    fn words(s: &str) -> Vec<String> {
+        let mut k: Vec<String> = s.split_whitespace().map(String::from).collect();
+        k.sort();
+        k
+    }
+
+    /// The JSON field names are the README's: renaming one breaks users' pipelines.
+    #[test]
+    fn the_json_is_the_documented_shape() {
+        let d = sample::detail("67FD24A6FDB403E253438393", 10.0);
+        let j = |v: &dyn erased::Ser| v.json();
+        assert_eq!(
+            keys(j(&d.summary)),
+            words("id kind type db workload mode vus warehouses status note started ended seconds nopm tpm hostname pid")
+        );
+        assert_eq!(
+            keys(j(d.figures.as_ref().unwrap())),
+            words("nopm tpm active_vus seconds failed_vus reconnects transactions client_cpu_seconds stopped_early")
+        );
+        assert_eq!(
+            keys(j(&d.timings[0])),
+            words("name committed rolled_back retried failed mean_ms p50_ms p95_ms p99_ms max_ms")
+        );
+        let t = TcountPoint {
+            at: 0,
+            tpm: 1.0,
+            nopm: None,
+        };
+        assert_eq!(keys(j(&t)), words("time tpm nopm"));
+        let m = MetricPoint {
+            at: 0,
+            usr: 1.0,
+            sys: 1.0,
+            irq: 0.0,
+            idle: 98.0,
+        };
+        assert_eq!(keys(j(&m)), words("time usr sys irq idle"));
+        let l = Line {
+            at: 0,
+            vu: 1,
+            line: "x".into(),
+        };
+        assert_eq!(keys(j(&l)), words("time vu line"));
+        let sys = SystemInfo {
+            server_settings: vec![("shared_buffers".into(), "1GB".into())],
+            ..SystemInfo::default()
+        };
+        let v = j(&sys);
+        assert_eq!(v["server_settings"]["shared_buffers"], "1GB");
+        assert_eq!(
+            keys(v),
+            words("hostname os cpu_model cpu_count physical_cores memory_bytes server_version server_settings")
+        );
+        let diff = diff::diff(&d, &d, &[], &[]);
+        assert_eq!(
+            keys(j(&diff)),
+            words("base compare warnings differences nopm tpm latency base_noise compare_noise noise_threshold_pct verdict")
+        );
+        assert_eq!(keys(j(&diff.nopm)), words("base compare change change_pct"));
+        assert_eq!(
+            keys(j(&diff.base_noise)),
+            words("repeats nopm_mean nopm_cv_pct")
+        );
+        assert_eq!(j(&d.summary)["started"], "2025-04-14T09:30:05.123Z");
+    }
+
+    /// `serde_json::to_value` behind a trait object, for the table of shapes above.
+    mod erased {
+        pub trait Ser {
+            fn json(&self) -> serde_json::Value;
+        }
+        impl<T: serde::Serialize> Ser for T {
+            fn json(&self) -> serde_json::Value {
+                serde_json::to_value(self).unwrap()
+            }
+        }
+    }
+
+    #[test]
+    fn lines_know_their_virtual_user() {
+        assert_eq!(vu_of("Vuser 12:RUNNING"), 12);
+        assert_eq!(vu_of("Vuser 1 created - WAIT IDLE"), 0);
+        assert_eq!(vu_of("ALL VIRTUAL USERS COMPLETE"), 0);
+    }
+}

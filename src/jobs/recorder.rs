@@ -1,0 +1,654 @@
+//! The session's recorder: opens the jobs database when first needed, records the job that is
+//! running (its output lines and series through a writer thread, its end in one transaction),
+//! and turns into a no-op, with one warning, when the database cannot be used.
+
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime};
+
+use rhai::Dynamic;
+
+use super::id::{new_id, now_ms, unix_ms};
+use super::store::{End, Origin, Store};
+use super::{
+    vu_of, Kind, Line, MetricPoint, Profile, RunFigures, Spec, Status, TcountPoint, Timing,
+};
+use crate::config::{Database, Settings, Target};
+use crate::error::Error;
+use crate::output::{Output, Tee};
+
+/// Lines and samples reach the database at most this long after they were made.
+const FLUSH_EVERY: Duration = Duration::from_millis(200);
+
+enum Msg {
+    Line(Line),
+    Tcount(TcountPoint),
+    Metric(MetricPoint),
+    Stop,
+}
+
+/// The sending end a running job hands out: the output tee, and the series sink.
+#[derive(Clone)]
+struct Tap {
+    tx: Sender<Msg>,
+}
+
+impl Tee for Tap {
+    fn line(&self, text: &str) {
+        let _ = self.tx.send(Msg::Line(Line {
+            at: now_ms(),
+            vu: vu_of(text),
+            line: text.to_string(),
+        }));
+    }
+}
+
+/// Where the transaction counter and the CPU metrics send their samples: into the job that is
+/// running when each sample is taken, or nowhere between jobs. Cheap to clone into a task.
+#[derive(Clone, Default)]
+pub struct SeriesSink(Arc<Mutex<Option<Tap>>>);
+
+impl SeriesSink {
+    fn send(&self, msg: Msg) {
+        if let Some(tap) = &*self.0.lock().unwrap_or_else(|e| e.into_inner()) {
+            let _ = tap.tx.send(msg);
+        }
+    }
+
+    /// One transaction counter sample: transactions per minute, and NOPM when known.
+    pub fn record_tcount(&self, at: SystemTime, tpm: f64, nopm: Option<f64>) {
+        self.send(Msg::Tcount(TcountPoint {
+            at: unix_ms(at),
+            tpm,
+            nopm,
+        }));
+    }
+
+    /// One CPU sample: user, system, interrupt and idle percentages of all CPUs.
+    pub fn record_metric(&self, at: SystemTime, usr: f64, sys: f64, irq: f64, idle: f64) {
+        self.send(Msg::Metric(MetricPoint {
+            at: unix_ms(at),
+            usr,
+            sys,
+            irq,
+            idle,
+        }));
+    }
+
+    fn set(&self, tap: Option<Tap>) {
+        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = tap;
+    }
+}
+
+/// The job being recorded.
+pub struct Running {
+    pub id: String,
+    pub kind: Kind,
+    /// The database and settings it ran with, for the server facts at its end.
+    pub db: Database,
+    pub settings: Settings,
+    writer: Option<(Sender<Msg>, std::thread::JoinHandle<Option<String>>)>,
+}
+
+/// Where the jobs database is, and whether recording is on.
+enum State {
+    /// Not opened yet.
+    Closed(PathBuf),
+    Open(Store),
+    /// Not usable: why, said once.
+    Off(String),
+}
+
+/// The session's job recorder.
+pub struct Recorder {
+    state: State,
+    warned: bool,
+    running: Option<Running>,
+    series: SeriesSink,
+    /// `hammer jobs --json|--text`: the format for this process only.
+    pub format_override: Option<super::command::Format>,
+}
+
+impl Recorder {
+    /// The recorder for a session: `jobs.db` in the data directory, or the path in
+    /// `commandline.sqlite_db` when it names one; off when `jobs_disable` is 1 or there is no
+    /// data directory.
+    pub fn new(settings: &Settings, home: Option<&Path>) -> Self {
+        let g = &settings.generic;
+        let state = if g.get_bool("jobs_disable") {
+            State::Off("jobs are disabled (giset commandline jobs_disable 0 enables them at the next start)".into())
+        } else {
+            match (g.get("sqlite_db"), home) {
+                ("" | "TMP" | "TEMP", Some(home)) => {
+                    State::Closed(super::store::default_path(home))
+                }
+                ("" | "TMP" | "TEMP", None) => State::Off(
+                    "there is no data directory to keep them in (set HAMMER_HOME)".into(),
+                ),
+                (path, _) => State::Closed(PathBuf::from(path)),
+            }
+        };
+        Recorder {
+            state,
+            warned: false,
+            running: None,
+            series: SeriesSink::default(),
+            format_override: None,
+        }
+    }
+
+    /// The database, opened (and upgraded) on first use; why not, when it cannot be.
+    pub fn store(&mut self) -> Result<&Store, String> {
+        if let State::Closed(path) = &self.state {
+            self.state = match Store::open(path) {
+                Ok(s) => State::Open(s),
+                Err(e) => State::Off(e.to_string()),
+            };
+        }
+        match &self.state {
+            State::Open(s) => Ok(s),
+            State::Off(why) => Err(why.clone()),
+            State::Closed(_) => Err("the jobs database is not open".into()),
+        }
+    }
+
+    /// Says once per session that jobs are not recorded, and why.
+    fn warn(&mut self, out: &Output, why: &str) {
+        if !self.warned {
+            self.warned = true;
+            out.error(format!(
+                "Warning: jobs are not recorded: {why}. The command itself runs on."
+            ));
+        }
+    }
+
+    /// Stops recording after a failed write, with the one warning.
+    fn give_up(&mut self, out: &Output, why: String) {
+        self.warn(out, &why);
+        self.state = State::Off(why);
+    }
+
+    /// Where the transaction counter and metrics send samples (see [`SeriesSink`]).
+    pub fn series(&self) -> SeriesSink {
+        self.series.clone()
+    }
+
+    /// The job being recorded, if one is.
+    pub fn running(&self) -> Option<&Running> {
+        self.running.as_ref()
+    }
+
+    /// Starts a job: records it as RUNNING and copies every output line into it until
+    /// [`finish`](Self::finish). Returns its id, made even when nothing can be recorded.
+    pub fn begin(&mut self, spec: Spec, db: Database, settings: &Settings, out: &Output) -> String {
+        let id = new_id();
+        let mut running = Running {
+            id: id.clone(),
+            kind: spec.kind,
+            db,
+            settings: settings.clone(),
+            writer: None,
+        };
+        let origin = Origin {
+            hostname: super::system::hostname(),
+            pid: std::process::id(),
+            pid_started: super::system::own_start(),
+        };
+        let started = match self.store() {
+            Ok(store) => store
+                .insert_job(&id, &spec, &origin, now_ms())
+                .map(|()| store.path().to_path_buf())
+                .map_err(|e| e.to_string()),
+            Err(why) => Err(why),
+        };
+        match started {
+            Ok(path) => match Store::connect(&path) {
+                Ok(writer_store) => {
+                    let (tx, rx) = mpsc::channel();
+                    let job = id.clone();
+                    let spawned = std::thread::Builder::new()
+                        .name("hammer-jobs".into())
+                        .spawn(move || write_loop(&writer_store, &job, &rx));
+                    match spawned {
+                        Ok(handle) => {
+                            let tap = Tap { tx: tx.clone() };
+                            out.set_tee(Some(Arc::new(tap.clone())));
+                            self.series.set(Some(tap));
+                            running.writer = Some((tx, handle));
+                        }
+                        Err(e) => self.give_up(out, format!("cannot start the jobs writer: {e}")),
+                    }
+                }
+                Err(e) => self.give_up(out, e.to_string()),
+            },
+            Err(why) => self.warn(out, &why),
+        }
+        self.running = Some(running);
+        id
+    }
+
+    /// Ends the running job: the last lines and samples are written, then its status and
+    /// what it measured, in one transaction. Nothing when no job runs.
+    pub fn finish(&mut self, out: &Output, end: &End) {
+        let Some(mut running) = self.running.take() else {
+            return;
+        };
+        out.set_tee(None);
+        self.series.set(None);
+        let Some((tx, handle)) = running.writer.take() else {
+            return;
+        };
+        let _ = tx.send(Msg::Stop);
+        drop(tx);
+        let failed = handle
+            .join()
+            .unwrap_or_else(|_| Some("the jobs writer panicked".into()));
+        if let Some(why) = failed {
+            return self.give_up(out, why);
+        }
+        let result = match self.store() {
+            Ok(store) => store
+                .finish(&running.id, end, now_ms())
+                .map_err(|e| e.to_string()),
+            Err(why) => Err(why),
+        };
+        if let Err(why) = result {
+            self.give_up(out, why);
+        }
+    }
+}
+
+impl Drop for Recorder {
+    /// A session that ends with a job still running (an engine dropped mid-command) leaves
+    /// no writer thread behind.
+    fn drop(&mut self) {
+        if let Some((tx, handle)) = self.running.as_mut().and_then(|r| r.writer.take()) {
+            let _ = tx.send(Msg::Stop);
+            let _ = handle.join();
+        }
+    }
+}
+
+/// What was collected between two writes.
+#[derive(Default)]
+struct Batch {
+    lines: Vec<Line>,
+    tcount: Vec<TcountPoint>,
+    metrics: Vec<MetricPoint>,
+}
+
+impl Batch {
+    /// Adds a message; true when it asks the writer to stop.
+    fn add(&mut self, m: Msg) -> bool {
+        match m {
+            Msg::Line(l) => self.lines.push(l),
+            Msg::Tcount(t) => self.tcount.push(t),
+            Msg::Metric(m) => self.metrics.push(m),
+            Msg::Stop => return true,
+        }
+        false
+    }
+
+    fn is_empty(&self) -> bool {
+        self.lines.is_empty() && self.tcount.is_empty() && self.metrics.is_empty()
+    }
+}
+
+/// The writer thread: gathers what arrives for up to [`FLUSH_EVERY`], writes it in one
+/// transaction, until told to stop. Returns why writing failed, if it did.
+fn write_loop(store: &Store, job: &str, rx: &Receiver<Msg>) -> Option<String> {
+    let mut failure = None;
+    loop {
+        let Ok(first) = rx.recv() else {
+            return failure;
+        };
+        let mut batch = Batch::default();
+        let mut stop = batch.add(first);
+        let deadline = Instant::now() + FLUSH_EVERY;
+        while !stop {
+            match rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+                Ok(m) => stop = batch.add(m),
+                Err(RecvTimeoutError::Timeout) => break,
+                Err(RecvTimeoutError::Disconnected) => stop = true,
+            }
+        }
+        if failure.is_none() && !batch.is_empty() {
+            if let Err(e) = store.append(job, &batch.lines, &batch.tcount, &batch.metrics) {
+                failure = Some(e.to_string());
+            }
+        }
+        if stop {
+            return failure;
+        }
+    }
+}
+
+// ---- what a job is and how it ended, from the session's values ---------------------------
+
+/// The settings in force, passwords masked: `{"generic": {section: {key: value}}, "<prefix>": ...}`.
+pub fn snapshot(settings: &Settings, db: Database) -> serde_json::Value {
+    let dict = |d: &crate::config::Dict| {
+        let mut sections = serde_json::Map::new();
+        for section in d.sections() {
+            let keys: serde_json::Map<String, serde_json::Value> = d
+                .specs()
+                .iter()
+                .filter(|s| s.section == section)
+                .map(|s| (s.key.clone(), serde_json::Value::String(d.shown(&s.key))))
+                .collect();
+            sections.insert(section.to_string(), keys.into());
+        }
+        serde_json::Value::Object(sections)
+    };
+    let mut root = serde_json::Map::new();
+    root.insert("generic".into(), dict(settings.dict(Target::Generic)));
+    root.insert(db.prefix().into(), dict(settings.db(db)));
+    serde_json::Value::Object(root)
+}
+
+/// How a run drives its database, e.g. `timed, stored functions, async 10 clients`.
+pub fn run_mode(settings: &Settings, db: Database, opts: &crate::tpcc::driver::Options) -> String {
+    use crate::tpcc::driver::DriverKind;
+    let d = settings.db(db);
+    let p = db.prefix();
+    let mut parts = vec![match opts.driver {
+        DriverKind::Timed => "timed".to_string(),
+        DriverKind::Test => "test".to_string(),
+    }];
+    let procs = format!("{p}_storedprocs");
+    parts.push(if d.get_bool(&format!("{p}_no_stored_procs")) {
+        "client-side SQL".into()
+    } else if d.spec(&procs).is_some() && !d.get_bool(&procs) {
+        "stored functions".into()
+    } else {
+        "stored procedures".into()
+    });
+    if opts.async_scale {
+        parts.push(format!("async {} clients", opts.async_clients));
+    }
+    if opts.key_and_think {
+        parts.push("keying and thinking".into());
+    }
+    if opts.all_warehouses {
+        parts.push("all warehouses".into());
+    }
+    parts.join(", ")
+}
+
+impl Spec {
+    /// `buildschema`, `checkschema`, `deleteschema` on the current database.
+    pub fn schema(kind: Kind, settings: &Settings) -> Spec {
+        let db = settings.current();
+        let d = settings.db(db);
+        let p = db.prefix();
+        Spec {
+            kind,
+            profile: Profile {
+                db: db.name().into(),
+                workload: "TPROC-C".into(),
+                mode: String::new(),
+                vus: Some(d.get_i64(&format!("{p}_num_vu")) as u32),
+                warehouses: Some(d.get_i64(&format!("{p}_count_ware")) as u32),
+            },
+            settings: snapshot(settings, db),
+        }
+    }
+
+    /// `datagenrun`.
+    pub fn datagen(settings: &Settings) -> Spec {
+        let db = settings.current();
+        let g = &settings.generic;
+        Spec {
+            kind: Kind::Datagen,
+            profile: Profile {
+                db: db.name().into(),
+                workload: "TPROC-C".into(),
+                mode: String::new(),
+                vus: Some(g.get_i64("gen_num_vu") as u32),
+                warehouses: Some(g.get_i64("gen_count_ware") as u32),
+            },
+            settings: snapshot(settings, db),
+        }
+    }
+
+    /// `vurun` of the loaded TPROC-C script.
+    pub fn run(script: &crate::vu::Script) -> Spec {
+        let o = &script.options;
+        Spec {
+            kind: Kind::Run,
+            profile: Profile {
+                db: script.db.name().into(),
+                workload: "TPROC-C".into(),
+                mode: run_mode(&script.settings, script.db, o),
+                vus: Some(o.virtual_users),
+                warehouses: Some(o.warehouses),
+            },
+            settings: snapshot(&script.settings, script.db),
+        }
+    }
+
+    /// `vurun` of a user's script.
+    pub fn custom(path: &Path, settings: &Settings, vus: u32) -> Spec {
+        let db = settings.current();
+        Spec {
+            kind: Kind::Run,
+            profile: Profile {
+                db: db.name().into(),
+                workload: format!("custom {}", path.display()),
+                mode: "custom".into(),
+                vus: Some(vus),
+                warehouses: None,
+            },
+            settings: snapshot(settings, db),
+        }
+    }
+}
+
+/// A run's figures and per-type timings (with their HDR histograms) as stored.
+pub fn run_record(r: &crate::tpcc::driver::RunResult) -> (RunFigures, Vec<(Timing, Vec<u8>)>) {
+    use hdrhistogram::serialization::{Serializer, V2Serializer};
+    let figures = RunFigures {
+        nopm: r.nopm,
+        tpm: r.tpm,
+        active_vus: r.active_vus,
+        seconds: r.measured.as_secs_f64(),
+        failed_vus: r.failed_vus,
+        reconnects: r.stats.reconnects,
+        transactions: r.transactions(),
+        client_cpu_seconds: r.client_cpu.map(|c| c.as_secs_f64()),
+        stopped_early: r.stopped_early.clone(),
+    };
+    let timings = crate::tpcc::inputs::Kind::ALL
+        .iter()
+        .map(|k| {
+            let s = r.stats.kind(*k);
+            let h = &s.latency;
+            let ms = |us: u64| us as f64 / 1000.0;
+            let timing = Timing {
+                name: k.name().to_string(),
+                committed: s.committed,
+                rolled_back: s.rolled_back,
+                retried: s.retried,
+                failed: s.failed,
+                mean_ms: if h.is_empty() { 0.0 } else { h.mean() / 1000.0 },
+                p50_ms: ms(h.value_at_quantile(0.50)),
+                p95_ms: ms(h.value_at_quantile(0.95)),
+                p99_ms: ms(h.value_at_quantile(0.99)),
+                max_ms: ms(h.max()),
+            };
+            let mut bytes = Vec::new();
+            // A histogram that does not serialize is stored without its buckets.
+            if V2Serializer::new().serialize(h, &mut bytes).is_err() {
+                bytes.clear();
+            }
+            (timing, bytes)
+        })
+        .collect();
+    (figures, timings)
+}
+
+/// How a command that ran as a job ended: its status, why, and what it measured.
+pub fn end_of(
+    outcome: &Result<Dynamic, Error>,
+    interrupted: bool,
+    run: Option<&crate::tpcc::driver::RunResult>,
+) -> End {
+    let mut end = End::new(Status::Success);
+    match outcome {
+        Err(e) => {
+            end.status = if interrupted || matches!(e, Error::Interrupted) {
+                Status::Stopped
+            } else {
+                Status::Failed
+            };
+            end.note = Some(e.to_string());
+        }
+        Ok(v) => {
+            let value = super::value::to_json(v);
+            if value.get("ok") == Some(&serde_json::Value::Bool(false)) {
+                end.status = Status::Failed;
+                end.note = Some(match value.get("failed").and_then(|f| f.as_i64()) {
+                    Some(n) => format!("{n} checks failed"),
+                    None => "the command reported a failure".into(),
+                });
+            } else if interrupted {
+                end.status = Status::Stopped;
+                end.note = Some("stopped by Ctrl-C".into());
+            }
+            if !value.is_null() {
+                end.returned = Some(value);
+            }
+        }
+    }
+    if let Some(r) = run {
+        let (figures, timings) = run_record(r);
+        if r.failed_vus > 0 {
+            end.status = Status::Failed;
+            end.note = Some(format!("{} virtual users failed", r.failed_vus));
+        } else if let Some(why) = &r.stopped_early {
+            end.status = if interrupted {
+                Status::Stopped
+            } else {
+                Status::Failed
+            };
+            end.note = Some(why.clone());
+        }
+        end.figures = Some(figures);
+        end.timings = timings;
+    }
+    end
+}
+
+/// A command's value with its job id added: maps get `jobid`; other values are kept.
+pub fn with_jobid(outcome: Result<Dynamic, Error>, id: &str) -> Result<Dynamic, Error> {
+    outcome.map(|v| match v.clone().try_cast::<rhai::Map>() {
+        Some(mut m) => {
+            m.insert("jobid".into(), id.into());
+            m.into()
+        }
+        None => v,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn snapshots_mask_passwords() {
+        let s = Settings::defaults();
+        let v = snapshot(&s, Database::Pg);
+        assert_eq!(v["pg"]["tpcc"]["pg_user"], "tpcc");
+        assert_ne!(v["pg"]["tpcc"]["pg_pass"], "tpcc");
+        assert_eq!(v["generic"]["commandline"]["jobsoutput"], "JSON");
+        assert!(v.get("maria").is_none());
+    }
+
+    #[test]
+    fn ends_follow_the_outcome() {
+        let ok = end_of(&Ok(Dynamic::UNIT), false, None);
+        assert_eq!(ok.status, Status::Success);
+        let failed = end_of(&Err(Error::State("boom".into())), false, None);
+        assert_eq!(
+            (failed.status, failed.note.as_deref()),
+            (Status::Failed, Some("boom"))
+        );
+        let stopped = end_of(&Err(Error::Interrupted), false, None);
+        assert_eq!(stopped.status, Status::Stopped);
+        let mut m = rhai::Map::new();
+        m.insert("ok".into(), false.into());
+        m.insert("failed".into(), Dynamic::from(2_i64));
+        let check = end_of(&Ok(m.into()), false, None);
+        assert_eq!(
+            (check.status, check.note.as_deref()),
+            (Status::Failed, Some("2 checks failed"))
+        );
+        assert_eq!(check.returned.unwrap()["failed"], 2);
+    }
+
+    #[test]
+    fn maps_get_the_job_id() {
+        let v = with_jobid(Ok(rhai::Map::new().into()), "ABC").unwrap();
+        assert_eq!(v.cast::<rhai::Map>()["jobid"].to_string(), "ABC");
+        let v = with_jobid(Ok(Dynamic::from(3_i64)), "ABC").unwrap();
+        assert_eq!(v.as_int(), Ok(3));
+    }
+
+    #[test]
+    fn a_job_records_lines_and_series_then_its_end() {
+        let home = tempfile::tempdir().unwrap();
+        let settings = Settings::defaults();
+        let mut rec = Recorder::new(&settings, Some(home.path()));
+        let out = Output::capture();
+        let id = rec.begin(
+            Spec::schema(Kind::Check, &settings),
+            Database::Pg,
+            &settings,
+            &out,
+        );
+        out.line("Vuser 1:PASS something\nsecond line");
+        let sink = rec.series();
+        sink.record_tcount(SystemTime::now(), 600.0, Some(200.0));
+        sink.record_metric(SystemTime::now(), 10.0, 5.0, 0.0, 85.0);
+        rec.finish(&out, &End::new(Status::Success));
+        // After the job: nothing more reaches it.
+        out.line("not part of the job");
+        sink.record_tcount(SystemTime::now(), 1.0, None);
+        let store = rec.store().unwrap();
+        let lines: Vec<String> = store
+            .output(&id, None)
+            .unwrap()
+            .into_iter()
+            .map(|l| l.line)
+            .collect();
+        assert_eq!(lines, ["Vuser 1:PASS something", "second line"]);
+        let d = store.detail(&id).unwrap().unwrap();
+        assert_eq!(d.summary.status, Status::Success);
+        assert_eq!(d.tcount.len(), 1);
+        assert_eq!(d.metrics.len(), 1);
+        assert_eq!(store.output(&id, Some(1)).unwrap().len(), 1);
+    }
+
+    #[test]
+    fn an_unusable_database_warns_once_and_jobs_still_get_ids() {
+        let home = tempfile::tempdir().unwrap();
+        // A directory where the file should be: SQLite cannot open it.
+        std::fs::create_dir(home.path().join("jobs.db")).unwrap();
+        let settings = Settings::defaults();
+        let mut rec = Recorder::new(&settings, Some(home.path()));
+        let out = Output::capture();
+        for _ in 0..2 {
+            let id = rec.begin(Spec::datagen(&settings), Database::Pg, &settings, &out);
+            assert_eq!(id.len(), 24);
+            rec.finish(&out, &End::new(Status::Success));
+        }
+        let lines = out.take_captured();
+        assert_eq!(lines.len(), 1, "{lines:?}");
+        assert!(
+            lines[0].starts_with("Warning: jobs are not recorded: jobs database"),
+            "{lines:?}"
+        );
+        assert!(rec.store().is_err());
+    }
+}

@@ -1,0 +1,552 @@
+//! `jobs ID report FILE.html`: one self-contained HTML page of a job (inline CSS and SVG
+//! charts drawn here, nothing fetched), readable when opened from disk.
+
+use std::fmt::Write;
+
+use super::id::text_time;
+use super::text::{bytes, profile, result_line};
+use super::{Detail, Line, Timing};
+
+/// `<`, `>`, `&`, and quotes made safe for HTML text and attributes.
+pub fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '&' => out.push_str("&amp;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+const CSS: &str = "
+body{font-family:system-ui,-apple-system,Segoe UI,Helvetica,Arial,sans-serif;margin:2em auto;max-width:960px;color:#222;padding:0 1em}
+h1{font-size:1.5em;margin-bottom:.2em}h2{font-size:1.15em;margin-top:2em;border-bottom:1px solid #ddd;padding-bottom:.2em}
+.status{display:inline-block;padding:.1em .6em;border-radius:.3em;color:#fff;font-weight:600;font-size:.8em;vertical-align:middle}
+.SUCCESS{background:#2e7d32}.FAILED{background:#c62828}.STOPPED{background:#ef6c00}.ABORTED{background:#6d4c41}.RUNNING{background:#1565c0}
+.result{font-size:1.2em;font-weight:600;margin:.6em 0}
+table{border-collapse:collapse;font-size:.9em}td,th{padding:.2em .7em;border-bottom:1px solid #eee;text-align:left}
+td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
+pre{background:#f6f8fa;padding:.8em;overflow-x:auto;font-size:.8em;line-height:1.35}
+svg{font-size:11px;font-family:inherit}.axis{stroke:#999}.grid{stroke:#eee}.none{color:#777;font-style:italic}
+details summary{cursor:pointer}
+";
+
+const COLORS: [&str; 4] = ["#1565c0", "#c62828", "#2e7d32", "#ef6c00"];
+
+/// A round step near `span / 5` for axis ticks.
+fn nice_step(span: f64) -> f64 {
+    if span <= 0.0 || !span.is_finite() {
+        return 1.0;
+    }
+    let raw = span / 5.0;
+    let mag = 10f64.powf(raw.log10().floor());
+    let f = raw / mag;
+    let nice = if f < 1.5 {
+        1.0
+    } else if f < 3.5 {
+        2.0
+    } else if f < 7.5 {
+        5.0
+    } else {
+        10.0
+    };
+    nice * mag
+}
+
+fn tick_label(v: f64) -> String {
+    if v.abs() >= 10_000.0 {
+        format!("{:.0}k", v / 1000.0)
+    } else if v.fract() == 0.0 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.2}")
+    }
+}
+
+/// One named series of (seconds since the start, value).
+pub struct Series<'a> {
+    pub name: &'a str,
+    pub points: Vec<(f64, f64)>,
+}
+
+/// A line chart of one or more series sharing the axes, as inline SVG.
+pub fn line_chart(title: &str, y_label: &str, series: &[Series<'_>]) -> String {
+    let (w, h) = (760.0, 260.0);
+    let (left, right, top, bottom) = (60.0, 20.0, 28.0, 36.0);
+    let all = series.iter().flat_map(|s| s.points.iter());
+    let x_max = all.clone().map(|p| p.0).fold(0.0_f64, f64::max).max(1.0);
+    let y_max = all.map(|p| p.1).fold(0.0_f64, f64::max);
+    let y_step = nice_step(y_max.max(1e-9));
+    let y_top = (y_max / y_step).ceil().max(1.0) * y_step;
+    let x_step = nice_step(x_max);
+    let px = |x: f64| left + (w - left - right) * x / x_max;
+    let py = |y: f64| top + (h - top - bottom) * (1.0 - y / y_top);
+    let mut svg = format!(
+        r#"<svg viewBox="0 0 {w} {h}" width="100%" role="img" aria-label="{t}"><text x="{left}" y="16" font-weight="600">{t}</text>"#,
+        t = escape(title)
+    );
+    let mut y = 0.0;
+    while y <= y_top + y_step / 2.0 {
+        let _ = write!(
+            svg,
+            r#"<line class="grid" x1="{left}" x2="{x2}" y1="{p:.1}" y2="{p:.1}"/><text x="{lx}" y="{ty:.1}" text-anchor="end">{l}</text>"#,
+            x2 = w - right,
+            p = py(y),
+            lx = left - 6.0,
+            ty = py(y) + 4.0,
+            l = tick_label(y)
+        );
+        y += y_step;
+    }
+    let mut x = 0.0;
+    while x <= x_max + x_step / 100.0 {
+        let _ = write!(
+            svg,
+            r#"<text x="{p:.1}" y="{ty}" text-anchor="middle">{l}</text>"#,
+            p = px(x),
+            ty = h - bottom + 16.0,
+            l = tick_label(x)
+        );
+        x += x_step;
+    }
+    let _ = write!(
+        svg,
+        r#"<line class="axis" x1="{left}" x2="{left}" y1="{top}" y2="{b}"/><line class="axis" x1="{left}" x2="{r}" y1="{b}" y2="{b}"/><text x="{mx}" y="{ly}" text-anchor="middle">seconds</text><text x="14" y="{my}" text-anchor="middle" transform="rotate(-90 14 {my})">{yl}</text>"#,
+        b = h - bottom,
+        r = w - right,
+        mx = (left + w - right) / 2.0,
+        ly = h - 4.0,
+        my = (top + h - bottom) / 2.0,
+        yl = escape(y_label)
+    );
+    for (i, s) in series.iter().enumerate() {
+        let color = COLORS[i % COLORS.len()];
+        let pts: Vec<String> = s
+            .points
+            .iter()
+            .map(|(x, y)| format!("{:.1},{:.1}", px(*x), py(*y)))
+            .collect();
+        let _ = write!(
+            svg,
+            r#"<polyline fill="none" stroke="{color}" stroke-width="2" points="{}"/>"#,
+            pts.join(" ")
+        );
+        if s.points.len() == 1 {
+            let (x, y) = s.points[0];
+            let _ = write!(
+                svg,
+                r#"<circle cx="{:.1}" cy="{:.1}" r="3" fill="{color}"/>"#,
+                px(x),
+                py(y)
+            );
+        }
+        let lx = w - right - 150.0 * (series.len() - i) as f64;
+        let _ = write!(
+            svg,
+            r#"<rect x="{lx}" y="8" width="12" height="4" fill="{color}"/><text x="{tx}" y="14">{n}</text>"#,
+            tx = lx + 16.0,
+            n = escape(s.name)
+        );
+    }
+    svg.push_str("</svg>");
+    svg
+}
+
+/// Latency percentiles per transaction type as grouped horizontal bars, inline SVG.
+pub fn latency_chart(timings: &[Timing]) -> String {
+    type Pick = fn(&Timing) -> f64;
+    let bars: [(&str, Pick); 3] = [
+        ("p50", |t| t.p50_ms),
+        ("p95", |t| t.p95_ms),
+        ("p99", |t| t.p99_ms),
+    ];
+    let (left, right, top) = (110.0, 70.0, 28.0);
+    let w = 760.0;
+    let group = 14.0 * bars.len() as f64 + 12.0;
+    let h = top + group * timings.len() as f64 + 10.0;
+    let max = timings
+        .iter()
+        .map(|t| t.p99_ms.max(t.p95_ms).max(t.p50_ms))
+        .fold(0.0_f64, f64::max)
+        .max(1e-9);
+    let mut svg = format!(
+        r#"<svg viewBox="0 0 {w} {h}" width="100%" role="img" aria-label="latency percentiles"><text x="{left}" y="16" font-weight="600">Latency percentiles (ms)</text>"#
+    );
+    for (i, (name, _)) in bars.iter().enumerate() {
+        let lx = w - right - 60.0 * (bars.len() - i) as f64;
+        let _ = write!(
+            svg,
+            r#"<rect x="{lx}" y="6" width="10" height="10" fill="{c}"/><text x="{tx}" y="15">{name}</text>"#,
+            c = COLORS[i],
+            tx = lx + 14.0
+        );
+    }
+    for (g, t) in timings.iter().enumerate() {
+        let y0 = top + group * g as f64;
+        let _ = write!(
+            svg,
+            r#"<text x="{x}" y="{y:.1}" text-anchor="end">{n}</text>"#,
+            x = left - 8.0,
+            y = y0 + group / 2.0,
+            n = escape(&t.name)
+        );
+        for (i, (_, f)) in bars.iter().enumerate() {
+            let v = f(t);
+            let bw = (w - left - right) * v / max;
+            let y = y0 + 14.0 * i as f64;
+            let _ = write!(
+                svg,
+                r#"<rect x="{left}" y="{y:.1}" width="{bw:.1}" height="12" fill="{c}"/><text x="{tx:.1}" y="{ty:.1}">{v:.3}</text>"#,
+                c = COLORS[i],
+                tx = left + bw + 4.0,
+                ty = y + 10.0
+            );
+        }
+    }
+    svg.push_str("</svg>");
+    svg
+}
+
+fn table(rows: &[(&str, String)]) -> String {
+    let mut t = String::from("<table>");
+    for (k, v) in rows {
+        let _ = write!(t, "<tr><th>{}</th><td>{}</td></tr>", escape(k), escape(v));
+    }
+    t.push_str("</table>");
+    t
+}
+
+fn none(text: &str) -> String {
+    format!(r#"<p class="none">{}</p>"#, escape(text))
+}
+
+/// The settings as one table per dictionary section.
+fn settings_html(settings: &serde_json::Value) -> String {
+    let mut out = String::new();
+    let Some(dicts) = settings.as_object() else {
+        return none("No settings were recorded.");
+    };
+    for (name, sections) in dicts {
+        let Some(sections) = sections.as_object() else {
+            continue;
+        };
+        for (section, keys) in sections {
+            let _ = write!(
+                out,
+                "<details><summary>{} / {}</summary>",
+                escape(name),
+                escape(section)
+            );
+            let rows: Vec<(&str, String)> = keys
+                .as_object()
+                .map(|k| {
+                    k.iter()
+                        .map(|(k, v)| (k.as_str(), v.as_str().unwrap_or_default().to_string()))
+                        .collect()
+                })
+                .unwrap_or_default();
+            out.push_str(&table(&rows));
+            out.push_str("</details>");
+        }
+    }
+    out
+}
+
+/// The whole page.
+pub fn html(d: &Detail, lines: &[Line]) -> String {
+    let s = &d.summary;
+    let mut page = String::with_capacity(16_384 + lines.len() * 80);
+    let _ = write!(
+        page,
+        r#"<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>hammer job {id}</title><style>{CSS}</style></head><body>"#,
+        id = escape(&s.id)
+    );
+    let _ = write!(
+        page,
+        r#"<h1>{} <span class="status {st}">{st}</span></h1><p>Job <code>{}</code>: {}</p>"#,
+        escape(s.label),
+        escape(&s.id),
+        escape(&profile(s)),
+        st = s.status.label()
+    );
+    if let Some(f) = &d.figures {
+        match result_line(&s.profile.db, f) {
+            Some(l) => {
+                let _ = write!(page, r#"<p class="result">{}</p>"#, escape(&l));
+            }
+            None => page.push_str(&none(
+                "No NOPM or TPM: a test run, or the run ended before it measured.",
+            )),
+        }
+    }
+    let mut rows = vec![
+        ("started (UTC)", text_time(s.started)),
+        (
+            "ended (UTC)",
+            s.ended.map_or("not ended".to_string(), text_time),
+        ),
+        (
+            "elapsed",
+            s.seconds.map_or("-".to_string(), |x| format!("{x:.1} s")),
+        ),
+        ("host", format!("{} (pid {})", s.hostname, s.pid)),
+    ];
+    if let Some(note) = &s.note {
+        rows.push(("note", note.clone()));
+    }
+    if let Some(f) = &d.figures {
+        rows.push(("active virtual users", f.active_vus.to_string()));
+        rows.push(("measured", format!("{:.1} s", f.seconds)));
+        rows.push(("transactions", f.transactions.to_string()));
+        rows.push(("failed virtual users", f.failed_vus.to_string()));
+        rows.push(("reconnects", f.reconnects.to_string()));
+        if let Some(cpu) = f.client_cpu_seconds {
+            rows.push(("client CPU", format!("{cpu:.2} s")));
+        }
+        if let Some(why) = &f.stopped_early {
+            rows.push(("ended early", why.clone()));
+        }
+    }
+    page.push_str("<h2>Result</h2>");
+    page.push_str(&table(&rows));
+    if d.figures.is_none() {
+        if let Some(v) = &d.returned {
+            let _ = write!(
+                page,
+                "<pre>{}</pre>",
+                escape(&serde_json::to_string_pretty(v).unwrap_or_default())
+            );
+        }
+    }
+
+    page.push_str("<h2>Transactions per minute and NOPM over time</h2>");
+    if d.tcount.is_empty() {
+        page.push_str(&none(
+            "No transaction counter series: start the counter (tcstart) before the run to record one.",
+        ));
+    } else {
+        let t0 = d.tcount[0].at;
+        let secs = |at: i64| (at - t0) as f64 / 1000.0;
+        let mut series = vec![Series {
+            name: "TPM",
+            points: d.tcount.iter().map(|p| (secs(p.at), p.tpm)).collect(),
+        }];
+        let nopm: Vec<(f64, f64)> = d
+            .tcount
+            .iter()
+            .filter_map(|p| p.nopm.map(|n| (secs(p.at), n)))
+            .collect();
+        if !nopm.is_empty() {
+            series.push(Series {
+                name: "NOPM",
+                points: nopm,
+            });
+        }
+        page.push_str(&line_chart(
+            "Transactions per minute",
+            "per minute",
+            &series,
+        ));
+    }
+
+    page.push_str("<h2>CPU over time</h2>");
+    if d.metrics.is_empty() {
+        page.push_str(&none(
+            "No CPU metrics series: start the metrics (metstart) before the run to record one.",
+        ));
+    } else {
+        let t0 = d.metrics[0].at;
+        let secs = |at: i64| (at - t0) as f64 / 1000.0;
+        let pick = |f: fn(&super::MetricPoint) -> f64| {
+            d.metrics.iter().map(|p| (secs(p.at), f(p))).collect()
+        };
+        let series = [
+            Series {
+                name: "usr %",
+                points: pick(|p| p.usr),
+            },
+            Series {
+                name: "sys %",
+                points: pick(|p| p.sys),
+            },
+            Series {
+                name: "irq %",
+                points: pick(|p| p.irq),
+            },
+        ];
+        page.push_str(&line_chart("CPU utilisation", "percent", &series));
+    }
+
+    page.push_str("<h2>Latency per transaction type</h2>");
+    if d.timings.iter().all(|t| t.committed + t.rolled_back == 0) {
+        page.push_str(&none("No transactions were timed."));
+    } else {
+        page.push_str(&latency_chart(&d.timings));
+        page.push_str(r#"<table><tr><th>transaction</th><th class="n">committed</th><th class="n">rolled back</th><th class="n">retried</th><th class="n">failed</th><th class="n">mean ms</th><th class="n">p50 ms</th><th class="n">p95 ms</th><th class="n">p99 ms</th><th class="n">max ms</th></tr>"#);
+        for t in &d.timings {
+            let _ = write!(
+                page,
+                r#"<tr><td>{}</td><td class="n">{}</td><td class="n">{}</td><td class="n">{}</td><td class="n">{}</td><td class="n">{:.3}</td><td class="n">{:.3}</td><td class="n">{:.3}</td><td class="n">{:.3}</td><td class="n">{:.3}</td></tr>"#,
+                escape(&t.name),
+                t.committed,
+                t.rolled_back,
+                t.retried,
+                t.failed,
+                t.mean_ms,
+                t.p50_ms,
+                t.p95_ms,
+                t.p99_ms,
+                t.max_ms
+            );
+        }
+        page.push_str("</table>");
+    }
+
+    page.push_str("<h2>System</h2>");
+    match &d.system {
+        None => page.push_str(&none("No system data was recorded.")),
+        Some(sys) => {
+            let mut rows = vec![
+                ("hostname", sys.hostname.clone()),
+                ("os", sys.os.clone()),
+                ("cpu", format!("{} x {}", sys.cpu_count, sys.cpu_model)),
+                (
+                    "physical cores",
+                    sys.physical_cores.map_or("-".into(), |c| c.to_string()),
+                ),
+                ("memory", bytes(sys.memory_bytes)),
+                (
+                    "server",
+                    sys.server_version
+                        .clone()
+                        .unwrap_or_else(|| "not read".into()),
+                ),
+            ];
+            for (k, v) in &sys.server_settings {
+                rows.push((k.as_str(), v.clone()));
+            }
+            page.push_str(&table(&rows));
+        }
+    }
+
+    page.push_str("<h2>Settings</h2>");
+    page.push_str(&settings_html(&d.settings));
+
+    let _ = write!(page, "<h2>Output ({} lines)</h2><pre>", lines.len());
+    for l in lines {
+        let _ = writeln!(page, "{}  {}", text_time(l.at), escape(&l.line));
+    }
+    page.push_str("</pre>");
+    let _ = write!(
+        page,
+        r#"<p class="none">Written by hammer {} from its jobs database.</p></body></html>"#,
+        crate::VERSION
+    );
+    page.push('\n');
+    page
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::jobs::{sample, Line, MetricPoint, TcountPoint};
+
+    fn lines() -> Vec<Line> {
+        vec![
+            Line {
+                at: 1_744_623_005_123,
+                vu: 0,
+                line: "Vuser 1:<script>alert('x')</script> & more".into(),
+            },
+            Line {
+                at: 1_744_623_006_000,
+                vu: 2,
+                line: "Vuser 2:RUNNING".into(),
+            },
+        ]
+    }
+
+    /// Every `<tag` opened is closed, in order, for the elements that must be.
+    fn balanced(html: &str, tag: &str) -> bool {
+        html.matches(&format!("<{tag}")).count() == html.matches(&format!("</{tag}>")).count()
+    }
+
+    #[test]
+    fn a_report_is_one_self_contained_page() {
+        let mut d = sample::detail("67FD24A6FDB403E253438393", 12345.0);
+        d.tcount = (0..5)
+            .map(|i| TcountPoint {
+                at: 1_744_623_005_000 + i * 10_000,
+                tpm: 30_000.0 + i as f64 * 100.0,
+                nopm: Some(12_000.0),
+            })
+            .collect();
+        d.metrics = vec![MetricPoint {
+            at: 1_744_623_005_000,
+            usr: 40.0,
+            sys: 10.0,
+            irq: 1.0,
+            idle: 49.0,
+        }];
+        let page = html(&d, &lines());
+        assert!(page.starts_with("<!DOCTYPE html>"));
+        assert!(page.trim_end().ends_with("</html>"));
+        for tag in [
+            "html", "head", "body", "svg", "table", "pre", "h2", "details",
+        ] {
+            assert!(balanced(&page, tag), "unbalanced <{tag}>");
+        }
+        assert_eq!(page.matches("<svg").count(), 3, "tcount, metrics, latency");
+        // Nothing is fetched: no scripts, links, images, or addresses.
+        for banned in [
+            "http:", "https:", "<script", "<link", "<img", "src=", "href=", "@import", "url(",
+        ] {
+            assert!(!page.contains(banned), "{banned} in the page");
+        }
+        assert!(page.contains("Vuser 1:&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; more"));
+        assert!(page.contains("TEST RESULT : System achieved 12345 NOPM from 28393 PostgreSQL TPM"));
+        assert!(page.contains(r#"<span class="status SUCCESS">SUCCESS</span>"#));
+    }
+
+    #[test]
+    fn missing_series_are_said_not_drawn() {
+        let mut d = sample::detail("67FD24A6FDB403E253438393", 1.0);
+        d.figures = None;
+        d.timings.clear();
+        d.returned = Some(serde_json::json!({"rows": 5, "note": "<b>"}));
+        let page = html(&d, &[]);
+        assert!(!page.contains("<svg"));
+        assert!(page.contains("No transaction counter series"));
+        assert!(page.contains("No CPU metrics series"));
+        assert!(page.contains("&lt;b&gt;"));
+    }
+
+    #[test]
+    fn escaping_covers_markup_and_quotes() {
+        assert_eq!(
+            escape(r#"<a href="x">&'"#),
+            "&lt;a href=&quot;x&quot;&gt;&amp;&#39;"
+        );
+    }
+
+    #[test]
+    fn axes_get_round_steps() {
+        assert_eq!(nice_step(100.0), 20.0);
+        assert_eq!(nice_step(37_000.0), 5000.0);
+        assert_eq!(nice_step(0.0), 1.0);
+        let svg = line_chart(
+            "t",
+            "y",
+            &[Series {
+                name: "a",
+                points: vec![(0.0, 5.0)],
+            }],
+        );
+        assert!(svg.contains("<circle"));
+    }
+}

@@ -1,0 +1,1046 @@
+//! The jobs database: one SQLite file (`jobs.db` in the data directory) in WAL mode, so that
+//! several hammer processes record at once and a killed one leaves it whole.
+//!
+//! Every write is one transaction; the schema is versioned with `PRAGMA user_version` and
+//! upgraded in place by [`MIGRATIONS`].
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use rusqlite::{params, Connection, OpenFlags, OptionalExtension, Row};
+
+use super::id::IdArg;
+use super::{
+    Kind, Line, MetricPoint, Profile, RunFigures, Spec, Status, Summary, SystemInfo, TcountPoint,
+    Timing,
+};
+
+/// How long a write waits for another process's write to finish.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The schema, one step per version: `MIGRATIONS[n]` takes a database from version n to n+1.
+const MIGRATIONS: &[&str] = &[r#"
+CREATE TABLE IF NOT EXISTS jobs (
+    id          TEXT PRIMARY KEY,
+    kind        TEXT NOT NULL,
+    db          TEXT NOT NULL,
+    workload    TEXT NOT NULL,
+    mode        TEXT NOT NULL DEFAULT '',
+    vus         INTEGER,
+    warehouses  INTEGER,
+    status      TEXT NOT NULL,
+    note        TEXT,
+    started_ms  INTEGER NOT NULL,
+    ended_ms    INTEGER,
+    hostname    TEXT NOT NULL,
+    pid         INTEGER NOT NULL,
+    pid_started INTEGER,
+    settings    TEXT NOT NULL,
+    returned    TEXT
+);
+CREATE INDEX IF NOT EXISTS jobs_profile ON jobs (db, workload, mode, vus, warehouses);
+CREATE TABLE IF NOT EXISTS job_output (
+    job   TEXT NOT NULL,
+    at_ms INTEGER NOT NULL,
+    vu    INTEGER NOT NULL,
+    line  TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS job_output_job ON job_output (job);
+CREATE TABLE IF NOT EXISTS job_result (
+    job                TEXT PRIMARY KEY,
+    nopm               REAL,
+    tpm                REAL,
+    active_vus         INTEGER NOT NULL,
+    seconds            REAL NOT NULL,
+    failed_vus         INTEGER NOT NULL,
+    reconnects         INTEGER NOT NULL,
+    transactions       INTEGER NOT NULL,
+    client_cpu_seconds REAL,
+    stopped_early      TEXT
+);
+CREATE TABLE IF NOT EXISTS job_timing (
+    job         TEXT NOT NULL,
+    seq         INTEGER NOT NULL,
+    name        TEXT NOT NULL,
+    committed   INTEGER NOT NULL,
+    rolled_back INTEGER NOT NULL,
+    retried     INTEGER NOT NULL,
+    failed      INTEGER NOT NULL,
+    mean_ms     REAL NOT NULL,
+    p50_ms      REAL NOT NULL,
+    p95_ms      REAL NOT NULL,
+    p99_ms      REAL NOT NULL,
+    max_ms      REAL NOT NULL,
+    histogram   BLOB,
+    PRIMARY KEY (job, seq)
+);
+CREATE TABLE IF NOT EXISTS job_tcount (
+    job   TEXT NOT NULL,
+    at_ms INTEGER NOT NULL,
+    tpm   REAL NOT NULL,
+    nopm  REAL
+);
+CREATE INDEX IF NOT EXISTS job_tcount_job ON job_tcount (job);
+CREATE TABLE IF NOT EXISTS job_metric (
+    job   TEXT NOT NULL,
+    at_ms INTEGER NOT NULL,
+    usr   REAL NOT NULL,
+    sys   REAL NOT NULL,
+    irq   REAL NOT NULL,
+    idle  REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS job_metric_job ON job_metric (job);
+CREATE TABLE IF NOT EXISTS job_system (
+    job             TEXT PRIMARY KEY,
+    hostname        TEXT NOT NULL,
+    os              TEXT NOT NULL,
+    cpu_model       TEXT NOT NULL,
+    cpu_count       INTEGER NOT NULL,
+    physical_cores  INTEGER,
+    memory_bytes    INTEGER NOT NULL,
+    server_version  TEXT,
+    server_settings TEXT NOT NULL
+);
+"#];
+
+/// The schema version this hammer writes.
+pub const VERSION: i64 = MIGRATIONS.len() as i64;
+
+/// Tables holding a job's rows, all keyed by `job` (and `jobs` by `id`).
+const JOB_TABLES: &[&str] = &[
+    "job_output",
+    "job_result",
+    "job_timing",
+    "job_tcount",
+    "job_metric",
+    "job_system",
+];
+
+/// What went wrong with the jobs database, naming the file.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("jobs database {path}: {what}")]
+pub struct StoreError {
+    pub path: String,
+    pub what: String,
+    /// Another connection held a lock: worth trying again.
+    busy: bool,
+}
+
+fn is_busy(e: &rusqlite::Error) -> bool {
+    use rusqlite::ErrorCode::*;
+    matches!(e.sqlite_error_code(), Some(DatabaseBusy | DatabaseLocked))
+}
+
+/// Runs `f` again while another connection holds a lock, for up to [`BUSY_TIMEOUT`]. SQLite's
+/// busy handler covers most waits, but not all: a process opening, recovering or closing the
+/// last connection to a WAL database makes others fail at once with "database is locked".
+fn retry<T>(mut f: impl FnMut() -> Result<T>) -> Result<T> {
+    let start = Instant::now();
+    let mut pause = Duration::from_millis(2);
+    loop {
+        match f() {
+            Err(e) if e.busy && start.elapsed() < BUSY_TIMEOUT => {
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(Duration::from_millis(50));
+            }
+            r => return r,
+        }
+    }
+}
+
+type Result<T> = std::result::Result<T, StoreError>;
+
+/// Where a new job runs, for telling later whether its process is still alive.
+#[derive(Debug, Clone)]
+pub struct Origin {
+    pub hostname: String,
+    pub pid: u32,
+    /// The process's start, seconds since the epoch, to tell a reused pid from ours.
+    pub pid_started: Option<u64>,
+}
+
+/// A connection to the jobs database.
+pub struct Store {
+    conn: Connection,
+    path: PathBuf,
+}
+
+impl Store {
+    /// Opens (creating it if needed) and upgrades the database at `path`.
+    pub fn open(path: &Path) -> Result<Store> {
+        let store = Self::connect(path)?;
+        store.migrate()?;
+        Ok(store)
+    }
+
+    /// Opens without touching the schema: a second connection of the same process.
+    pub fn connect(path: &Path) -> Result<Store> {
+        retry(|| Self::connect_once(path))
+    }
+
+    fn connect_once(path: &Path) -> Result<Store> {
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+            | OpenFlags::SQLITE_OPEN_CREATE
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let err = |e: rusqlite::Error| StoreError {
+            path: path.display().to_string(),
+            what: explain(&e),
+            busy: is_busy(&e),
+        };
+        let conn = Connection::open_with_flags(path, flags).map_err(err)?;
+        conn.busy_timeout(BUSY_TIMEOUT).map_err(err)?;
+        // WAL: readers never block the writer, and a killed writer's transaction is rolled
+        // back on the next open. NORMAL is durable across a killed process (not a power cut).
+        let mode: String = conn
+            .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
+            .map_err(err)?;
+        if !mode.eq_ignore_ascii_case("wal") {
+            return Err(StoreError {
+                path: path.display().to_string(),
+                what: format!("cannot use write-ahead logging (journal mode stays {mode})"),
+                busy: false,
+            });
+        }
+        conn.pragma_update(None, "synchronous", "NORMAL")
+            .map_err(err)?;
+        Ok(Store {
+            conn,
+            path: path.to_path_buf(),
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn err(&self, e: rusqlite::Error) -> StoreError {
+        StoreError {
+            path: self.path.display().to_string(),
+            what: explain(&e),
+            busy: is_busy(&e),
+        }
+    }
+
+    fn version(&self) -> Result<i64> {
+        retry(|| self.version_once())
+    }
+
+    fn version_once(&self) -> Result<i64> {
+        self.conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .map_err(|e| self.err(e))
+    }
+
+    /// Brings the schema to [`VERSION`], one step per transaction; two processes upgrading at
+    /// once take turns (the second finds the work done).
+    fn migrate(&self) -> Result<()> {
+        loop {
+            let v = self.version()?;
+            if v > VERSION {
+                return Err(StoreError {
+                    path: self.path.display().to_string(),
+                    what: format!(
+                        "it was written by a newer hammer (schema version {v}, this hammer knows up to {VERSION}); upgrade hammer or use another data directory (HAMMER_HOME)"
+                    ),
+                    busy: false,
+                });
+            }
+            if v == VERSION {
+                return Ok(());
+            }
+            // The version is read again under the write lock: another process may have
+            // taken this step meanwhile.
+            self.write(|c| {
+                let now: i64 = c.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+                if now == v {
+                    c.execute_batch(MIGRATIONS[v as usize])?;
+                    c.pragma_update(None, "user_version", v + 1)?;
+                }
+                Ok(())
+            })?;
+        }
+    }
+
+    /// Runs `f` in one write transaction, taking the write lock first (BEGIN IMMEDIATE), so
+    /// that two processes writing at once queue up instead of failing.
+    fn write<T>(&self, mut f: impl FnMut(&Connection) -> rusqlite::Result<T>) -> Result<T> {
+        retry(|| {
+            self.conn
+                .execute_batch("BEGIN IMMEDIATE")
+                .map_err(|e| self.err(e))?;
+            let done = f(&self.conn).and_then(|v| self.conn.execute_batch("COMMIT").map(|()| v));
+            if done.is_err() {
+                let _ = self.conn.execute_batch("ROLLBACK");
+            }
+            done.map_err(|e| self.err(e))
+        })
+    }
+
+    /// Records a job as RUNNING.
+    pub fn insert_job(&self, id: &str, spec: &Spec, origin: &Origin, started: i64) -> Result<()> {
+        let p = &spec.profile;
+        self.write(|c| {
+            c.execute(
+                "INSERT INTO jobs (id, kind, db, workload, mode, vus, warehouses, status, started_ms, \
+                 hostname, pid, pid_started, settings) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+                params![
+                    id,
+                    spec.kind.code(),
+                    p.db,
+                    p.workload,
+                    p.mode,
+                    p.vus,
+                    p.warehouses,
+                    Status::Running.label(),
+                    started,
+                    origin.hostname,
+                    origin.pid,
+                    origin.pid_started.map(|s| s as i64),
+                    spec.settings.to_string(),
+                ],
+            )
+        })?;
+        Ok(())
+    }
+
+    /// Appends what a running job produced, in one transaction.
+    pub fn append(
+        &self,
+        job: &str,
+        lines: &[Line],
+        tcount: &[TcountPoint],
+        metrics: &[MetricPoint],
+    ) -> Result<()> {
+        self.write(|c| {
+            let mut put = c.prepare_cached(
+                "INSERT INTO job_output (job, at_ms, vu, line) VALUES (?1, ?2, ?3, ?4)",
+            )?;
+            for l in lines {
+                put.execute(params![job, l.at, l.vu, l.line])?;
+            }
+            let mut put = c.prepare_cached(
+                "INSERT INTO job_tcount (job, at_ms, tpm, nopm) VALUES (?1, ?2, ?3, ?4)",
+            )?;
+            for t in tcount {
+                put.execute(params![job, t.at, t.tpm, t.nopm])?;
+            }
+            let mut put = c.prepare_cached(
+                "INSERT INTO job_metric (job, at_ms, usr, sys, irq, idle) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            )?;
+            for m in metrics {
+                put.execute(params![job, m.at, m.usr, m.sys, m.irq, m.idle])?;
+            }
+            Ok(())
+        })
+    }
+
+    /// One transaction counter sample for a job.
+    pub fn record_tcount(&self, job: &str, at: i64, tpm: f64, nopm: Option<f64>) -> Result<()> {
+        self.append(job, &[], &[TcountPoint { at, tpm, nopm }], &[])
+    }
+
+    /// One CPU sample for a job.
+    pub fn record_metric(
+        &self,
+        job: &str,
+        at: i64,
+        usr: f64,
+        sys: f64,
+        irq: f64,
+        idle: f64,
+    ) -> Result<()> {
+        self.append(
+            job,
+            &[],
+            &[],
+            &[MetricPoint {
+                at,
+                usr,
+                sys,
+                irq,
+                idle,
+            }],
+        )
+    }
+
+    /// Records a job's end and what it measured, in one transaction.
+    pub fn finish(&self, job: &str, end: &End, ended: i64) -> Result<()> {
+        self.write(|tx| {
+        tx.execute(
+            "UPDATE jobs SET status = ?2, note = ?3, ended_ms = ?4, returned = ?5 WHERE id = ?1",
+            params![
+                job,
+                end.status.label(),
+                end.note,
+                ended,
+                end.returned.as_ref().map(|v| v.to_string())
+            ],
+        )
+        ?;
+        if let Some(f) = &end.figures {
+            tx.execute(
+                "INSERT OR REPLACE INTO job_result (job, nopm, tpm, active_vus, seconds, failed_vus, \
+                 reconnects, transactions, client_cpu_seconds, stopped_early) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                params![
+                    job,
+                    f.nopm,
+                    f.tpm,
+                    f.active_vus,
+                    f.seconds,
+                    f.failed_vus,
+                    f.reconnects as i64,
+                    f.transactions as i64,
+                    f.client_cpu_seconds,
+                    f.stopped_early
+                ],
+            )
+            ?;
+        }
+        for (seq, (t, histogram)) in end.timings.iter().enumerate() {
+            tx.execute(
+                "INSERT OR REPLACE INTO job_timing (job, seq, name, committed, rolled_back, retried, failed, \
+                 mean_ms, p50_ms, p95_ms, p99_ms, max_ms, histogram) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+                params![
+                    job,
+                    seq as i64,
+                    t.name,
+                    t.committed as i64,
+                    t.rolled_back as i64,
+                    t.retried as i64,
+                    t.failed as i64,
+                    t.mean_ms,
+                    t.p50_ms,
+                    t.p95_ms,
+                    t.p99_ms,
+                    t.max_ms,
+                    histogram
+                ],
+            )
+            ?;
+        }
+        if let Some(s) = &end.system {
+            let settings: serde_json::Map<String, serde_json::Value> = s
+                .server_settings
+                .iter()
+                .map(|(k, v)| (k.clone(), serde_json::Value::String(v.clone())))
+                .collect();
+            tx.execute(
+                "INSERT OR REPLACE INTO job_system (job, hostname, os, cpu_model, cpu_count, physical_cores, \
+                 memory_bytes, server_version, server_settings) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                params![
+                    job,
+                    s.hostname,
+                    s.os,
+                    s.cpu_model,
+                    s.cpu_count,
+                    s.physical_cores,
+                    s.memory_bytes as i64,
+                    s.server_version,
+                    serde_json::Value::Object(settings).to_string()
+                ],
+            )
+            ?;
+        }
+        Ok(())
+        })
+    }
+
+    /// Every job, newest first.
+    pub fn list(&self) -> Result<Vec<Summary>> {
+        self.summaries("", &[])
+    }
+
+    /// Successful runs with the same profile, oldest first: the repeats that measure noise.
+    pub fn repeats(&self, p: &Profile) -> Result<Vec<Summary>> {
+        let mut v = self.summaries(
+            "WHERE j.kind = 'run' AND j.status = 'SUCCESS' AND r.nopm IS NOT NULL \
+             AND j.db = ?1 AND j.workload = ?2 AND j.mode = ?3 AND j.vus IS ?4 AND j.warehouses IS ?5",
+            params![p.db, p.workload, p.mode, p.vus, p.warehouses],
+        )?;
+        v.reverse();
+        Ok(v)
+    }
+
+    fn summaries(&self, filter: &str, args: &[&dyn rusqlite::ToSql]) -> Result<Vec<Summary>> {
+        retry(|| self.summaries_once(filter, args))
+    }
+
+    fn summaries_once(&self, filter: &str, args: &[&dyn rusqlite::ToSql]) -> Result<Vec<Summary>> {
+        let sql = format!(
+            "SELECT j.id, j.kind, j.db, j.workload, j.mode, j.vus, j.warehouses, j.status, j.note, \
+             j.started_ms, j.ended_ms, j.hostname, j.pid, j.pid_started, r.nopm, r.tpm \
+             FROM jobs j LEFT JOIN job_result r ON r.job = j.id {filter} ORDER BY j.id DESC"
+        );
+        let mut stmt = self.conn.prepare(&sql).map_err(|e| self.err(e))?;
+        let rows = stmt.query_map(args, summary_row).map_err(|e| self.err(e))?;
+        let mut out = Vec::new();
+        for r in rows {
+            out.push(r.map_err(|e| self.err(e))?);
+        }
+        Ok(out)
+    }
+
+    /// The full id a user's id or prefix names; a message saying why when none or several do.
+    pub fn resolve(&self, arg: &IdArg) -> std::result::Result<String, Lookup> {
+        let (pattern, shown) = match arg {
+            IdArg::Full(id) => (id.clone(), id.clone()),
+            IdArg::Prefix(p) => (format!("{p}%"), p.clone()),
+        };
+        let ids: Vec<String> = retry(|| {
+            let mut stmt = self
+                .conn
+                .prepare("SELECT id FROM jobs WHERE id LIKE ?1 ORDER BY id LIMIT 6")
+                .map_err(|e| self.err(e))?;
+            stmt.query_map([&pattern], |r| r.get(0))
+                .and_then(|rows| rows.collect())
+                .map_err(|e| self.err(e))
+        })
+        .map_err(Lookup::Store)?;
+        match ids.len() {
+            0 => Err(Lookup::Missing(shown)),
+            1 => Ok(ids.into_iter().next().unwrap_or_default()),
+            _ => Err(Lookup::Ambiguous(shown, ids)),
+        }
+    }
+
+    /// One job's summary.
+    pub fn summary(&self, id: &str) -> Result<Option<Summary>> {
+        Ok(self
+            .summaries("WHERE j.id = ?1", &[&id])?
+            .into_iter()
+            .next())
+    }
+
+    /// Everything stored about a job but its output lines.
+    pub fn detail(&self, id: &str) -> Result<Option<super::Detail>> {
+        retry(|| self.detail_once(id))
+    }
+
+    fn detail_once(&self, id: &str) -> Result<Option<super::Detail>> {
+        let Some(summary) = self.summary(id)? else {
+            return Ok(None);
+        };
+        let e = |e| self.err(e);
+        let (settings, returned): (String, Option<String>) = self
+            .conn
+            .query_row(
+                "SELECT settings, returned FROM jobs WHERE id = ?1",
+                [id],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .map_err(e)?;
+        let figures = self
+            .conn
+            .query_row(
+                "SELECT nopm, tpm, active_vus, seconds, failed_vus, reconnects, transactions, \
+                 client_cpu_seconds, stopped_early FROM job_result WHERE job = ?1",
+                [id],
+                |r| {
+                    Ok(RunFigures {
+                        nopm: r.get(0)?,
+                        tpm: r.get(1)?,
+                        active_vus: r.get(2)?,
+                        seconds: r.get(3)?,
+                        failed_vus: r.get(4)?,
+                        reconnects: r.get::<_, i64>(5)? as u64,
+                        transactions: r.get::<_, i64>(6)? as u64,
+                        client_cpu_seconds: r.get(7)?,
+                        stopped_early: r.get(8)?,
+                    })
+                },
+            )
+            .optional()
+            .map_err(e)?;
+        let timings = self.rows(
+            "SELECT name, committed, rolled_back, retried, failed, mean_ms, p50_ms, p95_ms, p99_ms, max_ms \
+             FROM job_timing WHERE job = ?1 ORDER BY seq",
+            id,
+            |r| {
+                Ok(Timing {
+                    name: r.get(0)?,
+                    committed: r.get::<_, i64>(1)? as u64,
+                    rolled_back: r.get::<_, i64>(2)? as u64,
+                    retried: r.get::<_, i64>(3)? as u64,
+                    failed: r.get::<_, i64>(4)? as u64,
+                    mean_ms: r.get(5)?,
+                    p50_ms: r.get(6)?,
+                    p95_ms: r.get(7)?,
+                    p99_ms: r.get(8)?,
+                    max_ms: r.get(9)?,
+                })
+            },
+        )?;
+        let tcount = self.rows(
+            "SELECT at_ms, tpm, nopm FROM job_tcount WHERE job = ?1 ORDER BY at_ms, rowid",
+            id,
+            |r| {
+                Ok(TcountPoint {
+                    at: r.get(0)?,
+                    tpm: r.get(1)?,
+                    nopm: r.get(2)?,
+                })
+            },
+        )?;
+        let metrics = self.rows(
+            "SELECT at_ms, usr, sys, irq, idle FROM job_metric WHERE job = ?1 ORDER BY at_ms, rowid",
+            id,
+            |r| {
+                Ok(MetricPoint {
+                    at: r.get(0)?,
+                    usr: r.get(1)?,
+                    sys: r.get(2)?,
+                    irq: r.get(3)?,
+                    idle: r.get(4)?,
+                })
+            },
+        )?;
+        let system = self
+            .conn
+            .query_row(
+                "SELECT hostname, os, cpu_model, cpu_count, physical_cores, memory_bytes, \
+                 server_version, server_settings FROM job_system WHERE job = ?1",
+                [id],
+                |r| {
+                    let settings: String = r.get(7)?;
+                    let settings = match serde_json::from_str(&settings) {
+                        Ok(serde_json::Value::Object(m)) => m
+                            .into_iter()
+                            .map(|(k, v)| (k, v.as_str().unwrap_or_default().to_string()))
+                            .collect(),
+                        _ => Vec::new(),
+                    };
+                    Ok(SystemInfo {
+                        hostname: r.get(0)?,
+                        os: r.get(1)?,
+                        cpu_model: r.get(2)?,
+                        cpu_count: r.get(3)?,
+                        physical_cores: r.get(4)?,
+                        memory_bytes: r.get::<_, i64>(5)? as u64,
+                        server_version: r.get(6)?,
+                        server_settings: settings,
+                    })
+                },
+            )
+            .optional()
+            .map_err(e)?;
+        Ok(Some(super::Detail {
+            summary,
+            settings: serde_json::from_str(&settings).unwrap_or(serde_json::Value::Null),
+            figures,
+            returned: returned.and_then(|r| serde_json::from_str(&r).ok()),
+            timings,
+            tcount,
+            metrics,
+            system,
+        }))
+    }
+
+    /// A job's output lines in the order printed; only virtual user `vu`'s when given.
+    pub fn output(&self, id: &str, vu: Option<u32>) -> Result<Vec<Line>> {
+        retry(|| self.output_once(id, vu))
+    }
+
+    fn output_once(&self, id: &str, vu: Option<u32>) -> Result<Vec<Line>> {
+        let map = |r: &Row| {
+            Ok(Line {
+                at: r.get(0)?,
+                vu: r.get(1)?,
+                line: r.get(2)?,
+            })
+        };
+        match vu {
+            None => self.rows(
+                "SELECT at_ms, vu, line FROM job_output WHERE job = ?1 ORDER BY rowid",
+                id,
+                map,
+            ),
+            Some(vu) => {
+                let mut stmt = self
+                    .conn
+                    .prepare(
+                        "SELECT at_ms, vu, line FROM job_output WHERE job = ?1 AND vu = ?2 ORDER BY rowid",
+                    )
+                    .map_err(|e| self.err(e))?;
+                let rows = stmt
+                    .query_map(params![id, vu], map)
+                    .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
+                    .map_err(|e| self.err(e))?;
+                Ok(rows)
+            }
+        }
+    }
+
+    fn rows<T>(
+        &self,
+        sql: &str,
+        id: &str,
+        map: impl FnMut(&Row) -> rusqlite::Result<T>,
+    ) -> Result<Vec<T>> {
+        let mut stmt = self.conn.prepare(sql).map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map([id], map)
+            .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
+            .map_err(|e| self.err(e))?;
+        Ok(rows)
+    }
+
+    /// Deletes a job and everything recorded for it; false when there was no such job.
+    pub fn delete(&self, id: &str) -> Result<bool> {
+        self.write(|c| {
+            for table in JOB_TABLES {
+                c.execute(&format!("DELETE FROM {table} WHERE job = ?1"), [id])?;
+            }
+            Ok(c.execute("DELETE FROM jobs WHERE id = ?1", [id])? > 0)
+        })
+    }
+}
+
+/// Why an id names no single job.
+#[derive(Debug)]
+pub enum Lookup {
+    Missing(String),
+    Ambiguous(String, Vec<String>),
+    Store(StoreError),
+}
+
+/// What a job's end records.
+#[derive(Debug, Clone)]
+pub struct End {
+    pub status: Status,
+    pub note: Option<String>,
+    pub figures: Option<RunFigures>,
+    /// Per transaction type, with its latency histogram (HdrHistogram V2 serialized).
+    pub timings: Vec<(Timing, Vec<u8>)>,
+    pub returned: Option<serde_json::Value>,
+    pub system: Option<SystemInfo>,
+}
+
+impl End {
+    /// An end with nothing measured.
+    pub fn new(status: Status) -> Self {
+        End {
+            status,
+            note: None,
+            figures: None,
+            timings: Vec::new(),
+            returned: None,
+            system: None,
+        }
+    }
+}
+
+fn summary_row(r: &Row) -> rusqlite::Result<Summary> {
+    let kind: String = r.get(1)?;
+    let status: String = r.get(7)?;
+    let started: i64 = r.get(9)?;
+    let ended: Option<i64> = r.get(10)?;
+    let hostname: String = r.get(11)?;
+    let pid: u32 = r.get(12)?;
+    let pid_started: Option<i64> = r.get(13)?;
+    let kind = Kind::from_code(&kind).unwrap_or(Kind::Run);
+    let mut status = Status::from_label(&status).unwrap_or(Status::Aborted);
+    if status == Status::Running
+        && super::system::process_gone(&hostname, pid, pid_started.map(|s| s as u64))
+    {
+        status = Status::Aborted;
+    }
+    Ok(Summary {
+        id: r.get(0)?,
+        kind,
+        label: kind.label(),
+        profile: Profile {
+            db: r.get(2)?,
+            workload: r.get(3)?,
+            mode: r.get(4)?,
+            vus: r.get(5)?,
+            warehouses: r.get(6)?,
+        },
+        status,
+        note: r.get(8)?,
+        started,
+        ended,
+        seconds: ended.map(|e| (e - started) as f64 / 1000.0),
+        nopm: r.get(14)?,
+        tpm: r.get(15)?,
+        hostname,
+        pid,
+    })
+}
+
+/// SQLite's message, with the way out for the failures a user can fix.
+fn explain(e: &rusqlite::Error) -> String {
+    use rusqlite::ErrorCode::*;
+    let base = e.to_string();
+    match e.sqlite_error_code() {
+        Some(NotADatabase) | Some(DatabaseCorrupt) => format!(
+            "{base}: the file is damaged or not a jobs database; move it aside (hammer then starts a new one)"
+        ),
+        Some(ReadOnly) | Some(CannotOpen) | Some(PermissionDenied) => format!(
+            "{base}: hammer needs to create and write it and its -wal and -shm files there"
+        ),
+        Some(DatabaseBusy) | Some(DatabaseLocked) => format!(
+            "{base}: another process held it for more than {} s",
+            BUSY_TIMEOUT.as_secs()
+        ),
+        Some(DiskFull) => format!("{base}: free some disk space"),
+        _ => base,
+    }
+}
+
+/// The default jobs database of a data directory.
+pub fn default_path(home: &Path) -> PathBuf {
+    home.join("jobs.db")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::jobs::{Kind, Profile, Spec};
+
+    fn spec(kind: Kind, db: &str, vus: u32) -> Spec {
+        Spec {
+            kind,
+            profile: Profile {
+                db: db.into(),
+                workload: "TPROC-C".into(),
+                mode: "timed, stored functions".into(),
+                vus: Some(vus),
+                warehouses: Some(1),
+            },
+            settings: serde_json::json!({"generic": {}}),
+        }
+    }
+
+    fn origin() -> Origin {
+        Origin {
+            hostname: super::super::system::hostname(),
+            pid: std::process::id(),
+            pid_started: super::super::system::own_start(),
+        }
+    }
+
+    #[test]
+    fn a_job_round_trips() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = Store::open(&default_path(dir.path())).unwrap();
+        assert_eq!(s.version().unwrap(), VERSION);
+        s.insert_job(
+            "00000001AAAA000000000001",
+            &spec(Kind::Run, "PostgreSQL", 2),
+            &origin(),
+            1000,
+        )
+        .unwrap();
+        let line = |at, vu, t: &str| Line {
+            at,
+            vu,
+            line: t.into(),
+        };
+        s.append(
+            "00000001AAAA000000000001",
+            &[line(1001, 0, "a"), line(1002, 2, "Vuser 2:b")],
+            &[TcountPoint {
+                at: 1001,
+                tpm: 60.0,
+                nopm: Some(20.0),
+            }],
+            &[],
+        )
+        .unwrap();
+        s.record_metric("00000001AAAA000000000001", 1003, 10.0, 5.0, 0.5, 84.5)
+            .unwrap();
+        let listed = s.list().unwrap();
+        assert_eq!(listed.len(), 1);
+        // Our own process is alive: still RUNNING.
+        assert_eq!(listed[0].status, Status::Running);
+        let end = End {
+            status: Status::Stopped,
+            note: Some("stopped by Ctrl-C".into()),
+            figures: Some(RunFigures {
+                nopm: Some(100.0),
+                tpm: Some(300.0),
+                active_vus: 2,
+                seconds: 60.0,
+                failed_vus: 0,
+                reconnects: 0,
+                transactions: 10,
+                client_cpu_seconds: None,
+                stopped_early: Some("stopped by Ctrl-C".into()),
+            }),
+            timings: vec![(
+                Timing {
+                    name: "new order".into(),
+                    committed: 5,
+                    rolled_back: 0,
+                    retried: 0,
+                    failed: 0,
+                    mean_ms: 1.0,
+                    p50_ms: 1.0,
+                    p95_ms: 2.0,
+                    p99_ms: 3.0,
+                    max_ms: 4.0,
+                },
+                vec![1, 2, 3],
+            )],
+            returned: Some(serde_json::json!({"ok": true})),
+            system: Some(SystemInfo {
+                server_settings: vec![("shared_buffers".into(), "128MB".into())],
+                ..SystemInfo::default()
+            }),
+        };
+        s.finish("00000001AAAA000000000001", &end, 61_000).unwrap();
+        let d = s.detail("00000001AAAA000000000001").unwrap().unwrap();
+        assert_eq!(d.summary.status, Status::Stopped);
+        assert_eq!(d.summary.nopm, Some(100.0));
+        assert_eq!(d.summary.seconds, Some(60.0));
+        assert_eq!(d.timings[0].p99_ms, 3.0);
+        assert_eq!(d.tcount.len(), 1);
+        assert_eq!(d.metrics[0].idle, 84.5);
+        assert_eq!(
+            d.system.unwrap().server_settings,
+            vec![("shared_buffers".to_string(), "128MB".to_string())]
+        );
+        assert_eq!(d.returned, Some(serde_json::json!({"ok": true})));
+        let out = s.output("00000001AAAA000000000001", Some(2)).unwrap();
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].line, "Vuser 2:b");
+        assert!(s.delete("00000001AAAA000000000001").unwrap());
+        assert!(!s.delete("00000001AAAA000000000001").unwrap());
+        assert!(s
+            .output("00000001AAAA000000000001", None)
+            .unwrap()
+            .is_empty());
+    }
+
+    #[test]
+    fn a_dead_process_s_running_job_reads_as_aborted() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = Store::open(&default_path(dir.path())).unwrap();
+        let dead = Origin {
+            pid: u32::MAX - 1,
+            pid_started: None,
+            ..origin()
+        };
+        s.insert_job(
+            "00000001AAAA000000000002",
+            &spec(Kind::Build, "MariaDB", 1),
+            &dead,
+            5,
+        )
+        .unwrap();
+        let elsewhere = Origin {
+            hostname: "another-host-entirely".into(),
+            ..dead.clone()
+        };
+        s.insert_job(
+            "00000001AAAA000000000003",
+            &spec(Kind::Build, "MariaDB", 1),
+            &elsewhere,
+            6,
+        )
+        .unwrap();
+        let listed = s.list().unwrap();
+        assert_eq!(
+            listed[0].status,
+            Status::Running,
+            "another host: cannot tell"
+        );
+        assert_eq!(listed[1].status, Status::Aborted);
+    }
+
+    #[test]
+    fn ids_resolve_by_prefix() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = Store::open(&default_path(dir.path())).unwrap();
+        for id in [
+            "ABCDEF0100000000000000AA",
+            "ABCDEF0200000000000000BB",
+            "ABCDEF0200000000000000CC",
+        ] {
+            s.insert_job(id, &spec(Kind::Run, "PostgreSQL", 1), &origin(), 1)
+                .unwrap();
+        }
+        let p = |s: &str| IdArg::Prefix(s.into());
+        assert_eq!(
+            s.resolve(&p("ABCDEF01")).unwrap(),
+            "ABCDEF0100000000000000AA"
+        );
+        assert!(
+            matches!(s.resolve(&p("ABCDEF02")), Err(Lookup::Ambiguous(_, ids)) if ids.len() == 2)
+        );
+        assert!(matches!(s.resolve(&p("ABCDEF03")), Err(Lookup::Missing(_))));
+        assert!(matches!(
+            s.resolve(&IdArg::Full("ABCDEF0100000000000000AB".into())),
+            Err(Lookup::Missing(_))
+        ));
+    }
+
+    #[test]
+    fn repeats_are_the_same_profile_s_successful_runs() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = Store::open(&default_path(dir.path())).unwrap();
+        let figures = |nopm| End {
+            figures: Some(RunFigures {
+                nopm: Some(nopm),
+                tpm: Some(nopm * 3.0),
+                active_vus: 2,
+                seconds: 60.0,
+                failed_vus: 0,
+                reconnects: 0,
+                transactions: 1,
+                client_cpu_seconds: None,
+                stopped_early: None,
+            }),
+            ..End::new(Status::Success)
+        };
+        let jobs = [
+            ("00000001000000000000000A", 2, Status::Success, 100.0),
+            ("00000002000000000000000A", 2, Status::Success, 110.0),
+            ("00000003000000000000000A", 4, Status::Success, 120.0),
+            ("00000004000000000000000A", 2, Status::Failed, 130.0),
+        ];
+        for (id, vus, status, nopm) in jobs {
+            s.insert_job(id, &spec(Kind::Run, "PostgreSQL", vus), &origin(), 1)
+                .unwrap();
+            s.finish(
+                id,
+                &End {
+                    status,
+                    ..figures(nopm)
+                },
+                2,
+            )
+            .unwrap();
+        }
+        let r = s
+            .repeats(&spec(Kind::Run, "PostgreSQL", 2).profile)
+            .unwrap();
+        let nopm: Vec<f64> = r.iter().filter_map(|s| s.nopm).collect();
+        assert_eq!(nopm, [100.0, 110.0]);
+    }
+
+    #[test]
+    fn a_damaged_file_is_reported_with_the_way_out() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = default_path(dir.path());
+        std::fs::write(&path, vec![b'x'; 8192]).unwrap();
+        let e = Store::open(&path).err().expect("refused");
+        assert!(e.to_string().contains("move it aside"), "{e}");
+        assert!(e.to_string().contains(&path.display().to_string()), "{e}");
+    }
+
+    #[test]
+    fn a_newer_schema_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = default_path(dir.path());
+        Store::open(&path)
+            .unwrap()
+            .conn
+            .pragma_update(None, "user_version", VERSION + 1)
+            .unwrap();
+        let e = Store::open(&path).err().expect("refused");
+        assert!(e.to_string().contains("newer hammer"), "{e}");
+    }
+}
