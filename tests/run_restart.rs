@@ -1,5 +1,6 @@
-//! A timed run whose server restarts in the middle: the terminals reconnect with backoff, the
-//! run goes on, and the losses are counted. Alone in its test binary, like build_restart.
+//! Timed runs whose server restarts in the middle of the measured window, or of rampup: the
+//! terminals and the monitor reconnect with backoff, the run goes on, and the losses are
+//! counted. Alone in its test binary, like build_restart.
 
 mod common;
 
@@ -36,6 +37,19 @@ fn a_run_survives_a_server_restart() {
         reconnects >= 2,
         "each virtual user reconnects: {reconnects}"
     );
+    f.ok("vudestroy");
+
+    // The server down from 7 s to about 11 s, over the end of a 9 s rampup: the monitor
+    // reconnects for its start reading as the terminals do, and the run has a result.
+    f.ok("diset tpcc pg_rampup 0.15; diset tpcc pg_duration 0.1");
+    let restarter = common::stop_pg_for(std::time::Duration::from_secs(7), 4);
+    let (r, lines) = f.console("vurun()");
+    restarter.join().unwrap();
+    let text = lines.join("\n");
+    assert!(r.is_ok(), "{r:?}\n{text}");
+    assert!(text.contains("TEST RESULT : System achieved"), "{text}");
+    assert!(!text.contains("FINISHED FAILED"), "{text}");
+
     let (r, lines) = f.console("vudestroy(); checkschema().ok");
     assert_eq!(r, Ok("true".to_string()), "{}", lines.join("\n"));
     f.ok("deleteschema()");

@@ -15,7 +15,7 @@ use rand::SeedableRng;
 use super::inputs::{think_time, Deck, Kind, Terminal};
 use super::random::uniform;
 use super::schema::Say;
-use super::txn::{Done, TxnConn, TxnDb};
+use super::txn::{Counters, Done, TxnConn, TxnDb};
 use super::Constants;
 use crate::db::Failure;
 use crate::error::{Error, Result};
@@ -680,7 +680,13 @@ pub async fn run<D: TxnDb>(
         say.line("RUNNING");
         let (db, opts, shared, msay) = (db.clone(), opts.clone(), shared.clone(), say.clone());
         Some(tokio::spawn(async move {
-            monitor_run(&*db, &opts, &shared, &msay).await
+            let outcome = monitor_run(&*db, &opts, &shared, &msay).await;
+            if let Err(e) = &outcome {
+                // Without the monitor nothing is measured: stop the terminals now.
+                msay.line(format!("Error in Virtual User 1: {e}"));
+                shared.give_up(&format!("the monitor failed: {e}"));
+            }
+            outcome
         }))
     } else {
         None
@@ -733,9 +739,9 @@ pub async fn run<D: TxnDb>(
                 states(1, VuState::FinishSuccess);
                 say.line("FINISHED SUCCESS");
             }
-            Err(e) => {
+            Err(_) => {
+                // (The error was said when the monitor failed.)
                 states(1, VuState::FinishFailed);
-                say.line(format!("Error in Virtual User 1: {e}"));
                 say.line("FINISHED FAILED");
                 result.failed_vus += 1;
             }
@@ -748,6 +754,27 @@ pub async fn run<D: TxnDb>(
         result.stopped_early = Some("stopped by Ctrl-C".into());
     }
     Ok(result)
+}
+
+/// Reads the counters, riding out a server that went away for up to `limit` as the
+/// terminals do (a reading that fails for any other reason fails at once).
+async fn read_counters<D: TxnDb>(db: &D, limit: Duration, say: &Say) -> Result<Counters> {
+    let started = Instant::now();
+    let mut wait = Duration::from_millis(250);
+    let mut said = false;
+    loop {
+        match db.counters().await {
+            Err(e) if e.is_connection_loss() && started.elapsed() < limit => {
+                if !said {
+                    say.line(format!("{e}; trying again"));
+                    said = true;
+                }
+                tokio::time::sleep(wait).await;
+                wait = (wait * 2).min(Duration::from_secs(5));
+            }
+            other => return other,
+        }
+    }
 }
 
 struct Measured {
@@ -793,8 +820,7 @@ async fn monitor_run<D: TxnDb>(
         }
     }
     say.line("Rampup complete, Taking start Transaction Count.");
-    let start = db
-        .counters()
+    let start = read_counters(db, opts.reconnect_for, say)
         .await
         .map_err(|e| Error::State(format!("cannot take the start transaction count: {e}")))?;
     let t1 = Instant::now();
@@ -821,8 +847,7 @@ async fn monitor_run<D: TxnDb>(
     shared.measuring.store(false, Ordering::Relaxed);
     let client_cpu = process_cpu().zip(cpu1).map(|(b, a)| b.saturating_sub(a));
     say.line("Test complete, Taking end Transaction Count.");
-    let finish = db
-        .counters()
+    let finish = read_counters(db, opts.reconnect_for, say)
         .await
         .map_err(|e| Error::State(format!("cannot take the end transaction count: {e}")))?;
     let measured = t1.elapsed();
