@@ -301,3 +301,33 @@ fn a_killed_hammer_leaves_an_aborted_job_and_a_whole_database() {
     assert_eq!(jobs[0]["status"], "SUCCESS");
     assert_eq!(jobs.as_array().unwrap().len(), 3);
 }
+
+#[test]
+fn the_counter_and_cpu_series_taken_during_a_run_are_kept_with_it() {
+    let (mut f, _) = on_postgres("series");
+    let (r, lines) = f.console("buildschema().ok");
+    assert_eq!(r, Ok("true".to_string()), "{}", lines.join("\n"));
+    f.ok("tcset refreshrate 1; tcstart; metset interval 1; metstart");
+    f.ok("diset tpcc pg_driver timed; diset tpcc pg_rampup 0; diset tpcc pg_duration 0.1; vuset vu 2; vuset delay 0");
+    let (r, lines) = f.console("vurun()");
+    let id = jobid(&lines, "Benchmark Run");
+    assert_eq!(r, Ok(id.clone()));
+    f.ok("tcstop; metstop; vudestroy");
+    // About six one-second samples of each while the 6 s run ran, taken by the job.
+    let tcount: i64 = value(&mut f, &format!("jobs(\"{id}\", \"tcount\").len()"))
+        .parse()
+        .unwrap();
+    let metrics: i64 = value(&mut f, &format!("jobs(\"{id}\", \"metrics\").len()"))
+        .parse()
+        .unwrap();
+    assert!((3..=9).contains(&tcount), "tcount samples: {tcount}");
+    assert!((3..=9).contains(&metrics), "metrics samples: {metrics}");
+    let busiest: f64 = value(
+        &mut f,
+        &format!("let m = 0.0; for s in jobs(\"{id}\", \"tcount\") {{ if s.tpm > m {{ m = s.tpm; }} }} m"),
+    )
+    .parse()
+    .unwrap();
+    assert!(busiest > 0.0, "the counter saw the run's transactions");
+    f.ok("deleteschema()");
+}
