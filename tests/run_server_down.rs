@@ -46,6 +46,10 @@ fn a_server_that_stays_down_ends_the_run_with_a_summary() {
     assert!(text.contains("ALL VIRTUAL USERS COMPLETE"), "{text}");
     // No result is made up from a server that was not there to count.
     assert!(!text.contains("TEST RESULT"), "{text}");
+    // The job history keeps the run as FAILED, with why.
+    let id = r.unwrap();
+    let (status, _) = f.console(&format!("jobs(\"{id}\", \"status\").status"));
+    assert_eq!(status, Ok("FAILED".to_string()), "{text}");
     let (r, lines) = f.console("vudestroy(); checkschema().ok");
     assert_eq!(r, Ok("true".to_string()), "{}", lines.join("\n"));
     f.ok("deleteschema()");
