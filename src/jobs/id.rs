@@ -59,53 +59,7 @@ pub fn now_ms() -> i64 {
     unix_ms(SystemTime::now())
 }
 
-pub fn unix_ms(t: SystemTime) -> i64 {
-    match t.duration_since(UNIX_EPOCH) {
-        Ok(d) => d.as_millis() as i64,
-        Err(e) => -(e.duration().as_millis() as i64),
-    }
-}
-
-/// Days since 1970-01-01 to (year, month, day), proleptic Gregorian (Howard Hinnant's algorithm).
-fn civil(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (y, m, d)
-}
-
-fn parts(ms: i64) -> (i64, u32, u32, i64, i64, i64, i64) {
-    let secs = ms.div_euclid(1000);
-    let (y, mo, d) = civil(secs.div_euclid(86_400));
-    let sod = secs.rem_euclid(86_400);
-    (
-        y,
-        mo,
-        d,
-        sod / 3600,
-        sod % 3600 / 60,
-        sod % 60,
-        ms.rem_euclid(1000),
-    )
-}
-
-/// `2025-04-14 09:30:05` (UTC), for tables.
-pub fn text_time(ms: i64) -> String {
-    let (y, mo, d, h, mi, s, _) = parts(ms);
-    format!("{y:04}-{mo:02}-{d:02} {h:02}:{mi:02}:{s:02}")
-}
-
-/// `2025-04-14T09:30:05.123Z`, for JSON.
-pub fn iso_time(ms: i64) -> String {
-    let (y, mo, d, h, mi, s, milli) = parts(ms);
-    format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}.{milli:03}Z")
-}
+pub use crate::clock::{iso_time, signed_ms as unix_ms, text_time};
 
 pub fn ser_time<S: serde::Serializer>(ms: &i64, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_str(&iso_time(*ms))
@@ -148,13 +102,5 @@ mod tests {
         assert!(looks_like_id("67FD24A6FDB403E25343839Z"));
         assert!(!looks_like_id("report"));
         assert!(!looks_like_id("results"));
-    }
-
-    #[test]
-    fn times_render_in_utc() {
-        assert_eq!(text_time(0), "1970-01-01 00:00:00");
-        assert_eq!(iso_time(1_744_623_005_123), "2025-04-14T09:30:05.123Z");
-        assert_eq!(text_time(951_782_400_000), "2000-02-29 00:00:00");
-        assert_eq!(iso_time(-1), "1969-12-31T23:59:59.999Z");
     }
 }
