@@ -178,7 +178,6 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-const STOP_TIMEOUT: Duration = Duration::from_secs(5);
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
 const MAX_BACKOFF: Duration = Duration::from_secs(16);
 /// Longer than the longest sampling interval: an agent that stays silent longer is gone.
@@ -250,16 +249,7 @@ impl Metrics {
     pub fn stop(&mut self, rt: &tokio::runtime::Handle) -> Option<Stopped> {
         let r = self.running.take()?;
         let _ = r.stop.send(true);
-        let mut handle = r.handle;
-        let aborted = rt.block_on(async {
-            match tokio::time::timeout(STOP_TIMEOUT, &mut handle).await {
-                Ok(_) => false,
-                Err(_) => {
-                    handle.abort();
-                    true
-                }
-            }
-        });
+        let aborted = crate::txcount::join_or_abort(rt, r.handle);
         let series = lock(&r.series).clone();
         self.last = Some(r.series);
         Some(Stopped {
