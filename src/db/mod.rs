@@ -9,6 +9,7 @@ pub mod my_schema;
 pub mod mysql;
 pub mod pg_driver;
 pub mod pg_schema;
+pub mod pgwire;
 pub mod postgres;
 pub mod script_conn;
 mod tls;

@@ -12,6 +12,7 @@
 //! without waiting for answers), so a transaction costs one round trip, New-Order two:
 //! whether it commits depends on the item lookup.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use futures_util::future::join_all;
@@ -20,6 +21,7 @@ use tokio_postgres::error::SqlState;
 use tokio_postgres::types::{FromSql, ToSql, Type};
 use tokio_postgres::{Client, Row, Statement};
 
+use super::pgwire::{self, Reply, Wire, WireError};
 use super::postgres::{classify, connect, PgConn, PgTarget};
 use super::{DbError, Failure, Peer};
 use crate::config::{Database, Settings};
@@ -240,7 +242,9 @@ impl PgDriver {
         };
 
         // Preparing what the terminals will run shows any routine or column of another shape.
-        if let Err(e) = Statements::prepare(client, self.flavour).await {
+        let texts = statement_texts(self.flavour);
+        let prepared = join_all(texts.iter().map(|t| client.prepare(t))).await;
+        if let Some(Err(e)) = prepared.into_iter().find(|p| p.is_err()) {
             let (_, detail) = classify(&e, false);
             let what = match self.flavour.routines() {
                 Some((_, words)) => format!("the TPROC-C {words}"),
@@ -314,21 +318,52 @@ impl TxnDb for PgDriver {
     }
 
     async fn connect(&self) -> Result<PgTxnConn> {
-        let conn = connect(&self.owner).await?;
         let peer = self.owner.peer();
-        match Statements::prepare(&conn.client, self.flavour).await {
-            Ok(statements) => Ok(PgTxnConn {
-                conn,
-                peer,
-                statements,
-                open: false,
-                summaries: self.summaries,
-            }),
-            Err(e) => {
-                conn.close().await;
-                Err(failed(&peer, "cannot prepare", "the transactions", &e).into())
+        let link = match self.flavour {
+            Flavour::Functions | Flavour::Procedures => {
+                let mut wire = pgwire::open(&self.owner).await?;
+                let texts = statement_texts(self.flavour);
+                let named: Vec<(&str, &str)> = ROUTINES
+                    .iter()
+                    .zip(&texts)
+                    .map(|(name, sql)| (*name, sql.as_str()))
+                    .collect();
+                if let Err(e) = wire.prepare(&named).await {
+                    wire.close().await;
+                    let (kind, detail) = pgwire::classify(&e);
+                    return Err(peer
+                        .failed(
+                            "cannot prepare",
+                            kind,
+                            format!("the transactions: {detail}"),
+                        )
+                        .into());
+                }
+                Link::Routines {
+                    wire,
+                    procedures: self.flavour == Flavour::Procedures,
+                }
             }
-        }
+            Flavour::ClientSql => {
+                let conn = connect(&self.owner).await?;
+                match ClientStatements::prepare(&conn.client).await {
+                    Ok(st) => Link::Client(ClientLink {
+                        conn,
+                        st,
+                        open: false,
+                    }),
+                    Err(e) => {
+                        conn.close().await;
+                        return Err(failed(&peer, "cannot prepare", "the transactions", &e).into());
+                    }
+                }
+            }
+        };
+        Ok(PgTxnConn {
+            link,
+            peer,
+            summaries: self.summaries,
+        })
     }
 
     async fn prepare(&self, warehouses: u32) -> Result<(u32, Constants)> {
@@ -405,29 +440,32 @@ async fn read_counter(
     }
 }
 
-/// One terminal's connection, its prepared statements, and whether a client-side transaction
-/// may still be open because a call was dropped halfway.
+/// One terminal's connection. Functions and procedures run on hammer's own lean connection
+/// ([`Wire`]): a transaction there is one statement, and the general client's machinery
+/// cost more client CPU than the round trip. Client-side SQL pipelines several statements
+/// per round trip and stays on tokio-postgres.
 pub struct PgTxnConn {
-    conn: PgConn,
+    link: Link,
     peer: Peer,
-    statements: Statements,
-    open: bool,
     summaries: bool,
 }
 
-/// The statements of one flavour, prepared on one connection.
-enum Statements {
-    /// Functions or procedures: one statement per transaction, the same columns either way.
+enum Link {
+    /// Functions or procedures, prepared under their routine names ([`ROUTINES`]).
     Routines {
-        neword: Statement,
-        payment: Statement,
-        ostat: Statement,
-        delivery: Statement,
-        slev: Statement,
+        wire: Wire,
         /// `CALL`: New-Order's rollback is the `rolled_back` column, not an error.
         procedures: bool,
     },
-    Client(Box<ClientStatements>),
+    Client(ClientLink),
+}
+
+/// Client-side SQL: the connection, its statements, and whether a transaction may still be
+/// open because a call was dropped halfway.
+struct ClientLink {
+    conn: PgConn,
+    st: ClientStatements,
+    open: bool,
 }
 
 /// Client-side SQL, in the order of `sql::client`.
@@ -446,45 +484,34 @@ struct ClientStatements {
     slev: Statement,
 }
 
-impl Statements {
-    /// Prepares the flavour's statements, all in one round trip.
-    async fn prepare(client: &Client, flavour: Flavour) -> Result<Self, tokio_postgres::Error> {
-        Ok(match flavour {
-            Flavour::Functions | Flavour::Procedures => {
-                let texts = if flavour == Flavour::Procedures {
-                    sql::procedures()
-                } else {
-                    sql::functions()
-                };
-                let [neword, payment, ostat, delivery, slev] = prepare_all(client, texts).await?;
-                Statements::Routines {
-                    neword,
-                    payment,
-                    ostat,
-                    delivery,
-                    slev,
-                    procedures: flavour == Flavour::Procedures,
-                }
-            }
-            Flavour::ClientSql => {
-                let [begin, commit, rollback, neword_start, neword_finish, stock, payment_by_id, payment_by_name, ostat_by_id, ostat_by_name, delivery, slev] =
-                    prepare_all(client, sql::client()).await?;
-                Statements::Client(Box::new(ClientStatements {
-                    begin,
-                    commit,
-                    rollback,
-                    neword_start,
-                    neword_finish,
-                    stock,
-                    payment_by_id,
-                    payment_by_name,
-                    ostat_by_id,
-                    ostat_by_name,
-                    delivery,
-                    slev,
-                }))
-            }
+impl ClientStatements {
+    /// Prepares the statements, all in one round trip.
+    async fn prepare(client: &Client) -> Result<Self, tokio_postgres::Error> {
+        let [begin, commit, rollback, neword_start, neword_finish, stock, payment_by_id, payment_by_name, ostat_by_id, ostat_by_name, delivery, slev] =
+            prepare_all(client, sql::client()).await?;
+        Ok(ClientStatements {
+            begin,
+            commit,
+            rollback,
+            neword_start,
+            neword_finish,
+            stock,
+            payment_by_id,
+            payment_by_name,
+            ostat_by_id,
+            ostat_by_name,
+            delivery,
+            slev,
         })
+    }
+}
+
+/// The flavour's statement texts: what a terminal prepares.
+fn statement_texts(flavour: Flavour) -> Vec<String> {
+    match flavour {
+        Flavour::Functions => sql::functions().to_vec(),
+        Flavour::Procedures => sql::procedures().to_vec(),
+        Flavour::ClientSql => sql::client().to_vec(),
     }
 }
 
@@ -681,7 +708,7 @@ impl OrderArgs {
     }
 }
 
-fn new_order_done(show: bool, t: &NewOrder, o_id: Option<i32>, total: Option<Numeric>) -> Done {
+fn new_order_done(show: bool, t: &NewOrder, o_id: Option<i64>, total: Option<&str>) -> Done {
     if !show {
         return Done::quiet(total.is_none());
     }
@@ -713,7 +740,7 @@ fn new_order_done(show: bool, t: &NewOrder, o_id: Option<i32>, total: Option<Num
     }
 }
 
-fn payment_done(t: &Payment, c_id: i32, balance: Numeric, credit: &str) -> Done {
+fn payment_done(t: &Payment, c_id: i64, balance: &str, credit: &str) -> Done {
     let remote = if (t.c_w_id, t.c_d_id) == (t.w_id, t.d_id) {
         String::new()
     } else {
@@ -771,19 +798,247 @@ async fn rollback(
     r.map(|_| ())
 }
 
-impl PgTxnConn {
-    /// Client-side SQL: BEGIN, one statement and COMMIT in one round trip. A failed statement
-    /// turns the COMMIT into a rollback, so nothing stays open either way.
+/// A transaction's result row, from either kind of connection.
+trait Outputs {
+    /// Column `i` as an integer, `None` for NULL.
+    fn int(&self, i: usize) -> Result<Option<i64>, String>;
+    /// Column `i` as text (a NUMERIC as PostgreSQL prints it), `None` for NULL.
+    fn text(&self, i: usize) -> Result<Option<Cow<'_, str>>, String>;
+}
+
+impl Outputs for Reply<'_> {
+    fn int(&self, i: usize) -> Result<Option<i64>, String> {
+        Reply::int(self, i)
+    }
+
+    fn text(&self, i: usize) -> Result<Option<Cow<'_, str>>, String> {
+        Reply::text(self, i).map(|t| t.map(Cow::Borrowed))
+    }
+}
+
+impl Outputs for Row {
+    fn int(&self, i: usize) -> Result<Option<i64>, String> {
+        self.try_get::<_, Option<i32>>(i)
+            .map(|v| v.map(i64::from))
+            .map_err(|e| format!("column {i}: {e}"))
+    }
+
+    fn text(&self, i: usize) -> Result<Option<Cow<'_, str>>, String> {
+        let numeric = self
+            .columns()
+            .get(i)
+            .is_some_and(|c| *c.type_() == Type::NUMERIC);
+        let v = if numeric {
+            self.try_get::<_, Option<Numeric>>(i)
+                .map(|v| v.map(|n| Cow::Owned(n.0)))
+        } else {
+            self.try_get::<_, Option<String>>(i)
+                .map(|v| v.map(Cow::Owned))
+        };
+        v.map_err(|e| format!("column {i}: {e}"))
+    }
+}
+
+/// An output read, or the error that says which transaction's result was unreadable.
+fn read<T>(r: std::result::Result<T, String>, peer: &Peer, txn: &str) -> Result<T> {
+    r.map_err(|e| {
+        Error::Db(peer.failed(
+            "cannot read the result from",
+            Failure::Other,
+            format!("{txn}: {e}"),
+        ))
+    })
+}
+
+/// An output that must not be NULL.
+fn need<T>(v: Option<T>, i: usize, peer: &Peer, txn: &str) -> Result<T> {
+    v.ok_or_else(|| {
+        Error::Db(peer.failed(
+            "cannot read the result from",
+            Failure::Other,
+            format!("{txn}: column {i} is NULL"),
+        ))
+    })
+}
+
+/// `Error::Db` for a routine call that failed.
+fn routine_failed(peer: &Peer, txn: &str, e: &WireError) -> Error {
+    let (kind, detail) = pgwire::classify(e);
+    Error::Db(peer.failed("cannot run", kind, format!("{txn}: {detail}")))
+}
+
+/// A routine's customer arguments: id, by-name flag, last name.
+fn customer_args(c: &Customer) -> (i64, i64, &str) {
+    match c {
+        Customer::ById(id) => (i64::from(*id), 0, ""),
+        Customer::ByName(name) => (0, 1, name.as_str()),
+    }
+}
+
+async fn routine_new_order(
+    wire: &mut Wire,
+    procedures: bool,
+    peer: &Peer,
+    summaries: bool,
+    t: &NewOrder,
+) -> Result<Done> {
+    let txn = "New Order";
+    let call = wire
+        .call(ROUTINES[0], 8)
+        .int(t.w_id.into())
+        .int(t.d_id.into())
+        .int(t.c_id.into())
+        .int(t.lines.len() as i64)
+        .int(i64::from(t.all_local))
+        .ints(t.lines.iter().map(|l| l.item_id))
+        .ints(t.lines.iter().map(|l| l.supply_w_id))
+        .ints(t.lines.iter().map(|l| l.quantity));
+    let reply = match call.run().await {
+        Ok(reply) => reply,
+        Err(WireError::Server(e)) if e.code == ITEM_NOT_VALID => {
+            let o_id = e
+                .detail
+                .as_deref()
+                .and_then(|d| detail_field(d, "o_id"))
+                .and_then(|o| o.parse().ok());
+            return Ok(new_order_done(summaries, t, o_id, None));
+        }
+        Err(e) => return Err(routine_failed(peer, txn, &e)),
+    };
+    if !reply.has_row() {
+        return Err(not_found(peer, txn, "a result row"));
+    }
+    let o_id = read(reply.int(0), peer, txn)?;
+    let total = read(reply.text(1), peer, txn)?;
+    if procedures && read(reply.int(7), peer, txn)? == Some(1) {
+        return Ok(new_order_done(summaries, t, o_id, None));
+    }
+    match total {
+        Some(total) => Ok(new_order_done(summaries, t, o_id, Some(total))),
+        None => Err(not_found(peer, txn, "the order total")),
+    }
+}
+
+fn payment_result(
+    peer: &Peer,
+    summaries: bool,
+    t: &Payment,
+    row: Option<&impl Outputs>,
+) -> Result<Done> {
+    let txn = "Payment";
+    let Some(row) = row else {
+        return Err(not_found(peer, txn, "customer"));
+    };
+    if !summaries {
+        return Ok(Done::quiet(false));
+    }
+    let c_id = need(read(row.int(0), peer, txn)?, 0, peer, txn)?;
+    let balance = need(read(row.text(4), peer, txn)?, 4, peer, txn)?;
+    let credit = need(read(row.text(5), peer, txn)?, 5, peer, txn)?;
+    Ok(payment_done(t, c_id, &balance, &credit))
+}
+
+fn order_status_result(
+    peer: &Peer,
+    summaries: bool,
+    t: &OrderStatus,
+    row: Option<&impl Outputs>,
+) -> Result<Done> {
+    let txn = "Order Status";
+    let Some(row) = row else {
+        return Err(not_found(peer, txn, "customer"));
+    };
+    if !summaries {
+        return Ok(Done::quiet(false));
+    }
+    let c_id = need(read(row.int(0), peer, txn)?, 0, peer, txn)?;
+    let balance = need(read(row.text(4), peer, txn)?, 4, peer, txn)?;
+    let o_id = read(row.int(5), peer, txn)?;
+    let carrier = read(row.int(7), peer, txn)?;
+    let lines = need(read(row.int(8), peer, txn)?, 8, peer, txn)?;
+    let order = match o_id {
+        None => "no order".to_string(),
+        Some(o) => format!(
+            "o {o} carrier {} lines {lines}",
+            carrier.map_or_else(|| "-".to_string(), |c| c.to_string())
+        ),
+    };
+    Ok(Done {
+        rolled_back: false,
+        summary: format!(
+            "Order Status: w {} d {} c {c_id}{} balance {balance} {order}",
+            t.w_id,
+            t.d_id,
+            by_name(&t.customer)
+        ),
+    })
+}
+
+fn delivery_result(
+    peer: &Peer,
+    summaries: bool,
+    t: &Delivery,
+    row: Option<&impl Outputs>,
+) -> Result<Done> {
+    let txn = "Delivery";
+    let Some(row) = row else {
+        return Err(not_found(peer, txn, "a result row"));
+    };
+    if !summaries {
+        return Ok(Done::quiet(false));
+    }
+    let delivered = need(read(row.int(0), peer, txn)?, 0, peer, txn)?;
+    let skipped = need(read(row.int(1), peer, txn)?, 1, peer, txn)?;
+    Ok(Done {
+        rolled_back: false,
+        summary: format!(
+            "Delivery: w {} carrier {} delivered {delivered} skipped {skipped}",
+            t.w_id, t.carrier_id
+        ),
+    })
+}
+
+fn stock_level_result(
+    peer: &Peer,
+    summaries: bool,
+    t: &StockLevel,
+    row: Option<&impl Outputs>,
+) -> Result<Done> {
+    let txn = "Stock Level";
+    let low = match row {
+        Some(row) => read(row.int(0), peer, txn)?,
+        None => None,
+    };
+    let Some(low) = low else {
+        return Err(not_found(
+            peer,
+            txn,
+            &format!("district {} of warehouse {}", t.d_id, t.w_id),
+        ));
+    };
+    if !summaries {
+        return Ok(Done::quiet(false));
+    }
+    Ok(Done {
+        rolled_back: false,
+        summary: format!(
+            "Stock Level: w {} d {} threshold {} low {low}",
+            t.w_id, t.d_id, t.threshold
+        ),
+    })
+}
+
+impl ClientLink {
+    /// BEGIN, one statement and COMMIT in one round trip. A failed statement turns the
+    /// COMMIT into a rollback, so nothing stays open either way.
     async fn single(
         &mut self,
+        peer: &Peer,
         txn: &str,
         pick: impl Fn(&ClientStatements) -> &Statement,
         params: &[&(dyn ToSql + Sync)],
     ) -> Result<Vec<Row>> {
-        let Statements::Client(st) = &self.statements else {
-            return Err(not_found(&self.peer, txn, "client-side SQL"));
-        };
-        let client = &self.conn.client;
+        let (client, st) = (&self.conn.client, &self.st);
         let was_open = std::mem::replace(&mut self.open, true);
         let (_, begin, rows, commit) = tokio::join!(
             biased;
@@ -794,71 +1049,12 @@ impl PgTxnConn {
         );
         self.open = false;
         let r = begin.and(rows).and_then(|rows| commit.map(|_| rows));
-        r.map_err(|e| txn_failed(&self.peer, txn, &e))
+        r.map_err(|e| txn_failed(peer, txn, &e))
     }
 
-    async fn routine_new_order(&mut self, t: &NewOrder) -> Result<Done> {
+    async fn new_order(&mut self, peer: &Peer, summaries: bool, t: &NewOrder) -> Result<Done> {
         let txn = "New Order";
-        let Statements::Routines {
-            neword, procedures, ..
-        } = &self.statements
-        else {
-            return Err(not_found(&self.peer, txn, "the neword routine"));
-        };
-        let a = OrderArgs::new(t);
-        let n = int(u32::try_from(t.lines.len()).unwrap_or(u32::MAX));
-        let params: [&(dyn ToSql + Sync); 8] = [
-            &a.w,
-            &a.d,
-            &a.c,
-            &n,
-            &a.all_local,
-            &a.items,
-            &a.supply,
-            &a.quantities,
-        ];
-        let rows = match self.conn.client.query(neword, &params).await {
-            Ok(rows) => rows,
-            Err(e) => {
-                if let Some(db) = e.as_db_error() {
-                    if db.code().code() == ITEM_NOT_VALID {
-                        let o_id = db
-                            .detail()
-                            .and_then(|d| detail_field(d, "o_id"))
-                            .and_then(|o| o.parse().ok());
-                        return Ok(new_order_done(self.summaries, t, o_id, None));
-                    }
-                }
-                return Err(txn_failed(&self.peer, txn, &e));
-            }
-        };
-        let peer = &self.peer;
-        let Some(row) = rows.first() else {
-            return Err(not_found(peer, txn, "a result row"));
-        };
-        let o_id: Option<i32> = col(row, 0, peer, txn)?;
-        let total: Option<Numeric> = col(row, 1, peer, txn)?;
-        if *procedures && col::<Option<i32>>(row, 7, peer, txn)? == Some(1) {
-            return Ok(new_order_done(self.summaries, t, o_id, None));
-        }
-        match total {
-            Some(total) => Ok(new_order_done(self.summaries, t, o_id, Some(total))),
-            None => Err(not_found(peer, txn, "the order total")),
-        }
-    }
-
-    async fn client_new_order(&mut self, t: &NewOrder) -> Result<Done> {
-        let txn = "New Order";
-        let PgTxnConn {
-            conn,
-            peer,
-            statements,
-            open,
-            summaries,
-        } = self;
-        let Statements::Client(st) = statements else {
-            return Err(not_found(peer, txn, "client-side SQL"));
-        };
+        let ClientLink { conn, st, open } = self;
         let client = &conn.client;
         let a = OrderArgs::new(t);
 
@@ -903,7 +1099,7 @@ impl PgTxnConn {
         if usize::try_from(found).unwrap_or(0) < t.lines.len() {
             // Clause 2.4.2.3: an unused item rolls the whole order back.
             return match rollback(client, st, open).await {
-                Ok(()) => Ok(new_order_done(*summaries, t, Some(o_id), None)),
+                Ok(()) => Ok(new_order_done(summaries, t, Some(o_id.into()), None)),
                 Err(e) => Err(txn_failed(peer, txn, &e)),
             };
         }
@@ -943,7 +1139,12 @@ impl PgTxnConn {
             None => None,
         };
         match total {
-            Some(total) => Ok(new_order_done(*summaries, t, Some(o_id), Some(total))),
+            Some(total) => Ok(new_order_done(
+                summaries,
+                t,
+                Some(o_id.into()),
+                Some(&total.0),
+            )),
             None => Err(not_found(peer, txn, "the order total")),
         }
     }
@@ -951,178 +1152,170 @@ impl PgTxnConn {
 
 impl TxnConn for PgTxnConn {
     async fn new_order(&mut self, t: &NewOrder) -> Result<Done> {
-        match self.statements {
-            Statements::Routines { .. } => self.routine_new_order(t).await,
-            Statements::Client(_) => self.client_new_order(t).await,
+        let PgTxnConn {
+            link,
+            peer,
+            summaries,
+        } = self;
+        match link {
+            Link::Routines { wire, procedures } => {
+                routine_new_order(wire, *procedures, peer, *summaries, t).await
+            }
+            Link::Client(c) => c.new_order(peer, *summaries, t).await,
         }
     }
 
     async fn payment(&mut self, t: &Payment) -> Result<Done> {
         let txn = "Payment";
-        let (w, d, c_w, c_d) = (int(t.w_id), int(t.d_id), int(t.c_w_id), int(t.c_d_id));
+        let PgTxnConn {
+            link,
+            peer,
+            summaries,
+        } = self;
         let amount = money(t.amount_cents);
-        let rows = match (&self.statements, &t.customer) {
-            (Statements::Routines { payment, .. }, customer) => {
-                let (c_id, byname, c_last) = match customer {
-                    Customer::ById(c) => (int(*c), 0, ""),
-                    Customer::ByName(name) => (0, 1, name.as_str()),
-                };
-                let params: [&(dyn ToSql + Sync); 8] =
-                    [&w, &d, &c_w, &c_d, &c_id, &byname, &c_last, &amount];
-                self.conn
-                    .client
-                    .query(payment, &params)
+        match link {
+            Link::Routines { wire, .. } => {
+                let (c_id, byname, c_last) = customer_args(&t.customer);
+                let reply = wire
+                    .call(ROUTINES[1], 8)
+                    .int(t.w_id.into())
+                    .int(t.d_id.into())
+                    .int(t.c_w_id.into())
+                    .int(t.c_d_id.into())
+                    .int(c_id)
+                    .int(byname)
+                    .text(c_last)
+                    .text(&amount)
+                    .run()
                     .await
-                    .map_err(|e| txn_failed(&self.peer, txn, &e))?
+                    .map_err(|e| routine_failed(peer, txn, &e))?;
+                payment_result(peer, *summaries, t, reply.has_row().then_some(&reply))
             }
-            (Statements::Client(_), Customer::ById(c)) => {
-                let c = int(*c);
-                let params: [&(dyn ToSql + Sync); 6] = [&w, &d, &c_w, &c_d, &c, &amount];
-                self.single(txn, |s| &s.payment_by_id, &params).await?
+            Link::Client(c) => {
+                let (w, d, c_w, c_d) = (int(t.w_id), int(t.d_id), int(t.c_w_id), int(t.c_d_id));
+                let rows = match &t.customer {
+                    Customer::ById(id) => {
+                        let id = int(*id);
+                        let params: [&(dyn ToSql + Sync); 6] = [&w, &d, &c_w, &c_d, &id, &amount];
+                        c.single(peer, txn, |s| &s.payment_by_id, &params).await?
+                    }
+                    Customer::ByName(name) => {
+                        let params: [&(dyn ToSql + Sync); 6] = [&w, &d, &c_w, &c_d, name, &amount];
+                        c.single(peer, txn, |s| &s.payment_by_name, &params).await?
+                    }
+                };
+                payment_result(peer, *summaries, t, rows.first())
             }
-            (Statements::Client(_), Customer::ByName(name)) => {
-                let params: [&(dyn ToSql + Sync); 6] = [&w, &d, &c_w, &c_d, name, &amount];
-                self.single(txn, |s| &s.payment_by_name, &params).await?
-            }
-        };
-        let peer = &self.peer;
-        let Some(row) = rows.first() else {
-            return Err(not_found(peer, txn, "customer"));
-        };
-        if !self.summaries {
-            return Ok(Done::quiet(false));
         }
-        let c_id: i32 = col(row, 0, peer, txn)?;
-        let balance: Numeric = col(row, 4, peer, txn)?;
-        let credit: String = col(row, 5, peer, txn)?;
-        Ok(payment_done(t, c_id, balance, &credit))
     }
 
     async fn order_status(&mut self, t: &OrderStatus) -> Result<Done> {
         let txn = "Order Status";
-        let (w, d) = (int(t.w_id), int(t.d_id));
-        let rows = match (&self.statements, &t.customer) {
-            (Statements::Routines { ostat, .. }, customer) => {
-                let (c_id, byname, c_last) = match customer {
-                    Customer::ById(c) => (int(*c), 0, ""),
-                    Customer::ByName(name) => (0, 1, name.as_str()),
-                };
-                let params: [&(dyn ToSql + Sync); 5] = [&w, &d, &c_id, &byname, &c_last];
-                self.conn
-                    .client
-                    .query(ostat, &params)
+        let PgTxnConn {
+            link,
+            peer,
+            summaries,
+        } = self;
+        match link {
+            Link::Routines { wire, .. } => {
+                let (c_id, byname, c_last) = customer_args(&t.customer);
+                let reply = wire
+                    .call(ROUTINES[2], 5)
+                    .int(t.w_id.into())
+                    .int(t.d_id.into())
+                    .int(c_id)
+                    .int(byname)
+                    .text(c_last)
+                    .run()
                     .await
-                    .map_err(|e| txn_failed(&self.peer, txn, &e))?
+                    .map_err(|e| routine_failed(peer, txn, &e))?;
+                order_status_result(peer, *summaries, t, reply.has_row().then_some(&reply))
             }
-            (Statements::Client(_), Customer::ById(c)) => {
-                let c = int(*c);
-                self.single(txn, |s| &s.ostat_by_id, &[&w, &d, &c]).await?
+            Link::Client(c) => {
+                let (w, d) = (int(t.w_id), int(t.d_id));
+                let rows = match &t.customer {
+                    Customer::ById(id) => {
+                        let id = int(*id);
+                        c.single(peer, txn, |s| &s.ostat_by_id, &[&w, &d, &id])
+                            .await?
+                    }
+                    Customer::ByName(name) => {
+                        c.single(peer, txn, |s| &s.ostat_by_name, &[&w, &d, name])
+                            .await?
+                    }
+                };
+                order_status_result(peer, *summaries, t, rows.first())
             }
-            (Statements::Client(_), Customer::ByName(name)) => {
-                self.single(txn, |s| &s.ostat_by_name, &[&w, &d, name])
-                    .await?
-            }
-        };
-        let peer = &self.peer;
-        let Some(row) = rows.first() else {
-            return Err(not_found(peer, txn, "customer"));
-        };
-        if !self.summaries {
-            return Ok(Done::quiet(false));
         }
-        let c_id: i32 = col(row, 0, peer, txn)?;
-        let balance: Numeric = col(row, 4, peer, txn)?;
-        let o_id: Option<i32> = col(row, 5, peer, txn)?;
-        let carrier: Option<i32> = col(row, 7, peer, txn)?;
-        let lines: i32 = col(row, 8, peer, txn)?;
-        let order = match o_id {
-            None => "no order".to_string(),
-            Some(o) => format!(
-                "o {o} carrier {} lines {lines}",
-                carrier.map_or_else(|| "-".to_string(), |c| c.to_string())
-            ),
-        };
-        Ok(Done {
-            rolled_back: false,
-            summary: format!(
-                "Order Status: w {} d {} c {c_id}{} balance {balance} {order}",
-                t.w_id,
-                t.d_id,
-                by_name(&t.customer)
-            ),
-        })
     }
 
     async fn delivery(&mut self, t: &Delivery) -> Result<Done> {
         let txn = "Delivery";
-        let (w, carrier) = (int(t.w_id), int(t.carrier_id));
-        let rows = match &self.statements {
-            Statements::Routines { delivery, .. } => self
-                .conn
-                .client
-                .query(delivery, &[&w, &carrier])
-                .await
-                .map_err(|e| txn_failed(&self.peer, txn, &e))?,
-            Statements::Client(_) => self.single(txn, |s| &s.delivery, &[&w, &carrier]).await?,
-        };
-        let peer = &self.peer;
-        let Some(row) = rows.first() else {
-            return Err(not_found(peer, txn, "a result row"));
-        };
-        if !self.summaries {
-            return Ok(Done::quiet(false));
+        let PgTxnConn {
+            link,
+            peer,
+            summaries,
+        } = self;
+        match link {
+            Link::Routines { wire, .. } => {
+                let reply = wire
+                    .call(ROUTINES[3], 2)
+                    .int(t.w_id.into())
+                    .int(t.carrier_id.into())
+                    .run()
+                    .await
+                    .map_err(|e| routine_failed(peer, txn, &e))?;
+                delivery_result(peer, *summaries, t, reply.has_row().then_some(&reply))
+            }
+            Link::Client(c) => {
+                let (w, carrier) = (int(t.w_id), int(t.carrier_id));
+                let rows = c
+                    .single(peer, txn, |s| &s.delivery, &[&w, &carrier])
+                    .await?;
+                delivery_result(peer, *summaries, t, rows.first())
+            }
         }
-        let delivered: i32 = col(row, 0, peer, txn)?;
-        let skipped: i32 = col(row, 1, peer, txn)?;
-        Ok(Done {
-            rolled_back: false,
-            summary: format!(
-                "Delivery: w {} carrier {} delivered {delivered} skipped {skipped}",
-                t.w_id, t.carrier_id
-            ),
-        })
     }
 
     async fn stock_level(&mut self, t: &StockLevel) -> Result<Done> {
         let txn = "Stock Level";
-        let (w, d, threshold) = (int(t.w_id), int(t.d_id), int(t.threshold));
-        let rows = match &self.statements {
-            Statements::Routines { slev, .. } => self
-                .conn
-                .client
-                .query(slev, &[&w, &d, &threshold])
-                .await
-                .map_err(|e| txn_failed(&self.peer, txn, &e))?,
-            Statements::Client(_) => self.single(txn, |s| &s.slev, &[&w, &d, &threshold]).await?,
-        };
-        let peer = &self.peer;
-        let district = || format!("district {} of warehouse {}", t.d_id, t.w_id);
-        let low: Option<i32> = match rows.first() {
-            Some(row) => col(row, 0, peer, txn)?,
-            None => None,
-        };
-        let Some(low) = low else {
-            return Err(not_found(peer, txn, &district()));
-        };
-        if !self.summaries {
-            return Ok(Done::quiet(false));
+        let PgTxnConn {
+            link,
+            peer,
+            summaries,
+        } = self;
+        match link {
+            Link::Routines { wire, .. } => {
+                let reply = wire
+                    .call(ROUTINES[4], 3)
+                    .int(t.w_id.into())
+                    .int(t.d_id.into())
+                    .int(t.threshold.into())
+                    .run()
+                    .await
+                    .map_err(|e| routine_failed(peer, txn, &e))?;
+                stock_level_result(peer, *summaries, t, reply.has_row().then_some(&reply))
+            }
+            Link::Client(c) => {
+                let (w, d, threshold) = (int(t.w_id), int(t.d_id), int(t.threshold));
+                let rows = c
+                    .single(peer, txn, |s| &s.slev, &[&w, &d, &threshold])
+                    .await?;
+                stock_level_result(peer, *summaries, t, rows.first())
+            }
         }
-        Ok(Done {
-            rolled_back: false,
-            summary: format!(
-                "Stock Level: w {} d {} threshold {} low {low}",
-                t.w_id, t.d_id, t.threshold
-            ),
-        })
     }
 
     async fn close(self) {
-        if self.open {
-            if let Statements::Client(st) = &self.statements {
-                let _ = self.conn.client.execute(&st.rollback, &[]).await;
+        match self.link {
+            Link::Routines { wire, .. } => wire.close().await,
+            Link::Client(c) => {
+                if c.open {
+                    let _ = c.conn.client.execute(&c.st.rollback, &[]).await;
+                }
+                c.conn.close().await;
             }
         }
-        self.conn.close().await;
     }
 }
 
@@ -1287,7 +1480,7 @@ mod tests {
     #[test]
     fn summaries_are_one_line_each() {
         let t = order(vec![line(1, 1, 5); 11]);
-        let done = new_order_done(true, &t, Some(3012), Some(Numeric("1520.33".into())));
+        let done = new_order_done(true, &t, Some(3012), Some("1520.33"));
         assert_eq!(
             done,
             Done {
@@ -1311,7 +1504,7 @@ mod tests {
             amount_cents: 1200,
         };
         assert_eq!(
-            payment_done(&p, 77, Numeric("-120.00".into()), "GC").summary,
+            payment_done(&p, 77, "-120.00", "GC").summary,
             "Payment: w 1 d 2 c 77 (by name BARPRIESE) amount 12.00 balance -120.00 credit GC"
         );
         let p = Payment {
@@ -1321,7 +1514,7 @@ mod tests {
             ..p
         };
         assert_eq!(
-            payment_done(&p, 77, Numeric("10.00".into()), "BC").summary,
+            payment_done(&p, 77, "10.00", "BC").summary,
             "Payment: w 1 d 2 c 77 of w 2 d 5 amount 12.00 balance 10.00 credit BC"
         );
     }

@@ -134,25 +134,29 @@ pub async fn connect(t: &PgTarget) -> Result<PgConn, DbError> {
     }
 }
 
+/// The `Failure` a server error's SQLSTATE means.
+pub fn code_failure(code: &str) -> Failure {
+    if code == SqlState::INVALID_PASSWORD.code()
+        || code == SqlState::INVALID_AUTHORIZATION_SPECIFICATION.code()
+    {
+        Failure::Auth
+    } else if code == SqlState::INVALID_CATALOG_NAME.code() {
+        Failure::UnknownDatabase
+    } else if code == SqlState::T_R_SERIALIZATION_FAILURE.code()
+        || code == SqlState::T_R_DEADLOCK_DETECTED.code()
+    {
+        Failure::Retry
+    } else if code.starts_with("08") || code.starts_with("57P") {
+        Failure::Lost
+    } else {
+        Failure::Other
+    }
+}
+
 /// Maps a tokio-postgres error to a `Failure` using its SQLSTATE and source chain.
 pub fn classify(e: &tokio_postgres::Error, tls_required: bool) -> (Failure, String) {
     if let Some(db) = e.as_db_error() {
-        let code = db.code();
-        let kind = if *code == SqlState::INVALID_PASSWORD
-            || *code == SqlState::INVALID_AUTHORIZATION_SPECIFICATION
-        {
-            Failure::Auth
-        } else if *code == SqlState::INVALID_CATALOG_NAME {
-            Failure::UnknownDatabase
-        } else if *code == SqlState::T_R_SERIALIZATION_FAILURE
-            || *code == SqlState::T_R_DEADLOCK_DETECTED
-        {
-            Failure::Retry
-        } else if code.code().starts_with("08") || code.code().starts_with("57P") {
-            Failure::Lost
-        } else {
-            Failure::Other
-        };
+        let kind = code_failure(db.code().code());
         return (kind, db.message().to_string());
     }
     if let Some(io) = io_source(e) {
