@@ -693,6 +693,58 @@ impl Run<'_> {
     }
 }
 
+impl Run<'_> {
+    /// Functions and procedures: a call dropped after it was sent still runs on the server;
+    /// the next call on the connection skips its answer and gets its own.
+    async fn dropped_routine_call(&mut self) {
+        let raw = self.raw;
+        let o_id = next_o_id(raw, 9).await;
+        let t = NewOrder {
+            w_id: 1,
+            d_id: 9,
+            c_id: 9,
+            lines: vec![line(1, 1, 1), line(2, 1, 1)],
+            all_local: true,
+        };
+        {
+            // One poll sends the call; then it is dropped before its answer is read.
+            let mut call = std::pin::pin!(self.conn.new_order(&t));
+            let first = std::future::poll_fn(|cx| Poll::Ready(call.as_mut().poll(cx))).await;
+            assert!(first.is_pending(), "{first:?}");
+        }
+        let done = self
+            .conn
+            .new_order(&t)
+            .await
+            .expect("new order after a dropped one");
+        assert!(
+            done.summary.contains(&format!(" o {} ", o_id + 1)),
+            "the dropped order ran, this one is the next: {done:?}"
+        );
+        assert_eq!(next_o_id(raw, 9).await, o_id + 2);
+    }
+
+    /// A connection the server ends is reported as lost (the driver then reconnects).
+    async fn terminated(&mut self) {
+        let killed = int(
+            self.raw,
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+              WHERE datname = current_database() AND pid <> pg_backend_pid()
+                AND application_name = 'hammer'",
+        )
+        .await;
+        assert_eq!(killed, 1, "the terminal's backend");
+        let t = StockLevel {
+            w_id: 1,
+            d_id: 1,
+            threshold: 10,
+        };
+        let e = self.conn.stock_level(&t).await.expect_err("terminated");
+        let Error::Db(db) = &e else { panic!("{e}") };
+        assert_eq!(db.kind, Failure::Lost, "{e}");
+    }
+}
+
 /// Every transaction through one flavour, with the counters and the consistency checks.
 async fn exercise(settings: &Settings, flavour: Flavour) {
     let s = flavoured(settings, flavour);
@@ -730,6 +782,9 @@ async fn exercise(settings: &Settings, flavour: Flavour) {
     if flavour == Flavour::ClientSql {
         run.dropped_call().await;
         committed += 1;
+    } else {
+        run.dropped_routine_call().await;
+        committed += 2;
     }
     let after = driver.counters().await.expect("counters");
     assert_eq!(
@@ -788,6 +843,35 @@ async fn functions_and_client_sql_on_a_function_schema() {
 
     exercise(&settings, Flavour::Functions).await;
     exercise(&settings, Flavour::ClientSql).await;
+    // The default pg_sslmode (prefer) encrypts on this server; the same without TLS.
+    let mut plain = settings.clone();
+    set(&mut plain, "connection", "pg_sslmode", "disable");
+    exercise(&plain, Flavour::Functions).await;
+    let mut conn = PgDriver::new(&plain).connect().await.expect("connect");
+    let superuser = raw(&settings).await;
+    Run {
+        conn: &mut conn,
+        raw: &superuser,
+        flavour: Flavour::Functions,
+    }
+    .terminated()
+    .await;
+    superuser.close().await;
+
+    // A wrong password.
+    let mut wrong = settings.clone();
+    set(&mut wrong, "tpcc", "pg_pass", "not-the-password");
+    let e = PgDriver::new(&wrong)
+        .connect()
+        .await
+        .err()
+        .expect("a wrong password");
+    let Error::Db(db) = &e else { panic!("{e}") };
+    assert_eq!(db.kind, Failure::Auth, "{e}");
+    assert!(
+        e.to_string().contains("password authentication failed"),
+        "{e}"
+    );
 
     // More warehouses than the schema has.
     let e = prepare_error(PgDriver::new(&settings).prepare(2).await);
