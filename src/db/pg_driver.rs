@@ -1172,7 +1172,6 @@ impl TxnConn for PgTxnConn {
             peer,
             summaries,
         } = self;
-        let amount = money(t.amount_cents);
         match link {
             Link::Routines { wire, .. } => {
                 let (c_id, byname, c_last) = customer_args(&t.customer);
@@ -1185,13 +1184,14 @@ impl TxnConn for PgTxnConn {
                     .int(c_id)
                     .int(byname)
                     .text(c_last)
-                    .text(&amount)
+                    .cents(t.amount_cents)
                     .run()
                     .await
                     .map_err(|e| routine_failed(peer, txn, &e))?;
                 payment_result(peer, *summaries, t, reply.has_row().then_some(&reply))
             }
             Link::Client(c) => {
+                let amount = money(t.amount_cents);
                 let (w, d, c_w, c_d) = (int(t.w_id), int(t.d_id), int(t.c_w_id), int(t.c_d_id));
                 let rows = match &t.customer {
                     Customer::ById(id) => {

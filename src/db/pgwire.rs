@@ -288,8 +288,10 @@ pub struct Wire {
     inbox: Inbox,
     /// Plaintext to send.
     out: BytesMut,
-    /// Ciphertext scratch, both directions.
+    /// Ciphertext received.
     net: Vec<u8>,
+    /// Ciphertext to send.
+    sealed: Vec<u8>,
     row: RowBuf,
     /// A request is being written: a call dropped now leaves the connection out of step.
     writing: bool,
@@ -314,6 +316,7 @@ impl Wire {
             inbox: Inbox::new(),
             out: BytesMut::with_capacity(1024),
             net: vec![0; 32 * 1024],
+            sealed: Vec::with_capacity(1024),
             row: RowBuf::default(),
             writing: false,
             unanswered: 0,
@@ -591,15 +594,11 @@ impl Wire {
             None => self.sock.write_all(&self.out).await?,
             Some(tls) => {
                 tls.writer().write_all(&self.out)?;
-                let mut sent = std::mem::take(&mut self.net);
-                sent.clear();
+                self.sealed.clear();
                 while tls.wants_write() {
-                    tls.write_tls(&mut sent)?;
+                    tls.write_tls(&mut self.sealed)?;
                 }
-                let r = self.sock.write_all(&sent).await;
-                sent.resize(sent.capacity().max(32 * 1024), 0);
-                self.net = sent;
-                r?;
+                self.sock.write_all(&self.sealed).await?;
             }
         }
         self.out.clear();
@@ -702,6 +701,15 @@ impl<'a> Call<'a> {
 
     pub fn text(self, v: &str) -> Self {
         self.param(|out| out.put_slice(v.as_bytes()))
+    }
+
+    /// A NUMERIC parameter from cents: 1234 is `12.34`.
+    pub fn cents(self, v: u32) -> Self {
+        self.param(|out| {
+            out.put_slice(itoa::Buffer::new().format(v / 100).as_bytes());
+            let c = (v % 100) as u8;
+            out.put_slice(&[b'.', b'0' + c / 10, b'0' + c % 10]);
+        })
     }
 
     /// An `int[]` parameter: `{1,2,3}`.

@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use hdrhistogram::Histogram;
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
+use tokio::sync::TryAcquireError;
 
 use super::inputs::{think_time, Deck, Kind, Terminal};
 use super::random::uniform;
@@ -369,11 +370,19 @@ async fn run_terminal<D: TxnDb>(
         }
         // The response time includes any wait for a shared connection, as a terminal sees it.
         let started = Instant::now();
-        let permit = tokio::select! {
-            p = pool.permits.acquire() => p,
-            _ = shared.stop.wait() => break,
+        let _permit = match pool.permits.try_acquire() {
+            Ok(p) => p,
+            Err(TryAcquireError::Closed) => break,
+            // Only a shared connection is ever busy: wait for it, or for the stop.
+            Err(TryAcquireError::NoPermits) => {
+                let waited = tokio::select! {
+                    p = pool.permits.acquire() => p,
+                    _ = shared.stop.wait() => break,
+                };
+                let Ok(p) = waited else { break };
+                p
+            }
         };
-        let Ok(_permit) = permit else { break };
         // An empty slot is a connection given up on, and the run is stopping.
         let Some(mut conn) = pool.take() else { break };
         let mut attempt = 0;
