@@ -1,0 +1,3 @@
+\set w random(1,:ware)
+\set k random(1,10)
+SELECT delivered, skipped FROM delivery(:w, :k, NULL);
