@@ -323,6 +323,8 @@ async fn battery(driver: &MyDriver, dbname: &str) {
     );
     let before = driver.counters().await.expect("counters");
     let mut conn = driver.connect().await.expect("connect");
+    // Stored procedures run on the lean connection, client-side SQL on mysql_async.
+    assert_eq!(conn.is_lean(), driver.mode() == Mode::StoredProcedures);
     let mut committed = 0;
 
     // New-Order: a line that replenishes its stock, an item ordered twice.
