@@ -581,6 +581,11 @@ impl MyConn {
     pub fn is_lean(&self) -> bool {
         matches!(self.link, Link::Wire(..))
     }
+
+    /// Whether the lean connection is encrypted.
+    pub fn is_lean_tls(&self) -> bool {
+        matches!(&self.link, Link::Wire(wire, _) if wire.is_tls())
+    }
 }
 
 enum Link {

@@ -115,6 +115,7 @@ pub struct Stmt {
 }
 
 /// What the reply to the last request holds, once parsed.
+#[derive(Debug)]
 enum Outcome {
     /// Result sets (the number of rows in all of them) and the final OK.
     Done(usize),
@@ -633,6 +634,7 @@ impl Wire {
         self.out
             .extend_from_slice(&(payload.len() as u32).to_le_bytes()[..3]);
         self.out.push(self.seq);
+        self.seq = self.seq.wrapping_add(1);
         self.out.extend_from_slice(payload);
         self.flush().await
     }
@@ -1177,5 +1179,263 @@ fn put_lenenc(out: &mut Vec<u8>, v: u64) {
             out.push(0xFE);
             out.extend_from_slice(&v.to_le_bytes());
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A packet: header (length, sequence id) and payload.
+    fn packet(seq: u8, payload: &[u8]) -> Vec<u8> {
+        let mut p = (payload.len() as u32).to_le_bytes()[..3].to_vec();
+        p.push(seq);
+        p.extend_from_slice(payload);
+        p
+    }
+
+    fn lenenc_str(out: &mut Vec<u8>, s: &[u8]) {
+        put_lenenc(out, s.len() as u64);
+        out.extend_from_slice(s);
+    }
+
+    fn column(name: &str, ty: ColumnType, flags: u16) -> Vec<u8> {
+        let mut p = Vec::new();
+        for s in ["def", "", "", "", name, ""] {
+            lenenc_str(&mut p, s.as_bytes());
+        }
+        p.push(0x0C);
+        p.extend_from_slice(&63u16.to_le_bytes());
+        p.extend_from_slice(&11u32.to_le_bytes());
+        p.push(ty as u8);
+        p.extend_from_slice(&flags.to_le_bytes());
+        p.extend_from_slice(&[0, 0, 0]);
+        p
+    }
+
+    /// An OK packet (header 0x00, or 0xFE where it ends a result set) with `status`.
+    fn ok(header: u8, status: StatusFlags) -> Vec<u8> {
+        let mut p = vec![header, 0, 0];
+        p.extend_from_slice(&status.bits().to_le_bytes());
+        p.extend_from_slice(&0u16.to_le_bytes());
+        p
+    }
+
+    fn err(code: u16, state: &str, message: &str) -> Vec<u8> {
+        let mut p = vec![0xFF];
+        p.extend_from_slice(&code.to_le_bytes());
+        p.push(b'#');
+        p.extend_from_slice(state.as_bytes());
+        p.extend_from_slice(message.as_bytes());
+        p
+    }
+
+    fn caps() -> CapabilityFlags {
+        CapabilityFlags::CLIENT_PROTOCOL_41 | CapabilityFlags::CLIENT_DEPRECATE_EOF
+    }
+
+    /// What MariaDB sends for `CALL SLEV(?, ?, ?, ?)` executed as a prepared statement: the
+    /// OUT parameter as a one-row binary result set, then the CALL's own OK.
+    fn call_reply() -> Vec<u8> {
+        let more = StatusFlags::SERVER_MORE_RESULTS_EXISTS | StatusFlags::SERVER_PS_OUT_PARAMS;
+        let mut r = packet(1, &[3]);
+        r.extend(packet(
+            2,
+            &column("stock_count", ColumnType::MYSQL_TYPE_LONG, 0),
+        ));
+        r.extend(packet(
+            3,
+            &column("balance", ColumnType::MYSQL_TYPE_NEWDECIMAL, 0),
+        ));
+        r.extend(packet(
+            4,
+            &column("note", ColumnType::MYSQL_TYPE_VAR_STRING, 0),
+        ));
+        // The row: 0x00, bitmap (3 columns + 2 bits: one byte, column 2 NULL), the values.
+        let mut row = vec![0x00, 1 << (2 + 2)];
+        row.extend_from_slice(&42i32.to_le_bytes());
+        lenenc_str(&mut row, b"-12.34");
+        r.extend(packet(5, &row));
+        r.extend(packet(6, &ok(0xFE, more)));
+        r.extend(packet(7, &ok(0x00, StatusFlags::SERVER_STATUS_AUTOCOMMIT)));
+        r
+    }
+
+    #[test]
+    fn a_call_reply_gives_its_out_parameters() {
+        let data = call_reply();
+        let (mut cols, mut row) = (Vec::new(), None);
+        let (used, outcome) = results(&data, caps(), true, &mut cols, &mut row)
+            .expect("readable")
+            .expect("complete");
+        assert_eq!(used, data.len());
+        assert!(matches!(outcome, Outcome::Done(1)));
+        assert_eq!(
+            row,
+            Some(vec![
+                Value::Int(42),
+                Value::Bytes(b"-12.34".to_vec()),
+                Value::NULL
+            ])
+        );
+        // Any prefix is incomplete, and says so rather than failing.
+        for cut in 0..data.len() {
+            let r = results(&data[..cut], caps(), true, &mut cols, &mut row).expect("readable");
+            assert!(r.is_none(), "cut at {cut}");
+        }
+        // Text rows are only counted.
+        let (_, outcome) = results(&data, caps(), false, &mut cols, &mut row)
+            .expect("readable")
+            .expect("complete");
+        assert!(matches!(outcome, Outcome::Done(1)) && row.is_none());
+    }
+
+    #[test]
+    fn eof_packets_end_result_sets_without_deprecate_eof() {
+        let more = StatusFlags::SERVER_MORE_RESULTS_EXISTS;
+        let eof = |status: StatusFlags| {
+            let mut p = vec![0xFE, 0, 0];
+            p.extend_from_slice(&status.bits().to_le_bytes());
+            p
+        };
+        let mut data = packet(1, &[1]);
+        data.extend(packet(2, &column("n", ColumnType::MYSQL_TYPE_LONGLONG, 0)));
+        data.extend(packet(3, &eof(StatusFlags::empty())));
+        let mut row = vec![0x00, 0];
+        row.extend_from_slice(&7i64.to_le_bytes());
+        data.extend(packet(4, &row));
+        data.extend(packet(5, &eof(more)));
+        data.extend(packet(6, &ok(0x00, StatusFlags::empty())));
+        let (mut cols, mut row) = (Vec::new(), None);
+        let (used, outcome) = results(
+            &data,
+            CapabilityFlags::CLIENT_PROTOCOL_41,
+            true,
+            &mut cols,
+            &mut row,
+        )
+        .expect("readable")
+        .expect("complete");
+        assert_eq!(used, data.len());
+        assert!(matches!(outcome, Outcome::Done(1)));
+        assert_eq!(row, Some(vec![Value::Int(7)]));
+    }
+
+    #[test]
+    fn server_errors_are_classified_as_mysql_async_errors_are() {
+        let cases = [
+            (1213, "40001", "Deadlock found", Failure::Retry),
+            (1205, "HY000", "Lock wait timeout exceeded", Failure::Retry),
+            (1644, "40001", "hammer test: try again", Failure::Retry),
+            (1927, "70100", "Connection was killed", Failure::Lost),
+            (1045, "28000", "Access denied", Failure::Auth),
+            (1644, "45000", "customer 3001 not found", Failure::Other),
+        ];
+        for (code, state, message, kind) in cases {
+            // An error may come first or after a result set.
+            let mut late = packet(1, &[1]);
+            late.extend(packet(2, &column("n", ColumnType::MYSQL_TYPE_LONG, 0)));
+            late.extend(packet(3, &err(code, state, message)));
+            for data in [packet(1, &err(code, state, message)), late] {
+                let (mut cols, mut row) = (Vec::new(), None);
+                let (used, outcome) = results(&data, caps(), true, &mut cols, &mut row)
+                    .expect("readable")
+                    .expect("complete");
+                assert_eq!(used, data.len());
+                match outcome {
+                    Outcome::Error(e) => assert_eq!(
+                        e,
+                        WireError {
+                            kind,
+                            detail: message.into()
+                        }
+                    ),
+                    _ => panic!("{code}: not an error"),
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_prepare_reply_skips_its_definitions() {
+        let mut data = Vec::new();
+        let mut head = vec![0x00];
+        head.extend_from_slice(&7u32.to_le_bytes());
+        head.extend_from_slice(&0u16.to_le_bytes());
+        head.extend_from_slice(&2u16.to_le_bytes());
+        head.extend_from_slice(&[0, 0, 0]);
+        data.extend(packet(1, &head));
+        data.extend(packet(2, &column("?", ColumnType::MYSQL_TYPE_NULL, 0)));
+        data.extend(packet(3, &column("?", ColumnType::MYSQL_TYPE_NULL, 0)));
+        let (used, outcome) = prepared(&data, caps())
+            .expect("readable")
+            .expect("complete");
+        assert_eq!(used, data.len());
+        assert!(matches!(
+            outcome,
+            Outcome::Prepared(Stmt { id: 7, params: 2 })
+        ));
+        assert!(prepared(&data[..data.len() - 1], caps())
+            .expect("readable")
+            .is_none());
+        // Without CLIENT_DEPRECATE_EOF an EOF follows the parameters.
+        let mut old = data.clone();
+        old.extend(packet(4, &[0xFE, 0, 0, 2, 0]));
+        let (used, _) = prepared(&old, CapabilityFlags::CLIENT_PROTOCOL_41)
+            .expect("readable")
+            .expect("complete");
+        assert_eq!(used, old.len());
+    }
+
+    #[test]
+    fn an_execute_request_binds_its_values() {
+        let mut out = Vec::new();
+        encode_execute(&mut out, 5, &[Arg::Int(-2), Arg::Text(b"ab"), Arg::Null], 8);
+        let mut expected = vec![5, 0, 0, 0, 0, 1, 0, 0, 0];
+        // 11 parameters: the third and the last eight are NULL.
+        expected.extend_from_slice(&[0b1111_1100, 0b0000_0111, 1]);
+        expected.extend_from_slice(&[0x08, 0, 0xFD, 0]);
+        for _ in 0..9 {
+            expected.extend_from_slice(&[0x06, 0]);
+        }
+        expected.extend_from_slice(&(-2i64).to_le_bytes());
+        expected.extend_from_slice(&[2, b'a', b'b']);
+        assert_eq!(out, expected);
+    }
+
+    #[test]
+    fn lengths_round_trip() {
+        for v in [
+            0,
+            250,
+            251,
+            0xFFFF,
+            0x1_0000,
+            0xFF_FFFF,
+            0x100_0000,
+            u64::MAX,
+        ] {
+            let mut out = Vec::new();
+            put_lenenc(&mut out, v);
+            let mut at = 0;
+            assert_eq!(lenenc(&out, &mut at).expect("length"), Some(v));
+            assert_eq!(at, out.len());
+        }
+        assert!(lenenc(&[0xFC, 1], &mut 0).is_err());
+        assert!(frame(&[0xFF, 0xFF, 0xFF, 0], 0).is_err());
+    }
+
+    #[test]
+    fn garbage_is_a_lost_connection_not_a_panic() {
+        let (mut cols, mut row) = (Vec::new(), None);
+        let mut data = packet(1, &[1]);
+        data.extend(packet(2, &[0x01]));
+        let e = results(&data, caps(), true, &mut cols, &mut row).expect_err("garbage");
+        assert_eq!(e.kind, Failure::Lost);
+        let mut data = packet(1, &[1]);
+        data.extend(packet(2, &column("n", ColumnType::MYSQL_TYPE_LONG, 0)));
+        data.extend(packet(3, &[0x00, 0, 1]));
+        let e = results(&data, caps(), true, &mut cols, &mut row).expect_err("short row");
+        assert_eq!(e.kind, Failure::Lost);
     }
 }
