@@ -716,28 +716,31 @@ impl Wire {
                 *drained = n < space;
                 Ok(())
             }
-            Some(tls) => loop {
+            Some(tls) => {
+                // Records fed below may carry plaintext (moved to `buf` as they are fed).
                 let before = *end;
-                tls.plaintext(buf, end)?;
-                if *end > before {
-                    return Ok(());
+                loop {
+                    tls.plaintext(buf, end)?;
+                    if *end > before {
+                        return Ok(());
+                    }
+                    if tls.closed {
+                        return Err(WireError::closed());
+                    }
+                    let n = sock
+                        .read(&mut tls.net_in)
+                        .await
+                        .map_err(|e| WireError::io(&e))?;
+                    if n == 0 {
+                        return Err(WireError::closed());
+                    }
+                    *drained = n < tls.net_in.len();
+                    tls.records(n, buf, end)?;
+                    if tls.conn.wants_write() {
+                        tls.flush(sock).await?;
+                    }
                 }
-                if tls.closed {
-                    return Err(WireError::closed());
-                }
-                let n = sock
-                    .read(&mut tls.net_in)
-                    .await
-                    .map_err(|e| WireError::io(&e))?;
-                if n == 0 {
-                    return Err(WireError::closed());
-                }
-                *drained = n < tls.net_in.len();
-                tls.records(n, buf, end)?;
-                if tls.conn.wants_write() {
-                    tls.flush(sock).await?;
-                }
-            },
+            }
         }
     }
 
