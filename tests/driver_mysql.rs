@@ -870,18 +870,35 @@ async fn the_lean_connection_of_the_procedure_mode() {
     assert!(conn.is_lean() && conn.is_lean_tls());
     conn.close().await;
     battery(&tls, &name).await;
-    // TLS checked against the CI certificate (its name, 127.0.0.1, is not checked).
+    // TLS checked against a CA file: the same outcome as through mysql_async (which rejects
+    // the CI certificate, a CA used as the server's own certificate).
     let ca = ci_certificate();
-    let checked = MyDriver::new(&with_tls(&procs, Some(&ca)), Database::Maria);
-    let mut conn = checked.connect().await.expect("connect over TLS with a CA");
-    assert!(conn.is_lean() && conn.is_lean_tls());
+    let with_ca = with_tls(&procs, Some(&ca));
     let slev = StockLevel {
         w_id: 1,
         d_id: 2,
         threshold: 15,
     };
-    ok("stock level over TLS", conn.stock_level(&slev).await);
-    conn.close().await;
+    let target = hammer::db::mysql::MyTarget::schema(&with_ca, Database::Maria);
+    let old = hammer::db::mysql::connect(&target).await;
+    let checked = MyDriver::new(&with_ca, Database::Maria);
+    match (checked.connect().await, old) {
+        (Ok(mut conn), Ok(old)) => {
+            assert!(conn.is_lean() && conn.is_lean_tls());
+            ok("stock level over TLS", conn.stock_level(&slev).await);
+            conn.close().await;
+            let _ = old.disconnect().await;
+        }
+        (Err(e), Err(old)) => {
+            assert_eq!(kind(&e), Some(Failure::Tls), "{e}");
+            assert_eq!(e.to_string(), old.to_string());
+        }
+        (new, old) => panic!(
+            "with a CA, the lean connection {} but mysql_async {}",
+            if new.is_ok() { "connects" } else { "fails" },
+            if old.is_ok() { "connects" } else { "fails" }
+        ),
+    }
 
     // A wrong password: the same error, word for word, as mysql_async gives.
     for s in [procs.clone(), with_tls(&procs, None)] {
