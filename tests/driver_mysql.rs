@@ -920,8 +920,7 @@ async fn the_lean_connection_of_the_procedure_mode() {
         let target = hammer::db::mysql::MyTarget::schema(&wrong, Database::Maria);
         let old = hammer::db::mysql::connect(&target)
             .await
-            .err()
-            .expect("wrong password");
+            .expect_err("wrong password");
         assert_eq!(e.to_string(), old.to_string());
         assert!(!e.to_string().contains("Wr0ngPa55"), "{e}");
     }
