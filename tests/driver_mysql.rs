@@ -323,6 +323,8 @@ async fn battery(driver: &MyDriver, dbname: &str) {
     );
     let before = driver.counters().await.expect("counters");
     let mut conn = driver.connect().await.expect("connect");
+    // Stored procedures run on the lean connection, client-side SQL on mysql_async.
+    assert_eq!(conn.is_lean(), driver.mode() == Mode::StoredProcedures);
     let mut committed = 0;
 
     // New-Order: a line that replenishes its stock, an item ordered twice.
@@ -812,4 +814,173 @@ async fn prepare_refuses_a_missing_database() {
             )
         );
     }
+}
+
+/// The CI MariaDB's certificate (self-signed, so also its CA), as `scripts/ci/servers.sh`
+/// makes it.
+fn ci_certificate() -> std::path::PathBuf {
+    let dir = std::env::var("HAMMER_CI_DIR").unwrap_or_else(|_| "/tmp/hammer-ci".into());
+    let cert = std::path::Path::new(&dir).join("maria/server.crt");
+    assert!(
+        cert.exists(),
+        "{} not found: start the test servers with `scripts/ci/servers.sh start`",
+        cert.display()
+    );
+    cert
+}
+
+/// `settings` with TLS on, over TCP, checked against `ca` or not checked at all.
+fn with_tls(settings: &Settings, ca: Option<&std::path::Path>) -> Settings {
+    let mut s = settings.clone();
+    let t = Target::Db(Database::Maria);
+    let (capath, file) = match ca {
+        Some(ca) => (
+            ca.parent().expect("directory").display().to_string(),
+            ca.file_name().expect("file").to_string_lossy().into_owned(),
+        ),
+        None => (String::new(), String::new()),
+    };
+    for (section, key, value) in [
+        ("connection", "maria_socket", "null"),
+        ("connection", "maria_ssl", "true"),
+        ("connection", "maria_ssl_linux_capath", capath.as_str()),
+        ("connection", "maria_ssl_ca", file.as_str()),
+    ] {
+        s.set(t, section, key, value)
+            .unwrap_or_else(|e| panic!("{key}: {e}"));
+    }
+    s
+}
+
+/// The lean connection of the procedure mode: over TLS, its failures told as mysql_async
+/// tells them, a killed connection lost, a call dropped halfway harmless to the next.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_lean_connection_of_the_procedure_mode() {
+    let name = dbname("lean");
+    let procs = settings(Database::Maria, &name, false);
+    let _scratch = Scratch {
+        settings: procs.clone(),
+        db: Database::Maria,
+    };
+    build(&procs, Database::Maria).await;
+
+    // TLS without a CA (encrypt only): every transaction, checked on the server.
+    let tls = MyDriver::new(&with_tls(&procs, None), Database::Maria).with_summaries(true);
+    let conn = tls.connect().await.expect("connect over TLS");
+    assert!(conn.is_lean() && conn.is_lean_tls());
+    conn.close().await;
+    battery(&tls, &name).await;
+    // TLS checked against a CA file: the same outcome as through mysql_async (which rejects
+    // the CI certificate, a CA used as the server's own certificate).
+    let ca = ci_certificate();
+    let with_ca = with_tls(&procs, Some(&ca));
+    let slev = StockLevel {
+        w_id: 1,
+        d_id: 2,
+        threshold: 15,
+    };
+    let target = hammer::db::mysql::MyTarget::schema(&with_ca, Database::Maria);
+    let old = hammer::db::mysql::connect(&target).await;
+    let checked = MyDriver::new(&with_ca, Database::Maria);
+    match (checked.connect().await, old) {
+        (Ok(mut conn), Ok(old)) => {
+            assert!(conn.is_lean() && conn.is_lean_tls());
+            ok("stock level over TLS", conn.stock_level(&slev).await);
+            conn.close().await;
+            let _ = old.disconnect().await;
+        }
+        (Err(e), Err(old)) => {
+            assert_eq!(kind(&e), Some(Failure::Tls), "{e}");
+            assert_eq!(e.to_string(), old.to_string());
+        }
+        (new, old) => panic!(
+            "with a CA, the lean connection {} but mysql_async {}",
+            if new.is_ok() { "connects" } else { "fails" },
+            if old.is_ok() { "connects" } else { "fails" }
+        ),
+    }
+
+    // A wrong password: the same error, word for word, as mysql_async gives.
+    for s in [procs.clone(), with_tls(&procs, None)] {
+        let mut wrong = s.clone();
+        wrong
+            .set(
+                Target::Db(Database::Maria),
+                "tpcc",
+                "maria_pass",
+                "Wr0ngPa55",
+            )
+            .expect("maria_pass");
+        let e = MyDriver::new(&wrong, Database::Maria)
+            .connect()
+            .await
+            .err()
+            .expect("wrong password");
+        assert_eq!(kind(&e), Some(Failure::Auth), "{e}");
+        let target = hammer::db::mysql::MyTarget::schema(&wrong, Database::Maria);
+        let old = hammer::db::mysql::connect(&target)
+            .await
+            .expect_err("wrong password");
+        assert_eq!(e.to_string(), old.to_string());
+        assert!(!e.to_string().contains("Wr0ngPa55"), "{e}");
+    }
+
+    // A call dropped halfway (the driver drops a transaction at a stop): the next call
+    // reads its own reply, not the dropped one's.
+    let sp = MyDriver::new(&procs, Database::Maria).with_summaries(true);
+    let mut conn = sp.connect().await.expect("connect");
+    assert!(conn.is_lean() && !conn.is_lean_tls());
+    let mut raw = raw(&name).await;
+    let carried = "SELECT COUNT(*) FROM orders WHERE o_w_id = 1 AND o_carrier_id = 3";
+    let before: u32 = one(&mut raw, carried).await;
+    {
+        let delivery = Delivery {
+            w_id: 1,
+            carrier_id: 3,
+        };
+        use std::future::Future as _;
+        let mut call = Box::pin(conn.delivery(&delivery));
+        // One poll sends the request; the reply is still on its way.
+        let pending =
+            std::future::poll_fn(|cx| std::task::Poll::Ready(call.as_mut().poll(cx).is_pending()))
+                .await;
+        assert!(pending, "the delivery is under way");
+    }
+    let low: u32 = one(
+        &mut raw,
+        "SELECT COUNT(DISTINCT s_i_id) FROM district, order_line, stock \
+          WHERE d_w_id = 1 AND d_id = 2 AND ol_w_id = 1 AND ol_d_id = 2 \
+            AND ol_o_id >= d_next_o_id - 20 AND ol_o_id < d_next_o_id \
+            AND s_w_id = 1 AND s_i_id = ol_i_id AND s_quantity < 15",
+    )
+    .await;
+    let done = ok(
+        "stock level after a dropped call",
+        conn.stock_level(&slev).await,
+    );
+    assert_eq!(
+        done.summary,
+        format!("Stock Level: w 1 d 2 threshold 15 low {low}")
+    );
+    // The dropped Delivery ran all the same: an order in each district.
+    assert_eq!(one::<u32>(&mut raw, carried).await, before + 10);
+
+    // A killed connection is lost; a new one works.
+    assert!(kill_others(&mut raw, &name).await >= 1);
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    let e = conn
+        .stock_level(&slev)
+        .await
+        .expect_err("killed connection");
+    assert_eq!(kind(&e), Some(Failure::Lost), "{e}");
+    assert!(e.to_string().contains("Stock Level"), "{e}");
+    conn.close().await;
+    let mut conn = sp.connect().await.expect("reconnect");
+    ok(
+        "stock level after a reconnect",
+        conn.stock_level(&slev).await,
+    );
+    conn.close().await;
+    sp.close().await;
+    let _ = raw.disconnect().await;
 }

@@ -7,6 +7,7 @@ pub mod facts;
 pub mod my_driver;
 pub mod my_schema;
 pub mod mysql;
+pub mod mywire;
 pub mod pg_driver;
 pub mod pg_schema;
 pub mod pgwire;

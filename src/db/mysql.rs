@@ -166,21 +166,7 @@ pub async fn connect(t: &MyTarget) -> Result<Conn, DbError> {
 pub fn classify(e: &mysql_async::Error) -> (Failure, String) {
     use mysql_async::{DriverError, Error};
     match e {
-        Error::Server(s) => {
-            let kind = match s.code {
-                // ER_ACCESS_DENIED_ERROR, ER_DBACCESS_DENIED_ERROR, ER_ACCESS_DENIED_NO_PASSWORD_ERROR
-                1045 | 1044 | 1698 => Failure::Auth,
-                // ER_BAD_DB_ERROR
-                1049 => Failure::UnknownDatabase,
-                // ER_LOCK_DEADLOCK, ER_LOCK_WAIT_TIMEOUT, and any serialization failure
-                1213 | 1205 => Failure::Retry,
-                _ if s.state == "40001" => Failure::Retry,
-                // ER_SERVER_SHUTDOWN, ER_CONNECTION_KILLED
-                1053 | 1927 => Failure::Lost,
-                _ => Failure::Other,
-            };
-            (kind, s.message.clone())
-        }
+        Error::Server(s) => (server_failure(s.code, &s.state), s.message.clone()),
         Error::Io(IoError::Io(io)) => (io_failure(io), io.to_string()),
         Error::Io(IoError::Tls(t)) => (Failure::Tls, t.to_string()),
         Error::Driver(DriverError::NoClientSslFlagFromServer) => {
@@ -189,6 +175,22 @@ pub fn classify(e: &mysql_async::Error) -> (Failure, String) {
         Error::Driver(DriverError::ConnectionClosed) => (Failure::Lost, e.to_string()),
         other if other.is_fatal() => (Failure::Lost, other.to_string()),
         other => (Failure::Other, other.to_string()),
+    }
+}
+
+/// Maps a server error (its code and SQLSTATE) to a `Failure`.
+pub fn server_failure(code: u16, state: &str) -> Failure {
+    match code {
+        // ER_ACCESS_DENIED_ERROR, ER_DBACCESS_DENIED_ERROR, ER_ACCESS_DENIED_NO_PASSWORD_ERROR
+        1045 | 1044 | 1698 => Failure::Auth,
+        // ER_BAD_DB_ERROR
+        1049 => Failure::UnknownDatabase,
+        // ER_LOCK_DEADLOCK, ER_LOCK_WAIT_TIMEOUT, and any serialization failure
+        1213 | 1205 => Failure::Retry,
+        _ if state == "40001" => Failure::Retry,
+        // ER_SERVER_SHUTDOWN, ER_CONNECTION_KILLED
+        1053 | 1927 => Failure::Lost,
+        _ => Failure::Other,
     }
 }
 

@@ -1,0 +1,1444 @@
+//! A lean MySQL-protocol connection for the stored-procedure hot path: one socket, the
+//! handshake and authentication done here, and per `CALL` one write and (normally) one read.
+//!
+//! mysql_async spends more client CPU per call than the server spends running the call's
+//! statements' protocol: it deserializes every column definition into owned structures,
+//! walks each result set through several state machines and allocates on every step. A
+//! stored procedure's reply is tiny and always the same shape (the OUT parameters as one
+//! binary row, then the final OK), so this connection writes a `COM_STMT_EXECUTE` into a
+//! reused buffer, reads the reply into a reused buffer, and parses it in place: column
+//! definitions are skipped but for their type, and only the row's values are decoded.
+//! `mysql_common` parses the handshake, builds the handshake response and computes the
+//! password scrambles; TLS is rustls driven on these buffers, so it adds no system call.
+//!
+//! Whatever this connection does not know (an authentication plugin other than
+//! `mysql_native_password` and `caching_sha2_password`'s fast path, a missing server
+//! capability, TLS on the socket path) is [`Refused::Unsupported`]: the caller then connects
+//! through mysql_async, which keeps every configuration that works today working.
+
+use std::io::{self, Read as _, Write as _};
+use std::sync::Arc;
+
+use mysql_common::constants::{CapabilityFlags, ColumnFlags, ColumnType, StatusFlags};
+use mysql_common::io::ParseBuf;
+use mysql_common::packets::{
+    AuthPlugin, AuthSwitchRequest, ErrPacket, HandshakePacket, HandshakeResponse, SslRequest,
+};
+use mysql_common::proto::MySerialize;
+use mysql_common::value::{BinValue, ValueDeserializer};
+use mysql_common::Value;
+use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
+use rustls::client::WebPkiServerVerifier;
+use rustls::crypto::{verify_tls12_signature, verify_tls13_signature, CryptoProvider};
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
+use rustls::{CertificateError, ClientConfig, DigitallySignedStruct, RootCertStore};
+use tokio::io::{AsyncReadExt, AsyncWriteExt, Interest};
+use tokio::net::{TcpStream, UnixStream};
+
+use super::mysql::{server_failure, MyTarget, MyTls};
+use super::{io_failure, DbError, Failure, CONNECT_TIMEOUT};
+
+/// The read buffer's first size: a procedure's reply takes well under 2 KiB.
+const READ_BUF: usize = 32 * 1024;
+/// The most a reply may take in the read buffer (the server's own default packet limit).
+const MAX_BUF: usize = 64 * 1024 * 1024;
+/// A packet of this length continues in the next one: never a reply this connection expects.
+const MAX_PAYLOAD: usize = 0xFF_FFFF;
+/// `max_allowed_packet` as the handshake response announces it (mysql_async's default).
+const MAX_PACKET: u32 = 16 * 1024 * 1024;
+
+const COM_QUIT: u8 = 0x01;
+const COM_QUERY: u8 = 0x03;
+const COM_STMT_PREPARE: u8 = 0x16;
+const COM_STMT_EXECUTE: u8 = 0x17;
+
+/// Why a call on this connection failed, as `mysql::classify` would tell it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WireError {
+    pub kind: Failure,
+    pub detail: String,
+}
+
+impl WireError {
+    fn lost(detail: impl Into<String>) -> Self {
+        WireError {
+            kind: Failure::Lost,
+            detail: detail.into(),
+        }
+    }
+
+    fn io(e: &io::Error) -> Self {
+        // The connection is open, so any failure of the socket loses it.
+        let kind = match io_failure(e) {
+            Failure::Tls => Failure::Tls,
+            _ => Failure::Lost,
+        };
+        WireError {
+            kind,
+            detail: e.to_string(),
+        }
+    }
+
+    /// The server sent something this connection cannot read: it cannot go on.
+    fn protocol(what: impl std::fmt::Display) -> Self {
+        WireError::lost(format!("unexpected reply from the server: {what}"))
+    }
+
+    fn closed() -> Self {
+        WireError::lost("Connection to the server is closed.")
+    }
+}
+
+/// Why [`connect`] made no connection.
+#[derive(Debug)]
+pub enum Refused {
+    /// The connection cannot be made, and mysql_async would fail the same way.
+    Failed(DbError),
+    /// The server or the settings ask for something this connection does not do.
+    Unsupported(String),
+}
+
+/// A value bound to a placeholder.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Arg<'a> {
+    Int(i64),
+    Text(&'a [u8]),
+    Null,
+}
+
+/// A statement prepared on one connection.
+#[derive(Debug, Clone, Copy)]
+pub struct Stmt {
+    id: u32,
+    params: usize,
+}
+
+/// What the reply to the last request holds, once parsed.
+#[derive(Debug)]
+enum Outcome {
+    /// Result sets (the number of rows in all of them) and the final OK.
+    Done(usize),
+    /// A prepared statement.
+    Prepared(Stmt),
+    /// An ERR packet: the server's error.
+    Error(WireError),
+}
+
+/// Which reply the connection waits for.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Expect {
+    /// Text-protocol result sets (COM_QUERY).
+    Query,
+    /// Binary-protocol result sets (COM_STMT_EXECUTE).
+    Execute,
+    Prepare,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum State {
+    Idle,
+    /// A request was being written when its future was dropped: the stream is cut mid-packet.
+    Writing,
+    /// A request went out and its reply (or part of it) is still to be read: the next request
+    /// first reads and drops it.
+    Awaiting(Expect),
+    /// The server sent something unreadable: the stream's framing is lost.
+    Broken,
+}
+
+enum Sock {
+    Tcp(TcpStream),
+    Unix(UnixStream),
+}
+
+impl Sock {
+    async fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self {
+            Sock::Tcp(s) => s.read(buf).await,
+            Sock::Unix(s) => s.read(buf).await,
+        }
+    }
+
+    async fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        match self {
+            Sock::Tcp(s) => s.write_all(buf).await,
+            Sock::Unix(s) => s.write_all(buf).await,
+        }
+    }
+
+    /// Tells tokio that the socket has nothing more to read, which the last read showed: the
+    /// next read then waits for the reply instead of first trying a read that would block.
+    fn drained(&self) {
+        let would_block = || Err::<(), _>(io::ErrorKind::WouldBlock.into());
+        let _ = match self {
+            Sock::Tcp(s) => s.try_io(Interest::READABLE, would_block),
+            Sock::Unix(s) => s.try_io(Interest::READABLE, would_block),
+        };
+    }
+}
+
+/// A TLS session on the socket, driven by hand.
+struct Tls {
+    conn: rustls::ClientConnection,
+    /// Records read from the socket.
+    net_in: Vec<u8>,
+    /// Records to write to the socket.
+    net_out: Vec<u8>,
+    /// The server sent close_notify.
+    closed: bool,
+}
+
+/// One lean connection. Not cancel-safe by itself, but safe to use after a dropped call: a
+/// reply still owed is read and dropped before the next request, and a request cut while
+/// being written makes the connection lost.
+pub struct Wire {
+    sock: Sock,
+    tls: Option<Box<Tls>>,
+    /// Bytes read and not yet consumed: `buf[start..end]`.
+    buf: Vec<u8>,
+    start: usize,
+    end: usize,
+    /// The last socket read left nothing behind (it did not fill the space it was given).
+    drained: bool,
+    out: Vec<u8>,
+    caps: CapabilityFlags,
+    state: State,
+    /// The type of each column of the result set being read.
+    cols: Vec<(ColumnType, ColumnFlags)>,
+    /// The first row of the last reply's first result set.
+    row: Option<Vec<Value>>,
+    /// The sequence id of the next packet written in the connection phase.
+    seq: u8,
+}
+
+/// Opens a lean connection to `t` and authenticates, or says why it did not.
+pub async fn connect(t: &MyTarget) -> Result<Wire, Refused> {
+    match tokio::time::timeout(CONNECT_TIMEOUT, handshake(t)).await {
+        Err(_) => Err(Refused::Failed(t.peer().error(
+            Failure::Unreachable,
+            format!("no answer within {} s", CONNECT_TIMEOUT.as_secs()),
+        ))),
+        Ok(r) => r,
+    }
+}
+
+fn unsupported<T>(why: impl Into<String>) -> Result<T, Refused> {
+    Err(Refused::Unsupported(why.into()))
+}
+
+async fn handshake(t: &MyTarget) -> Result<Wire, Refused> {
+    let peer = t.peer();
+    let failed = |e: WireError| Refused::Failed(peer.error(e.kind, e.detail));
+    let connect_failed = |e: io::Error| Refused::Failed(peer.error(io_failure(&e), e.to_string()));
+    if t.tls.is_some() && t.socket.is_some() {
+        return unsupported("TLS on a socket connection");
+    }
+    let sock = match &t.socket {
+        Some(path) => Sock::Unix(UnixStream::connect(path).await.map_err(connect_failed)?),
+        None => {
+            let s = TcpStream::connect((t.host.as_str(), t.port))
+                .await
+                .map_err(connect_failed)?;
+            s.set_nodelay(true).map_err(connect_failed)?;
+            Sock::Tcp(s)
+        }
+    };
+    let mut w = Wire {
+        sock,
+        tls: None,
+        buf: vec![0; READ_BUF],
+        start: 0,
+        end: 0,
+        drained: false,
+        out: Vec::with_capacity(1024),
+        caps: CapabilityFlags::empty(),
+        state: State::Idle,
+        cols: Vec::with_capacity(16),
+        row: None,
+        seq: 0,
+    };
+
+    let packet = w.packet().await.map_err(failed)?;
+    if packet.first() == Some(&0xFF) {
+        // Before the handshake the server's errors carry no SQLSTATE.
+        return Err(failed(server_error(&packet, CapabilityFlags::empty())));
+    }
+    let hs: HandshakePacket = match ParseBuf(&packet).parse(()) {
+        Ok(hs) => hs,
+        Err(e) => return unsupported(format!("unreadable handshake: {e}")),
+    };
+    let need = CapabilityFlags::CLIENT_PROTOCOL_41
+        | CapabilityFlags::CLIENT_SECURE_CONNECTION
+        | CapabilityFlags::CLIENT_PLUGIN_AUTH
+        | CapabilityFlags::CLIENT_MULTI_RESULTS
+        | CapabilityFlags::CLIENT_PS_MULTI_RESULTS;
+    let server = hs.capabilities();
+    if !server.contains(need) {
+        return unsupported(format!("server capabilities {:?}", need.difference(server)));
+    }
+    let mut want = need
+        | CapabilityFlags::CLIENT_LONG_PASSWORD
+        | CapabilityFlags::CLIENT_TRANSACTIONS
+        | CapabilityFlags::CLIENT_DEPRECATE_EOF;
+    if t.dbname.is_some() {
+        want |= CapabilityFlags::CLIENT_CONNECT_WITH_DB;
+    }
+    if t.tls.is_some() {
+        want |= CapabilityFlags::CLIENT_SSL;
+    }
+    w.caps = server & want;
+    let version = hs
+        .maria_db_server_version_parsed()
+        .or_else(|| hs.server_version_parsed())
+        .unwrap_or((0, 0, 0));
+    let mut nonce = hs.scramble_1_ref().to_vec();
+    nonce.extend_from_slice(hs.scramble_2_ref().unwrap_or_default());
+    nonce.resize(20, 0);
+    let mut plugin = match hs.auth_plugin() {
+        Some(AuthPlugin::CachingSha2Password) => AuthPlugin::CachingSha2Password,
+        _ => AuthPlugin::MysqlNativePassword,
+    };
+
+    if let Some(tls) = &t.tls {
+        if !server.contains(CapabilityFlags::CLIENT_SSL) {
+            return Err(Refused::Failed(
+                peer.error(Failure::Tls, "the server does not offer TLS"),
+            ));
+        }
+        let config = tls_config(tls).map_err(Refused::Unsupported)?;
+        let name = match ServerName::try_from(t.host.clone()) {
+            Ok(name) => name,
+            Err(e) => return unsupported(format!("TLS server name {}: {e}", t.host)),
+        };
+        let collation = if version >= (5, 5, 3) { 45 } else { 33 };
+        let mut request = Vec::with_capacity(32);
+        SslRequest::new(w.caps, MAX_PACKET, collation).serialize(&mut request);
+        w.write_packet(&request).await.map_err(failed)?;
+        let conn = match rustls::ClientConnection::new(config, name) {
+            Ok(conn) => conn,
+            Err(e) => return unsupported(format!("TLS: {e}")),
+        };
+        w.tls = Some(Box::new(Tls {
+            conn,
+            net_in: vec![0; READ_BUF],
+            net_out: Vec::with_capacity(READ_BUF),
+            closed: false,
+        }));
+        match w.tls_handshake().await {
+            Ok(()) => {}
+            Err(e) if e.kind == Failure::Tls => return unsupported(format!("TLS: {}", e.detail)),
+            Err(e) => return Err(failed(e)),
+        }
+    }
+
+    let pass = t.password.as_deref();
+    let data = plugin.gen_data(pass, &nonce);
+    let response = HandshakeResponse::new(
+        data.as_deref(),
+        version,
+        Some(t.user.as_bytes()),
+        t.dbname.as_ref().map(|d| d.as_bytes()),
+        Some(plugin.clone()),
+        w.caps,
+        None,
+        MAX_PACKET,
+    );
+    let mut bytes = Vec::with_capacity(128);
+    response.serialize(&mut bytes);
+    w.write_packet(&bytes).await.map_err(failed)?;
+
+    let mut switched = false;
+    loop {
+        let packet = w.packet().await.map_err(failed)?;
+        match (packet.first(), packet.get(1)) {
+            (Some(0x00), _) => break,
+            (Some(0xFF), _) => return Err(failed(server_error(&packet, w.caps))),
+            (Some(0xFE), _) if !switched && packet.len() > 1 => {
+                let request: AuthSwitchRequest = match ParseBuf(&packet).parse(()) {
+                    Ok(r) => r,
+                    Err(e) => return unsupported(format!("unreadable authentication switch: {e}")),
+                };
+                switched = true;
+                plugin = request.auth_plugin().into_owned();
+                nonce = request.plugin_data().to_vec();
+                match plugin {
+                    AuthPlugin::MysqlNativePassword | AuthPlugin::CachingSha2Password => {}
+                    other => {
+                        return unsupported(format!(
+                            "authentication plugin {}",
+                            String::from_utf8_lossy(other.as_bytes())
+                        ))
+                    }
+                }
+                let data = plugin.gen_data(pass, &nonce);
+                w.write_packet(data.as_deref().unwrap_or_default())
+                    .await
+                    .map_err(failed)?;
+            }
+            (Some(0x01), Some(0x03)) if plugin == AuthPlugin::CachingSha2Password => {
+                // Fast authentication succeeded: the OK follows.
+            }
+            (Some(0x01), Some(0x04)) if plugin == AuthPlugin::CachingSha2Password => {
+                // Full authentication: the password in clear, which only a secure channel may carry.
+                if w.tls.is_none() && !matches!(w.sock, Sock::Unix(_)) {
+                    return unsupported("caching_sha2_password full authentication over plain TCP");
+                }
+                let mut clear = pass.unwrap_or_default().as_bytes().to_vec();
+                clear.push(0);
+                w.write_packet(&clear).await.map_err(failed)?;
+            }
+            (Some(0xFE), _) => return unsupported("mysql_old_password authentication"),
+            (first, _) => {
+                return unsupported(format!(
+                    "unexpected authentication packet starting with {first:?}"
+                ))
+            }
+        }
+    }
+    Ok(w)
+}
+
+/// The TLS settings mysql_async uses for the same `MyTls`: the CA file's certificates with
+/// the host name not checked, or no verification at all without a CA; the client identity
+/// for two-way TLS.
+fn tls_config(tls: &MyTls) -> Result<Arc<ClientConfig>, String> {
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let inner = match &tls.ca {
+        None => None,
+        Some(ca) => {
+            let mut roots = RootCertStore::empty();
+            let certs = CertificateDer::pem_file_iter(ca)
+                .map_err(|e| format!("CA file {}: {e}", ca.display()))?;
+            for cert in certs {
+                let cert = cert.map_err(|e| format!("CA file {}: {e}", ca.display()))?;
+                roots
+                    .add(cert)
+                    .map_err(|e| format!("CA file {}: {e}", ca.display()))?;
+            }
+            let verifier =
+                WebPkiServerVerifier::builder_with_provider(Arc::new(roots), provider.clone())
+                    .build()
+                    .map_err(|e| format!("CA file {}: {e}", ca.display()))?;
+            Some(verifier)
+        }
+    };
+    let builder = ClientConfig::builder_with_provider(provider.clone())
+        .with_safe_default_protocol_versions()
+        .map_err(|e| e.to_string())?
+        .dangerous()
+        .with_custom_certificate_verifier(Arc::new(Verifier { inner, provider }));
+    let config = match &tls.identity {
+        None => builder.with_no_client_auth(),
+        Some((cert, key)) => {
+            let chain = CertificateDer::pem_file_iter(cert)
+                .and_then(|certs| certs.collect::<Result<Vec<_>, _>>())
+                .map_err(|e| format!("certificate {}: {e}", cert.display()))?;
+            let key = PrivateKeyDer::from_pem_file(key)
+                .map_err(|e| format!("key {}: {e}", key.display()))?;
+            builder
+                .with_client_auth_cert(chain, key)
+                .map_err(|e| e.to_string())?
+        }
+    };
+    Ok(Arc::new(config))
+}
+
+/// Checks the server's certificate against the CA but not its name (the CI certificate names
+/// no host), or accepts any certificate when no CA is given.
+#[derive(Debug)]
+struct Verifier {
+    inner: Option<Arc<WebPkiServerVerifier>>,
+    provider: Arc<CryptoProvider>,
+}
+
+impl ServerCertVerifier for Verifier {
+    fn verify_server_cert(
+        &self,
+        end_entity: &CertificateDer<'_>,
+        intermediates: &[CertificateDer<'_>],
+        server_name: &ServerName<'_>,
+        ocsp_response: &[u8],
+        now: UnixTime,
+    ) -> Result<ServerCertVerified, rustls::Error> {
+        let Some(inner) = &self.inner else {
+            return Ok(ServerCertVerified::assertion());
+        };
+        match inner.verify_server_cert(end_entity, intermediates, server_name, ocsp_response, now) {
+            Err(rustls::Error::InvalidCertificate(
+                CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. },
+            )) => Ok(ServerCertVerified::assertion()),
+            other => other,
+        }
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        verify_tls12_signature(
+            message,
+            cert,
+            dss,
+            &self.provider.signature_verification_algorithms,
+        )
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        verify_tls13_signature(
+            message,
+            cert,
+            dss,
+            &self.provider.signature_verification_algorithms,
+        )
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<rustls::SignatureScheme> {
+        self.provider
+            .signature_verification_algorithms
+            .supported_schemes()
+    }
+}
+
+impl Wire {
+    /// Whether the session is encrypted.
+    pub fn is_tls(&self) -> bool {
+        self.tls.is_some()
+    }
+
+    /// Runs a statement in the text protocol and returns how many rows it gave.
+    pub async fn query(&mut self, sql: &str) -> Result<usize, WireError> {
+        self.ready().await?;
+        self.begin(COM_QUERY);
+        self.out.extend_from_slice(sql.as_bytes());
+        self.send(Expect::Query).await?;
+        match self.reply(Expect::Query).await? {
+            Outcome::Done(rows) => Ok(rows),
+            Outcome::Error(e) => Err(e),
+            Outcome::Prepared(_) => Err(WireError::protocol("a prepared statement")),
+        }
+    }
+
+    /// Prepares a statement.
+    pub async fn prepare(&mut self, sql: &str) -> Result<Stmt, WireError> {
+        self.ready().await?;
+        self.begin(COM_STMT_PREPARE);
+        self.out.extend_from_slice(sql.as_bytes());
+        self.send(Expect::Prepare).await?;
+        match self.reply(Expect::Prepare).await? {
+            Outcome::Prepared(stmt) => Ok(stmt),
+            Outcome::Error(e) => Err(e),
+            Outcome::Done(_) => Err(WireError::protocol("no prepared statement")),
+        }
+    }
+
+    /// Executes a prepared statement with `args` followed by `nulls` NULLs, and returns the
+    /// first row of its first result set.
+    pub async fn execute(
+        &mut self,
+        stmt: Stmt,
+        args: &[Arg<'_>],
+        nulls: usize,
+    ) -> Result<Option<Vec<Value>>, WireError> {
+        if args.len() + nulls != stmt.params {
+            return Err(WireError {
+                kind: Failure::Other,
+                detail: format!(
+                    "the statement takes {} parameters, {} given",
+                    stmt.params,
+                    args.len() + nulls
+                ),
+            });
+        }
+        self.ready().await?;
+        self.begin(COM_STMT_EXECUTE);
+        encode_execute(&mut self.out, stmt.id, args, nulls);
+        self.send(Expect::Execute).await?;
+        match self.reply(Expect::Execute).await? {
+            Outcome::Done(_) => Ok(self.row.take()),
+            Outcome::Error(e) => Err(e),
+            Outcome::Prepared(_) => Err(WireError::protocol("a prepared statement")),
+        }
+    }
+
+    /// Says goodbye to the server and closes the socket.
+    pub async fn close(mut self) {
+        if self.state == State::Idle {
+            self.begin(COM_QUIT);
+            let _ = tokio::time::timeout(CONNECT_TIMEOUT, self.flush()).await;
+        }
+    }
+
+    /// Reads and drops the reply a dropped call still owes, so that the next request reads
+    /// its own reply; a request cut while being written leaves the stream unusable.
+    async fn ready(&mut self) -> Result<(), WireError> {
+        match self.state {
+            State::Idle => Ok(()),
+            State::Writing => Err(WireError::lost(
+                "a request was interrupted while being sent; the connection is unusable",
+            )),
+            State::Awaiting(expect) => self.reply(expect).await.map(drop),
+            State::Broken => Err(WireError::protocol(
+                "an earlier reply could not be read; the connection is unusable",
+            )),
+        }
+    }
+
+    /// Starts a command packet in the write buffer.
+    fn begin(&mut self, command: u8) {
+        self.out.clear();
+        self.out.extend_from_slice(&[0, 0, 0, 0, command]);
+    }
+
+    /// Sends the command in the write buffer, its header filled in.
+    async fn send(&mut self, expect: Expect) -> Result<(), WireError> {
+        let len = self.out.len() - 4;
+        if len >= MAX_PAYLOAD {
+            return Err(WireError {
+                kind: Failure::Other,
+                detail: format!("a request of {len} bytes is too large"),
+            });
+        }
+        self.out[..3].copy_from_slice(&(len as u32).to_le_bytes()[..3]);
+        self.state = State::Writing;
+        self.flush().await?;
+        self.state = State::Awaiting(expect);
+        Ok(())
+    }
+
+    /// Writes the write buffer to the socket, through TLS when on.
+    async fn flush(&mut self) -> Result<(), WireError> {
+        let Wire { sock, tls, out, .. } = self;
+        match tls {
+            None => sock.write_all(out).await.map_err(|e| WireError::io(&e)),
+            Some(tls) => {
+                tls.conn
+                    .writer()
+                    .write_all(out)
+                    .map_err(|e| WireError::io(&e))?;
+                tls.flush(sock).await
+            }
+        }
+    }
+
+    /// Writes one packet of the connection phase.
+    async fn write_packet(&mut self, payload: &[u8]) -> Result<(), WireError> {
+        self.out.clear();
+        self.out
+            .extend_from_slice(&(payload.len() as u32).to_le_bytes()[..3]);
+        self.out.push(self.seq);
+        self.seq = self.seq.wrapping_add(1);
+        self.out.extend_from_slice(payload);
+        self.flush().await
+    }
+
+    /// Reads one packet of the connection phase.
+    async fn packet(&mut self) -> Result<Vec<u8>, WireError> {
+        loop {
+            if let Some((payload, next)) = frame(&self.buf[..self.end], self.start)? {
+                let seq = self.buf[self.start + 3];
+                let payload = payload.to_vec();
+                self.start = next;
+                self.seq = seq.wrapping_add(1);
+                return Ok(payload);
+            }
+            self.fill().await?;
+        }
+    }
+
+    /// Reads until the reply to the last request is complete, and parses it.
+    async fn reply(&mut self, expect: Expect) -> Result<Outcome, WireError> {
+        loop {
+            let data = &self.buf[self.start..self.end];
+            let parsed = match expect {
+                Expect::Query => results(data, self.caps, false, &mut self.cols, &mut self.row),
+                Expect::Execute => results(data, self.caps, true, &mut self.cols, &mut self.row),
+                Expect::Prepare => prepared(data, self.caps),
+            };
+            match parsed {
+                Ok(Some((used, outcome))) => {
+                    self.start += used;
+                    self.state = State::Idle;
+                    if self.start == self.end && self.drained {
+                        self.sock.drained();
+                    }
+                    return Ok(outcome);
+                }
+                Ok(None) => self.fill().await?,
+                Err(e) => {
+                    self.state = State::Broken;
+                    return Err(e);
+                }
+            }
+        }
+    }
+
+    /// Reads more bytes into the read buffer: at least one, or an error.
+    async fn fill(&mut self) -> Result<(), WireError> {
+        if self.start == self.end {
+            self.start = 0;
+            self.end = 0;
+        } else if self.end == self.buf.len() {
+            if self.start > 0 {
+                self.buf.copy_within(self.start..self.end, 0);
+                self.end -= self.start;
+                self.start = 0;
+            } else {
+                self.grow()?;
+            }
+        }
+        let Wire {
+            sock,
+            tls,
+            buf,
+            end,
+            drained,
+            ..
+        } = self;
+        match tls {
+            None => {
+                let space = buf.len() - *end;
+                let n = sock
+                    .read(&mut buf[*end..])
+                    .await
+                    .map_err(|e| WireError::io(&e))?;
+                if n == 0 {
+                    return Err(WireError::closed());
+                }
+                *end += n;
+                *drained = n < space;
+                Ok(())
+            }
+            Some(tls) => {
+                // Records fed below may carry plaintext (moved to `buf` as they are fed).
+                let before = *end;
+                loop {
+                    tls.plaintext(buf, end)?;
+                    if *end > before {
+                        return Ok(());
+                    }
+                    if tls.closed {
+                        return Err(WireError::closed());
+                    }
+                    let n = sock
+                        .read(&mut tls.net_in)
+                        .await
+                        .map_err(|e| WireError::io(&e))?;
+                    if n == 0 {
+                        return Err(WireError::closed());
+                    }
+                    *drained = n < tls.net_in.len();
+                    tls.records(n, buf, end)?;
+                    if tls.conn.wants_write() {
+                        tls.flush(sock).await?;
+                    }
+                }
+            }
+        }
+    }
+
+    fn grow(&mut self) -> Result<(), WireError> {
+        if self.buf.len() >= MAX_BUF {
+            return Err(WireError::protocol(format!(
+                "a reply larger than {MAX_BUF} bytes"
+            )));
+        }
+        let len = self.buf.len() * 2;
+        self.buf.resize(len, 0);
+        Ok(())
+    }
+
+    /// Runs the TLS handshake on the socket.
+    async fn tls_handshake(&mut self) -> Result<(), WireError> {
+        let Wire {
+            sock,
+            tls,
+            buf,
+            end,
+            ..
+        } = self;
+        let Some(tls) = tls else { return Ok(()) };
+        loop {
+            if tls.conn.wants_write() {
+                tls.flush(sock).await?;
+            }
+            if !tls.conn.is_handshaking() {
+                return Ok(());
+            }
+            let n = sock
+                .read(&mut tls.net_in)
+                .await
+                .map_err(|e| WireError::io(&e))?;
+            if n == 0 {
+                return Err(WireError::closed());
+            }
+            tls.records(n, buf, end)?;
+        }
+    }
+}
+
+impl Tls {
+    /// Writes the pending TLS records to the socket in one write.
+    async fn flush(&mut self, sock: &mut Sock) -> Result<(), WireError> {
+        self.net_out.clear();
+        while self.conn.wants_write() {
+            self.conn
+                .write_tls(&mut self.net_out)
+                .map_err(|e| WireError::io(&e))?;
+        }
+        sock.write_all(&self.net_out)
+            .await
+            .map_err(|e| WireError::io(&e))
+    }
+
+    /// Feeds the first `n` bytes of `net_in` to the session, moving the plaintext they carry
+    /// to `buf[end..]`.
+    fn records(&mut self, n: usize, buf: &mut Vec<u8>, end: &mut usize) -> Result<(), WireError> {
+        let Tls {
+            conn,
+            net_in,
+            closed,
+            ..
+        } = self;
+        let mut records = &net_in[..n];
+        while !records.is_empty() {
+            conn.read_tls(&mut records).map_err(|e| WireError::io(&e))?;
+            conn.process_new_packets().map_err(|e| WireError {
+                kind: Failure::Tls,
+                detail: e.to_string(),
+            })?;
+            plaintext(conn, closed, buf, end)?;
+        }
+        Ok(())
+    }
+
+    /// Moves the decrypted bytes the session holds to `buf[end..]`.
+    fn plaintext(&mut self, buf: &mut Vec<u8>, end: &mut usize) -> Result<(), WireError> {
+        plaintext(&mut self.conn, &mut self.closed, buf, end)
+    }
+}
+
+/// Moves the decrypted bytes `conn` holds to `buf[end..]`, growing it as needed; notes in
+/// `closed` the server's close_notify.
+fn plaintext(
+    conn: &mut rustls::ClientConnection,
+    closed: &mut bool,
+    buf: &mut Vec<u8>,
+    end: &mut usize,
+) -> Result<(), WireError> {
+    loop {
+        if *end == buf.len() {
+            if buf.len() >= MAX_BUF {
+                return Err(WireError::protocol(format!(
+                    "a reply larger than {MAX_BUF} bytes"
+                )));
+            }
+            let len = buf.len() * 2;
+            buf.resize(len, 0);
+        }
+        match conn.reader().read(&mut buf[*end..]) {
+            Ok(0) => {
+                *closed = true;
+                return Ok(());
+            }
+            Ok(n) => *end += n,
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(()),
+            Err(e) => return Err(WireError::io(&e)),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// The packets, parsed in place.
+
+/// The packet at `data[at..]`: its payload and where the next one starts, or None when it is
+/// not all there yet.
+fn frame(data: &[u8], at: usize) -> Result<Option<(&[u8], usize)>, WireError> {
+    let Some(head) = data.get(at..at + 4) else {
+        return Ok(None);
+    };
+    let len = usize::from(head[0]) | usize::from(head[1]) << 8 | usize::from(head[2]) << 16;
+    if len == MAX_PAYLOAD {
+        return Err(WireError::protocol("a packet of 16 MiB or more"));
+    }
+    let next = at + 4 + len;
+    Ok(data.get(at + 4..next).map(|payload| (payload, next)))
+}
+
+/// A length-encoded integer at `p[*at..]`, or None for the NULL marker.
+fn lenenc(p: &[u8], at: &mut usize) -> Result<Option<u64>, WireError> {
+    let short = || WireError::protocol("a truncated length");
+    let first = *p.get(*at).ok_or_else(short)?;
+    let width = match first {
+        0xFB => {
+            *at += 1;
+            return Ok(None);
+        }
+        0xFC => 2,
+        0xFD => 3,
+        0xFE => 8,
+        0xFF => return Err(WireError::protocol("a length starting with 0xFF")),
+        v => {
+            *at += 1;
+            return Ok(Some(u64::from(v)));
+        }
+    };
+    let bytes = p.get(*at + 1..*at + 1 + width).ok_or_else(short)?;
+    let mut v = 0u64;
+    for (k, b) in bytes.iter().enumerate() {
+        v |= u64::from(*b) << (8 * k);
+    }
+    *at += 1 + width;
+    Ok(Some(v))
+}
+
+/// The server status of an OK packet (also an OK sent in place of EOF, header 0xFE).
+fn ok_status(p: &[u8]) -> Result<StatusFlags, WireError> {
+    let mut at = 1;
+    lenenc(p, &mut at)?;
+    lenenc(p, &mut at)?;
+    let s = p
+        .get(at..at + 2)
+        .ok_or_else(|| WireError::protocol("a truncated OK packet"))?;
+    Ok(StatusFlags::from_bits_truncate(u16::from_le_bytes([
+        s[0], s[1],
+    ])))
+}
+
+/// The server status of an EOF packet: 0xFE, warnings, status.
+fn eof_status(p: &[u8]) -> Result<StatusFlags, WireError> {
+    let s = p
+        .get(3..5)
+        .ok_or_else(|| WireError::protocol("a truncated EOF packet"))?;
+    Ok(StatusFlags::from_bits_truncate(u16::from_le_bytes([
+        s[0], s[1],
+    ])))
+}
+
+/// The end of a result set's column definitions or rows: the server status.
+fn terminator(p: &[u8], caps: CapabilityFlags) -> Result<StatusFlags, WireError> {
+    if caps.contains(CapabilityFlags::CLIENT_DEPRECATE_EOF) {
+        ok_status(p)
+    } else {
+        eof_status(p)
+    }
+}
+
+/// The error an ERR packet carries, classified as `mysql::classify` does.
+fn server_error(p: &[u8], caps: CapabilityFlags) -> WireError {
+    match ParseBuf(p).parse::<ErrPacket>(caps) {
+        Ok(ErrPacket::Error(e)) => {
+            let state = e
+                .sql_state_ref()
+                .map(|s| s.as_str().into_owned())
+                .unwrap_or_else(|| "HY000".into());
+            WireError {
+                kind: server_failure(e.error_code(), &state),
+                detail: e.message_str().into_owned(),
+            }
+        }
+        Ok(ErrPacket::Progress(_)) => WireError::protocol("a progress report"),
+        Err(e) => WireError::protocol(format!("an unreadable error packet: {e}")),
+    }
+}
+
+/// A column definition's type and flags: after six length-encoded strings (catalog, schema,
+/// table, original table, name, original name) and the fixed fields' length come the
+/// character set (2 bytes), the column length (4), the type (1) and the flags (2).
+fn column_type(p: &[u8]) -> Result<(ColumnType, ColumnFlags), WireError> {
+    let mut at = 0;
+    for _ in 0..6 {
+        let len = lenenc(p, &mut at)?.unwrap_or(0);
+        at += usize::try_from(len).map_err(|_| WireError::protocol("a column definition"))?;
+    }
+    lenenc(p, &mut at)?;
+    let fixed = p
+        .get(at..at + 9)
+        .ok_or_else(|| WireError::protocol("a truncated column definition"))?;
+    let ty = ColumnType::try_from(fixed[6])
+        .map_err(|_| WireError::protocol(format!("column type {}", fixed[6])))?;
+    let flags = ColumnFlags::from_bits_truncate(u16::from_le_bytes([fixed[7], fixed[8]]));
+    Ok((ty, flags))
+}
+
+/// Whether mysql_common decodes this type in a binary row (it panics on the others, which
+/// servers never send).
+fn decodable(ty: ColumnType) -> bool {
+    use ColumnType::*;
+    matches!(
+        ty,
+        MYSQL_TYPE_STRING
+            | MYSQL_TYPE_VAR_STRING
+            | MYSQL_TYPE_BLOB
+            | MYSQL_TYPE_TINY_BLOB
+            | MYSQL_TYPE_MEDIUM_BLOB
+            | MYSQL_TYPE_LONG_BLOB
+            | MYSQL_TYPE_SET
+            | MYSQL_TYPE_ENUM
+            | MYSQL_TYPE_DECIMAL
+            | MYSQL_TYPE_VARCHAR
+            | MYSQL_TYPE_BIT
+            | MYSQL_TYPE_NEWDECIMAL
+            | MYSQL_TYPE_GEOMETRY
+            | MYSQL_TYPE_JSON
+            | MYSQL_TYPE_TINY
+            | MYSQL_TYPE_SHORT
+            | MYSQL_TYPE_YEAR
+            | MYSQL_TYPE_LONG
+            | MYSQL_TYPE_INT24
+            | MYSQL_TYPE_LONGLONG
+            | MYSQL_TYPE_FLOAT
+            | MYSQL_TYPE_DOUBLE
+            | MYSQL_TYPE_TIMESTAMP
+            | MYSQL_TYPE_DATE
+            | MYSQL_TYPE_NEWDATE
+            | MYSQL_TYPE_DATETIME
+            | MYSQL_TYPE_TIME
+            | MYSQL_TYPE_NULL
+    )
+}
+
+/// A binary-protocol row: 0x00, the NULL bitmap (offset by two bits), the non-NULL values.
+fn binary_row(p: &[u8], cols: &[(ColumnType, ColumnFlags)]) -> Result<Vec<Value>, WireError> {
+    let bitmap_len = (cols.len() + 7 + 2) / 8;
+    if p.first() != Some(&0x00) {
+        return Err(WireError::protocol("a binary row without its 0x00 header"));
+    }
+    let bitmap = p
+        .get(1..1 + bitmap_len)
+        .ok_or_else(|| WireError::protocol("a truncated row"))?;
+    let mut values = ParseBuf(&p[1 + bitmap_len..]);
+    let mut row = Vec::with_capacity(cols.len());
+    for (i, &(ty, flags)) in cols.iter().enumerate() {
+        let bit = i + 2;
+        if bitmap[bit / 8] & (1 << (bit % 8)) != 0 {
+            row.push(Value::NULL);
+            continue;
+        }
+        if !decodable(ty) {
+            return Err(WireError::protocol(format!("a value of type {ty:?}")));
+        }
+        let v: ValueDeserializer<BinValue> = values
+            .parse((ty, flags))
+            .map_err(|e| WireError::protocol(format!("a value of type {ty:?}: {e}")))?;
+        row.push(v.0);
+    }
+    Ok(row)
+}
+
+/// The complete reply to a COM_QUERY or COM_STMT_EXECUTE at the start of `data` (result sets
+/// and the final OK, or an ERR): the bytes it takes and what it says, None when it is not all
+/// there. The first row of the first result set of a `binary` reply goes to `row`.
+fn results(
+    data: &[u8],
+    caps: CapabilityFlags,
+    binary: bool,
+    cols: &mut Vec<(ColumnType, ColumnFlags)>,
+    row: &mut Option<Vec<Value>>,
+) -> Result<Option<(usize, Outcome)>, WireError> {
+    *row = None;
+    let mut at = 0;
+    let mut rows = 0;
+    let mut first_set = true;
+    let deprecate_eof = caps.contains(CapabilityFlags::CLIENT_DEPRECATE_EOF);
+    loop {
+        let Some((p, next)) = frame(data, at)? else {
+            return Ok(None);
+        };
+        at = next;
+        let status = match p.first() {
+            Some(0x00) => ok_status(p)?,
+            Some(0xFF) => return Ok(Some((at, Outcome::Error(server_error(p, caps))))),
+            Some(0xFB) => return Err(WireError::protocol("a LOCAL INFILE request")),
+            None => return Err(WireError::protocol("an empty packet")),
+            Some(_) => {
+                let mut k = 0;
+                let n = lenenc(p, &mut k)?.unwrap_or(0);
+                cols.clear();
+                for _ in 0..n {
+                    let Some((c, next)) = frame(data, at)? else {
+                        return Ok(None);
+                    };
+                    at = next;
+                    if binary && first_set {
+                        cols.push(column_type(c)?);
+                    }
+                }
+                if !deprecate_eof {
+                    let Some((_, next)) = frame(data, at)? else {
+                        return Ok(None);
+                    };
+                    at = next;
+                }
+                let status = loop {
+                    let Some((r, next)) = frame(data, at)? else {
+                        return Ok(None);
+                    };
+                    at = next;
+                    match r.first() {
+                        Some(0xFE) => break terminator(r, caps)?,
+                        Some(0xFF) => return Ok(Some((at, Outcome::Error(server_error(r, caps))))),
+                        // A row never starts with 0xFE short of 16 MiB: that is the end.
+                        Some(_) if binary && first_set && row.is_none() => {
+                            *row = Some(binary_row(r, cols)?);
+                            rows += 1;
+                        }
+                        _ => rows += 1,
+                    }
+                };
+                first_set = false;
+                status
+            }
+        };
+        if !status.contains(StatusFlags::SERVER_MORE_RESULTS_EXISTS) {
+            return Ok(Some((at, Outcome::Done(rows))));
+        }
+    }
+}
+
+/// The complete reply to a COM_STMT_PREPARE at the start of `data`.
+fn prepared(data: &[u8], caps: CapabilityFlags) -> Result<Option<(usize, Outcome)>, WireError> {
+    let Some((p, mut at)) = frame(data, 0)? else {
+        return Ok(None);
+    };
+    match p.first() {
+        Some(0x00) if p.len() >= 9 => {}
+        Some(0xFF) => return Ok(Some((at, Outcome::Error(server_error(p, caps))))),
+        _ => return Err(WireError::protocol("an unreadable prepare reply")),
+    }
+    let id = u32::from_le_bytes([p[1], p[2], p[3], p[4]]);
+    let columns = usize::from(u16::from_le_bytes([p[5], p[6]]));
+    let params = usize::from(u16::from_le_bytes([p[7], p[8]]));
+    let eof = !caps.contains(CapabilityFlags::CLIENT_DEPRECATE_EOF);
+    for n in [params, columns] {
+        let packets = n + usize::from(eof && n > 0);
+        for _ in 0..packets {
+            let Some((_, next)) = frame(data, at)? else {
+                return Ok(None);
+            };
+            at = next;
+        }
+    }
+    Ok(Some((at, Outcome::Prepared(Stmt { id, params }))))
+}
+
+/// COM_STMT_EXECUTE's body after the command byte: the statement, no cursor, one iteration,
+/// the NULL bitmap, the types (sent every time), the values.
+fn encode_execute(out: &mut Vec<u8>, id: u32, args: &[Arg<'_>], nulls: usize) {
+    out.extend_from_slice(&id.to_le_bytes());
+    out.push(0);
+    out.extend_from_slice(&1u32.to_le_bytes());
+    let n = args.len() + nulls;
+    if n == 0 {
+        return;
+    }
+    let bitmap = out.len();
+    out.resize(bitmap + n.div_ceil(8), 0);
+    for i in 0..n {
+        if args.get(i).is_none_or(|a| *a == Arg::Null) {
+            out[bitmap + i / 8] |= 1 << (i % 8);
+        }
+    }
+    out.push(1);
+    for i in 0..n {
+        let ty = match args.get(i) {
+            Some(Arg::Int(_)) => ColumnType::MYSQL_TYPE_LONGLONG,
+            Some(Arg::Text(_)) => ColumnType::MYSQL_TYPE_VAR_STRING,
+            Some(Arg::Null) | None => ColumnType::MYSQL_TYPE_NULL,
+        };
+        out.extend_from_slice(&[ty as u8, 0]);
+    }
+    for a in args {
+        match a {
+            Arg::Int(v) => out.extend_from_slice(&v.to_le_bytes()),
+            Arg::Text(b) => {
+                put_lenenc(out, b.len() as u64);
+                out.extend_from_slice(b);
+            }
+            Arg::Null => {}
+        }
+    }
+}
+
+fn put_lenenc(out: &mut Vec<u8>, v: u64) {
+    match v {
+        0..0xFB => out.push(v as u8),
+        0xFB..0x1_0000 => {
+            out.push(0xFC);
+            out.extend_from_slice(&(v as u16).to_le_bytes());
+        }
+        0x1_0000..0x100_0000 => {
+            out.push(0xFD);
+            out.extend_from_slice(&(v as u32).to_le_bytes()[..3]);
+        }
+        _ => {
+            out.push(0xFE);
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A packet: header (length, sequence id) and payload.
+    fn packet(seq: u8, payload: &[u8]) -> Vec<u8> {
+        let mut p = (payload.len() as u32).to_le_bytes()[..3].to_vec();
+        p.push(seq);
+        p.extend_from_slice(payload);
+        p
+    }
+
+    fn lenenc_str(out: &mut Vec<u8>, s: &[u8]) {
+        put_lenenc(out, s.len() as u64);
+        out.extend_from_slice(s);
+    }
+
+    fn column(name: &str, ty: ColumnType, flags: u16) -> Vec<u8> {
+        let mut p = Vec::new();
+        for s in ["def", "", "", "", name, ""] {
+            lenenc_str(&mut p, s.as_bytes());
+        }
+        p.push(0x0C);
+        p.extend_from_slice(&63u16.to_le_bytes());
+        p.extend_from_slice(&11u32.to_le_bytes());
+        p.push(ty as u8);
+        p.extend_from_slice(&flags.to_le_bytes());
+        p.extend_from_slice(&[0, 0, 0]);
+        p
+    }
+
+    /// An OK packet (header 0x00, or 0xFE where it ends a result set) with `status`.
+    fn ok(header: u8, status: StatusFlags) -> Vec<u8> {
+        let mut p = vec![header, 0, 0];
+        p.extend_from_slice(&status.bits().to_le_bytes());
+        p.extend_from_slice(&0u16.to_le_bytes());
+        p
+    }
+
+    fn err(code: u16, state: &str, message: &str) -> Vec<u8> {
+        let mut p = vec![0xFF];
+        p.extend_from_slice(&code.to_le_bytes());
+        p.push(b'#');
+        p.extend_from_slice(state.as_bytes());
+        p.extend_from_slice(message.as_bytes());
+        p
+    }
+
+    fn caps() -> CapabilityFlags {
+        CapabilityFlags::CLIENT_PROTOCOL_41 | CapabilityFlags::CLIENT_DEPRECATE_EOF
+    }
+
+    /// What MariaDB sends for `CALL SLEV(?, ?, ?, ?)` executed as a prepared statement: the
+    /// OUT parameter as a one-row binary result set, then the CALL's own OK.
+    fn call_reply() -> Vec<u8> {
+        let more = StatusFlags::SERVER_MORE_RESULTS_EXISTS | StatusFlags::SERVER_PS_OUT_PARAMS;
+        let mut r = packet(1, &[3]);
+        r.extend(packet(
+            2,
+            &column("stock_count", ColumnType::MYSQL_TYPE_LONG, 0),
+        ));
+        r.extend(packet(
+            3,
+            &column("balance", ColumnType::MYSQL_TYPE_NEWDECIMAL, 0),
+        ));
+        r.extend(packet(
+            4,
+            &column("note", ColumnType::MYSQL_TYPE_VAR_STRING, 0),
+        ));
+        // The row: 0x00, bitmap (3 columns + 2 bits: one byte, column 2 NULL), the values.
+        let mut row = vec![0x00, 1 << (2 + 2)];
+        row.extend_from_slice(&42i32.to_le_bytes());
+        lenenc_str(&mut row, b"-12.34");
+        r.extend(packet(5, &row));
+        r.extend(packet(6, &ok(0xFE, more)));
+        r.extend(packet(7, &ok(0x00, StatusFlags::SERVER_STATUS_AUTOCOMMIT)));
+        r
+    }
+
+    #[test]
+    fn a_call_reply_gives_its_out_parameters() {
+        let data = call_reply();
+        let (mut cols, mut row) = (Vec::new(), None);
+        let (used, outcome) = results(&data, caps(), true, &mut cols, &mut row)
+            .expect("readable")
+            .expect("complete");
+        assert_eq!(used, data.len());
+        assert!(matches!(outcome, Outcome::Done(1)));
+        assert_eq!(
+            row,
+            Some(vec![
+                Value::Int(42),
+                Value::Bytes(b"-12.34".to_vec()),
+                Value::NULL
+            ])
+        );
+        // Any prefix is incomplete, and says so rather than failing.
+        for cut in 0..data.len() {
+            let r = results(&data[..cut], caps(), true, &mut cols, &mut row).expect("readable");
+            assert!(r.is_none(), "cut at {cut}");
+        }
+        // Text rows are only counted.
+        let (_, outcome) = results(&data, caps(), false, &mut cols, &mut row)
+            .expect("readable")
+            .expect("complete");
+        assert!(matches!(outcome, Outcome::Done(1)) && row.is_none());
+    }
+
+    #[test]
+    fn eof_packets_end_result_sets_without_deprecate_eof() {
+        let more = StatusFlags::SERVER_MORE_RESULTS_EXISTS;
+        let eof = |status: StatusFlags| {
+            let mut p = vec![0xFE, 0, 0];
+            p.extend_from_slice(&status.bits().to_le_bytes());
+            p
+        };
+        let mut data = packet(1, &[1]);
+        data.extend(packet(2, &column("n", ColumnType::MYSQL_TYPE_LONGLONG, 0)));
+        data.extend(packet(3, &eof(StatusFlags::empty())));
+        let mut row = vec![0x00, 0];
+        row.extend_from_slice(&7i64.to_le_bytes());
+        data.extend(packet(4, &row));
+        data.extend(packet(5, &eof(more)));
+        data.extend(packet(6, &ok(0x00, StatusFlags::empty())));
+        let (mut cols, mut row) = (Vec::new(), None);
+        let (used, outcome) = results(
+            &data,
+            CapabilityFlags::CLIENT_PROTOCOL_41,
+            true,
+            &mut cols,
+            &mut row,
+        )
+        .expect("readable")
+        .expect("complete");
+        assert_eq!(used, data.len());
+        assert!(matches!(outcome, Outcome::Done(1)));
+        assert_eq!(row, Some(vec![Value::Int(7)]));
+    }
+
+    #[test]
+    fn server_errors_are_classified_as_mysql_async_errors_are() {
+        let cases = [
+            (1213, "40001", "Deadlock found", Failure::Retry),
+            (1205, "HY000", "Lock wait timeout exceeded", Failure::Retry),
+            (1644, "40001", "hammer test: try again", Failure::Retry),
+            (1927, "70100", "Connection was killed", Failure::Lost),
+            (1045, "28000", "Access denied", Failure::Auth),
+            (1644, "45000", "customer 3001 not found", Failure::Other),
+        ];
+        for (code, state, message, kind) in cases {
+            // An error may come first or after a result set.
+            let mut late = packet(1, &[1]);
+            late.extend(packet(2, &column("n", ColumnType::MYSQL_TYPE_LONG, 0)));
+            late.extend(packet(3, &err(code, state, message)));
+            for data in [packet(1, &err(code, state, message)), late] {
+                let (mut cols, mut row) = (Vec::new(), None);
+                let (used, outcome) = results(&data, caps(), true, &mut cols, &mut row)
+                    .expect("readable")
+                    .expect("complete");
+                assert_eq!(used, data.len());
+                match outcome {
+                    Outcome::Error(e) => assert_eq!(
+                        e,
+                        WireError {
+                            kind,
+                            detail: message.into()
+                        }
+                    ),
+                    _ => panic!("{code}: not an error"),
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_prepare_reply_skips_its_definitions() {
+        let mut data = Vec::new();
+        let mut head = vec![0x00];
+        head.extend_from_slice(&7u32.to_le_bytes());
+        head.extend_from_slice(&0u16.to_le_bytes());
+        head.extend_from_slice(&2u16.to_le_bytes());
+        head.extend_from_slice(&[0, 0, 0]);
+        data.extend(packet(1, &head));
+        data.extend(packet(2, &column("?", ColumnType::MYSQL_TYPE_NULL, 0)));
+        data.extend(packet(3, &column("?", ColumnType::MYSQL_TYPE_NULL, 0)));
+        let (used, outcome) = prepared(&data, caps())
+            .expect("readable")
+            .expect("complete");
+        assert_eq!(used, data.len());
+        assert!(matches!(
+            outcome,
+            Outcome::Prepared(Stmt { id: 7, params: 2 })
+        ));
+        assert!(prepared(&data[..data.len() - 1], caps())
+            .expect("readable")
+            .is_none());
+        // Without CLIENT_DEPRECATE_EOF an EOF follows the parameters.
+        let mut old = data.clone();
+        old.extend(packet(4, &[0xFE, 0, 0, 2, 0]));
+        let (used, _) = prepared(&old, CapabilityFlags::CLIENT_PROTOCOL_41)
+            .expect("readable")
+            .expect("complete");
+        assert_eq!(used, old.len());
+    }
+
+    #[test]
+    fn an_execute_request_binds_its_values() {
+        let mut out = Vec::new();
+        encode_execute(&mut out, 5, &[Arg::Int(-2), Arg::Text(b"ab"), Arg::Null], 8);
+        let mut expected = vec![5, 0, 0, 0, 0, 1, 0, 0, 0];
+        // 11 parameters: the third and the last eight are NULL.
+        expected.extend_from_slice(&[0b1111_1100, 0b0000_0111, 1]);
+        expected.extend_from_slice(&[0x08, 0, 0xFD, 0]);
+        for _ in 0..9 {
+            expected.extend_from_slice(&[0x06, 0]);
+        }
+        expected.extend_from_slice(&(-2i64).to_le_bytes());
+        expected.extend_from_slice(&[2, b'a', b'b']);
+        assert_eq!(out, expected);
+    }
+
+    #[test]
+    fn lengths_round_trip() {
+        for v in [
+            0,
+            250,
+            251,
+            0xFFFF,
+            0x1_0000,
+            0xFF_FFFF,
+            0x100_0000,
+            u64::MAX,
+        ] {
+            let mut out = Vec::new();
+            put_lenenc(&mut out, v);
+            let mut at = 0;
+            assert_eq!(lenenc(&out, &mut at).expect("length"), Some(v));
+            assert_eq!(at, out.len());
+        }
+        assert!(lenenc(&[0xFC, 1], &mut 0).is_err());
+        assert!(frame(&[0xFF, 0xFF, 0xFF, 0], 0).is_err());
+    }
+
+    #[test]
+    fn garbage_is_a_lost_connection_not_a_panic() {
+        let (mut cols, mut row) = (Vec::new(), None);
+        let mut data = packet(1, &[1]);
+        data.extend(packet(2, &[0x01]));
+        let e = results(&data, caps(), true, &mut cols, &mut row).expect_err("garbage");
+        assert_eq!(e.kind, Failure::Lost);
+        let mut data = packet(1, &[1]);
+        data.extend(packet(2, &column("n", ColumnType::MYSQL_TYPE_LONG, 0)));
+        data.extend(packet(3, &[0x00, 0, 1]));
+        let e = results(&data, caps(), true, &mut cols, &mut row).expect_err("short row");
+        assert_eq!(e.kind, Failure::Lost);
+    }
+}
