@@ -13,6 +13,7 @@ pub mod pg_schema;
 pub mod pgwire;
 pub mod postgres;
 pub mod script_conn;
+mod sock;
 mod tls;
 
 use std::fmt;

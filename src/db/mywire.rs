@@ -33,10 +33,10 @@ use rustls::crypto::{verify_tls12_signature, verify_tls13_signature, CryptoProvi
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
 use rustls::{CertificateError, ClientConfig, DigitallySignedStruct, RootCertStore};
-use tokio::io::{AsyncReadExt, AsyncWriteExt, Interest};
 use tokio::net::{TcpStream, UnixStream};
 
 use super::mysql::{server_failure, MyTarget, MyTls};
+use super::sock::Sock;
 use super::{io_failure, DbError, Failure, CONNECT_TIMEOUT};
 
 /// The read buffer's first size: a procedure's reply takes well under 2 KiB.
@@ -145,37 +145,6 @@ enum State {
     Awaiting(Expect),
     /// The server sent something unreadable: the stream's framing is lost.
     Broken,
-}
-
-enum Sock {
-    Tcp(TcpStream),
-    Unix(UnixStream),
-}
-
-impl Sock {
-    async fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        match self {
-            Sock::Tcp(s) => s.read(buf).await,
-            Sock::Unix(s) => s.read(buf).await,
-        }
-    }
-
-    async fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
-        match self {
-            Sock::Tcp(s) => s.write_all(buf).await,
-            Sock::Unix(s) => s.write_all(buf).await,
-        }
-    }
-
-    /// Tells tokio that the socket has nothing more to read, which the last read showed: the
-    /// next read then waits for the reply instead of first trying a read that would block.
-    fn drained(&self) {
-        let would_block = || Err::<(), _>(io::ErrorKind::WouldBlock.into());
-        let _ = match self {
-            Sock::Tcp(s) => s.try_io(Interest::READABLE, would_block),
-            Sock::Unix(s) => s.try_io(Interest::READABLE, would_block),
-        };
-    }
 }
 
 /// A TLS session on the socket, driven by hand.

@@ -21,10 +21,10 @@ use postgres_protocol::authentication::sasl::{ChannelBinding, ScramSha256, SCRAM
 use postgres_protocol::message::frontend;
 use rustls::pki_types::ServerName;
 use rustls::ClientConnection;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpStream, UnixStream};
 
 use super::postgres::{code_failure, PgTarget};
+use super::sock::Sock;
 use super::tls::encrypt_only;
 use super::{io_failure, DbError, Failure, CONNECT_TIMEOUT};
 
@@ -88,34 +88,6 @@ fn closed() -> WireError {
 /// The client TLS settings, made once: certificates are not checked (libpq's `prefer` and
 /// `require`), as for every other PostgreSQL connection hammer makes.
 static TLS: LazyLock<Arc<rustls::ClientConfig>> = LazyLock::new(|| Arc::new(encrypt_only()));
-
-enum Sock {
-    Tcp(TcpStream),
-    Unix(UnixStream),
-}
-
-impl Sock {
-    async fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        match self {
-            Sock::Tcp(s) => s.read(buf).await,
-            Sock::Unix(s) => s.read(buf).await,
-        }
-    }
-
-    async fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
-        match self {
-            Sock::Tcp(s) => s.write_all(buf).await,
-            Sock::Unix(s) => s.write_all(buf).await,
-        }
-    }
-
-    async fn shutdown(&mut self) -> io::Result<()> {
-        match self {
-            Sock::Tcp(s) => s.shutdown().await,
-            Sock::Unix(s) => s.shutdown().await,
-        }
-    }
-}
 
 /// Bytes received (decrypted) and not yet consumed: `buf[head..tail]`.
 struct Inbox {
