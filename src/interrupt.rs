@@ -7,7 +7,9 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
+use tokio::signal::unix::{signal, SignalKind};
 use tokio::sync::Notify;
+use tokio::task::JoinHandle;
 
 /// Shared between the signal listener, the session and the script engine.
 #[derive(Clone, Default)]
@@ -47,14 +49,23 @@ impl Interrupt {
         }
     }
 
-    /// Listens for SIGINT until the runtime shuts down.
-    pub async fn listen(self) {
-        while tokio::signal::ctrl_c().await.is_ok() {
-            if !self.fire() {
-                eprintln!("\nInterrupted twice: exiting");
-                std::process::exit(130);
+    /// Installs the SIGINT handler now and listens on `runtime` until it shuts down.
+    ///
+    /// The handler must be in place before the console's first prompt: rustyline swaps in a
+    /// handler of its own while it reads a line and puts back, afterwards, whatever it found.
+    /// A handler installed lazily by a task that polled late would be replaced by the default
+    /// action, and the next Ctrl-C during a command would kill the process.
+    pub fn listen(self, runtime: &tokio::runtime::Handle) -> std::io::Result<JoinHandle<()>> {
+        let _entered = runtime.enter();
+        let mut sigint = signal(SignalKind::interrupt())?;
+        Ok(runtime.spawn(async move {
+            while sigint.recv().await.is_some() {
+                if !self.fire() {
+                    eprintln!("\nInterrupted twice: exiting");
+                    std::process::exit(130);
+                }
             }
-        }
+        }))
     }
 }
 

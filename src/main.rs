@@ -92,7 +92,7 @@ fn main() -> anyhow::Result<()> {
     }
     let home = data_dir(&out);
     let session = Session::new(runtime.handle().clone(), out, home);
-    let listener = runtime.spawn(session.interrupt.clone().listen());
+    let listener = session.interrupt.clone().listen(runtime.handle())?;
     let session = Arc::new(Mutex::new(session));
     let mut engine = ScriptEngine::new(session);
     let code = match cli.command {

@@ -26,6 +26,27 @@ fn console(home: &std::path::Path) -> PtySession {
     p
 }
 
+/// Whether the hammer started with `HAMMER_HOME=home` has a handler for SIGINT (`SigCgt`).
+fn catches_sigint(home: &std::path::Path) -> bool {
+    let wanted = format!("HAMMER_HOME={}", home.display()).into_bytes();
+    let pid = std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .find(|pid| {
+            std::fs::read(format!("/proc/{pid}/environ"))
+                .is_ok_and(|env| env.split(|b| *b == 0).any(|v| v == wanted.as_slice()))
+        })
+        .expect("the console's process is in /proc");
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let mask = status
+        .lines()
+        .find_map(|l| l.strip_prefix("SigCgt:"))
+        .map(|m| u64::from_str_radix(m.trim(), 16).unwrap())
+        .unwrap();
+    // SIGINT is signal 2: bit 1 of the mask.
+    mask & (1 << 1) != 0
+}
+
 #[test]
 fn console_on_a_terminal() {
     let home = tempfile::tempdir().unwrap();
@@ -95,6 +116,12 @@ fn ctrl_c_stops_a_running_command() {
     p.exp_string("hammer> ").unwrap();
     type_(&mut p, "librarycheck\r");
     std::thread::sleep(std::time::Duration::from_millis(800));
+    // While a command runs, SIGINT is hammer's to handle: the default action (death) must
+    // not be back after rustyline, which swaps its own handler in for each prompt.
+    assert!(
+        catches_sigint(home.path()),
+        "SIGINT is not caught while a command runs"
+    );
     type_(&mut p, "\x03");
     p.exp_string("Interrupted by Ctrl-C").unwrap();
     p.exp_string("hammer> ").unwrap();
