@@ -870,6 +870,33 @@ async fn the_lean_connection_of_the_procedure_mode() {
     assert!(conn.is_lean() && conn.is_lean_tls());
     conn.close().await;
     battery(&tls, &name).await;
+    // TLS asked for while the socket is set too (and there): TLS over TCP, on both paths.
+    let mut both = procs.clone();
+    for (key, value) in [
+        ("maria_ssl", "true"),
+        ("maria_ssl_linux_capath", ""),
+        ("maria_ssl_ca", ""),
+    ] {
+        both.set(Target::Db(Database::Maria), "connection", key, value)
+            .unwrap_or_else(|e| panic!("{key}: {e}"));
+    }
+    let target = hammer::db::mysql::MyTarget::schema(&both, Database::Maria);
+    let servers = Servers::get();
+    assert!(std::path::Path::new(&servers.maria_socket).exists());
+    assert_eq!(
+        target.peer().addr,
+        format!("{}:{}", servers.maria_host, servers.maria_port)
+    );
+    let conn = MyDriver::new(&both, Database::Maria)
+        .connect()
+        .await
+        .expect("TLS over TCP with a socket set");
+    assert!(conn.is_lean() && conn.is_lean_tls());
+    conn.close().await;
+    let old = hammer::db::mysql::connect(&target)
+        .await
+        .expect("mysql_async: TLS over TCP with a socket set");
+    let _ = old.disconnect().await;
     // TLS checked against a CA file: the same outcome as through mysql_async (which rejects
     // the CI certificate, a CA used as the server's own certificate).
     let ca = ci_certificate();

@@ -50,7 +50,11 @@ impl MyTarget {
         let host = k("host");
         let socket_key = k("socket");
         let local = matches!(host.as_str(), "127.0.0.1" | "localhost");
+        let ssl = d.get_bool(&format!("{p}_ssl"));
+        // TLS is for TCP: asked for, it wins over a socket picked only because it is there
+        // (over the socket mysql_async fails with "Packets out of sync").
         let socket = (local
+            && !ssl
             && !socket_key.is_empty()
             && socket_key != "null"
             && Path::new(&socket_key).exists())
@@ -62,7 +66,7 @@ impl MyTarget {
         } else {
             Some(pass)
         };
-        let tls = d.get_bool(&format!("{p}_ssl")).then(|| {
+        let tls = ssl.then(|| {
             let capath = PathBuf::from(k("ssl_linux_capath"));
             let file = |name: String| (!name.is_empty()).then(|| capath.join(name));
             MyTls {
