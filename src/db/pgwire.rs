@@ -609,6 +609,9 @@ impl Wire {
         loop {
             loop {
                 match tls.reader().read(inbox.space()) {
+                    // The server's last words (a FATAL error) can come with its close_notify
+                    // in one read: they are read before the close is reported.
+                    Ok(0) if got_plaintext => return Ok(()),
                     Ok(0) => return Err(closed()),
                     Ok(n) => {
                         inbox.tail += n;
