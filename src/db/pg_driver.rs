@@ -905,7 +905,7 @@ async fn routine_new_order(
         }
         Err(e) => return Err(routine_failed(peer, txn, &e)),
     };
-    if !reply.has_row() {
+    if reply.first().is_none() {
         return Err(not_found(peer, txn, "a result row"));
     }
     let o_id = read(reply.int(0), peer, txn)?;
@@ -1188,7 +1188,7 @@ impl TxnConn for PgTxnConn {
                     .run()
                     .await
                     .map_err(|e| routine_failed(peer, txn, &e))?;
-                payment_result(peer, *summaries, t, reply.has_row().then_some(&reply))
+                payment_result(peer, *summaries, t, reply.first())
             }
             Link::Client(c) => {
                 let amount = money(t.amount_cents);
@@ -1229,7 +1229,7 @@ impl TxnConn for PgTxnConn {
                     .run()
                     .await
                     .map_err(|e| routine_failed(peer, txn, &e))?;
-                order_status_result(peer, *summaries, t, reply.has_row().then_some(&reply))
+                order_status_result(peer, *summaries, t, reply.first())
             }
             Link::Client(c) => {
                 let (w, d) = (int(t.w_id), int(t.d_id));
@@ -1265,7 +1265,7 @@ impl TxnConn for PgTxnConn {
                     .run()
                     .await
                     .map_err(|e| routine_failed(peer, txn, &e))?;
-                delivery_result(peer, *summaries, t, reply.has_row().then_some(&reply))
+                delivery_result(peer, *summaries, t, reply.first())
             }
             Link::Client(c) => {
                 let (w, carrier) = (int(t.w_id), int(t.carrier_id));
@@ -1294,7 +1294,7 @@ impl TxnConn for PgTxnConn {
                     .run()
                     .await
                     .map_err(|e| routine_failed(peer, txn, &e))?;
-                stock_level_result(peer, *summaries, t, reply.has_row().then_some(&reply))
+                stock_level_result(peer, *summaries, t, reply.first())
             }
             Link::Client(c) => {
                 let (w, d, threshold) = (int(t.w_id), int(t.d_id), int(t.threshold));

@@ -221,9 +221,9 @@ pub struct Reply<'a> {
 }
 
 impl Reply<'_> {
-    /// Whether the statement returned a row.
-    pub fn has_row(&self) -> bool {
-        self.row.present
+    /// The first row, if the statement returned one (as `rows.first()` on a query's rows).
+    pub fn first(&self) -> Option<&Self> {
+        self.row.present.then_some(self)
     }
 
     /// Column `i` of the first row: `Ok(None)` for NULL, an error when there is no such column
@@ -523,10 +523,7 @@ impl Wire {
                 Err(e) => return Err(error.map_or(e, WireError::Server)),
             };
             match f.tag {
-                b'D' if !self.row.present => {
-                    let body = &self.inbox.buf[f.start..f.end];
-                    self.row.fill(body)?;
-                }
+                b'D' if !self.row.present => self.row.fill(self.inbox.body(f))?,
                 b'E' if error.is_none() => error = Some(server_error(self.inbox.body(f))),
                 b'Z' => {
                     self.unanswered -= 1;
@@ -604,47 +601,50 @@ impl Wire {
             inbox.tail += n;
             return Ok(());
         };
-        // `space` may move the unread bytes, so what arrived is counted, not measured.
         let mut got_plaintext = false;
         loop {
-            loop {
-                match tls.reader().read(inbox.space()) {
-                    // The server's last words (a FATAL error) can come with its close_notify
-                    // in one read: they are read before the close is reported.
-                    Ok(0) if got_plaintext => return Ok(()),
-                    Ok(0) => return Err(closed()),
-                    Ok(n) => {
-                        inbox.tail += n;
-                        got_plaintext = true;
-                    }
-                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
-                    Err(e) => return Err(e.into()),
-                }
-            }
+            let (got, closed_by_server) = take_plaintext(tls, inbox)?;
+            got_plaintext |= got;
+            // The server's last words (a FATAL error) can come with its close_notify in one
+            // read: they are handed on first, and the close is reported by the next fill.
             if got_plaintext {
                 return Ok(());
+            }
+            if closed_by_server {
+                return Err(closed());
             }
             let n = sock.read(net).await?;
             if n == 0 {
                 return Err(closed());
             }
-            let mut got = &net[..n];
-            while !got.is_empty() {
-                tls.read_tls(&mut got)?;
+            let mut rest = &net[..n];
+            while !rest.is_empty() {
+                tls.read_tls(&mut rest)?;
                 tls.process_new_packets()?;
                 // Take the plaintext out as it comes, so rustls's buffer never fills.
-                loop {
-                    match tls.reader().read(inbox.space()) {
-                        Ok(0) => break,
-                        Ok(n) => {
-                            inbox.tail += n;
-                            got_plaintext = true;
-                        }
-                        Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
-                        Err(e) => return Err(e.into()),
-                    }
-                }
+                got_plaintext |= take_plaintext(tls, inbox)?.0;
             }
+        }
+    }
+}
+
+/// Moves what TLS has decrypted into the inbox: whether anything came, and whether the
+/// server has closed the session.
+fn take_plaintext(
+    tls: &mut ClientConnection,
+    inbox: &mut Inbox,
+) -> Result<(bool, bool), WireError> {
+    let mut got = false;
+    loop {
+        // `space` may move the unread bytes, so what arrives is counted, not measured.
+        match tls.reader().read(inbox.space()) {
+            Ok(0) => return Ok((got, true)),
+            Ok(n) => {
+                inbox.tail += n;
+                got = true;
+            }
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok((got, false)),
+            Err(e) => return Err(e.into()),
         }
     }
 }
@@ -831,7 +831,7 @@ mod tests {
         let mut row = RowBuf::default();
         row.fill(&body).unwrap();
         let reply = Reply { row: &row };
-        assert!(reply.has_row());
+        assert!(reply.first().is_some());
         assert_eq!(reply.int(0).unwrap(), Some(42));
         assert_eq!(reply.text(1).unwrap(), None);
         assert_eq!(reply.text(2).unwrap(), Some("1.50"));
