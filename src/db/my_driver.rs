@@ -772,6 +772,23 @@ impl TxnConn for MyConn {
         self.finish("Stock Level", outcome).await
     }
 
+    fn into_blocking(self) -> Result<Self> {
+        let link = match self.link {
+            Link::Wire(wire, procs) => {
+                let wire = wire.into_blocking().map_err(|e| {
+                    self.peer.failed(
+                        "cannot switch to a blocking socket on",
+                        Failure::Lost,
+                        e.to_string(),
+                    )
+                })?;
+                Link::Wire(Box::new(wire), procs)
+            }
+            other => other,
+        };
+        Ok(MyConn { link, ..self })
+    }
+
     async fn close(self) {
         match self.link {
             Link::Wire(wire, _) => wire.close().await,

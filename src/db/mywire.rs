@@ -350,7 +350,7 @@ async fn handshake(t: &MyTarget) -> Result<Wire, Refused> {
             }
             (Some(0x01), Some(0x04)) if plugin == AuthPlugin::CachingSha2Password => {
                 // Full authentication: the password in clear, which only a secure channel may carry.
-                if w.tls.is_none() && !matches!(w.sock, Sock::Unix(_)) {
+                if w.tls.is_none() && w.sock.is_tcp() {
                     return unsupported("caching_sha2_password full authentication over plain TCP");
                 }
                 let mut clear = pass.unwrap_or_default().as_bytes().to_vec();
@@ -535,6 +535,15 @@ impl Wire {
             Outcome::Error(e) => Err(e),
             Outcome::Prepared(_) => Err(WireError::protocol("a prepared statement")),
         }
+    }
+
+    /// The same connection on a blocking socket, for a virtual user with a thread of its own
+    /// (see `sock`): each call then holds the thread until its reply is in.
+    pub fn into_blocking(self) -> io::Result<Wire> {
+        Ok(Wire {
+            sock: self.sock.into_blocking()?,
+            ..self
+        })
     }
 
     /// Says goodbye to the server and closes the socket.

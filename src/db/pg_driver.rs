@@ -1306,6 +1306,23 @@ impl TxnConn for PgTxnConn {
         }
     }
 
+    fn into_blocking(self) -> Result<Self> {
+        let link = match self.link {
+            Link::Routines { wire, procedures } => Link::Routines {
+                wire: wire.into_blocking().map_err(|e| {
+                    self.peer.failed(
+                        "cannot switch to a blocking socket on",
+                        Failure::Lost,
+                        e.to_string(),
+                    )
+                })?,
+                procedures,
+            },
+            client => client,
+        };
+        Ok(PgTxnConn { link, ..self })
+    }
+
     async fn close(self) {
         match self.link {
             Link::Routines { wire, .. } => wire.close().await,

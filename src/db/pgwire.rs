@@ -293,7 +293,7 @@ impl Wire {
             writing: false,
             unanswered: 0,
         };
-        if t.sslmode != "disable" && matches!(w.sock, Sock::Tcp(_)) {
+        if t.sslmode != "disable" && w.sock.is_tcp() {
             w.start_tls(t).await?;
         }
         w.login(t).await?;
@@ -537,6 +537,15 @@ impl Wire {
             Some(e) => Err(WireError::Server(e)),
             None => Ok(Reply { row: &self.row }),
         }
+    }
+
+    /// The same connection on a blocking socket, for a virtual user with a thread of its own
+    /// (see `sock`): each call then holds the thread until its reply is in.
+    pub fn into_blocking(self) -> io::Result<Wire> {
+        Ok(Wire {
+            sock: self.sock.into_blocking()?,
+            ..self
+        })
     }
 
     /// Says goodbye and closes the socket; errors do not matter any more.

@@ -347,13 +347,12 @@ async fn run_terminal<D: TxnDb>(
     warehouses_cycle: Vec<u32>,
 ) -> Result<()> {
     let Vu {
-        db,
         opts,
         shared,
         say,
         stats,
+        ..
     } = vu;
-    let db = &**db;
     let show = opts.show_output && opts.driver == DriverKind::Test;
     let measure_all = opts.driver == DriverKind::Test;
     let mut deck = Deck::new();
@@ -404,7 +403,7 @@ async fn run_terminal<D: TxnDb>(
             if let Err(e) = &result {
                 say.line(format!("{e}; reconnecting"));
             }
-            match reconnect(db, &shared.stop, opts.reconnect_for).await {
+            match reconnect(vu).await {
                 Some(Ok(c)) => {
                     say.line("reconnected");
                     pool.put(Some(c));
@@ -484,6 +483,20 @@ struct Vu<D> {
     shared: Arc<Shared>,
     say: Say,
     stats: Arc<std::sync::Mutex<Stats>>,
+    /// The virtual user has a thread of its own and one terminal: its connection may block.
+    own_thread: bool,
+}
+
+impl<D: TxnDb> Vu<D> {
+    /// Opens a terminal's connection, blocking when the virtual user has its own thread.
+    async fn connect(&self) -> Result<D::Conn> {
+        let conn = self.db.connect().await?;
+        if self.own_thread {
+            conn.into_blocking()
+        } else {
+            Ok(conn)
+        }
+    }
 }
 
 impl<D> Clone for Vu<D> {
@@ -494,27 +507,29 @@ impl<D> Clone for Vu<D> {
             shared: self.shared.clone(),
             say: self.say.clone(),
             stats: self.stats.clone(),
+            own_thread: self.own_thread,
         }
     }
 }
 
 /// A terminal with a connection of its own: connects, runs, closes.
 async fn own_terminal<D: TxnDb>(vu: &Vu<D>, t: Terminal, warehouses_cycle: Vec<u32>) -> Result<()> {
-    let pool = Pool::new(vec![vu.db.connect().await?]);
+    let pool = Pool::new(vec![vu.connect().await?]);
     let outcome = run_terminal(vu, t, &pool, warehouses_cycle).await;
     pool.close().await;
     outcome
 }
 
 /// Tries to connect again with doubling waits; `None` when stopped meanwhile.
-async fn reconnect<D: TxnDb>(db: &D, stop: &Interrupt, limit: Duration) -> Option<Result<D::Conn>> {
+async fn reconnect<D: TxnDb>(vu: &Vu<D>) -> Option<Result<D::Conn>> {
+    let (stop, limit) = (&vu.shared.stop, vu.opts.reconnect_for);
     let started = Instant::now();
     let mut wait = Duration::from_millis(250);
     loop {
         if !nap(wait, stop).await {
             return None;
         }
-        match db.connect().await {
+        match vu.connect().await {
             Ok(c) => return Some(Ok(c)),
             Err(e) if started.elapsed() >= limit => return Some(Err(e)),
             Err(_) => wait = (wait * 2).min(Duration::from_secs(5)),
@@ -594,6 +609,34 @@ fn minutes(d: Duration) -> String {
     }
 }
 
+/// Whether `HAMMER_VU_THREADS=shared` asks for every virtual user on the runtime's shared
+/// threads, to compare the two ways (`scripts/bench/driver.sh`).
+fn shared_threads() -> bool {
+    std::env::var("HAMMER_VU_THREADS").is_ok_and(|v| v == "shared")
+}
+
+/// Runs `work` on a thread of its own with a runtime of its own, and hands back its result.
+async fn on_own_thread<T: Send + 'static>(
+    vu: usize,
+    work: impl std::future::Future<Output = T> + Send + 'static,
+) -> std::result::Result<T, String> {
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    std::thread::Builder::new()
+        .name(format!("vuser-{vu}"))
+        .spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build();
+            let _ = tx.send(match runtime {
+                Ok(rt) => Ok(rt.block_on(work)),
+                Err(e) => Err(format!("cannot start its runtime: {e}")),
+            });
+        })
+        .map_err(|e| format!("cannot start its thread: {e}"))?;
+    rx.await
+        .map_err(|_| "stopped without an answer: its thread panicked".to_string())?
+}
+
 /// Runs the workload: checks the schema, starts the virtual users one `user_delay` apart,
 /// and for a timed run lets virtual user 1 monitor it and report NOPM and TPM.
 pub async fn run<D: TxnDb>(
@@ -629,7 +672,15 @@ pub async fn run<D: TxnDb>(
         let mut rng = SmallRng::from_rng(&mut seed);
         let home = uniform(&mut rng, 1, max_w);
         let delay = opts.user_delay * i;
-        workers.spawn(async move {
+        let terminals = if opts.async_scale {
+            opts.async_clients.max(1)
+        } else {
+            1
+        };
+        // One terminal gets a thread of its own and waits for replies in a blocking read;
+        // many share the runtime's threads, as tasks.
+        let own_thread = terminals == 1 && !shared_threads();
+        let work = async move {
             if !nap(delay, &shared.stop).await {
                 states(vu, VuState::FinishSuccess);
                 return (vu, Stats::default(), Ok(()));
@@ -650,17 +701,13 @@ pub async fn run<D: TxnDb>(
                 "Processing {} transactions {verb} output suppressed...",
                 opts.total_iterations
             ));
-            let terminals = if opts.async_scale {
-                opts.async_clients.max(1)
-            } else {
-                1
-            };
             let ctx = Vu {
                 db,
                 opts: Arc::new(opts),
                 shared,
                 say: vsay,
                 stats: Arc::new(std::sync::Mutex::new(Stats::default())),
+                own_thread,
             };
             let outcome = if terminals == 1 {
                 let t = Terminal::new(rng, constants, max_w, home);
@@ -670,7 +717,17 @@ pub async fn run<D: TxnDb>(
             };
             let stats = std::mem::take(&mut *ctx.stats.lock().unwrap_or_else(|e| e.into_inner()));
             (vu, stats, outcome)
-        });
+        };
+        if own_thread {
+            workers.spawn(async move {
+                on_own_thread(vu, work).await.unwrap_or_else(|why| {
+                    let e = Error::State(format!("virtual user {vu} {why}"));
+                    (vu, Stats::default(), Err(e))
+                })
+            });
+        } else {
+            workers.spawn(work);
+        }
     }
 
     let mut result = RunResult {

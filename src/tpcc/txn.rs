@@ -123,6 +123,15 @@ pub trait TxnConn: Send + 'static {
     fn stock_level(&mut self, t: &StockLevel) -> impl Future<Output = Result<Done>> + Send;
     /// Closes the connection.
     fn close(self) -> impl Future<Output = ()> + Send;
+
+    /// The connection for a terminal alone on its thread, whose calls may block it: a lean
+    /// connection moves to a blocking socket (see `db::sock`), any other stays as it is.
+    fn into_blocking(self) -> Result<Self>
+    where
+        Self: Sized,
+    {
+        Ok(self)
+    }
 }
 
 /// A database the driver can run TPROC-C on, configured from the dictionary (schema owner,
