@@ -70,6 +70,10 @@ fn data_dir(out: &Output) -> Option<PathBuf> {
 
 fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
+    // Each virtual user with a thread of its own holds a few descriptors (its runtime's and
+    // its connection's), and async terminals one connection each: the soft limit (often
+    // 1,024) is raised to the hard one, as a server would. If that fails, the old limit stays.
+    let _ = rlimit::increase_nofile_limit(u64::MAX);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;

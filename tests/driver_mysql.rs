@@ -311,7 +311,7 @@ async fn committed_new_order(
 }
 
 /// Every transaction kind, in the driver's mode, with effects checked on the server.
-async fn battery(driver: &MyDriver, dbname: &str) {
+async fn battery(driver: &MyDriver, dbname: &str, blocking: bool) {
     let mut raw = raw(dbname).await;
     let (w, constants) = driver.prepare(1).await.expect("prepare");
     assert_eq!(w, 1);
@@ -323,6 +323,9 @@ async fn battery(driver: &MyDriver, dbname: &str) {
     );
     let before = driver.counters().await.expect("counters");
     let mut conn = driver.connect().await.expect("connect");
+    if blocking {
+        conn = conn.into_blocking().expect("a blocking socket");
+    }
     // Stored procedures run on the lean connection, client-side SQL on mysql_async.
     assert_eq!(conn.is_lean(), driver.mode() == Mode::StoredProcedures);
     let mut committed = 0;
@@ -722,10 +725,13 @@ async fn procedures_and_client_sql_on_mariadb() {
 
     let sp = MyDriver::new(&procs, Database::Maria).with_summaries(true);
     assert_eq!((sp.name(), sp.mode()), ("MariaDB", Mode::StoredProcedures));
-    battery(&sp, &name).await;
+    battery(&sp, &name, false).await;
+    // On a blocking socket, as a virtual user with its own thread runs them.
+    battery(&sp, &name, true).await;
     let sql = MyDriver::new(&client, Database::Maria).with_summaries(true);
     assert_eq!(sql.mode(), Mode::ClientSql);
-    battery(&sql, &name).await;
+    battery(&sql, &name, false).await;
+    battery(&sql, &name, true).await;
     check(&procs, Database::Maria).await;
 
     // More warehouses asked for than built.
@@ -787,10 +793,10 @@ async fn the_mysql_dictionary_runs_both_modes() {
     build(&procs, Database::Mysql).await;
     let sp = MyDriver::new(&procs, Database::Mysql).with_summaries(true);
     assert_eq!(sp.name(), "MySQL");
-    battery(&sp, &name).await;
+    battery(&sp, &name, false).await;
     let sql = MyDriver::new(&settings(Database::Mysql, &name, true), Database::Mysql)
         .with_summaries(true);
-    battery(&sql, &name).await;
+    battery(&sql, &name, false).await;
     check(&procs, Database::Mysql).await;
 }
 
@@ -869,7 +875,8 @@ async fn the_lean_connection_of_the_procedure_mode() {
     let conn = tls.connect().await.expect("connect over TLS");
     assert!(conn.is_lean() && conn.is_lean_tls());
     conn.close().await;
-    battery(&tls, &name).await;
+    battery(&tls, &name, false).await;
+    battery(&tls, &name, true).await;
     // TLS asked for while the socket is set too (and there): TLS over TCP, on both paths.
     let mut both = procs.clone();
     for (key, value) in [
@@ -1008,6 +1015,20 @@ async fn the_lean_connection_of_the_procedure_mode() {
         conn.stock_level(&slev).await,
     );
     conn.close().await;
+    // The same on blocking sockets, over the unix socket and over TCP with TLS.
+    for driver in [&sp, &tls] {
+        let mut conn = driver.connect().await.expect("connect");
+        conn = conn.into_blocking().expect("a blocking socket");
+        ok("stock level, blocking", conn.stock_level(&slev).await);
+        assert!(kill_others(&mut raw, &name).await >= 1);
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        let e = conn
+            .stock_level(&slev)
+            .await
+            .expect_err("killed connection, blocking");
+        assert_eq!(kind(&e), Some(Failure::Lost), "{e}");
+        conn.close().await;
+    }
     sp.close().await;
     let _ = raw.disconnect().await;
 }

@@ -754,8 +754,9 @@ impl Run<'_> {
     }
 }
 
-/// Every transaction through one flavour, with the counters and the consistency checks.
-async fn exercise(settings: &Settings, flavour: Flavour) {
+/// Every transaction through one flavour, with the counters and the consistency checks;
+/// `blocking` runs them on a blocking socket, as a virtual user with its own thread does.
+async fn exercise(settings: &Settings, flavour: Flavour, blocking: bool) {
     let s = flavoured(settings, flavour);
     let driver = PgDriver::new(&s).with_summaries(true);
     let mode = match flavour {
@@ -772,6 +773,9 @@ async fn exercise(settings: &Settings, flavour: Flavour) {
 
     let before = driver.counters().await.expect("counters");
     let mut conn = driver.connect().await.expect("connect");
+    if blocking {
+        conn = conn.into_blocking().expect("a blocking socket");
+    }
     let mut run = Run {
         conn: &mut conn,
         raw: &raw,
@@ -788,10 +792,11 @@ async fn exercise(settings: &Settings, flavour: Flavour) {
     run.stock_level(3, 100).await;
     run.failures().await;
     let mut committed = 3;
+    // On a blocking socket a call is never left halfway: its first poll finishes it.
     if flavour == Flavour::ClientSql {
         run.dropped_call().await;
         committed += 1;
-    } else {
+    } else if !blocking {
         committed += run.dropped_routine_call().await;
     }
     let after = driver.counters().await.expect("counters");
@@ -849,21 +854,30 @@ async fn functions_and_client_sql_on_a_function_schema() {
     };
     build(&settings).await;
 
-    exercise(&settings, Flavour::Functions).await;
-    exercise(&settings, Flavour::ClientSql).await;
+    exercise(&settings, Flavour::Functions, false).await;
+    exercise(&settings, Flavour::ClientSql, false).await;
     // The default pg_sslmode (prefer) encrypts on this server; the same without TLS.
     let mut plain = settings.clone();
     set(&mut plain, "connection", "pg_sslmode", "disable");
-    exercise(&plain, Flavour::Functions).await;
-    let mut conn = PgDriver::new(&plain).connect().await.expect("connect");
+    exercise(&plain, Flavour::Functions, false).await;
+    // On blocking sockets, with TLS and without; client-side SQL keeps its own connection.
+    exercise(&settings, Flavour::Functions, true).await;
+    exercise(&plain, Flavour::Functions, true).await;
+    exercise(&settings, Flavour::ClientSql, true).await;
     let superuser = raw(&settings).await;
-    Run {
-        conn: &mut conn,
-        raw: &superuser,
-        flavour: Flavour::Functions,
+    for (s, blocking) in [(&plain, false), (&plain, true), (&settings, true)] {
+        let mut conn = PgDriver::new(s).connect().await.expect("connect");
+        if blocking {
+            conn = conn.into_blocking().expect("a blocking socket");
+        }
+        Run {
+            conn: &mut conn,
+            raw: &superuser,
+            flavour: Flavour::Functions,
+        }
+        .terminated()
+        .await;
     }
-    .terminated()
-    .await;
     superuser.close().await;
 
     // A wrong password, several times: over TLS the server's error and its close_notify
@@ -940,7 +954,8 @@ async fn procedures_on_a_procedure_schema() {
     };
     build(&settings).await;
 
-    exercise(&settings, Flavour::Procedures).await;
+    exercise(&settings, Flavour::Procedures, false).await;
+    exercise(&settings, Flavour::Procedures, true).await;
 
     let functions = flavoured(&settings, Flavour::Functions);
     let e = prepare_error(PgDriver::new(&functions).prepare(1).await);

@@ -615,9 +615,36 @@ fn shared_threads() -> bool {
     std::env::var("HAMMER_VU_THREADS").is_ok_and(|v| v == "shared")
 }
 
+/// An error starting a virtual user's thread, with what to do when it is a limit.
+fn hinted(e: &std::io::Error) -> String {
+    match e.raw_os_error() {
+        // EMFILE, ENFILE
+        Some(24 | 23) => {
+            format!("{e}; the open-files limit (ulimit -n) is too low for this many virtual users")
+        }
+        // EAGAIN from clone: threads or memory
+        Some(11) => format!("{e}; the limit on threads (ulimit -u) or memory is reached"),
+        _ => e.to_string(),
+    }
+}
+
+/// Fires a stop when dropped, unless disarmed.
+struct StopOnDrop(Option<Interrupt>);
+
+impl Drop for StopOnDrop {
+    fn drop(&mut self) {
+        if let Some(stop) = self.0.take() {
+            stop.fire();
+        }
+    }
+}
+
 /// Runs `work` on a thread of its own with a runtime of its own, and hands back its result.
+/// Dropped before that (the run abandoned), it fires `stop`, which ends `work` between two
+/// transactions, as a task's abort would.
 async fn on_own_thread<T: Send + 'static>(
     vu: usize,
+    stop: Interrupt,
     work: impl std::future::Future<Output = T> + Send + 'static,
 ) -> std::result::Result<T, String> {
     let (tx, rx) = tokio::sync::oneshot::channel();
@@ -629,12 +656,17 @@ async fn on_own_thread<T: Send + 'static>(
                 .build();
             let _ = tx.send(match runtime {
                 Ok(rt) => Ok(rt.block_on(work)),
-                Err(e) => Err(format!("cannot start its runtime: {e}")),
+                Err(e) => Err(format!(
+                    "cannot start a runtime on its thread: {}",
+                    hinted(&e)
+                )),
             });
         })
-        .map_err(|e| format!("cannot start its thread: {e}"))?;
-    rx.await
-        .map_err(|_| "stopped without an answer: its thread panicked".to_string())?
+        .map_err(|e| format!("cannot start a thread of its own: {}", hinted(&e)))?;
+    let mut armed = StopOnDrop(Some(stop));
+    let outcome = rx.await;
+    armed.0 = None;
+    outcome.map_err(|_| "stopped without an answer: its thread panicked".to_string())?
 }
 
 /// Runs the workload: checks the schema, starts the virtual users one `user_delay` apart,
@@ -680,6 +712,7 @@ pub async fn run<D: TxnDb>(
         // One terminal gets a thread of its own and waits for replies in a blocking read;
         // many share the runtime's threads, as tasks.
         let own_thread = terminals == 1 && !shared_threads();
+        let stop = shared.stop.clone();
         let work = async move {
             if !nap(delay, &shared.stop).await {
                 states(vu, VuState::FinishSuccess);
@@ -720,8 +753,8 @@ pub async fn run<D: TxnDb>(
         };
         if own_thread {
             workers.spawn(async move {
-                on_own_thread(vu, work).await.unwrap_or_else(|why| {
-                    let e = Error::State(format!("virtual user {vu} {why}"));
+                on_own_thread(vu, stop, work).await.unwrap_or_else(|why| {
+                    let e = Error::State(why);
                     (vu, Stats::default(), Err(e))
                 })
             });
