@@ -8,11 +8,22 @@ mod common;
 use common::{text, Servers};
 
 fn run(home: &std::path::Path, script: &str, args: &[&str], servers: &Servers) -> (bool, String) {
+    run_with(home, script, args, servers, &[])
+}
+
+fn run_with(
+    home: &std::path::Path,
+    script: &str,
+    args: &[&str],
+    servers: &Servers,
+    env: &[(&str, &str)],
+) -> (bool, String) {
     let path = format!("{}/scripts/{script}", env!("CARGO_MANIFEST_DIR"));
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_hammer"))
         .arg("auto")
         .arg(&path)
         .args(args)
+        .envs(env.iter().copied())
         .env("HAMMER_HOME", home)
         .env("HAMMER_PG_SUPERUSERPASS", &servers.pg_pass)
         .env("HAMMER_MARIA_PASS", &servers.maria_pass)
@@ -50,6 +61,32 @@ fn build_check_delete_scripts_on_every_database() {
             out.contains("Schema has been checked successfully"),
             "{out}"
         );
+        // The run script: 2 virtual users, a few seconds of rampup and of measurement. Each
+        // virtual user on a thread of its own (the default), and on PostgreSQL also all on
+        // the shared runtime (HAMMER_VU_THREADS=shared).
+        let modes: &[&[(&str, &str)]] = if db == "pg" {
+            &[&[], &[("HAMMER_VU_THREADS", "shared")]]
+        } else {
+            &[&[]]
+        };
+        for env in modes {
+            let (ok, out) = run_with(
+                home.path(),
+                &format!("{db}/tprocc/{db}_tprocc_run.rhai"),
+                &["2", "0.05", "0.1"],
+                &servers,
+                env,
+            );
+            assert!(ok, "{db} run {env:?}:\n{out}");
+            let nopm: u64 = out
+                .split("TEST RESULT : System achieved ")
+                .nth(1)
+                .and_then(|rest| rest.split(' ').next())
+                .and_then(|n| n.parse().ok())
+                .unwrap_or_else(|| panic!("{db} run {env:?}: no result:\n{out}"));
+            assert!(nopm > 0, "{db} run {env:?}:\n{out}");
+            assert!(out.contains("Vuser 3:FINISHED SUCCESS"), "{out}");
+        }
         // The check script exits 1 when the schema does not match the dictionary.
         let (ok, out) = run(
             home.path(),
