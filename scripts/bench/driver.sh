@@ -4,7 +4,9 @@
 # run itself reports it): per transaction and as a share of the machine.
 #   scripts/bench/driver.sh [duration_minutes=1] [rampup_minutes=0.25]
 # Env: ONLY (a regex on the case labels, e.g. 'PostgreSQL functions'), VUS ("2 4"),
-#      PG_SSLMODE (pg_sslmode for PostgreSQL, default the dictionary's: prefer).
+#      PG_SSLMODE (pg_sslmode for PostgreSQL, default the dictionary's: prefer),
+#      HAMMER_VU_THREADS=shared (every virtual user on tokio's shared runtime instead of a
+#      thread of its own, to compare).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 DURATION=${1:-1}

@@ -4,7 +4,7 @@
 //! A terminal waits for one reply at a time. On a thread of its own it sleeps in `recv` and
 //! the server's reply wakes it there: one system call and one wake-up per round trip. Through
 //! tokio the same wait takes `epoll_wait`, a wake-up of the runtime and then `recv`, and on a
-//! virtual machine that costs the client two to three times the kernel CPU
+//! virtual machine that costs the client two to four times the kernel CPU
 //! (`scripts/bench/pingpong.sh` measures both).
 
 use std::io::{self, Read, Write};
