@@ -697,6 +697,7 @@ pub async fn run<D: TxnDb>(
     let monitor = opts.driver == DriverKind::Timed;
     let first_worker = if monitor { 2 } else { 1 };
     let mut workers = tokio::task::JoinSet::new();
+    let all_shared = shared_threads();
     for i in 0..opts.virtual_users {
         let vu = first_worker + i as usize;
         let (db, opts, shared, states) = (db.clone(), opts.clone(), shared.clone(), states.clone());
@@ -711,7 +712,7 @@ pub async fn run<D: TxnDb>(
         };
         // One terminal gets a thread of its own and waits for replies in a blocking read;
         // many share the runtime's threads, as tasks.
-        let own_thread = terminals == 1 && !shared_threads();
+        let own_thread = terminals == 1 && !all_shared;
         let stop = shared.stop.clone();
         let work = async move {
             if !nap(delay, &shared.stop).await {
