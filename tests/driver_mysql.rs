@@ -326,6 +326,8 @@ async fn battery(driver: &MyDriver, dbname: &str, blocking: bool) {
     if blocking {
         conn = conn.into_blocking().expect("a blocking socket");
     }
+    // Client-side SQL stays on mysql_async; the lean connection blocks.
+    assert_eq!(conn.is_blocking(), blocking && conn.is_lean());
     // Stored procedures run on the lean connection, client-side SQL on mysql_async.
     assert_eq!(conn.is_lean(), driver.mode() == Mode::StoredProcedures);
     let mut committed = 0;
@@ -1019,6 +1021,7 @@ async fn the_lean_connection_of_the_procedure_mode() {
     for driver in [&sp, &tls] {
         let mut conn = driver.connect().await.expect("connect");
         conn = conn.into_blocking().expect("a blocking socket");
+        assert!(conn.is_blocking());
         ok("stock level, blocking", conn.stock_level(&slev).await);
         assert!(kill_others(&mut raw, &name).await >= 1);
         tokio::time::sleep(std::time::Duration::from_millis(200)).await;

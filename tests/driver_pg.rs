@@ -776,6 +776,11 @@ async fn exercise(settings: &Settings, flavour: Flavour, blocking: bool) {
     if blocking {
         conn = conn.into_blocking().expect("a blocking socket");
     }
+    // Client-side SQL stays on tokio-postgres; the routines' lean connection blocks.
+    assert_eq!(
+        conn.is_blocking(),
+        blocking && flavour != Flavour::ClientSql
+    );
     let mut run = Run {
         conn: &mut conn,
         raw: &raw,
@@ -870,6 +875,7 @@ async fn functions_and_client_sql_on_a_function_schema() {
         if blocking {
             conn = conn.into_blocking().expect("a blocking socket");
         }
+        assert_eq!(conn.is_blocking(), blocking);
         Run {
             conn: &mut conn,
             raw: &superuser,

@@ -582,6 +582,11 @@ impl MyConn {
         matches!(self.link, Link::Wire(..))
     }
 
+    /// Whether the lean connection's socket blocks (`TxnConn::into_blocking`).
+    pub fn is_blocking(&self) -> bool {
+        matches!(&self.link, Link::Wire(wire, _) if wire.is_blocking())
+    }
+
     /// Whether the lean connection is encrypted.
     pub fn is_lean_tls(&self) -> bool {
         matches!(&self.link, Link::Wire(wire, _) if wire.is_tls())

@@ -450,6 +450,13 @@ pub struct PgTxnConn {
     summaries: bool,
 }
 
+impl PgTxnConn {
+    /// Whether the routines' lean connection has a blocking socket (`TxnConn::into_blocking`).
+    pub fn is_blocking(&self) -> bool {
+        matches!(&self.link, Link::Routines { wire, .. } if wire.is_blocking())
+    }
+}
+
 enum Link {
     /// Functions or procedures, prepared under their routine names ([`ROUTINES`]).
     Routines {

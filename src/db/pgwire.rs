@@ -539,6 +539,11 @@ impl Wire {
         }
     }
 
+    /// Whether the socket blocks (`into_blocking`).
+    pub fn is_blocking(&self) -> bool {
+        self.sock.is_blocking()
+    }
+
     /// The same connection on a blocking socket, for a virtual user with a thread of its own
     /// (see `sock`): each call then holds the thread until its reply is in.
     pub fn into_blocking(self) -> io::Result<Wire> {

@@ -50,6 +50,10 @@ impl Sock {
         })
     }
 
+    pub(super) fn is_blocking(&self) -> bool {
+        matches!(self, Sock::BlockingTcp(_) | Sock::BlockingUnix(_))
+    }
+
     pub(super) fn is_tcp(&self) -> bool {
         matches!(self, Sock::Tcp(_) | Sock::BlockingTcp(_))
     }
