@@ -787,6 +787,24 @@ async fn exercise(settings: &Settings, flavour: Flavour, blocking: bool) {
         flavour,
     };
     let o1 = run.new_order(3, 1201).await;
+    // The server sees the terminal's session encrypted exactly when pg_sslmode asks for it.
+    let tls = s.db(Database::Pg).get("pg_sslmode") != "disable";
+    for encrypted in [true, false] {
+        let sessions = int(
+            &raw,
+            &format!(
+                "SELECT count(*) FROM pg_stat_activity JOIN pg_stat_ssl USING (pid)
+                  WHERE datname = current_database() AND pid <> pg_backend_pid()
+                    AND application_name = 'hammer' AND ssl = {encrypted}"
+            ),
+        )
+        .await;
+        assert_eq!(
+            sessions > 0,
+            encrypted == tls,
+            "sessions with ssl = {encrypted}"
+        );
+    }
     run.new_order(3, 1202).await;
     run.rolled_back_order().await;
     run.new_order(5, 17).await;

@@ -4,6 +4,7 @@
 
 pub mod counter;
 pub mod facts;
+mod leantls;
 pub mod my_driver;
 pub mod my_schema;
 pub mod mysql;

@@ -9,14 +9,15 @@
 //! reused buffer, reads the reply into a reused buffer, and parses it in place: column
 //! definitions are skipped but for their type, and only the row's values are decoded.
 //! `mysql_common` parses the handshake, builds the handshake response and computes the
-//! password scrambles; TLS is rustls driven on these buffers, so it adds no system call.
+//! password scrambles; TLS (rustls's handshake, records sealed and opened by `leantls` in
+//! these buffers) adds no system call.
 //!
 //! Whatever this connection does not know (an authentication plugin other than
 //! `mysql_native_password` and `caching_sha2_password`'s fast path, a missing server
 //! capability, TLS on the socket path) is [`Refused::Unsupported`]: the caller then connects
 //! through mysql_async, which keeps every configuration that works today working.
 
-use std::io::{self, Read as _, Write as _};
+use std::io;
 use std::sync::Arc;
 
 use mysql_common::constants::{CapabilityFlags, ColumnFlags, ColumnType, StatusFlags};
@@ -35,6 +36,7 @@ use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
 use rustls::{CertificateError, ClientConfig, DigitallySignedStruct, RootCertStore};
 use tokio::net::{TcpStream, UnixStream};
 
+use super::leantls::{self, LeanError, LeanTls};
 use super::mysql::{server_failure, MyTarget, MyTls};
 use super::sock::Sock;
 use super::{io_failure, DbError, Failure, CONNECT_TIMEOUT};
@@ -147,23 +149,14 @@ enum State {
     Broken,
 }
 
-/// A TLS session on the socket, driven by hand.
-struct Tls {
-    conn: rustls::ClientConnection,
-    /// Records read from the socket.
-    net_in: Vec<u8>,
-    /// Records to write to the socket.
-    net_out: Vec<u8>,
-    /// The server sent close_notify.
-    closed: bool,
-}
-
 /// One lean connection. Not cancel-safe by itself, but safe to use after a dropped call: a
 /// reply still owed is read and dropped before the next request, and a request cut while
 /// being written makes the connection lost.
 pub struct Wire {
     sock: Sock,
-    tls: Option<Box<Tls>>,
+    tls: Option<Box<LeanTls>>,
+    /// Records to write to the socket, when TLS is on.
+    sealed: Vec<u8>,
     /// Bytes read and not yet consumed: `buf[start..end]`.
     buf: Vec<u8>,
     start: usize,
@@ -216,6 +209,7 @@ async fn handshake(t: &MyTarget) -> Result<Wire, Refused> {
     let mut w = Wire {
         sock,
         tls: None,
+        sealed: Vec::new(),
         buf: vec![0; READ_BUF],
         start: 0,
         end: 0,
@@ -284,18 +278,11 @@ async fn handshake(t: &MyTarget) -> Result<Wire, Refused> {
         let mut request = Vec::with_capacity(32);
         SslRequest::new(w.caps, MAX_PACKET, collation).serialize(&mut request);
         w.write_packet(&request).await.map_err(failed)?;
-        let conn = match rustls::ClientConnection::new(config, name) {
-            Ok(conn) => conn,
-            Err(e) => return unsupported(format!("TLS: {e}")),
-        };
-        w.tls = Some(Box::new(Tls {
-            conn,
-            net_in: vec![0; READ_BUF],
-            net_out: Vec::with_capacity(READ_BUF),
-            closed: false,
-        }));
-        match w.tls_handshake().await {
-            Ok(()) => {}
+        match leantls::handshake(config, name, &mut w.sock)
+            .await
+            .map_err(lean)
+        {
+            Ok(tls) => w.tls = Some(Box::new(tls)),
             Err(e) if e.kind == Failure::Tls => return unsupported(format!("TLS: {}", e.detail)),
             Err(e) => return Err(failed(e)),
         }
@@ -397,7 +384,7 @@ fn tls_config(tls: &MyTls) -> Result<Arc<ClientConfig>, String> {
         .map_err(|e| e.to_string())?
         .dangerous()
         .with_custom_certificate_verifier(Arc::new(Verifier { inner, provider }));
-    let config = match &tls.identity {
+    let mut config = match &tls.identity {
         None => builder.with_no_client_auth(),
         Some((cert, key)) => {
             let chain = CertificateDer::pem_file_iter(cert)
@@ -410,6 +397,8 @@ fn tls_config(tls: &MyTls) -> Result<Arc<ClientConfig>, String> {
                 .map_err(|e| e.to_string())?
         }
     };
+    // hammer's lean session seals and opens the records itself (`leantls`).
+    config.enable_secret_extraction = true;
     Ok(Arc::new(config))
 }
 
@@ -598,17 +587,22 @@ impl Wire {
 
     /// Writes the write buffer to the socket, through TLS when on.
     async fn flush(&mut self) -> Result<(), WireError> {
-        let Wire { sock, tls, out, .. } = self;
-        match tls {
-            None => sock.write_all(out).await.map_err(|e| WireError::io(&e)),
+        let Wire {
+            sock,
+            tls,
+            out,
+            sealed,
+            ..
+        } = self;
+        let bytes = match tls {
+            None => out,
             Some(tls) => {
-                tls.conn
-                    .writer()
-                    .write_all(out)
-                    .map_err(|e| WireError::io(&e))?;
-                tls.flush(sock).await
+                sealed.clear();
+                tls.seal(out, sealed).map_err(lean)?;
+                sealed
             }
-        }
+        };
+        sock.write_all(bytes).await.map_err(|e| WireError::io(&e))
     }
 
     /// Writes one packet of the connection phase.
@@ -681,6 +675,7 @@ impl Wire {
             sock,
             tls,
             buf,
+            start,
             end,
             drained,
             ..
@@ -700,28 +695,25 @@ impl Wire {
                 Ok(())
             }
             Some(tls) => {
-                // Records fed below may carry plaintext (moved to `buf` as they are fed).
                 let before = *end;
                 loop {
-                    tls.plaintext(buf, end)?;
+                    while let Some(plain) = tls.open().map_err(lean)? {
+                        put(buf, start, end, plain)?;
+                    }
                     if *end > before {
                         return Ok(());
                     }
-                    if tls.closed {
+                    if tls.is_closed() {
                         return Err(WireError::closed());
                     }
-                    let n = sock
-                        .read(&mut tls.net_in)
-                        .await
-                        .map_err(|e| WireError::io(&e))?;
+                    let space = tls.space();
+                    let room = space.len();
+                    let n = sock.read(space).await.map_err(|e| WireError::io(&e))?;
                     if n == 0 {
                         return Err(WireError::closed());
                     }
-                    *drained = n < tls.net_in.len();
-                    tls.records(n, buf, end)?;
-                    if tls.conn.wants_write() {
-                        tls.flush(sock).await?;
-                    }
+                    *drained = n < room;
+                    tls.filled(n);
                 }
             }
         }
@@ -737,87 +729,21 @@ impl Wire {
         self.buf.resize(len, 0);
         Ok(())
     }
-
-    /// Runs the TLS handshake on the socket.
-    async fn tls_handshake(&mut self) -> Result<(), WireError> {
-        let Wire {
-            sock,
-            tls,
-            buf,
-            end,
-            ..
-        } = self;
-        let Some(tls) = tls else { return Ok(()) };
-        loop {
-            if tls.conn.wants_write() {
-                tls.flush(sock).await?;
-            }
-            if !tls.conn.is_handshaking() {
-                return Ok(());
-            }
-            let n = sock
-                .read(&mut tls.net_in)
-                .await
-                .map_err(|e| WireError::io(&e))?;
-            if n == 0 {
-                return Err(WireError::closed());
-            }
-            tls.records(n, buf, end)?;
-        }
-    }
 }
 
-impl Tls {
-    /// Writes the pending TLS records to the socket in one write.
-    async fn flush(&mut self, sock: &mut Sock) -> Result<(), WireError> {
-        self.net_out.clear();
-        while self.conn.wants_write() {
-            self.conn
-                .write_tls(&mut self.net_out)
-                .map_err(|e| WireError::io(&e))?;
-        }
-        sock.write_all(&self.net_out)
-            .await
-            .map_err(|e| WireError::io(&e))
-    }
-
-    /// Feeds the first `n` bytes of `net_in` to the session, moving the plaintext they carry
-    /// to `buf[end..]`.
-    fn records(&mut self, n: usize, buf: &mut Vec<u8>, end: &mut usize) -> Result<(), WireError> {
-        let Tls {
-            conn,
-            net_in,
-            closed,
-            ..
-        } = self;
-        let mut records = &net_in[..n];
-        while !records.is_empty() {
-            conn.read_tls(&mut records).map_err(|e| WireError::io(&e))?;
-            conn.process_new_packets().map_err(|e| WireError {
-                kind: Failure::Tls,
-                detail: e.to_string(),
-            })?;
-            plaintext(conn, closed, buf, end)?;
-        }
-        Ok(())
-    }
-
-    /// Moves the decrypted bytes the session holds to `buf[end..]`.
-    fn plaintext(&mut self, buf: &mut Vec<u8>, end: &mut usize) -> Result<(), WireError> {
-        plaintext(&mut self.conn, &mut self.closed, buf, end)
-    }
-}
-
-/// Moves the decrypted bytes `conn` holds to `buf[end..]`, growing it as needed; notes in
-/// `closed` the server's close_notify.
-fn plaintext(
-    conn: &mut rustls::ClientConnection,
-    closed: &mut bool,
+/// Appends decrypted bytes to `buf[start..end]`, moving the unread bytes to the front or
+/// growing the buffer when needed.
+fn put(
     buf: &mut Vec<u8>,
+    start: &mut usize,
     end: &mut usize,
+    plain: &[u8],
 ) -> Result<(), WireError> {
-    loop {
-        if *end == buf.len() {
+    if buf.len() - *end < plain.len() {
+        buf.copy_within(*start..*end, 0);
+        *end -= *start;
+        *start = 0;
+        while buf.len() - *end < plain.len() {
             if buf.len() >= MAX_BUF {
                 return Err(WireError::protocol(format!(
                     "a reply larger than {MAX_BUF} bytes"
@@ -826,15 +752,20 @@ fn plaintext(
             let len = buf.len() * 2;
             buf.resize(len, 0);
         }
-        match conn.reader().read(&mut buf[*end..]) {
-            Ok(0) => {
-                *closed = true;
-                return Ok(());
-            }
-            Ok(n) => *end += n,
-            Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(()),
-            Err(e) => return Err(WireError::io(&e)),
-        }
+    }
+    buf[*end..*end + plain.len()].copy_from_slice(plain);
+    *end += plain.len();
+    Ok(())
+}
+
+/// A failure of the session: a socket error, or a TLS one.
+fn lean(e: LeanError) -> WireError {
+    match e {
+        LeanError::Io(e) => WireError::io(&e),
+        LeanError::Tls(detail) => WireError {
+            kind: Failure::Tls,
+            detail,
+        },
     }
 }
 

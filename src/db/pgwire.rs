@@ -6,13 +6,14 @@
 //! In stored-procedure mode a transaction is a single statement, and there the general
 //! client's machinery (a connection task fed through channels, a channel per query, typed
 //! rows, the framing codec) cost more client CPU than the round trip itself. Here a call
-//! costs one `send` and normally one `recv`, TLS included: rustls is driven on our own
-//! buffers, so encryption adds no system calls.
+//! costs one `send` and normally one `recv`, TLS included: rustls runs the handshake and
+//! `leantls` seals and opens the records in our own buffers, so encryption adds no system
+//! calls.
 //!
 //! The protocol messages are written by hand where they are on the hot path and by
 //! `postgres-protocol` (the library under tokio-postgres) for start-up and authentication.
 
-use std::io::{self, Read, Write};
+use std::io;
 use std::sync::{Arc, LazyLock};
 
 use bytes::{BufMut, BytesMut};
@@ -20,9 +21,9 @@ use postgres_protocol::authentication::md5_hash;
 use postgres_protocol::authentication::sasl::{ChannelBinding, ScramSha256, SCRAM_SHA_256};
 use postgres_protocol::message::frontend;
 use rustls::pki_types::ServerName;
-use rustls::ClientConnection;
 use tokio::net::{TcpStream, UnixStream};
 
+use super::leantls::{self, LeanError, LeanTls};
 use super::postgres::{code_failure, PgTarget};
 use super::sock::Sock;
 use super::tls::encrypt_only;
@@ -57,9 +58,12 @@ impl From<io::Error> for WireError {
     }
 }
 
-impl From<rustls::Error> for WireError {
-    fn from(e: rustls::Error) -> Self {
-        WireError::Tls(e.to_string())
+impl From<LeanError> for WireError {
+    fn from(e: LeanError) -> Self {
+        match e {
+            LeanError::Io(e) => WireError::Io(e),
+            LeanError::Tls(e) => WireError::Tls(e),
+        }
     }
 }
 
@@ -87,7 +91,11 @@ fn closed() -> WireError {
 
 /// The client TLS settings, made once: certificates are not checked (libpq's `prefer` and
 /// `require`), as for every other PostgreSQL connection hammer makes.
-static TLS: LazyLock<Arc<rustls::ClientConfig>> = LazyLock::new(|| Arc::new(encrypt_only()));
+static TLS: LazyLock<Arc<rustls::ClientConfig>> = LazyLock::new(|| {
+    let mut config = encrypt_only();
+    config.enable_secret_extraction = true;
+    Arc::new(config)
+});
 
 /// Bytes received (decrypted) and not yet consumed: `buf[head..tail]`.
 struct Inbox {
@@ -161,6 +169,21 @@ impl Inbox {
             }
         }
         &mut self.buf[self.tail..]
+    }
+
+    /// Appends `plain` after `tail`, moving the unread bytes to the front or growing when
+    /// needed.
+    fn put(&mut self, plain: &[u8]) {
+        if self.buf.len() - self.tail < plain.len() {
+            self.buf.copy_within(self.head..self.tail, 0);
+            self.tail -= self.head;
+            self.head = 0;
+            while self.buf.len() - self.tail < plain.len() {
+                self.buf.resize(self.buf.len() * 2, 0);
+            }
+        }
+        self.buf[self.tail..self.tail + plain.len()].copy_from_slice(plain);
+        self.tail += plain.len();
     }
 }
 
@@ -256,12 +279,10 @@ impl Reply<'_> {
 /// A connection: the socket, TLS state, and reused buffers.
 pub struct Wire {
     sock: Sock,
-    tls: Option<Box<ClientConnection>>,
+    tls: Option<Box<LeanTls>>,
     inbox: Inbox,
     /// Plaintext to send.
     out: BytesMut,
-    /// Ciphertext received.
-    net: Vec<u8>,
     /// Ciphertext to send.
     sealed: Vec<u8>,
     row: RowBuf,
@@ -287,7 +308,6 @@ impl Wire {
             tls: None,
             inbox: Inbox::new(),
             out: BytesMut::with_capacity(1024),
-            net: vec![0; 32 * 1024],
             sealed: Vec::with_capacity(1024),
             row: RowBuf::default(),
             writing: false,
@@ -320,30 +340,8 @@ impl Wire {
         }
         let name = ServerName::try_from(t.host.clone())
             .unwrap_or_else(|_| ServerName::try_from("localhost").expect("a valid name"));
-        let mut tls = Box::new(ClientConnection::new(TLS.clone(), name)?);
-        let mut sent = Vec::new();
-        loop {
-            while tls.wants_write() {
-                tls.write_tls(&mut sent)?;
-            }
-            if !sent.is_empty() {
-                self.sock.write_all(&sent).await?;
-                sent.clear();
-            }
-            if !tls.is_handshaking() {
-                break;
-            }
-            let n = self.sock.read(&mut self.net).await?;
-            if n == 0 {
-                return Err(closed());
-            }
-            let mut got = &self.net[..n];
-            while !got.is_empty() {
-                tls.read_tls(&mut got)?;
-                tls.process_new_packets()?;
-            }
-        }
-        self.tls = Some(tls);
+        let tls = leantls::handshake(TLS.clone(), name, &mut self.sock).await?;
+        self.tls = Some(Box::new(tls));
         Ok(())
     }
 
@@ -559,14 +557,9 @@ impl Wire {
         frontend::terminate(&mut self.out);
         let _ = self.flush().await;
         if let Some(tls) = self.tls.as_mut() {
-            tls.send_close_notify();
-            let mut sent = Vec::new();
-            while tls.wants_write() {
-                if tls.write_tls(&mut sent).is_err() {
-                    break;
-                }
-            }
-            let _ = self.sock.write_all(&sent).await;
+            self.sealed.clear();
+            tls.close_notify(&mut self.sealed);
+            let _ = self.sock.write_all(&self.sealed).await;
         }
         let _ = self.sock.shutdown().await;
     }
@@ -576,11 +569,8 @@ impl Wire {
         match self.tls.as_mut() {
             None => self.sock.write_all(&self.out).await?,
             Some(tls) => {
-                tls.writer().write_all(&self.out)?;
                 self.sealed.clear();
-                while tls.wants_write() {
-                    tls.write_tls(&mut self.sealed)?;
-                }
+                tls.seal(&self.out, &mut self.sealed)?;
                 self.sock.write_all(&self.sealed).await?;
             }
         }
@@ -601,11 +591,7 @@ impl Wire {
     /// Reads more plaintext into the inbox.
     async fn fill(&mut self) -> Result<(), WireError> {
         let Wire {
-            sock,
-            tls,
-            inbox,
-            net,
-            ..
+            sock, tls, inbox, ..
         } = self;
         let Some(tls) = tls.as_mut() else {
             let n = sock.read(inbox.space()).await?;
@@ -615,50 +601,25 @@ impl Wire {
             inbox.tail += n;
             return Ok(());
         };
-        let mut got_plaintext = false;
         loop {
-            let (got, closed_by_server) = take_plaintext(tls, inbox)?;
-            got_plaintext |= got;
             // The server's last words (a FATAL error) can come with its close_notify in one
             // read: they are handed on first, and the close is reported by the next fill.
-            if got_plaintext {
+            let mut got = false;
+            while let Some(plain) = tls.open()? {
+                inbox.put(plain);
+                got = true;
+            }
+            if got {
                 return Ok(());
             }
-            if closed_by_server {
+            if tls.is_closed() {
                 return Err(closed());
             }
-            let n = sock.read(net).await?;
+            let n = sock.read(tls.space()).await?;
             if n == 0 {
                 return Err(closed());
             }
-            let mut rest = &net[..n];
-            while !rest.is_empty() {
-                tls.read_tls(&mut rest)?;
-                tls.process_new_packets()?;
-                // Take the plaintext out as it comes, so rustls's buffer never fills.
-                got_plaintext |= take_plaintext(tls, inbox)?.0;
-            }
-        }
-    }
-}
-
-/// Moves what TLS has decrypted into the inbox: whether anything came, and whether the
-/// server has closed the session.
-fn take_plaintext(
-    tls: &mut ClientConnection,
-    inbox: &mut Inbox,
-) -> Result<(bool, bool), WireError> {
-    let mut got = false;
-    loop {
-        // `space` may move the unread bytes, so what arrives is counted, not measured.
-        match tls.reader().read(inbox.space()) {
-            Ok(0) => return Ok((got, true)),
-            Ok(n) => {
-                inbox.tail += n;
-                got = true;
-            }
-            Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok((got, false)),
-            Err(e) => return Err(e.into()),
+            tls.filled(n);
         }
     }
 }
