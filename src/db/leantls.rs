@@ -33,6 +33,8 @@ use super::sock::Sock;
 const MAX_PLAIN: usize = 16 * 1024;
 /// The longest record body accepted: TLS 1.2 allows 2048 bytes of expansion.
 const MAX_BODY: usize = MAX_PLAIN + 2048;
+/// The most handshake bytes held at once while the handshake runs.
+const MAX_HANDSHAKE: usize = 1024 * 1024;
 const HEADER: usize = 5;
 const TAG: usize = 16;
 /// TLS 1.2 AES-GCM's explicit nonce.
@@ -201,8 +203,15 @@ pub(super) async fn handshake(
             break;
         }
         if read {
+            // A handshake message (a long certificate chain) may span records, and rustls
+            // joins them in this buffer.
             if filled == incoming.len() {
-                return Err(tls("a handshake record longer than TLS allows"));
+                if incoming.len() >= MAX_HANDSHAKE {
+                    return Err(tls(format!(
+                        "a handshake message longer than {MAX_HANDSHAKE} bytes"
+                    )));
+                }
+                incoming.resize(incoming.len() * 2, 0);
             }
             let n = sock.read(&mut incoming[filled..]).await?;
             if n == 0 {
@@ -498,7 +507,16 @@ mod tests {
         version: &'static rustls::SupportedProtocolVersion,
         suite: SupportedCipherSuite,
     ) -> (u16, JoinHandle<usize>) {
-        let cert = rcgen::generate_simple_self_signed(vec!["localhost".into()]).expect("cert");
+        server_named(version, suite, vec!["localhost".into()])
+    }
+
+    /// The same, with a certificate for `names`.
+    fn server_named(
+        version: &'static rustls::SupportedProtocolVersion,
+        suite: SupportedCipherSuite,
+        names: Vec<String>,
+    ) -> (u16, JoinHandle<usize>) {
+        let cert = rcgen::generate_simple_self_signed(names).expect("cert");
         let chain = vec![CertificateDer::from(cert.cert.der().to_vec())];
         let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(cert.signing_key.serialize_der()));
         let mut provider = default_provider();
@@ -671,6 +689,19 @@ mod tests {
     async fn tls12_chacha20_poly1305() {
         let suite = cipher_suite::TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256;
         converse(&rustls::version::TLS12, suite, Layout::Tls12Chacha).await;
+    }
+
+    #[tokio::test]
+    async fn a_certificate_longer_than_a_record() {
+        // About 40 KB of names: the Certificate message spans three records.
+        let names = (0..2000).map(|i| format!("host-{i}.example.com")).collect();
+        let suite = cipher_suite::TLS13_AES_256_GCM_SHA384;
+        let (port, server) = server_named(&rustls::version::TLS13, suite, names);
+        let mut c = Client::connect(port).await;
+        c.round_trip(b"hello").await;
+        c.send(BYE).await;
+        assert!(!c.receive(1).await, "closed by the server");
+        assert_eq!(server.join().expect("server"), 2);
     }
 
     #[tokio::test]
