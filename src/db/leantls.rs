@@ -658,21 +658,14 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn tls13_aes_256_gcm() {
-        let suite = cipher_suite::TLS13_AES_256_GCM_SHA384;
-        converse(&rustls::version::TLS13, suite, Layout::Tls13).await;
-    }
-
-    #[tokio::test]
-    async fn tls13_aes_128_gcm() {
-        let suite = cipher_suite::TLS13_AES_128_GCM_SHA256;
-        converse(&rustls::version::TLS13, suite, Layout::Tls13).await;
-    }
-
-    #[tokio::test]
-    async fn tls13_chacha20_poly1305() {
-        let suite = cipher_suite::TLS13_CHACHA20_POLY1305_SHA256;
-        converse(&rustls::version::TLS13, suite, Layout::Tls13).await;
+    async fn tls13_every_suite() {
+        for suite in [
+            cipher_suite::TLS13_AES_256_GCM_SHA384,
+            cipher_suite::TLS13_AES_128_GCM_SHA256,
+            cipher_suite::TLS13_CHACHA20_POLY1305_SHA256,
+        ] {
+            converse(&rustls::version::TLS13, suite, Layout::Tls13).await;
+        }
     }
 
     #[tokio::test]
