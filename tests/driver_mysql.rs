@@ -1035,3 +1035,58 @@ async fn the_lean_connection_of_the_procedure_mode() {
     sp.close().await;
     let _ = raw.disconnect().await;
 }
+
+/// Bytes that come after the server's greeting but before TLS are not the server's answers
+/// under TLS: a man in the middle could forge them. The lean connection refuses the session.
+#[tokio::test]
+async fn unencrypted_bytes_before_tls_are_refused() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let servers = Servers::get();
+    servers.require();
+    // A real greeting, from the real server.
+    let mut real =
+        tokio::net::TcpStream::connect((servers.maria_host.as_str(), servers.maria_port))
+            .await
+            .expect("connect to MariaDB");
+    let mut head = [0u8; 4];
+    real.read_exact(&mut head).await.expect("greeting header");
+    let len = usize::from(head[0]) | usize::from(head[1]) << 8 | usize::from(head[2]) << 16;
+    let mut greeting = head.to_vec();
+    greeting.resize(4 + len, 0);
+    real.read_exact(&mut greeting[4..]).await.expect("greeting");
+    drop(real);
+    // The greeting with a forged OK packet (sequence 2) right behind it.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let port = listener.local_addr().expect("address").port();
+    let relay = tokio::spawn(async move {
+        let (mut sock, _) = listener.accept().await.expect("accept");
+        greeting.extend_from_slice(&[7, 0, 0, 2, 0, 0, 0, 2, 0, 0, 0]);
+        sock.write_all(&greeting).await.expect("greeting");
+        let mut rest = Vec::new();
+        let _ = sock.read_to_end(&mut rest).await;
+    });
+    let target = hammer::db::mysql::MyTarget {
+        db: Database::Maria,
+        host: "127.0.0.1".into(),
+        port,
+        socket: None,
+        user: servers.maria_user.clone(),
+        password: Some(servers.maria_pass.clone()),
+        dbname: None,
+        tls: Some(hammer::db::mysql::MyTls {
+            ca: None,
+            identity: None,
+        }),
+    };
+    match hammer::db::mywire::connect(&target).await {
+        Err(hammer::db::mywire::Refused::Failed(e)) => {
+            assert_eq!(e.kind, Failure::Tls, "{e}");
+            assert!(e.to_string().contains("unencrypted bytes"), "{e}");
+        }
+        Err(hammer::db::mywire::Refused::Unsupported(why)) => panic!("unsupported: {why}"),
+        Ok(_) => panic!("a session on forged bytes"),
+    }
+    relay.abort();
+}

@@ -43,7 +43,6 @@ const EXPLICIT: usize = 8;
 const APPLICATION_DATA: u8 = 23;
 const HANDSHAKE: u8 = 22;
 const ALERT: u8 = 21;
-const CHANGE_CIPHER_SPEC: u8 = 20;
 
 /// Records sealed with one TLS 1.3 key before a key update: below every AEAD's limit
 /// (AES-GCM's is 2^24.5 full-size records, and ours are small).
@@ -131,11 +130,10 @@ impl Keys {
     }
 
     /// TLS 1.2's additional data: sequence number, type, version, plaintext length.
-    fn aad12(&self, typ: u8, len: usize) -> [u8; 13] {
+    fn aad12(&self, header: [u8; HEADER], len: usize) -> [u8; 13] {
         let mut a = [0u8; 13];
         a[..8].copy_from_slice(&self.seq.to_be_bytes());
-        a[8] = typ;
-        a[9..11].copy_from_slice(&[3, 3]);
+        a[8..11].copy_from_slice(&header[..3]);
         a[11..].copy_from_slice(&(len as u16).to_be_bytes());
         a
     }
@@ -220,6 +218,12 @@ pub(super) async fn handshake(
             filled += n;
         }
     }
+    // What is left is at most part of a record; a buffer grown for the handshake is not kept.
+    if incoming.len() > HEADER + MAX_BODY {
+        let mut raw = vec![0u8; (HEADER + MAX_BODY).max(filled)];
+        raw[..filled].copy_from_slice(&incoming[..filled]);
+        incoming = raw;
+    }
     let version = conn.protocol_version();
     let (secrets, kernel) = conn.dangerous_into_kernel_connection()?;
     let tx = Keys::new(secrets.tx.0, secrets.tx.1)?;
@@ -270,8 +274,23 @@ impl LeanTls {
         let _ = self.seal_record(ALERT, &[1, 0], out);
     }
 
+    /// Appends one sealed record to `out`; on failure `out` is left as it was.
     fn seal_record(&mut self, typ: u8, plain: &[u8], out: &mut Vec<u8>) -> Result<(), LeanError> {
         let at = out.len();
+        let sealed = self.seal_at(typ, plain, out, at);
+        if sealed.is_err() {
+            out.truncate(at);
+        }
+        sealed
+    }
+
+    fn seal_at(
+        &mut self,
+        typ: u8,
+        plain: &[u8],
+        out: &mut Vec<u8>,
+        at: usize,
+    ) -> Result<(), LeanError> {
         let nonce = self.tx.nonce();
         let sealed = |key: &LessSafeKey, aad: &[u8], data: &mut [u8]| {
             key.seal_in_place_separate_tag(
@@ -300,9 +319,10 @@ impl LeanTls {
                 let len = explicit + plain.len() + TAG;
                 out.extend_from_slice(&[typ, 3, 3]);
                 out.extend_from_slice(&(len as u16).to_be_bytes());
+                let header: [u8; HEADER] = out[at..at + HEADER].try_into().expect("5 bytes");
                 out.extend_from_slice(&nonce[12 - explicit..]);
                 out.extend_from_slice(plain);
-                let aad = self.tx.aad12(typ, plain.len());
+                let aad = self.tx.aad12(header, plain.len());
                 sealed(&self.tx.key, &aad, &mut out[at + HEADER + explicit..])?
             }
         };
@@ -352,11 +372,13 @@ impl LeanTls {
                 continue;
             }
             let (typ, from, to) = self.open_record(header, body, len)?;
+            if to - from > MAX_PLAIN {
+                return Err(tls(format!("a record of {} bytes of plaintext", to - from)));
+            }
             match typ {
                 APPLICATION_DATA => return Ok(Some(&self.raw[from..to])),
                 ALERT => self.alert(from, to)?,
                 HANDSHAKE => self.handshake_message(from, to)?,
-                CHANGE_CIPHER_SPEC if self.layout == Layout::Tls13 => {}
                 other => return Err(tls(format!("a record of type {other}"))),
             }
         }
@@ -375,9 +397,7 @@ impl LeanTls {
         let data = &mut self.raw[body..body + len];
         let opened = match self.layout {
             Layout::Tls13 => {
-                if header[0] == CHANGE_CIPHER_SPEC {
-                    return Ok((CHANGE_CIPHER_SPEC, body, body));
-                }
+                // A ChangeCipherSpec is allowed only during the handshake.
                 if header[0] != APPLICATION_DATA {
                     return Err(tls(format!("an unencrypted record of type {}", header[0])));
                 }
@@ -398,7 +418,7 @@ impl LeanTls {
                 }
                 let mut nonce = rx.iv;
                 nonce[4..].copy_from_slice(&data[..EXPLICIT]);
-                let aad = rx.aad12(header[0], len - EXPLICIT - TAG);
+                let aad = rx.aad12(header, len - EXPLICIT - TAG);
                 let plain = rx
                     .key
                     .open_in_place(
@@ -415,7 +435,7 @@ impl LeanTls {
                     return Err(bad());
                 }
                 let nonce = Nonce::assume_unique_for_key(rx.nonce());
-                let aad = rx.aad12(header[0], len - TAG);
+                let aad = rx.aad12(header, len - TAG);
                 let n = rx
                     .key
                     .open_in_place(nonce, Aad::from(aad), data)
@@ -429,14 +449,14 @@ impl LeanTls {
     }
 
     fn alert(&mut self, from: usize, to: usize) -> Result<(), LeanError> {
-        match self.raw[from..to] {
-            [_, 0] => {
+        match (self.layout, &self.raw[from..to]) {
+            (_, [_, 0]) => {
                 self.closed = true;
                 Ok(())
             }
-            // user_canceled: a warning, followed by close_notify.
-            [_, 90] => Ok(()),
-            [_, desc] => Err(tls(format!("the server sent alert {desc}"))),
+            // user_canceled as a warning, followed by close_notify; in TLS 1.2 any warning.
+            (_, [1, 90]) | (Layout::Tls12Gcm | Layout::Tls12Chacha, [1, _]) => Ok(()),
+            (_, [_, desc]) => Err(tls(format!("the server sent alert {desc}"))),
             _ => Err(tls("a malformed alert")),
         }
     }
@@ -444,6 +464,9 @@ impl LeanTls {
     /// Handshake messages after the handshake: session tickets (dropped), key updates
     /// (TLS 1.3) and renegotiation requests (TLS 1.2, ignored).
     fn handshake_message(&mut self, from: usize, to: usize) -> Result<(), LeanError> {
+        if from == to {
+            return Err(tls("an empty handshake record"));
+        }
         let mut at = from;
         while at < to {
             let Some(&[typ, a, b, c]) = self.raw.get(at..at + 4) else {
@@ -463,6 +486,10 @@ impl LeanTls {
                         [1] => true,
                         _ => return Err(tls("a malformed key update")),
                     };
+                    // The records after it are under the new key, so it ends its record.
+                    if at != to {
+                        return Err(tls("a key update not at the end of its record"));
+                    }
                     let (seq, secrets) = self.kernel.update_rx_secret()?;
                     self.rx = Keys::new(seq, secrets)?;
                     self.owe_update |= request;
@@ -695,6 +722,22 @@ mod tests {
         c.send(BYE).await;
         assert!(!c.receive(1).await, "closed by the server");
         assert_eq!(server.join().expect("server"), 2);
+    }
+
+    #[tokio::test]
+    async fn an_unencrypted_record_after_the_handshake_is_refused() {
+        let suite = cipher_suite::TLS13_AES_256_GCM_SHA384;
+        let (port, _server) = server(&rustls::version::TLS13, suite);
+        let mut c = Client::connect(port).await;
+        // A ChangeCipherSpec, as a man in the middle could add: allowed only in the handshake.
+        let ccs = [20, 3, 3, 0, 1, 1];
+        c.tls.space()[..ccs.len()].copy_from_slice(&ccs);
+        c.tls.filled(ccs.len());
+        let e = c.tls.open().expect_err("an unencrypted record");
+        assert!(
+            matches!(&e, LeanError::Tls(m) if m.contains("unencrypted")),
+            "{e:?}"
+        );
     }
 
     #[tokio::test]

@@ -277,6 +277,14 @@ async fn handshake(t: &MyTarget) -> Result<Wire, Refused> {
         let collation = if version >= (5, 5, 3) { 45 } else { 33 };
         let mut request = Vec::with_capacity(32);
         SslRequest::new(w.caps, MAX_PACKET, collation).serialize(&mut request);
+        // Bytes already read past the greeting came unencrypted: were they taken for the
+        // server's answers once TLS is up, a man in the middle could forge them.
+        if w.start != w.end {
+            return Err(Refused::Failed(peer.error(
+                Failure::Tls,
+                "the server sent unencrypted bytes after its greeting, before TLS",
+            )));
+        }
         w.write_packet(&request).await.map_err(failed)?;
         match leantls::handshake(config, name, &mut w.sock)
             .await
@@ -695,12 +703,14 @@ impl Wire {
                 Ok(())
             }
             Some(tls) => {
-                let before = *end;
                 loop {
+                    // Counted, not measured: `put` may move the unread bytes to the front.
+                    let mut got = false;
                     while let Some(plain) = tls.open().map_err(lean)? {
                         put(buf, start, end, plain)?;
+                        got |= !plain.is_empty();
                     }
-                    if *end > before {
+                    if got {
                         return Ok(());
                     }
                     if tls.is_closed() {

@@ -607,7 +607,7 @@ impl Wire {
             let mut got = false;
             while let Some(plain) = tls.open()? {
                 inbox.put(plain);
-                got = true;
+                got |= !plain.is_empty();
             }
             if got {
                 return Ok(());
