@@ -884,7 +884,8 @@ mod tests {
                 },
                 vec![1, 2, 3],
             )],
-            returned: Some(serde_json::json!({"ok": true})),
+            // A figure of 17 significant digits must come back as the same f64.
+            returned: Some(serde_json::json!({"ok": true, "nopm": 124692.88394887853_f64})),
             system: Some(SystemInfo {
                 server_settings: vec![("shared_buffers".into(), "128MB".into())],
                 ..SystemInfo::default()
@@ -902,7 +903,10 @@ mod tests {
             d.system.unwrap().server_settings,
             vec![("shared_buffers".to_string(), "128MB".to_string())]
         );
-        assert_eq!(d.returned, Some(serde_json::json!({"ok": true})));
+        assert_eq!(
+            d.returned,
+            Some(serde_json::json!({"ok": true, "nopm": 124692.88394887853_f64}))
+        );
         let out = s.output("00000001AAAA000000000001", Some(2)).unwrap();
         assert_eq!(out.len(), 1);
         assert_eq!(out[0].line, "Vuser 2:b");
