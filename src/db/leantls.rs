@@ -48,6 +48,10 @@ const ALERT: u8 = 21;
 /// (AES-GCM's is 2^24.5 full-size records, and ours are small).
 const TX_RECORDS_PER_KEY: u64 = 1 << 23;
 
+/// Records sealed in one TLS 1.2 AES-GCM session, which has no key update: rustls's limit.
+/// At it the session ends as a lost connection, and the driver opens a new one.
+const TLS12_GCM_RECORDS: u64 = 1 << 24;
+
 /// Why the session failed.
 #[derive(Debug)]
 pub(super) enum LeanError {
@@ -153,7 +157,8 @@ pub(super) struct LeanTls {
     closed: bool,
     /// The server asked for our key update: it goes before the next record we send.
     owe_update: bool,
-    /// Records to seal under one TLS 1.3 key ([`TX_RECORDS_PER_KEY`]).
+    /// Records to seal under one key: TLS 1.3 then updates it ([`TX_RECORDS_PER_KEY`]), TLS 1.2
+    /// AES-GCM ends the session ([`TLS12_GCM_RECORDS`]); ChaCha20-Poly1305 has no limit.
     tx_limit: u64,
 }
 
@@ -244,7 +249,11 @@ pub(super) async fn handshake(
         end: filled,
         closed: false,
         owe_update: false,
-        tx_limit: TX_RECORDS_PER_KEY,
+        tx_limit: match layout {
+            Layout::Tls13 => TX_RECORDS_PER_KEY,
+            Layout::Tls12Gcm => TLS12_GCM_RECORDS,
+            Layout::Tls12Chacha => u64::MAX,
+        },
     })
 }
 
@@ -262,6 +271,13 @@ impl LeanTls {
             let (seq, secrets) = self.kernel.update_tx_secret()?;
             self.tx = Keys::new(seq, secrets)?;
             self.owe_update = false;
+        }
+        let records = plain.len().div_ceil(MAX_PLAIN) as u64;
+        if self.layout == Layout::Tls12Gcm && self.tx.seq.saturating_add(records) > self.tx_limit {
+            return Err(LeanError::Io(io::Error::new(
+                io::ErrorKind::ConnectionAborted,
+                "the TLS 1.2 session has sealed AES-GCM's limit of 2^24 records; a new connection is needed",
+            )));
         }
         for chunk in plain.chunks(MAX_PLAIN) {
             self.seal_record(APPLICATION_DATA, chunk, out)?;
@@ -765,5 +781,161 @@ mod tests {
             matches!(&e, LeanError::Tls(m) if m.contains("bad record MAC")),
             "{e:?}"
         );
+    }
+
+    #[tokio::test]
+    async fn a_tls12_gcm_session_ends_at_its_record_limit() {
+        let suite = cipher_suite::TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256;
+        let (port, _server) = server(&rustls::version::TLS12, suite);
+        let mut c = Client::connect(port).await;
+        assert_eq!(c.tls.tx_limit, TLS12_GCM_RECORDS);
+        c.round_trip(b"hello").await;
+        c.tls.tx_limit = c.tls.tx.seq + 1;
+        let mut out = Vec::new();
+        let e = c
+            .tls
+            .seal(&[7u8; MAX_PLAIN + 1], &mut out)
+            .expect_err("two records, one allowed");
+        assert!(
+            matches!(&e, LeanError::Io(e) if e.kind() == io::ErrorKind::ConnectionAborted),
+            "{e:?}"
+        );
+        assert!(out.is_empty(), "nothing sealed");
+        c.tls.seal(b"one record", &mut out).expect("the last one");
+    }
+
+    /// Builds the records a hand-made server sends.
+    type Records = fn(&mut Keys) -> Vec<u8>;
+
+    /// One TLS 1.3 record sealed with `k`: `plain`, its content type, `pad` zero bytes.
+    fn seal13(k: &mut Keys, typ: u8, plain: &[u8], pad: usize) -> Vec<u8> {
+        let mut inner = plain.to_vec();
+        inner.push(typ);
+        inner.resize(inner.len() + pad, 0);
+        let len = inner.len() + TAG;
+        let header = [APPLICATION_DATA, 3, 3, (len >> 8) as u8, len as u8];
+        let nonce = Nonce::assume_unique_for_key(k.nonce());
+        let tag = k
+            .key
+            .seal_in_place_separate_tag(nonce, Aad::from(header), &mut inner)
+            .expect("seal");
+        k.seq += 1;
+        [&header[..], &inner, tag.as_ref()].concat()
+    }
+
+    /// What the client opens of the records a TLS 1.3 server builds by hand with its own
+    /// keys (`records`) and sends after the handshake before hanging up: each record's
+    /// plaintext, then the error if one came.
+    async fn opened(records: Records) -> (Vec<Vec<u8>>, Option<String>) {
+        let cert = rcgen::generate_simple_self_signed(vec!["localhost".into()]).expect("cert");
+        let chain = vec![CertificateDer::from(cert.cert.der().to_vec())];
+        let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(cert.signing_key.serialize_der()));
+        let mut provider = default_provider();
+        provider.cipher_suites = vec![cipher_suite::TLS13_AES_128_GCM_SHA256];
+        let mut config = ServerConfig::builder_with_provider(Arc::new(provider))
+            .with_protocol_versions(&[&rustls::version::TLS13])
+            .expect("versions")
+            .with_no_client_auth()
+            .with_single_cert(chain, key)
+            .expect("server config");
+        config.send_tls13_tickets = 0;
+        config.enable_secret_extraction = true;
+        let config = Arc::new(config);
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+        let port = listener.local_addr().expect("address").port();
+        let server = std::thread::spawn(move || {
+            let (mut sock, _) = listener.accept().expect("accept");
+            let mut conn = ServerConnection::new(config).expect("server connection");
+            while conn.is_handshaking() {
+                conn.complete_io(&mut sock).expect("handshake");
+            }
+            while conn.wants_write() {
+                conn.write_tls(&mut sock).expect("write");
+            }
+            let secrets = conn.dangerous_extract_secrets().expect("secrets");
+            let mut keys = Keys::new(secrets.tx.0, secrets.tx.1).expect("keys");
+            sock.write_all(&records(&mut keys)).expect("records");
+            // Dropping the socket hangs up.
+        });
+        let mut c = Client::connect(port).await;
+        let mut plain = Vec::new();
+        let error = loop {
+            match c.tls.open() {
+                Ok(Some(p)) => plain.push(p.to_vec()),
+                Ok(None) => {
+                    let read = c.sock.read(c.tls.space()).await.expect("read");
+                    if read == 0 {
+                        break None;
+                    }
+                    c.tls.filled(read);
+                }
+                Err(LeanError::Tls(e)) => break Some(e),
+                Err(e) => panic!("{e:?}"),
+            }
+        };
+        server.join().expect("server");
+        (plain, error)
+    }
+
+    #[tokio::test]
+    async fn padding_empty_records_and_a_warning_are_let_through() {
+        let (plain, error) = opened(|k| {
+            [
+                seal13(k, APPLICATION_DATA, b"hi", 300),
+                seal13(k, APPLICATION_DATA, b"", 5),
+                seal13(k, ALERT, &[1, 90], 0),
+                seal13(k, APPLICATION_DATA, b"yo", 0),
+            ]
+            .concat()
+        })
+        .await;
+        assert_eq!(plain, [&b"hi"[..], b"", b"yo"]);
+        assert_eq!(error, None);
+    }
+
+    #[tokio::test]
+    async fn nothing_after_close_notify_counts() {
+        let (plain, error) = opened(|k| {
+            [
+                seal13(k, APPLICATION_DATA, b"last", 0),
+                seal13(k, ALERT, &[1, 0], 0),
+                seal13(k, APPLICATION_DATA, b"late", 0),
+            ]
+            .concat()
+        })
+        .await;
+        assert_eq!(plain, [b"last"]);
+        assert_eq!(error, None);
+    }
+
+    #[tokio::test]
+    async fn records_the_client_cannot_take_are_refused_with_the_reason() {
+        let cases: [(Records, &str); 5] = [
+            (|k| seal13(k, ALERT, &[2, 40], 0), "alert 40"),
+            (
+                // A session ticket whose body would go on in the next record.
+                |k| seal13(k, HANDSHAKE, &[4, 0, 0, 8, 0, 0], 0),
+                "a handshake message split across records",
+            ),
+            (
+                // A key update, then a session ticket under the old key.
+                |k| seal13(k, HANDSHAKE, &[24, 0, 0, 1, 0, 4, 0, 0, 0], 0),
+                "a key update not at the end of its record",
+            ),
+            (
+                |k| seal13(k, HANDSHAKE, &[24, 0, 0, 1, 7], 0),
+                "a malformed key update",
+            ),
+            (
+                |k| seal13(k, APPLICATION_DATA, &[7u8; MAX_PLAIN + 1], 0),
+                "bytes of plaintext",
+            ),
+        ];
+        for (records, want) in cases {
+            let (plain, error) = opened(records).await;
+            assert!(plain.is_empty(), "{plain:?}");
+            let error = error.expect("an error");
+            assert!(error.contains(want), "{error:?}, want {want:?}");
+        }
     }
 }
