@@ -326,10 +326,10 @@ async fn battery(driver: &MyDriver, dbname: &str, blocking: bool) {
     if blocking {
         conn = conn.into_blocking().expect("a blocking socket");
     }
-    // Client-side SQL stays on mysql_async; the lean connection blocks.
+    // Both modes run on the lean connection unless told not to; it blocks when asked, and
+    // mysql_async's connection stays on tokio.
+    assert_eq!(conn.is_lean(), driver.tries_lean());
     assert_eq!(conn.is_blocking(), blocking && conn.is_lean());
-    // Stored procedures run on the lean connection, client-side SQL on mysql_async.
-    assert_eq!(conn.is_lean(), driver.mode() == Mode::StoredProcedures);
     let mut committed = 0;
 
     // New-Order: a line that replenishes its stock, an item ordered twice.
@@ -734,6 +734,15 @@ async fn procedures_and_client_sql_on_mariadb() {
     assert_eq!(sql.mode(), Mode::ClientSql);
     battery(&sql, &name, false).await;
     battery(&sql, &name, true).await;
+    // Both modes through mysql_async, as when the lean connection is not supported.
+    let sp_async = MyDriver::new(&procs, Database::Maria)
+        .with_summaries(true)
+        .with_lean(false);
+    battery(&sp_async, &name, true).await;
+    let sql_async = MyDriver::new(&client, Database::Maria)
+        .with_summaries(true)
+        .with_lean(false);
+    battery(&sql_async, &name, true).await;
     check(&procs, Database::Maria).await;
 
     // More warehouses asked for than built.
@@ -879,6 +888,11 @@ async fn the_lean_connection_of_the_procedure_mode() {
     conn.close().await;
     battery(&tls, &name, false).await;
     battery(&tls, &name, true).await;
+    // Client-side SQL over the same encrypted lean connection.
+    let client_tls = with_tls(&settings(Database::Maria, &name, true), None);
+    let tls_sql = MyDriver::new(&client_tls, Database::Maria).with_summaries(true);
+    battery(&tls_sql, &name, true).await;
+    assert!(tls_sql.tries_lean());
     // TLS asked for while the socket is set too (and there): TLS over TCP, on both paths.
     let mut both = procs.clone();
     for (key, value) in [

@@ -4,8 +4,8 @@
 //! `*_prepared` is implied). With stored procedures each transaction is one `CALL` whose OUT
 //! parameters, passed as `NULL` placeholders, come back as a row; the procedures
 //! (`schemas/mysql/tprocc/procedures.sql`) run their own `START TRANSACTION ... COMMIT`.
-//! Procedure calls go over the lean connection of `db::mywire` (a fraction of mysql_async's
-//! client CPU per call), or through mysql_async when the server or the settings ask for
+//! Both modes go over the lean connection of `db::mywire` (a fraction of mysql_async's
+//! client CPU per statement), or through mysql_async when the server or the settings ask for
 //! something that connection does not do.
 //! With client-side SQL (`*_no_stored_procs`) the session runs with autocommit off, so a
 //! transaction begins with its first statement and ends with the `COMMIT` or `ROLLBACK` sent
@@ -179,7 +179,7 @@ pub struct MyDriver {
     dbname: String,
     mode: Mode,
     snapshot: AtomicU8,
-    /// Terminals try the lean connection (procedure mode), until it proves unsupported.
+    /// Terminals try the lean connection, until it proves unsupported.
     lean: AtomicBool,
     /// The counters' connection, kept between readings.
     monitor: tokio::sync::Mutex<Option<Conn>>,
@@ -204,10 +204,22 @@ impl MyDriver {
                 Mode::StoredProcedures
             },
             snapshot: AtomicU8::new(SNAPSHOT_UNKNOWN),
-            lean: AtomicBool::new(!no_procs),
+            lean: AtomicBool::new(true),
             monitor: tokio::sync::Mutex::new(None),
             summaries: false,
         }
+    }
+
+    /// Terminals try the lean connection first when `on` (the default); off, every terminal
+    /// connects through mysql_async, as when the lean connection proves unsupported.
+    pub fn with_lean(self, on: bool) -> Self {
+        self.lean.store(on, Ordering::Relaxed);
+        self
+    }
+
+    /// Whether terminals still try the lean connection first.
+    pub fn tries_lean(&self) -> bool {
+        self.lean.load(Ordering::Relaxed)
     }
 
     /// Terminals make their transactions' summaries (for `showoutput`) when `on`.
@@ -252,8 +264,8 @@ impl MyDriver {
         set
     }
 
-    /// The same session settings, and the procedure calls prepared, on a lean connection.
-    async fn set_up_wire(&self, wire: &mut Wire) -> Result<WireProcs> {
+    /// The same session settings, and the statements prepared, on a lean connection.
+    async fn set_up_wire(&self, wire: &mut Wire) -> Result<WirePrepared> {
         let peer = self.schema.peer();
         let fail =
             |action: &'static str, e: WireError| Error::Db(peer.failed(action, e.kind, e.detail));
@@ -276,13 +288,22 @@ impl MyDriver {
         wire.query(&self.session(snapshot))
             .await
             .map_err(|e| fail("cannot set up a session on", e))?;
-        let prepared: std::result::Result<WireProcs, WireError> = async {
-            Ok(WireProcs {
-                neword: wire.prepare(&SQL.call_neword).await?,
-                payment: wire.prepare(&SQL.call_payment).await?,
-                ostat: wire.prepare(&SQL.call_ostat).await?,
-                delivery: wire.prepare(&SQL.call_delivery).await?,
-                slev: wire.prepare(&SQL.call_slev).await?,
+        let prepared: std::result::Result<WirePrepared, WireError> = async {
+            Ok(match self.mode {
+                Mode::StoredProcedures => WirePrepared::Procedures(WireProcs {
+                    neword: wire.prepare(&SQL.call_neword).await?,
+                    payment: wire.prepare(&SQL.call_payment).await?,
+                    ostat: wire.prepare(&SQL.call_ostat).await?,
+                    delivery: wire.prepare(&SQL.call_delivery).await?,
+                    slev: wire.prepare(&SQL.call_slev).await?,
+                }),
+                Mode::ClientSql => {
+                    let mut prepared = Vec::with_capacity(CLIENT_STATEMENTS);
+                    for sql in ClientSql::<Stmt>::texts() {
+                        prepared.push(wire.prepare(sql).await?);
+                    }
+                    WirePrepared::Client(Box::new(ClientSql::from_vec(prepared)))
+                }
             })
         }
         .await;
@@ -320,7 +341,7 @@ impl MyDriver {
             .map_err(|e| fail("cannot set up a session on", e))?;
         let prepared = match self.mode {
             Mode::StoredProcedures => Procedures::prepare(conn).await.map(Prepared::Procedures),
-            Mode::ClientSql => ClientSql::prepare(conn)
+            Mode::ClientSql => ClientSql::<Statement>::prepare(conn)
                 .await
                 .map(|c| Prepared::Client(Box::new(c))),
         };
@@ -476,7 +497,12 @@ impl TxnDb for MyDriver {
             match mywire::connect(&self.schema).await {
                 Ok(mut wire) => {
                     return match self.set_up_wire(&mut wire).await {
-                        Ok(procs) => Ok(conn(Link::Wire(Box::new(wire), procs))),
+                        Ok(WirePrepared::Procedures(procs)) => {
+                            Ok(conn(Link::Wire(Box::new(wire), procs)))
+                        }
+                        Ok(WirePrepared::Client(c)) => {
+                            Ok(conn(Link::WireClient(Box::new(wire), c)))
+                        }
                         Err(e) => {
                             wire.close().await;
                             Err(e)
@@ -577,29 +603,45 @@ pub struct MyConn {
 }
 
 impl MyConn {
-    /// Whether the stored procedures run on the lean connection of `db::mywire`.
+    /// The lean connection of `db::mywire` the transactions run on, if they do.
+    fn wire(&self) -> Option<&Wire> {
+        match &self.link {
+            Link::Wire(wire, _) | Link::WireClient(wire, _) => Some(wire),
+            Link::Procedures(..) | Link::Client(..) => None,
+        }
+    }
+
+    /// Whether the transactions run on the lean connection of `db::mywire`.
     pub fn is_lean(&self) -> bool {
-        matches!(self.link, Link::Wire(..))
+        self.wire().is_some()
     }
 
     /// Whether the lean connection's socket blocks (`TxnConn::into_blocking`).
     pub fn is_blocking(&self) -> bool {
-        matches!(&self.link, Link::Wire(wire, _) if wire.is_blocking())
+        self.wire().is_some_and(Wire::is_blocking)
     }
 
     /// Whether the lean connection is encrypted.
     pub fn is_lean_tls(&self) -> bool {
-        matches!(&self.link, Link::Wire(wire, _) if wire.is_tls())
+        self.wire().is_some_and(Wire::is_tls)
     }
 }
 
 enum Link {
     /// Stored procedures on the lean connection.
     Wire(Box<Wire>, WireProcs),
+    /// Client-side SQL on the lean connection.
+    WireClient(Box<Wire>, Box<ClientSql<Stmt>>),
     /// Stored procedures through mysql_async.
     Procedures(Conn, Procedures),
     /// Client-side SQL through mysql_async.
-    Client(Conn, Box<ClientSql>),
+    Client(Conn, Box<ClientSql<Statement>>),
+}
+
+/// What a lean connection was set up for.
+enum WirePrepared {
+    Procedures(WireProcs),
+    Client(Box<ClientSql<Stmt>>),
 }
 
 /// The procedure calls prepared on a lean connection.
@@ -623,7 +665,7 @@ enum Proc {
 
 enum Prepared {
     Procedures(Procedures),
-    Client(Box<ClientSql>),
+    Client(Box<ClientSql<Statement>>),
 }
 
 struct Procedures {
@@ -646,53 +688,99 @@ impl Procedures {
     }
 }
 
-/// The client-side statements: 19, well below mysql_async's statement cache of 32, which
+/// How many statements client-side SQL prepares.
+const CLIENT_STATEMENTS: usize = 19;
+
+/// The client-side statements, prepared on mysql_async's connection (`Statement`) or the lean
+/// one (`Stmt`): 19, well below mysql_async's statement cache of 32, which
 /// would close the least recently used statement beyond that.
-struct ClientSql {
-    district_lock: Statement,
-    district_next: Statement,
-    items: Statement,
-    insert_order: Statement,
-    insert_new_order: Statement,
-    stock_lock: Statement,
-    stock_update: Statement,
-    order_lines: Statement,
-    pay_ytd: Statement,
-    customers_by_name: Statement,
-    pay_customer: Statement,
-    pay_customer_update: Statement,
-    insert_history: Statement,
-    order_status: Statement,
-    oldest_new_orders: Statement,
-    delete_new_orders: Statement,
-    deliver_lines: Statement,
-    deliver_orders: Statement,
-    stock_level: Statement,
+struct ClientSql<S> {
+    district_lock: S,
+    district_next: S,
+    items: S,
+    insert_order: S,
+    insert_new_order: S,
+    stock_lock: S,
+    stock_update: S,
+    order_lines: S,
+    pay_ytd: S,
+    customers_by_name: S,
+    pay_customer: S,
+    pay_customer_update: S,
+    insert_history: S,
+    order_status: S,
+    oldest_new_orders: S,
+    delete_new_orders: S,
+    deliver_lines: S,
+    deliver_orders: S,
+    stock_level: S,
 }
 
-impl ClientSql {
+impl<S> ClientSql<S> {
+    /// The statements' texts, in the order of the fields.
+    fn texts() -> [&'static str; CLIENT_STATEMENTS] {
+        [
+            SQL.district_lock.as_str(),
+            SQL.district_next.as_str(),
+            SQL.items.as_str(),
+            SQL.insert_order.as_str(),
+            SQL.insert_new_order.as_str(),
+            SQL.stock_lock.as_str(),
+            SQL.stock_update.as_str(),
+            SQL.order_lines.as_str(),
+            SQL.pay_ytd.as_str(),
+            SQL.customers_by_name.as_str(),
+            SQL.pay_customer.as_str(),
+            SQL.pay_customer_update.as_str(),
+            SQL.insert_history.as_str(),
+            SQL.order_status.as_str(),
+            SQL.oldest_new_orders.as_str(),
+            SQL.delete_new_orders.as_str(),
+            SQL.deliver_lines.as_str(),
+            SQL.deliver_orders.as_str(),
+            SQL.stock_level.as_str(),
+        ]
+    }
+
+    /// The statements prepared from [`texts`](Self::texts), in its order.
+    fn from_vec(prepared: Vec<S>) -> Self {
+        let Ok(
+            [district_lock, district_next, items, insert_order, insert_new_order, stock_lock, stock_update, order_lines, pay_ytd, customers_by_name, pay_customer, pay_customer_update, insert_history, order_status, oldest_new_orders, delete_new_orders, deliver_lines, deliver_orders, stock_level],
+        ) = <[S; CLIENT_STATEMENTS]>::try_from(prepared)
+        else {
+            panic!("{CLIENT_STATEMENTS} statements expected");
+        };
+        ClientSql {
+            district_lock,
+            district_next,
+            items,
+            insert_order,
+            insert_new_order,
+            stock_lock,
+            stock_update,
+            order_lines,
+            pay_ytd,
+            customers_by_name,
+            pay_customer,
+            pay_customer_update,
+            insert_history,
+            order_status,
+            oldest_new_orders,
+            delete_new_orders,
+            deliver_lines,
+            deliver_orders,
+            stock_level,
+        }
+    }
+}
+
+impl ClientSql<Statement> {
     async fn prepare(conn: &mut Conn) -> Result<Self, mysql_async::Error> {
-        Ok(ClientSql {
-            district_lock: conn.prep(SQL.district_lock.as_str()).await?,
-            district_next: conn.prep(SQL.district_next.as_str()).await?,
-            items: conn.prep(SQL.items.as_str()).await?,
-            insert_order: conn.prep(SQL.insert_order.as_str()).await?,
-            insert_new_order: conn.prep(SQL.insert_new_order.as_str()).await?,
-            stock_lock: conn.prep(SQL.stock_lock.as_str()).await?,
-            stock_update: conn.prep(SQL.stock_update.as_str()).await?,
-            order_lines: conn.prep(SQL.order_lines.as_str()).await?,
-            pay_ytd: conn.prep(SQL.pay_ytd.as_str()).await?,
-            customers_by_name: conn.prep(SQL.customers_by_name.as_str()).await?,
-            pay_customer: conn.prep(SQL.pay_customer.as_str()).await?,
-            pay_customer_update: conn.prep(SQL.pay_customer_update.as_str()).await?,
-            insert_history: conn.prep(SQL.insert_history.as_str()).await?,
-            order_status: conn.prep(SQL.order_status.as_str()).await?,
-            oldest_new_orders: conn.prep(SQL.oldest_new_orders.as_str()).await?,
-            delete_new_orders: conn.prep(SQL.delete_new_orders.as_str()).await?,
-            deliver_lines: conn.prep(SQL.deliver_lines.as_str()).await?,
-            deliver_orders: conn.prep(SQL.deliver_orders.as_str()).await?,
-            stock_level: conn.prep(SQL.stock_level.as_str()).await?,
-        })
+        let mut prepared = Vec::with_capacity(CLIENT_STATEMENTS);
+        for sql in Self::texts() {
+            prepared.push(conn.prep(sql).await?);
+        }
+        Ok(Self::from_vec(prepared))
     }
 }
 
@@ -711,6 +799,12 @@ impl From<mysql_async::Error> for Fail {
     }
 }
 
+impl From<WireError> for Fail {
+    fn from(e: WireError) -> Self {
+        Fail::Wire(e)
+    }
+}
+
 type Step<T> = std::result::Result<T, Fail>;
 
 impl MyConn {
@@ -723,9 +817,15 @@ impl MyConn {
             Err(Fail::Wire(e)) => (e.kind, e.detail),
             Err(Fail::Data(d)) => (Failure::Other, d),
         };
-        if let Link::Client(conn, _) = &mut self.link {
-            if kind != Failure::Lost {
-                let _ = conn.query_drop("ROLLBACK").await;
+        if kind != Failure::Lost {
+            match &mut self.link {
+                Link::Client(conn, _) => {
+                    let _ = conn.query_drop("ROLLBACK").await;
+                }
+                Link::WireClient(wire, _) => {
+                    let _ = wire.query("ROLLBACK").await;
+                }
+                Link::Wire(..) | Link::Procedures(..) => {}
             }
         }
         Err(Error::Db(self.peer.failed(
@@ -740,6 +840,7 @@ impl TxnConn for MyConn {
     async fn new_order(&mut self, t: &NewOrder) -> Result<Done> {
         let outcome = match &mut self.link {
             Link::Client(conn, c) => sql_new_order(conn, c, t, self.summaries).await,
+            Link::WireClient(wire, c) => sql_new_order(&mut **wire, c, t, self.summaries).await,
             link => call_new_order(link, t, self.summaries).await,
         };
         self.finish("New Order", outcome).await
@@ -748,6 +849,7 @@ impl TxnConn for MyConn {
     async fn payment(&mut self, t: &Payment) -> Result<Done> {
         let outcome = match &mut self.link {
             Link::Client(conn, c) => sql_payment(conn, c, t, self.summaries).await,
+            Link::WireClient(wire, c) => sql_payment(&mut **wire, c, t, self.summaries).await,
             link => call_payment(link, t, self.summaries).await,
         };
         self.finish("Payment", outcome).await
@@ -756,6 +858,7 @@ impl TxnConn for MyConn {
     async fn order_status(&mut self, t: &OrderStatus) -> Result<Done> {
         let outcome = match &mut self.link {
             Link::Client(conn, c) => sql_order_status(conn, c, t, self.summaries).await,
+            Link::WireClient(wire, c) => sql_order_status(&mut **wire, c, t, self.summaries).await,
             link => call_order_status(link, t, self.summaries).await,
         };
         self.finish("Order Status", outcome).await
@@ -764,6 +867,7 @@ impl TxnConn for MyConn {
     async fn delivery(&mut self, t: &Delivery) -> Result<Done> {
         let outcome = match &mut self.link {
             Link::Client(conn, c) => sql_delivery(conn, c, t, self.summaries).await,
+            Link::WireClient(wire, c) => sql_delivery(&mut **wire, c, t, self.summaries).await,
             link => call_delivery(link, t, self.summaries).await,
         };
         self.finish("Delivery", outcome).await
@@ -772,23 +876,25 @@ impl TxnConn for MyConn {
     async fn stock_level(&mut self, t: &StockLevel) -> Result<Done> {
         let outcome = match &mut self.link {
             Link::Client(conn, c) => sql_stock_level(conn, c, t, self.summaries).await,
+            Link::WireClient(wire, c) => sql_stock_level(&mut **wire, c, t, self.summaries).await,
             link => call_stock_level(link, t, self.summaries).await,
         };
         self.finish("Stock Level", outcome).await
     }
 
     fn into_blocking(self) -> Result<Self> {
+        let blocking = |wire: Box<Wire>| {
+            wire.into_blocking().map(Box::new).map_err(|e| {
+                self.peer.failed(
+                    "cannot switch to a blocking socket on",
+                    Failure::Lost,
+                    e.to_string(),
+                )
+            })
+        };
         let link = match self.link {
-            Link::Wire(wire, procs) => {
-                let wire = wire.into_blocking().map_err(|e| {
-                    self.peer.failed(
-                        "cannot switch to a blocking socket on",
-                        Failure::Lost,
-                        e.to_string(),
-                    )
-                })?;
-                Link::Wire(Box::new(wire), procs)
-            }
+            Link::Wire(wire, procs) => Link::Wire(blocking(wire)?, procs),
+            Link::WireClient(wire, c) => Link::WireClient(blocking(wire)?, c),
             other => other,
         };
         Ok(MyConn { link, ..self })
@@ -796,7 +902,7 @@ impl TxnConn for MyConn {
 
     async fn close(self) {
         match self.link {
-            Link::Wire(wire, _) => wire.close().await,
+            Link::Wire(wire, _) | Link::WireClient(wire, _) => wire.close().await,
             Link::Procedures(conn, _) | Link::Client(conn, _) => {
                 let _ = conn.disconnect().await;
             }
@@ -841,7 +947,7 @@ async fn call(link: &mut Link, proc: Proc, args: &[Arg<'_>], n: usize) -> Step<V
             let row: Option<Row> = conn.exec_first(st, values).await?;
             row.map(Row::unwrap)
         }
-        Link::Client(..) => {
+        Link::Client(..) | Link::WireClient(..) => {
             return Err(Fail::Data(format!(
                 "{proc:?} called on a client-side SQL connection"
             )))
@@ -976,6 +1082,82 @@ async fn call_stock_level(link: &mut Link, t: &StockLevel, show: bool) -> Step<D
 // ---------------------------------------------------------------------------------------
 // Client-side SQL: the procedures' logic, in as few statements as it allows.
 
+/// A connection client-side SQL runs on: mysql_async's or the lean one, with its kind of
+/// prepared statement.
+trait SqlConn {
+    type Stmt;
+    /// The first row the statement gives, if any.
+    async fn first(&mut self, st: &Self::Stmt, args: Vec<Value>) -> Step<Option<Vec<Value>>>;
+    /// Every row the statement gives.
+    async fn all(&mut self, st: &Self::Stmt, args: Vec<Value>) -> Step<Vec<Vec<Value>>>;
+    /// Runs a statement that gives no rows.
+    async fn run(&mut self, st: &Self::Stmt, args: Vec<Value>) -> Step<()>;
+    /// `COMMIT` or `ROLLBACK`.
+    async fn end(&mut self, sql: &str) -> Step<()>;
+}
+
+impl SqlConn for Conn {
+    type Stmt = Statement;
+
+    async fn first(&mut self, st: &Statement, args: Vec<Value>) -> Step<Option<Vec<Value>>> {
+        let row: Option<Row> = self.exec_first(st, args).await?;
+        Ok(row.map(Row::unwrap))
+    }
+
+    async fn all(&mut self, st: &Statement, args: Vec<Value>) -> Step<Vec<Vec<Value>>> {
+        let rows: Vec<Row> = self.exec(st, args).await?;
+        Ok(rows.into_iter().map(Row::unwrap).collect())
+    }
+
+    async fn run(&mut self, st: &Statement, args: Vec<Value>) -> Step<()> {
+        Ok(self.exec_drop(st, args).await?)
+    }
+
+    async fn end(&mut self, sql: &str) -> Step<()> {
+        Ok(self.query_drop(sql).await?)
+    }
+}
+
+/// Values as the lean connection binds them.
+fn wire_args(values: &[Value]) -> Step<Vec<Arg<'_>>> {
+    values
+        .iter()
+        .map(|v| match v {
+            Value::Int(i) => Ok(Arg::Int(*i)),
+            Value::Bytes(b) => Ok(Arg::Text(b)),
+            Value::NULL => Ok(Arg::Null),
+            other => Err(Fail::Data(format!("a parameter of {other:?}"))),
+        })
+        .collect()
+}
+
+impl SqlConn for Wire {
+    type Stmt = Stmt;
+
+    async fn first(&mut self, st: &Stmt, args: Vec<Value>) -> Step<Option<Vec<Value>>> {
+        Ok(self.execute(*st, &wire_args(&args)?, 0).await?)
+    }
+
+    async fn all(&mut self, st: &Stmt, args: Vec<Value>) -> Step<Vec<Vec<Value>>> {
+        Ok(self.execute_all(*st, &wire_args(&args)?).await?)
+    }
+
+    async fn run(&mut self, st: &Stmt, args: Vec<Value>) -> Step<()> {
+        self.execute_all(*st, &wire_args(&args)?).await?;
+        Ok(())
+    }
+
+    async fn end(&mut self, sql: &str) -> Step<()> {
+        self.query(sql).await?;
+        Ok(())
+    }
+}
+
+/// Integer parameters.
+fn ints<const N: usize>(values: [i64; N]) -> Vec<Value> {
+    values.into_iter().map(Value::Int).collect()
+}
+
 /// A STOCK row a New-Order changes, with what its lines add up to.
 struct StockRow {
     w: i64,
@@ -987,7 +1169,12 @@ struct StockRow {
     remote: i64,
 }
 
-async fn sql_new_order(conn: &mut Conn, st: &ClientSql, t: &NewOrder, show: bool) -> Step<Done> {
+async fn sql_new_order<C: SqlConn>(
+    conn: &mut C,
+    st: &ClientSql<C::Stmt>,
+    t: &NewOrder,
+    show: bool,
+) -> Step<Done> {
     let n = t.lines.len();
     if n == 0 || n > MAX_LINES {
         return Err(Fail::Data(format!(
@@ -996,18 +1183,18 @@ async fn sql_new_order(conn: &mut Conn, st: &ClientSql, t: &NewOrder, show: bool
     }
     let (w, d, c) = (i64::from(t.w_id), i64::from(t.d_id), i64::from(t.c_id));
 
-    let district: Option<Row> = conn.exec_first(&st.district_lock, (w, d)).await?;
+    let district = conn.first(&st.district_lock, ints([w, d])).await?;
     let district =
         district.ok_or_else(|| Fail::Data(format!("district {d} of warehouse {w} not found")))?;
     let district = Cols(&district);
     let d_tax = district.fixed(0, 4, "d_tax")?;
     let o_id = district.int(1, "d_next_o_id")?;
-    conn.exec_drop(&st.district_next, (w, d)).await?;
+    conn.run(&st.district_next, ints([w, d])).await?;
 
     let mut args = Vec::with_capacity(MAX_LINES + 3);
     args.extend((0..MAX_LINES).map(|k| t.lines.get(k).map_or(Value::NULL, |l| int(l.item_id))));
     args.extend([Value::Int(w), Value::Int(d), Value::Int(c)]);
-    let rows: Vec<Row> = conn.exec(&st.items, args).await?;
+    let rows = conn.all(&st.items, args).await?;
     let first = rows.first().ok_or_else(|| {
         Fail::Data(format!(
             "warehouse {w}, or customer {c} of district {d}, not found"
@@ -1032,16 +1219,16 @@ async fn sql_new_order(conn: &mut Conn, st: &ClientSql, t: &NewOrder, show: bool
     };
     if t.lines.iter().any(|l| price(l.item_id).is_none()) {
         // Clause 2.4.2.3: an unused item rolls the whole transaction back.
-        conn.query_drop("ROLLBACK").await?;
+        conn.end("ROLLBACK").await?;
         return Ok(new_order_done(show, t, o_id, None));
     }
 
-    conn.exec_drop(
+    conn.run(
         &st.insert_order,
-        (o_id, d, w, c, n as i64, i64::from(t.all_local)),
+        ints([o_id, d, w, c, n as i64, i64::from(t.all_local)]),
     )
     .await?;
-    conn.exec_drop(&st.insert_new_order, (o_id, d, w)).await?;
+    conn.run(&st.insert_new_order, ints([o_id, d, w])).await?;
 
     let mut args = Vec::with_capacity(1 + 2 * MAX_LINES);
     args.push(Value::Int(d));
@@ -1051,7 +1238,7 @@ async fn sql_new_order(conn: &mut Conn, st: &ClientSql, t: &NewOrder, show: bool
             None => args.extend([Value::NULL, Value::NULL]),
         }
     }
-    let rows: Vec<Row> = conn.exec(&st.stock_lock, args).await?;
+    let rows = conn.all(&st.stock_lock, args).await?;
     let mut stock = Vec::with_capacity(rows.len());
     for row in rows {
         let r = Cols(&row);
@@ -1107,9 +1294,9 @@ async fn sql_new_order(conn: &mut Conn, st: &ClientSql, t: &NewOrder, show: bool
         update.extend([s.w, s.i, s.quantity, s.ytd, s.count, s.remote].map(Value::Int));
     }
     update.resize(6 * MAX_LINES, Value::NULL);
-    conn.exec_drop(&st.stock_update, update).await?;
-    conn.exec_drop(&st.order_lines, lines).await?;
-    conn.query_drop("COMMIT").await?;
+    conn.run(&st.stock_update, update).await?;
+    conn.run(&st.order_lines, lines).await?;
+    conn.end("COMMIT").await?;
     Ok(new_order_done(
         show,
         t,
@@ -1120,16 +1307,19 @@ async fn sql_new_order(conn: &mut Conn, st: &ClientSql, t: &NewOrder, show: bool
 
 /// The middle customer of those with a last name (clause 2.5.2.2): position ceil(n/2) of
 /// the list ordered by c_first.
-async fn customer_by_name(
-    conn: &mut Conn,
-    st: &ClientSql,
+async fn customer_by_name<C: SqlConn>(
+    conn: &mut C,
+    st: &ClientSql<C::Stmt>,
     w: i64,
     d: i64,
     last: &str,
 ) -> Step<i64> {
-    let rows: Vec<Row> = conn
-        .exec(&st.customers_by_name, (w, d, last.as_bytes()))
-        .await?;
+    let args = vec![
+        Value::Int(w),
+        Value::Int(d),
+        Value::Bytes(last.as_bytes().to_vec()),
+    ];
+    let rows = conn.all(&st.customers_by_name, args).await?;
     match rows.get(rows.len().saturating_sub(1) / 2) {
         Some(row) => Cols(row).int(0, "c_id"),
         None => Err(Fail::Data(format!(
@@ -1138,7 +1328,12 @@ async fn customer_by_name(
     }
 }
 
-async fn sql_payment(conn: &mut Conn, st: &ClientSql, t: &Payment, show: bool) -> Step<Done> {
+async fn sql_payment<C: SqlConn>(
+    conn: &mut C,
+    st: &ClientSql<C::Stmt>,
+    t: &Payment,
+    show: bool,
+) -> Step<Done> {
     let (w, d, c_w, c_d) = (
         i64::from(t.w_id),
         i64::from(t.d_id),
@@ -1148,7 +1343,7 @@ async fn sql_payment(conn: &mut Conn, st: &ClientSql, t: &Payment, show: bool) -
     let cents = i64::from(t.amount_cents);
     let amount = money(cents);
     let amount = || Value::Bytes(amount.as_bytes().to_vec());
-    conn.exec_drop(
+    conn.run(
         &st.pay_ytd,
         vec![amount(), amount(), Value::Int(w), Value::Int(d)],
     )
@@ -1157,8 +1352,8 @@ async fn sql_payment(conn: &mut Conn, st: &ClientSql, t: &Payment, show: bool) -
         Customer::ById(id) => i64::from(*id),
         Customer::ByName(last) => customer_by_name(conn, st, c_w, c_d, last).await?,
     };
-    let row: Option<Row> = conn
-        .exec_first(&st.pay_customer, (w, d, c_w, c_d, c_id))
+    let row = conn
+        .first(&st.pay_customer, ints([w, d, c_w, c_d, c_id]))
         .await?;
     let row = row.ok_or_else(|| {
         Fail::Data(format!(
@@ -1170,7 +1365,7 @@ async fn sql_payment(conn: &mut Conn, st: &ClientSql, t: &Payment, show: bool) -
     let h_data = format!("{}    {}", r.text(0), r.text(1));
     let credit = r.text(5);
     let balance = r.fixed(6, 2, "c_balance")? - cents;
-    conn.exec_drop(
+    conn.run(
         &st.pay_customer_update,
         vec![
             amount(),
@@ -1184,7 +1379,7 @@ async fn sql_payment(conn: &mut Conn, st: &ClientSql, t: &Payment, show: bool) -
         ],
     )
     .await?;
-    conn.exec_drop(
+    conn.run(
         &st.insert_history,
         vec![
             Value::Int(c_id),
@@ -1197,13 +1392,13 @@ async fn sql_payment(conn: &mut Conn, st: &ClientSql, t: &Payment, show: bool) -
         ],
     )
     .await?;
-    conn.query_drop("COMMIT").await?;
+    conn.end("COMMIT").await?;
     Ok(payment_done(show, t, c_id, balance, &credit))
 }
 
-async fn sql_order_status(
-    conn: &mut Conn,
-    st: &ClientSql,
+async fn sql_order_status<C: SqlConn>(
+    conn: &mut C,
+    st: &ClientSql<C::Stmt>,
     t: &OrderStatus,
     show: bool,
 ) -> Step<Done> {
@@ -1212,7 +1407,7 @@ async fn sql_order_status(
         Customer::ById(id) => i64::from(*id),
         Customer::ByName(last) => customer_by_name(conn, st, w, d, last).await?,
     };
-    let rows: Vec<Row> = conn.exec(&st.order_status, (w, d, c_id)).await?;
+    let rows = conn.all(&st.order_status, ints([w, d, c_id])).await?;
     let first = rows.first().ok_or_else(|| {
         Fail::Data(format!(
             "customer {c_id} of district {d} warehouse {w} not found"
@@ -1226,15 +1421,20 @@ async fn sql_order_status(
             .filter(|row| !matches!(cell(*row, 8), Value::NULL));
         (o_id, r.opt_int(7), lines.count() as i64)
     });
-    conn.query_drop("COMMIT").await?;
+    conn.end("COMMIT").await?;
     Ok(order_status_done(show, t, c_id, balance, order))
 }
 
-async fn sql_delivery(conn: &mut Conn, st: &ClientSql, t: &Delivery, show: bool) -> Step<Done> {
+async fn sql_delivery<C: SqlConn>(
+    conn: &mut C,
+    st: &ClientSql<C::Stmt>,
+    t: &Delivery,
+    show: bool,
+) -> Step<Done> {
     let w = i64::from(t.w_id);
     let districts = DISTRICTS_PER_W as usize;
-    let rows: Vec<Row> = conn
-        .exec(&st.oldest_new_orders, vec![Value::Int(w); districts])
+    let rows = conn
+        .all(&st.oldest_new_orders, vec![Value::Int(w); districts])
         .await?;
     let mut keys = Vec::with_capacity(2 * districts);
     for row in &rows {
@@ -1252,16 +1452,16 @@ async fn sql_delivery(conn: &mut Conn, st: &ClientSql, t: &Delivery, show: bool)
             args.extend(keys.iter().cloned());
             args
         };
-        conn.exec_drop(&st.delete_new_orders, with_w(&[Value::Int(w)]))
+        conn.run(&st.delete_new_orders, with_w(&[Value::Int(w)]))
             .await?;
-        conn.exec_drop(&st.deliver_lines, with_w(&[Value::Int(w)]))
+        conn.run(&st.deliver_lines, with_w(&[Value::Int(w)]))
             .await?;
         let mut args = with_w(&[Value::Int(w)]);
         args.extend([int(t.carrier_id), Value::Int(w)]);
         args.extend(keys.iter().cloned());
-        conn.exec_drop(&st.deliver_orders, args).await?;
+        conn.run(&st.deliver_orders, args).await?;
     }
-    conn.query_drop("COMMIT").await?;
+    conn.end("COMMIT").await?;
     Ok(delivery_done(
         show,
         t,
@@ -1270,16 +1470,16 @@ async fn sql_delivery(conn: &mut Conn, st: &ClientSql, t: &Delivery, show: bool)
     ))
 }
 
-async fn sql_stock_level(
-    conn: &mut Conn,
-    st: &ClientSql,
+async fn sql_stock_level<C: SqlConn>(
+    conn: &mut C,
+    st: &ClientSql<C::Stmt>,
     t: &StockLevel,
     show: bool,
 ) -> Step<Done> {
-    let row: Option<Row> = conn
-        .exec_first(
+    let row = conn
+        .first(
             &st.stock_level,
-            (i64::from(t.threshold), i64::from(t.w_id), i64::from(t.d_id)),
+            ints([i64::from(t.threshold), i64::from(t.w_id), i64::from(t.d_id)]),
         )
         .await?;
     let (low, district) = match &row {
@@ -1292,7 +1492,7 @@ async fn sql_stock_level(
             t.d_id, t.w_id
         )));
     }
-    conn.query_drop("COMMIT").await?;
+    conn.end("COMMIT").await?;
     Ok(stock_level_done(show, t, low))
 }
 
@@ -1423,6 +1623,12 @@ trait Cells {
 impl Cells for Row {
     fn cell(&self, i: usize) -> Option<&Value> {
         self.as_ref(i)
+    }
+}
+
+impl Cells for Vec<Value> {
+    fn cell(&self, i: usize) -> Option<&Value> {
+        self.get(i)
     }
 }
 

@@ -168,8 +168,8 @@ pub struct Wire {
     state: State,
     /// The type of each column of the result set being read.
     cols: Vec<(ColumnType, ColumnFlags)>,
-    /// The first row of the last reply's first result set.
-    row: Option<Vec<Value>>,
+    /// The rows of the last binary reply's first result set.
+    rows: Vec<Vec<Value>>,
     /// The sequence id of the next packet written in the connection phase.
     seq: u8,
 }
@@ -218,7 +218,7 @@ async fn handshake(t: &MyTarget) -> Result<Wire, Refused> {
         caps: CapabilityFlags::empty(),
         state: State::Idle,
         cols: Vec::with_capacity(16),
-        row: None,
+        rows: Vec::new(),
         seq: 0,
     };
 
@@ -515,6 +515,23 @@ impl Wire {
         args: &[Arg<'_>],
         nulls: usize,
     ) -> Result<Option<Vec<Value>>, WireError> {
+        self.run(stmt, args, nulls).await?;
+        Ok(self.rows.drain(..).next())
+    }
+
+    /// Executes a prepared statement with `args`, and returns the rows of its first result
+    /// set (none for a statement that gives no result set).
+    pub async fn execute_all(
+        &mut self,
+        stmt: Stmt,
+        args: &[Arg<'_>],
+    ) -> Result<Vec<Vec<Value>>, WireError> {
+        self.run(stmt, args, 0).await?;
+        Ok(std::mem::take(&mut self.rows))
+    }
+
+    /// Executes a prepared statement and reads its reply: the rows go to `self.rows`.
+    async fn run(&mut self, stmt: Stmt, args: &[Arg<'_>], nulls: usize) -> Result<(), WireError> {
         if args.len() + nulls != stmt.params {
             return Err(WireError {
                 kind: Failure::Other,
@@ -530,7 +547,7 @@ impl Wire {
         encode_execute(&mut self.out, stmt.id, args, nulls);
         self.send(Expect::Execute).await?;
         match self.reply(Expect::Execute).await? {
-            Outcome::Done(_) => Ok(self.row.take()),
+            Outcome::Done(_) => Ok(()),
             Outcome::Error(e) => Err(e),
             Outcome::Prepared(_) => Err(WireError::protocol("a prepared statement")),
         }
@@ -645,8 +662,8 @@ impl Wire {
         loop {
             let data = &self.buf[self.start..self.end];
             let parsed = match expect {
-                Expect::Query => results(data, self.caps, false, &mut self.cols, &mut self.row),
-                Expect::Execute => results(data, self.caps, true, &mut self.cols, &mut self.row),
+                Expect::Query => results(data, self.caps, false, &mut self.cols, &mut self.rows),
+                Expect::Execute => results(data, self.caps, true, &mut self.cols, &mut self.rows),
                 Expect::Prepare => prepared(data, self.caps),
             };
             match parsed {
@@ -961,15 +978,15 @@ fn binary_row(p: &[u8], cols: &[(ColumnType, ColumnFlags)]) -> Result<Vec<Value>
 
 /// The complete reply to a COM_QUERY or COM_STMT_EXECUTE at the start of `data` (result sets
 /// and the final OK, or an ERR): the bytes it takes and what it says, None when it is not all
-/// there. The first row of the first result set of a `binary` reply goes to `row`.
+/// there. The rows of the first result set of a `binary` reply go to `rows`.
 fn results(
     data: &[u8],
     caps: CapabilityFlags,
     binary: bool,
     cols: &mut Vec<(ColumnType, ColumnFlags)>,
-    row: &mut Option<Vec<Value>>,
+    rows_out: &mut Vec<Vec<Value>>,
 ) -> Result<Option<(usize, Outcome)>, WireError> {
-    *row = None;
+    rows_out.clear();
     let mut at = 0;
     let mut rows = 0;
     let mut first_set = true;
@@ -1012,8 +1029,8 @@ fn results(
                         Some(0xFE) => break terminator(r, caps)?,
                         Some(0xFF) => return Ok(Some((at, Outcome::Error(server_error(r, caps))))),
                         // A row never starts with 0xFE short of 16 MiB: that is the end.
-                        Some(_) if binary && first_set && row.is_none() => {
-                            *row = Some(binary_row(r, cols)?);
+                        Some(_) if binary && first_set => {
+                            rows_out.push(binary_row(r, cols)?);
                             rows += 1;
                         }
                         _ => rows += 1,
@@ -1193,7 +1210,7 @@ mod tests {
     #[test]
     fn a_call_reply_gives_its_out_parameters() {
         let data = call_reply();
-        let (mut cols, mut row) = (Vec::new(), None);
+        let (mut cols, mut row) = (Vec::new(), Vec::new());
         let (used, outcome) = results(&data, caps(), true, &mut cols, &mut row)
             .expect("readable")
             .expect("complete");
@@ -1201,11 +1218,11 @@ mod tests {
         assert!(matches!(outcome, Outcome::Done(1)));
         assert_eq!(
             row,
-            Some(vec![
+            [vec![
                 Value::Int(42),
                 Value::Bytes(b"-12.34".to_vec()),
                 Value::NULL
-            ])
+            ]]
         );
         // Any prefix is incomplete, and says so rather than failing.
         for cut in 0..data.len() {
@@ -1216,7 +1233,7 @@ mod tests {
         let (_, outcome) = results(&data, caps(), false, &mut cols, &mut row)
             .expect("readable")
             .expect("complete");
-        assert!(matches!(outcome, Outcome::Done(1)) && row.is_none());
+        assert!(matches!(outcome, Outcome::Done(1)) && row.is_empty());
     }
 
     #[test]
@@ -1235,7 +1252,7 @@ mod tests {
         data.extend(packet(4, &row));
         data.extend(packet(5, &eof(more)));
         data.extend(packet(6, &ok(0x00, StatusFlags::empty())));
-        let (mut cols, mut row) = (Vec::new(), None);
+        let (mut cols, mut row) = (Vec::new(), Vec::new());
         let (used, outcome) = results(
             &data,
             CapabilityFlags::CLIENT_PROTOCOL_41,
@@ -1247,7 +1264,7 @@ mod tests {
         .expect("complete");
         assert_eq!(used, data.len());
         assert!(matches!(outcome, Outcome::Done(1)));
-        assert_eq!(row, Some(vec![Value::Int(7)]));
+        assert_eq!(row, [vec![Value::Int(7)]]);
     }
 
     #[test]
@@ -1266,7 +1283,7 @@ mod tests {
             late.extend(packet(2, &column("n", ColumnType::MYSQL_TYPE_LONG, 0)));
             late.extend(packet(3, &err(code, state, message)));
             for data in [packet(1, &err(code, state, message)), late] {
-                let (mut cols, mut row) = (Vec::new(), None);
+                let (mut cols, mut row) = (Vec::new(), Vec::new());
                 let (used, outcome) = results(&data, caps(), true, &mut cols, &mut row)
                     .expect("readable")
                     .expect("complete");
@@ -1356,7 +1373,7 @@ mod tests {
 
     #[test]
     fn garbage_is_a_lost_connection_not_a_panic() {
-        let (mut cols, mut row) = (Vec::new(), None);
+        let (mut cols, mut row) = (Vec::new(), Vec::new());
         let mut data = packet(1, &[1]);
         data.extend(packet(2, &[0x01]));
         let e = results(&data, caps(), true, &mut cols, &mut row).expect_err("garbage");
