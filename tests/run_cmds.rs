@@ -145,6 +145,45 @@ fn mariadb_procedures_and_client_sql() {
     f.ok("deleteschema()");
 }
 
+/// The terminals' sessions killed by the server in the middle of a run, in both modes: each
+/// virtual user reconnects, counts the loss and goes on, and the figures still agree.
+#[test]
+fn a_mariadb_run_goes_on_when_the_server_kills_its_sessions() {
+    let (mut f, unique) = configured("maria", "kill");
+    build(&mut f);
+    for mode in ["false", "true"] {
+        f.ok(&format!(
+            "diset tpcc maria_no_stored_procs {mode}; diset tpcc maria_driver timed; diset tpcc maria_rampup 0; diset tpcc maria_duration 0.25; vuset vu 2; vuset delay 0"
+        ));
+        let killer = {
+            let unique = unique.clone();
+            std::thread::spawn(move || {
+                std::thread::sleep(std::time::Duration::from_secs(6));
+                Servers::get().maria_kill_sessions(&unique)
+            })
+        };
+        let (r, lines) = f.console("vurun()");
+        let killed = killer.join().unwrap();
+        let text = lines.join("\n");
+        assert!(r.is_ok(), "{mode}: {r:?}\n{text}");
+        assert!(killed >= 2, "{mode}: {killed} sessions killed\n{text}");
+        assert!(text.contains("TEST RESULT : System achieved"), "{text}");
+        assert!(!text.contains("FINISHED FAILED"), "{text}");
+        let (r, _) = f.console("let x = lastrun(); [x.reconnects, x.new_order.committed > 0]");
+        let r = r.unwrap();
+        let (reconnects, committed) = r.trim_matches(['[', ']']).split_once(", ").unwrap();
+        let reconnects: i64 = reconnects.parse().unwrap();
+        assert!(
+            reconnects >= 2,
+            "{mode}: each virtual user reconnects: {reconnects}\n{text}"
+        );
+        assert_eq!(committed, "true", "{text}");
+        f.ok("vudestroy");
+    }
+    consistent(&mut f);
+    f.ok("deleteschema()");
+}
+
 #[test]
 fn the_test_driver_shows_each_transaction() {
     let (mut f, _) = configured("maria", "test");

@@ -239,6 +239,39 @@ impl Servers {
         })
     }
 
+    /// Kills every MariaDB session on database `db` (but the administrator's own), as a
+    /// server-side `KILL` does to a client; returns how many it killed.
+    pub fn maria_kill_sessions(&self, db: &str) -> usize {
+        use mysql_async::prelude::Queryable;
+        let opts = mysql_async::OptsBuilder::default()
+            .ip_or_hostname(self.maria_host.clone())
+            .tcp_port(self.maria_port)
+            .user(Some(self.maria_user.clone()))
+            .pass(Some(self.maria_pass.clone()));
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("runtime");
+        rt.block_on(async {
+            let mut conn = mysql_async::Conn::new(opts)
+                .await
+                .expect("the MariaDB administrator connects");
+            let ids: Vec<u64> = conn
+                .exec(
+                    "SELECT ID FROM information_schema.PROCESSLIST WHERE DB = ? AND ID <> CONNECTION_ID()",
+                    (db,),
+                )
+                .await
+                .expect("processlist");
+            for id in &ids {
+                // A session may end by itself meanwhile.
+                let _ = conn.query_drop(format!("KILL {id}")).await;
+            }
+            let _ = conn.disconnect().await;
+            ids.len()
+        })
+    }
+
     /// Fails the calling test, saying how to start the servers, when one does not accept TCP.
     pub fn require(&self) {
         for (name, host, port) in [
