@@ -714,6 +714,67 @@ async fn kill_others(raw: &mut Conn, dbname: &str) -> usize {
     ids.len()
 }
 
+/// A client-side New-Order whose statement the server interrupts halfway (`KILL QUERY` while
+/// it waits for a stock row another session holds, after it has moved the district's counter
+/// and inserted its order): the error is told, the transaction is rolled back, and the next
+/// New-Order on the same connection commits alone.
+async fn interrupted_new_order(driver: &MyDriver, dbname: &str) {
+    let mut holder = raw(dbname).await;
+    let mut killer = raw(dbname).await;
+    let next = "SELECT d_next_o_id FROM district WHERE d_w_id = 1 AND d_id = 3";
+    let orders = "SELECT COUNT(*) FROM orders WHERE o_w_id = 1 AND o_d_id = 3";
+    let (next_before, orders_before): (u32, i64) =
+        (one(&mut holder, next).await, one(&mut holder, orders).await);
+    let holder_id: u64 = one(&mut holder, "SELECT CONNECTION_ID()").await;
+    holder.query_drop("START TRANSACTION").await.expect("begin");
+    holder
+        .query_drop("SELECT s_quantity FROM stock WHERE s_w_id = 1 AND s_i_id = 77 FOR UPDATE")
+        .await
+        .expect("lock a stock row");
+    let mut conn = driver.connect().await.expect("connect");
+    let blocked = new_order(3, 5, vec![local(76, 1), local(77, 2)]);
+    let kill = async {
+        // When the terminal waits for the stock row, interrupt its statement.
+        for _ in 0..200 {
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            let ids: Vec<u64> = killer
+                .exec(
+                    "SELECT ID FROM information_schema.PROCESSLIST WHERE DB = ? \
+                     AND ID NOT IN (CONNECTION_ID(), ?) AND INFO LIKE '%FROM stock%FOR UPDATE%'",
+                    (dbname, holder_id),
+                )
+                .await
+                .expect("processlist");
+            if let Some(id) = ids.first() {
+                killer
+                    .query_drop(format!("KILL QUERY {id}"))
+                    .await
+                    .expect("kill query");
+                return true;
+            }
+        }
+        false
+    };
+    let (r, killed) = tokio::join!(conn.new_order(&blocked), kill);
+    assert!(killed, "the terminal never waited for the stock row");
+    let e = r.expect_err("an interrupted New-Order");
+    assert_eq!(kind(&e), Some(Failure::Other), "{e}");
+    assert!(e.to_string().contains("interrupted"), "{e}");
+    holder.query_drop("COMMIT").await.expect("release");
+    let again = new_order(3, 5, vec![local(78, 1)]);
+    ok("the next New-Order", conn.new_order(&again).await);
+    let (next_after, orders_after): (u32, i64) =
+        (one(&mut holder, next).await, one(&mut holder, orders).await);
+    assert_eq!(
+        (next_after, orders_after),
+        (next_before + 1, orders_before + 1),
+        "only the second New-Order committed"
+    );
+    conn.close().await;
+    let _ = holder.disconnect().await;
+    let _ = killer.disconnect().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn procedures_and_client_sql_on_mariadb() {
     let name = dbname("maria");
@@ -734,6 +795,9 @@ async fn procedures_and_client_sql_on_mariadb() {
     assert_eq!(sql.mode(), Mode::ClientSql);
     battery(&sql, &name, false).await;
     battery(&sql, &name, true).await;
+    interrupted_new_order(&sql, &name).await;
+    // Neither fell back to mysql_async.
+    assert!(sp.tries_lean() && sql.tries_lean());
     // Both modes through mysql_async, as when the lean connection is not supported.
     let sp_async = MyDriver::new(&procs, Database::Maria)
         .with_summaries(true)
@@ -743,6 +807,7 @@ async fn procedures_and_client_sql_on_mariadb() {
         .with_summaries(true)
         .with_lean(false);
     battery(&sql_async, &name, true).await;
+    interrupted_new_order(&sql_async, &name).await;
     check(&procs, Database::Maria).await;
 
     // More warehouses asked for than built.
@@ -808,6 +873,7 @@ async fn the_mysql_dictionary_runs_both_modes() {
     let sql = MyDriver::new(&settings(Database::Mysql, &name, true), Database::Mysql)
         .with_summaries(true);
     battery(&sql, &name, false).await;
+    assert!(sp.tries_lean() && sql.tries_lean());
     check(&procs, Database::Mysql).await;
 }
 

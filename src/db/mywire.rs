@@ -625,7 +625,7 @@ impl Wire {
             None => out,
             Some(tls) => {
                 sealed.clear();
-                tls.seal(out, sealed).map_err(lean)?;
+                tls.seal(out, sealed).map_err(session)?;
                 sealed
             }
         };
@@ -675,7 +675,14 @@ impl Wire {
                     }
                     return Ok(outcome);
                 }
-                Ok(None) => self.fill().await?,
+                Ok(None) => {
+                    if let Err(e) = self.fill().await {
+                        // Part of the reply may be gone with the failure: the stream's
+                        // framing can no longer be trusted.
+                        self.state = State::Broken;
+                        return Err(e);
+                    }
+                }
                 Err(e) => {
                     self.state = State::Broken;
                     return Err(e);
@@ -725,7 +732,7 @@ impl Wire {
                 loop {
                     // Counted, not measured: `put` may move the unread bytes to the front.
                     let mut got = false;
-                    while let Some(plain) = tls.open().map_err(lean)? {
+                    while let Some(plain) = tls.open().map_err(session)? {
                         put(buf, start, end, plain)?;
                         got |= !plain.is_empty();
                     }
@@ -787,7 +794,16 @@ fn put(
     Ok(())
 }
 
-/// A failure of the session: a socket error, or a TLS one.
+/// A failure of the TLS session after its handshake: what the server sent since can no
+/// longer be read, so the connection is lost.
+fn session(e: LeanError) -> WireError {
+    match e {
+        LeanError::Io(e) => WireError::io(&e),
+        LeanError::Tls(detail) => WireError::lost(format!("the TLS session failed: {detail}")),
+    }
+}
+
+/// A failure of the TLS handshake: a socket error, or a TLS one.
 fn lean(e: LeanError) -> WireError {
     match e {
         LeanError::Io(e) => WireError::io(&e),
@@ -1369,6 +1385,72 @@ mod tests {
         }
         assert!(lenenc(&[0xFC, 1], &mut 0).is_err());
         assert!(frame(&[0xFF, 0xFF, 0xFF, 0], 0).is_err());
+    }
+
+    /// A binary result set of `n` rows (an id and a DECIMAL each) and its terminator.
+    fn rows_reply(first_seq: u8, n: i64, status: StatusFlags) -> Vec<u8> {
+        let mut r = packet(first_seq, &[2]);
+        r.extend(packet(
+            first_seq + 1,
+            &column("id", ColumnType::MYSQL_TYPE_LONGLONG, 0),
+        ));
+        r.extend(packet(
+            first_seq + 2,
+            &column("price", ColumnType::MYSQL_TYPE_NEWDECIMAL, 0),
+        ));
+        for i in 0..n {
+            let mut row = vec![0x00, 0];
+            row.extend_from_slice(&i.to_le_bytes());
+            lenenc_str(&mut row, format!("{i}.50").as_bytes());
+            r.extend(packet(first_seq + 3 + i as u8, &row));
+        }
+        r.extend(packet(first_seq + 3 + n as u8, &ok(0xFE, status)));
+        r
+    }
+
+    #[test]
+    fn every_row_of_the_first_result_set_is_kept() {
+        let n = 15;
+        let want: Vec<Vec<Value>> = (0..n)
+            .map(|i| vec![Value::Int(i), Value::Bytes(format!("{i}.50").into_bytes())])
+            .collect();
+        // One result set; then one followed by a second, whose rows are only counted.
+        let one = rows_reply(1, n, StatusFlags::empty());
+        let mut two = rows_reply(1, n, StatusFlags::SERVER_MORE_RESULTS_EXISTS);
+        two.extend(rows_reply(30, 2, StatusFlags::empty()));
+        for (data, total) in [(one, n as usize), (two, n as usize + 2)] {
+            let (mut cols, mut rows) = (Vec::new(), Vec::new());
+            let (used, outcome) = results(&data, caps(), true, &mut cols, &mut rows)
+                .expect("readable")
+                .expect("complete");
+            assert_eq!(used, data.len());
+            assert!(matches!(outcome, Outcome::Done(t) if t == total));
+            assert_eq!(rows, want);
+            // Any prefix is incomplete, and parsing it again from the start keeps no
+            // rows from the earlier try.
+            for cut in 0..data.len() {
+                let r = results(&data[..cut], caps(), true, &mut cols, &mut rows);
+                assert!(r.expect("readable").is_none(), "cut at {cut}");
+            }
+            results(&data, caps(), true, &mut cols, &mut rows).expect("readable");
+            assert_eq!(rows, want, "parsed again whole");
+        }
+        // An error after some rows is the reply.
+        let mut data = rows_reply(1, 3, StatusFlags::empty());
+        data.truncate(data.len() - 11);
+        data.extend(packet(
+            7,
+            &err(1317, "70100", "Query execution was interrupted"),
+        ));
+        let (mut cols, mut rows) = (Vec::new(), Vec::new());
+        let (used, outcome) = results(&data, caps(), true, &mut cols, &mut rows)
+            .expect("readable")
+            .expect("complete");
+        assert_eq!(used, data.len());
+        assert!(
+            matches!(&outcome, Outcome::Error(e) if e.detail == "Query execution was interrupted"),
+            "{outcome:?}"
+        );
     }
 
     #[test]

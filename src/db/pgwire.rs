@@ -82,6 +82,15 @@ fn protocol(what: impl Into<String>) -> WireError {
     WireError::Protocol(what.into())
 }
 
+/// A failure of the TLS session after its handshake: the connection is as good as lost
+/// (`Protocol`), since what the server sent since can no longer be read.
+fn session(e: LeanError) -> WireError {
+    match e {
+        LeanError::Io(e) => WireError::Io(e),
+        LeanError::Tls(e) => WireError::Protocol(format!("the TLS session failed: {e}")),
+    }
+}
+
 fn closed() -> WireError {
     WireError::Io(io::Error::new(
         io::ErrorKind::UnexpectedEof,
@@ -573,7 +582,7 @@ impl Wire {
             None => self.sock.write_all(&self.out).await?,
             Some(tls) => {
                 self.sealed.clear();
-                tls.seal(&self.out, &mut self.sealed)?;
+                tls.seal(&self.out, &mut self.sealed).map_err(session)?;
                 self.sock.write_all(&self.sealed).await?;
             }
         }
@@ -608,7 +617,7 @@ impl Wire {
             // The server's last words (a FATAL error) can come with its close_notify in one
             // read: they are handed on first, and the close is reported by the next fill.
             let mut got = false;
-            while let Some(plain) = tls.open()? {
+            while let Some(plain) = tls.open().map_err(session)? {
                 inbox.put(plain);
                 got |= !plain.is_empty();
             }
