@@ -1049,6 +1049,14 @@ async fn the_lean_connection_of_the_procedure_mode() {
     let mut raw = raw(&name).await;
     let carried = "SELECT COUNT(*) FROM orders WHERE o_w_id = 1 AND o_carrier_id = 3";
     let before: u32 = one(&mut raw, carried).await;
+    // The Delivery waits for district 1's new orders, which another session holds, so its
+    // reply cannot come before the call is dropped, however the threads are scheduled.
+    let mut holder = self::raw(&name).await;
+    holder.query_drop("START TRANSACTION").await.expect("begin");
+    holder
+        .query_drop("SELECT no_o_id FROM new_order WHERE no_w_id = 1 AND no_d_id = 1 FOR UPDATE")
+        .await
+        .expect("lock the new orders");
     {
         let delivery = Delivery {
             w_id: 1,
@@ -1056,12 +1064,14 @@ async fn the_lean_connection_of_the_procedure_mode() {
         };
         use std::future::Future as _;
         let mut call = Box::pin(conn.delivery(&delivery));
-        // One poll sends the request; the reply is still on its way.
+        // One poll sends the request; the reply is still to come.
         let pending =
             std::future::poll_fn(|cx| std::task::Poll::Ready(call.as_mut().poll(cx).is_pending()))
                 .await;
         assert!(pending, "the delivery is under way");
     }
+    holder.query_drop("COMMIT").await.expect("release");
+    let _ = holder.disconnect().await;
     let low: u32 = one(
         &mut raw,
         "SELECT COUNT(DISTINCT s_i_id) FROM district, order_line, stock \
