@@ -78,13 +78,22 @@ fn build_check_delete_scripts_on_every_database() {
                 env,
             );
             assert!(ok, "{db} run {env:?}:\n{out}");
-            let nopm: u64 = out
+            // "N NOPM from M <Database> TPM"
+            let result: Vec<&str> = out
                 .split("TEST RESULT : System achieved ")
                 .nth(1)
-                .and_then(|rest| rest.split(' ').next())
-                .and_then(|n| n.parse().ok())
-                .unwrap_or_else(|| panic!("{db} run {env:?}: no result:\n{out}"));
+                .unwrap_or_else(|| panic!("{db} run {env:?}: no result:\n{out}"))
+                .split_whitespace()
+                .collect();
+            let nopm: u64 = result[0].parse().expect("NOPM");
             assert!(nopm > 0, "{db} run {env:?}:\n{out}");
+            // The script's own summary gives the same figures as the result line.
+            let summary = format!(": {} NOPM, {} TPM", result[0], result[3]);
+            assert!(
+                out.lines()
+                    .any(|l| l.starts_with("Run ") && l.ends_with(&summary)),
+                "{db} run {env:?}: no summary line ending {summary:?}:\n{out}"
+            );
             assert!(out.contains("Vuser 3:FINISHED SUCCESS"), "{out}");
         }
         // The check script exits 1 when the schema does not match the dictionary.
