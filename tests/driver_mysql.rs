@@ -699,21 +699,6 @@ fn kind(e: &Error) -> Option<Failure> {
     }
 }
 
-/// Kills the test database's connections but this one.
-async fn kill_others(raw: &mut Conn, dbname: &str) -> usize {
-    let ids: Vec<u64> = raw
-        .exec(
-            "SELECT ID FROM information_schema.PROCESSLIST WHERE DB = ? AND ID <> CONNECTION_ID()",
-            (dbname,),
-        )
-        .await
-        .expect("processlist");
-    for id in &ids {
-        let _ = raw.query_drop(format!("KILL {id}")).await;
-    }
-    ids.len()
-}
-
 /// A client-side New-Order whose statement the server interrupts halfway (`KILL QUERY` while
 /// it waits for a stock row another session holds, after it has moved the district's counter
 /// and inserted its order): the error is told, the transaction is rolled back, and the next
@@ -822,7 +807,7 @@ async fn procedures_and_client_sql_on_mariadb() {
     let mut raw = raw(&name).await;
     let mut conn = sql.connect().await.expect("connect");
     sql.counters().await.expect("counters");
-    assert!(kill_others(&mut raw, &name).await >= 2);
+    assert!(common::maria_kill_others(&mut raw, &name).await >= 2);
     tokio::time::sleep(std::time::Duration::from_millis(200)).await;
     let e = conn
         .stock_level(&StockLevel {
@@ -1092,7 +1077,7 @@ async fn the_lean_connection_of_the_procedure_mode() {
     assert_eq!(one::<u32>(&mut raw, carried).await, before + 10);
 
     // A killed connection is lost; a new one works.
-    assert!(kill_others(&mut raw, &name).await >= 1);
+    assert!(common::maria_kill_others(&mut raw, &name).await >= 1);
     tokio::time::sleep(std::time::Duration::from_millis(200)).await;
     let e = conn
         .stock_level(&slev)
@@ -1113,7 +1098,7 @@ async fn the_lean_connection_of_the_procedure_mode() {
         conn = conn.into_blocking().expect("a blocking socket");
         assert!(conn.is_blocking());
         ok("stock level, blocking", conn.stock_level(&slev).await);
-        assert!(kill_others(&mut raw, &name).await >= 1);
+        assert!(common::maria_kill_others(&mut raw, &name).await >= 1);
         tokio::time::sleep(std::time::Duration::from_millis(200)).await;
         let e = conn
             .stock_level(&slev)

@@ -297,13 +297,7 @@ impl MyDriver {
                     delivery: wire.prepare(&SQL.call_delivery).await?,
                     slev: wire.prepare(&SQL.call_slev).await?,
                 }),
-                Mode::ClientSql => {
-                    let mut prepared = Vec::with_capacity(CLIENT_STATEMENTS);
-                    for sql in ClientSql::<Stmt>::texts() {
-                        prepared.push(wire.prepare(sql).await?);
-                    }
-                    WirePrepared::Client(Box::new(ClientSql::from_vec(prepared)))
-                }
+                Mode::ClientSql => WirePrepared::Client(Box::new(ClientSql::prepare(wire).await?)),
             })
         }
         .await;
@@ -341,7 +335,7 @@ impl MyDriver {
             .map_err(|e| fail("cannot set up a session on", e))?;
         let prepared = match self.mode {
             Mode::StoredProcedures => Procedures::prepare(conn).await.map(Prepared::Procedures),
-            Mode::ClientSql => ClientSql::<Statement>::prepare(conn)
+            Mode::ClientSql => ClientSql::prepare(conn)
                 .await
                 .map(|c| Prepared::Client(Box::new(c))),
         };
@@ -688,9 +682,6 @@ impl Procedures {
     }
 }
 
-/// How many statements client-side SQL prepares.
-const CLIENT_STATEMENTS: usize = 19;
-
 /// The client-side statements, prepared on mysql_async's connection (`Statement`) or the lean
 /// one (`Stmt`): 19, well below mysql_async's statement cache of 32, which
 /// would close the least recently used statement beyond that.
@@ -717,70 +708,28 @@ struct ClientSql<S> {
 }
 
 impl<S> ClientSql<S> {
-    /// The statements' texts, in the order of the fields.
-    fn texts() -> [&'static str; CLIENT_STATEMENTS] {
-        [
-            SQL.district_lock.as_str(),
-            SQL.district_next.as_str(),
-            SQL.items.as_str(),
-            SQL.insert_order.as_str(),
-            SQL.insert_new_order.as_str(),
-            SQL.stock_lock.as_str(),
-            SQL.stock_update.as_str(),
-            SQL.order_lines.as_str(),
-            SQL.pay_ytd.as_str(),
-            SQL.customers_by_name.as_str(),
-            SQL.pay_customer.as_str(),
-            SQL.pay_customer_update.as_str(),
-            SQL.insert_history.as_str(),
-            SQL.order_status.as_str(),
-            SQL.oldest_new_orders.as_str(),
-            SQL.delete_new_orders.as_str(),
-            SQL.deliver_lines.as_str(),
-            SQL.deliver_orders.as_str(),
-            SQL.stock_level.as_str(),
-        ]
-    }
-
-    /// The statements prepared from [`texts`](Self::texts), in its order.
-    fn from_vec(prepared: Vec<S>) -> Self {
-        let Ok(
-            [district_lock, district_next, items, insert_order, insert_new_order, stock_lock, stock_update, order_lines, pay_ytd, customers_by_name, pay_customer, pay_customer_update, insert_history, order_status, oldest_new_orders, delete_new_orders, deliver_lines, deliver_orders, stock_level],
-        ) = <[S; CLIENT_STATEMENTS]>::try_from(prepared)
-        else {
-            panic!("{CLIENT_STATEMENTS} statements expected");
-        };
-        ClientSql {
-            district_lock,
-            district_next,
-            items,
-            insert_order,
-            insert_new_order,
-            stock_lock,
-            stock_update,
-            order_lines,
-            pay_ytd,
-            customers_by_name,
-            pay_customer,
-            pay_customer_update,
-            insert_history,
-            order_status,
-            oldest_new_orders,
-            delete_new_orders,
-            deliver_lines,
-            deliver_orders,
-            stock_level,
-        }
-    }
-}
-
-impl ClientSql<Statement> {
-    async fn prepare(conn: &mut Conn) -> Result<Self, mysql_async::Error> {
-        let mut prepared = Vec::with_capacity(CLIENT_STATEMENTS);
-        for sql in Self::texts() {
-            prepared.push(conn.prep(sql).await?);
-        }
-        Ok(Self::from_vec(prepared))
+    async fn prepare<C: SqlConn<Stmt = S>>(conn: &mut C) -> Result<Self, C::Error> {
+        Ok(ClientSql {
+            district_lock: conn.prepare(&SQL.district_lock).await?,
+            district_next: conn.prepare(&SQL.district_next).await?,
+            items: conn.prepare(&SQL.items).await?,
+            insert_order: conn.prepare(&SQL.insert_order).await?,
+            insert_new_order: conn.prepare(&SQL.insert_new_order).await?,
+            stock_lock: conn.prepare(&SQL.stock_lock).await?,
+            stock_update: conn.prepare(&SQL.stock_update).await?,
+            order_lines: conn.prepare(&SQL.order_lines).await?,
+            pay_ytd: conn.prepare(&SQL.pay_ytd).await?,
+            customers_by_name: conn.prepare(&SQL.customers_by_name).await?,
+            pay_customer: conn.prepare(&SQL.pay_customer).await?,
+            pay_customer_update: conn.prepare(&SQL.pay_customer_update).await?,
+            insert_history: conn.prepare(&SQL.insert_history).await?,
+            order_status: conn.prepare(&SQL.order_status).await?,
+            oldest_new_orders: conn.prepare(&SQL.oldest_new_orders).await?,
+            delete_new_orders: conn.prepare(&SQL.delete_new_orders).await?,
+            deliver_lines: conn.prepare(&SQL.deliver_lines).await?,
+            deliver_orders: conn.prepare(&SQL.deliver_orders).await?,
+            stock_level: conn.prepare(&SQL.stock_level).await?,
+        })
     }
 }
 
@@ -1086,6 +1035,9 @@ async fn call_stock_level(link: &mut Link, t: &StockLevel, show: bool) -> Step<D
 /// prepared statement.
 trait SqlConn {
     type Stmt;
+    type Error;
+    /// Prepares a statement.
+    async fn prepare(&mut self, sql: &str) -> Result<Self::Stmt, Self::Error>;
     /// The first row the statement gives, if any.
     async fn first(&mut self, st: &Self::Stmt, args: Vec<Value>) -> Step<Option<Vec<Value>>>;
     /// Every row the statement gives.
@@ -1098,6 +1050,11 @@ trait SqlConn {
 
 impl SqlConn for Conn {
     type Stmt = Statement;
+    type Error = mysql_async::Error;
+
+    async fn prepare(&mut self, sql: &str) -> Result<Statement, mysql_async::Error> {
+        self.prep(sql).await
+    }
 
     async fn first(&mut self, st: &Statement, args: Vec<Value>) -> Step<Option<Vec<Value>>> {
         let row: Option<Row> = self.exec_first(st, args).await?;
@@ -1133,6 +1090,11 @@ fn wire_args(values: &[Value]) -> Step<Vec<Arg<'_>>> {
 
 impl SqlConn for Wire {
     type Stmt = Stmt;
+    type Error = WireError;
+
+    async fn prepare(&mut self, sql: &str) -> Result<Stmt, WireError> {
+        Wire::prepare(self, sql).await
+    }
 
     async fn first(&mut self, st: &Stmt, args: Vec<Value>) -> Step<Option<Vec<Value>>> {
         Ok(self.execute(*st, &wire_args(&args)?, 0).await?)

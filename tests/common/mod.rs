@@ -218,20 +218,8 @@ impl Servers {
     /// Runs each of `statements` as the MariaDB administrator on database `db`.
     pub fn maria_exec(&self, db: &str, statements: &[&str]) {
         use mysql_async::prelude::Queryable;
-        let opts = mysql_async::OptsBuilder::default()
-            .ip_or_hostname(self.maria_host.clone())
-            .tcp_port(self.maria_port)
-            .user(Some(self.maria_user.clone()))
-            .pass(Some(self.maria_pass.clone()))
-            .db_name(Some(db.to_string()));
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .expect("runtime");
+        let (rt, mut conn) = self.maria(Some(db));
         rt.block_on(async {
-            let mut conn = mysql_async::Conn::new(opts)
-                .await
-                .expect("the MariaDB administrator connects");
             for sql in statements {
                 conn.query_drop(*sql).await.expect(sql);
             }
@@ -242,34 +230,30 @@ impl Servers {
     /// Kills every MariaDB session on database `db` (but the administrator's own), as a
     /// server-side `KILL` does to a client; returns how many it killed.
     pub fn maria_kill_sessions(&self, db: &str) -> usize {
-        use mysql_async::prelude::Queryable;
+        let (rt, mut conn) = self.maria(None);
+        rt.block_on(async {
+            let killed = maria_kill_others(&mut conn, db).await;
+            let _ = conn.disconnect().await;
+            killed
+        })
+    }
+
+    /// A runtime and the MariaDB administrator's connection, on database `db` if given.
+    fn maria(&self, db: Option<&str>) -> (tokio::runtime::Runtime, mysql_async::Conn) {
         let opts = mysql_async::OptsBuilder::default()
             .ip_or_hostname(self.maria_host.clone())
             .tcp_port(self.maria_port)
             .user(Some(self.maria_user.clone()))
-            .pass(Some(self.maria_pass.clone()));
+            .pass(Some(self.maria_pass.clone()))
+            .db_name(db);
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
             .expect("runtime");
-        rt.block_on(async {
-            let mut conn = mysql_async::Conn::new(opts)
-                .await
-                .expect("the MariaDB administrator connects");
-            let ids: Vec<u64> = conn
-                .exec(
-                    "SELECT ID FROM information_schema.PROCESSLIST WHERE DB = ? AND ID <> CONNECTION_ID()",
-                    (db,),
-                )
-                .await
-                .expect("processlist");
-            for id in &ids {
-                // A session may end by itself meanwhile.
-                let _ = conn.query_drop(format!("KILL {id}")).await;
-            }
-            let _ = conn.disconnect().await;
-            ids.len()
-        })
+        let conn = rt
+            .block_on(mysql_async::Conn::new(opts))
+            .expect("the MariaDB administrator connects");
+        (rt, conn)
     }
 
     /// Fails the calling test, saying how to start the servers, when one does not accept TCP.
@@ -291,6 +275,23 @@ impl Servers {
             );
         }
     }
+}
+
+/// Kills every session on MariaDB database `db` but `conn`'s own; returns how many.
+pub async fn maria_kill_others(conn: &mut mysql_async::Conn, db: &str) -> usize {
+    use mysql_async::prelude::Queryable;
+    let ids: Vec<u64> = conn
+        .exec(
+            "SELECT ID FROM information_schema.PROCESSLIST WHERE DB = ? AND ID <> CONNECTION_ID()",
+            (db,),
+        )
+        .await
+        .expect("processlist");
+    for id in &ids {
+        // A session may end by itself meanwhile.
+        let _ = conn.query_drop(format!("KILL {id}")).await;
+    }
+    ids.len()
 }
 
 /// Restarts the test PostgreSQL (data kept) after `delay`, on a thread the caller joins.
