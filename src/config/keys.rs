@@ -6,8 +6,25 @@ use super::spec::{KeySpec, Kind};
 use super::Database;
 
 const DRIVERS: &[&str] = &["test", "timed"];
-/// libpq's modes that hammer honours; the verify-* modes need a root certificate store.
-pub const PG_SSLMODES: &[&str] = &["disable", "allow", "prefer", "require"];
+/// libpq's modes that hammer honours; the verify-* modes check the server's certificate
+/// against `pg_sslrootcert` (verify-full its host name too).
+pub const PG_SSLMODES: &[&str] = &[
+    "disable",
+    "allow",
+    "prefer",
+    "require",
+    "verify-ca",
+    "verify-full",
+];
+/// libpq's `require_auth` methods.
+pub const PG_AUTH_METHODS: &[&str] = &["password", "md5", "scram-sha-256", "none"];
+/// How long a call may wait for its reply before its connection counts as lost, by default:
+/// well above any lock wait TPROC-C can cause (InnoDB's `innodb_lock_wait_timeout` is 50 s).
+pub const REPLY_TIMEOUT_DEFAULT: &str = "120";
+const REPLY_TIMEOUT: Kind = Kind::Int {
+    min: 1,
+    max: 86_400,
+};
 
 const WAREHOUSES: Kind = Kind::Int {
     min: 1,
@@ -30,6 +47,11 @@ fn pg_keys() -> Vec<KeySpec> {
         c("pg_host", "localhost", Kind::Name),
         c("pg_port", "5432", Kind::PORT),
         c("pg_sslmode", "prefer", Kind::Choice(PG_SSLMODES)),
+        // hammer's additions, libpq's names: the CA file for verify-ca/verify-full, and the
+        // authentication methods the client accepts.
+        c("pg_sslrootcert", "", Kind::Text),
+        c("pg_require_auth", "", Kind::Methods(PG_AUTH_METHODS)),
+        c("pg_reply_timeout", REPLY_TIMEOUT_DEFAULT, REPLY_TIMEOUT),
         t("pg_count_ware", "1", WAREHOUSES),
         t("pg_num_vu", "1", BUILD_VUS),
         t("pg_superuser", "postgres", Kind::Name),
@@ -72,6 +94,10 @@ fn mysql_family_keys(db: Database) -> Vec<KeySpec> {
         c("ssl_cert", "client-cert.pem", Kind::Text),
         c("ssl_key", "client-key.pem", Kind::Text),
         c("ssl_cipher", "server", Kind::Text),
+        // hammer's additions: with a CA, check the server's host name too; how long a call
+        // waits for its reply.
+        c("ssl_verify_hostname", "true", Kind::Bool),
+        c("reply_timeout", REPLY_TIMEOUT_DEFAULT, REPLY_TIMEOUT),
     ];
     if db == Database::Mysql {
         keys.push(c("oceanbase_port", "2881", Kind::PORT));

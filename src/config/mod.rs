@@ -558,10 +558,12 @@ mod tests {
         let text = s.db(Database::Pg).render(&["connection", "tpcc"]);
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines[0], "connection {");
-        assert_eq!(lines[1], " pg_host    = localhost");
-        assert_eq!(lines[3], " pg_sslmode = prefer");
-        assert_eq!(lines[4], "}");
-        assert_eq!(lines[5], "tpcc       {");
+        assert_eq!(lines[1], " pg_host          = localhost");
+        assert_eq!(lines[3], " pg_sslmode       = prefer");
+        assert_eq!(lines[4], " pg_sslrootcert   = ");
+        assert_eq!(lines[6], " pg_reply_timeout = 120");
+        assert_eq!(lines[7], "}");
+        assert_eq!(lines[8], "tpcc       {");
         assert_eq!(*lines.last().unwrap(), "}");
     }
 

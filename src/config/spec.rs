@@ -19,6 +19,9 @@ pub enum Kind {
     Name,
     /// A password: any text, never printed.
     Secret,
+    /// A comma-separated list of words from a fixed set, all plain or all negated with `!`
+    /// (libpq's `require_auth`), or empty; stored lower-case without blanks.
+    Methods(&'static [&'static str]),
 }
 
 impl Kind {
@@ -40,6 +43,11 @@ impl Kind {
             Kind::Choice(words) => format!("one of {}", words.join("|")),
             Kind::Text | Kind::Secret => "any text".to_string(),
             Kind::Name => "a non-empty name without spaces".to_string(),
+            Kind::Methods(words) => format!(
+                "empty, or a comma-separated list of {} (or of their negations, e.g. !{})",
+                words.join("|"),
+                words[0]
+            ),
         }
     }
 
@@ -75,6 +83,23 @@ impl Kind {
                 } else {
                     Ok(t.to_string())
                 }
+            }
+            Kind::Methods(words) => {
+                if t.is_empty() {
+                    return Ok(String::new());
+                }
+                let items: Vec<String> = t
+                    .split(',')
+                    .map(|w| w.trim().to_ascii_lowercase())
+                    .collect();
+                let negated = items.iter().filter(|w| w.starts_with('!')).count();
+                let known = items
+                    .iter()
+                    .all(|w| words.contains(&w.trim_start_matches('!')));
+                if !known || (negated != 0 && negated != items.len()) {
+                    return bad();
+                }
+                Ok(items.join(","))
             }
         }
     }
@@ -181,6 +206,19 @@ mod tests {
         let k = Kind::Choice(&["test", "timed"]);
         assert_eq!(k.parse("TIMED").unwrap(), "timed");
         assert_eq!(k.parse("x").unwrap_err(), "must be one of test|timed");
+    }
+
+    #[test]
+    fn method_lists_are_all_plain_or_all_negated() {
+        let k = Kind::Methods(&["password", "md5", "scram-sha-256", "none"]);
+        assert_eq!(k.parse("").unwrap(), "");
+        assert_eq!(
+            k.parse(" SCRAM-SHA-256, md5 ").unwrap(),
+            "scram-sha-256,md5"
+        );
+        assert_eq!(k.parse("!password").unwrap(), "!password");
+        assert!(k.parse("md5,!password").is_err());
+        assert!(k.parse("kerberos").unwrap_err().contains("!password"));
     }
 
     #[test]
