@@ -102,7 +102,6 @@ fn closed() -> WireError {
 /// `require`), as for every other PostgreSQL connection hammer makes.
 static TLS: LazyLock<Arc<rustls::ClientConfig>> = LazyLock::new(|| {
     let mut config = encrypt_only();
-    config.enable_secret_extraction = true;
     // Every session is a full handshake: the lean layer drops session tickets, and a TLS 1.2
     // resumption would be the one handshake it was never tested with.
     config.resumption = rustls::client::Resumption::disabled();
