@@ -276,7 +276,9 @@ impl LeanTls {
     /// None when no whole record is left. Other records are dealt with on the way (by rustls).
     pub(super) fn open(&mut self) -> Result<Option<&[u8]>, LeanError> {
         self.forget_handed();
-        while self.plain.is_empty() {
+        // With no bytes left, rustls has nothing to open: every state a record leads to is
+        // reported by the call that consumed it. (The usual end of a reply, and a call saved.)
+        while self.plain.is_empty() && self.start < self.end {
             let UnbufferedStatus { discard, state } = self
                 .conn
                 .process_tls_records(&mut self.raw[self.start..self.end]);
