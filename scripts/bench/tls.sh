@@ -7,13 +7,13 @@
 # and for N2 transactions under `valgrind --tool=callgrind`, alternating old and new, and
 # prints (I(N2) - I(N1)) / (N2 - N1): what one more transaction costs, without the start-up
 # and the handshake. Both builds share target/ (hammer alone is compiled twice).
-#   scripts/bench/tls.sh [old_revision=main] [n1=500] [n2=2500] [rounds=2]
+#   scripts/bench/tls.sh [old_revision=main] [n1=1000] [n2=11000] [rounds=2]
 # Env: ONLY (a regex on the database labels: PostgreSQL, MariaDB).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 OLD=${1:-main}
-N1=${2:-500}
-N2=${3:-2500}
+N1=${2:-1000}
+N2=${3:-11000}
 ROUNDS=${4:-2}
 if ! command -v cargo >/dev/null && [[ -x $HOME/.cargo/bin/cargo ]]; then PATH=$HOME/.cargo/bin:$PATH; fi
 command -v valgrind >/dev/null || { echo "tls.sh needs valgrind (apt-get install valgrind)" >&2; exit 1; }

@@ -849,12 +849,23 @@ mod tests {
     /// A TLS 1.3 server that, after the handshake, sends the records `records` builds and
     /// hangs up.
     fn hand_made(records: Records) -> (u16, JoinHandle<()>) {
+        hand_made_in(&rustls::version::TLS13, records)
+    }
+
+    /// The same in `version` (AES-128-GCM either way).
+    fn hand_made_in(
+        version: &'static SupportedProtocolVersion,
+        records: Records,
+    ) -> (u16, JoinHandle<()>) {
         let (chain, key) = identity(vec!["localhost".into()]);
-        let suite = cipher_suite::TLS13_AES_128_GCM_SHA256;
+        let suite = match version.version {
+            ProtocolVersion::TLSv1_3 => cipher_suite::TLS13_AES_128_GCM_SHA256,
+            _ => cipher_suite::TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,
+        };
         let mut provider = default_provider();
         provider.cipher_suites = vec![suite];
         let mut config = ServerConfig::builder_with_provider(Arc::new(provider))
-            .with_protocol_versions(&[&rustls::version::TLS13])
+            .with_protocol_versions(&[version])
             .expect("versions")
             .with_no_client_auth()
             .with_single_cert(chain, key)
@@ -877,13 +888,15 @@ mod tests {
             let (seq, ConnectionTrafficSecrets::Aes128Gcm { key, iv }) = secrets.tx else {
                 panic!("the suite asked for");
             };
-            let SupportedCipherSuite::Tls13(suite) = suite else {
-                panic!("a TLS 1.3 suite");
+            let encrypter = match suite {
+                SupportedCipherSuite::Tls13(suite) => suite.aead_alg.encrypter(key, iv),
+                // TLS 1.2's GCM nonce: a 4-byte salt from the keys, 8 bytes sent explicitly.
+                SupportedCipherSuite::Tls12(suite) => {
+                    let (salt, explicit) = iv.as_ref().split_at(4);
+                    suite.aead_alg.encrypter(key, salt, explicit)
+                }
             };
-            let mut sealer = Sealer {
-                encrypter: suite.aead_alg.encrypter(key, iv),
-                seq,
-            };
+            let mut sealer = Sealer { encrypter, seq };
             sock.write_all(&records(&mut sealer)).expect("records");
             // Dropping the socket hangs up.
         });
@@ -989,6 +1002,32 @@ mod tests {
         assert!(!out.is_empty());
         assert_eq!(c.tls.open().expect("open"), Some(&b"early"[..]));
         assert_eq!(c.tls.open().expect("open"), None);
+    }
+
+    #[tokio::test]
+    async fn a_tls12_renegotiation_request_is_refused_with_a_warning_and_the_session_goes_on() {
+        let version = &rustls::version::TLS12;
+        let (port, server) = hand_made_in(version, |s| {
+            [
+                // HelloRequest.
+                s.record(HANDSHAKE, &[0, 0, 0, 0], 0),
+                s.record(APPLICATION_DATA, b"after", 0),
+            ]
+            .concat()
+        });
+        let mut c = Client::connect_with(port, lean_config()).await;
+        server.join().expect("server");
+        assert!(c.receive(5).await, "the data after the request");
+        assert_eq!(c.got, b"after");
+        // rustls's no_renegotiation warning goes out ahead of the next request: two records
+        // of a header, an explicit nonce and a tag, around a 2-byte alert and the request.
+        let mut out = Vec::new();
+        c.tls.seal(b"request", &mut out).expect("seal");
+        assert_eq!(out.len(), (5 + 8 + 16) * 2 + 2 + 7);
+        assert_eq!(out[0], ALERT);
+        let mut again = Vec::new();
+        c.tls.seal(b"request", &mut again).expect("seal");
+        assert_eq!(again.len(), 5 + 8 + 16 + 7, "the warning went once");
     }
 
     #[tokio::test]
