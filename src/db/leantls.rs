@@ -849,12 +849,15 @@ mod tests {
     /// A TLS 1.3 server that, after the handshake, sends the records `records` builds and
     /// hangs up.
     fn hand_made(records: Records) -> (u16, JoinHandle<()>) {
-        hand_made_in(&rustls::version::TLS13, records)
+        hand_made_in(&rustls::version::TLS13, false, records)
     }
 
-    /// The same in `version` (AES-128-GCM either way).
+    /// The same in `version` (AES-128-GCM either way); with `wait`, the records go only once
+    /// the client has sent something (in TLS 1.2 the server finishes its handshake last, and
+    /// records sent right after it can reach the client while it is still in `handshake`).
     fn hand_made_in(
         version: &'static SupportedProtocolVersion,
+        wait: bool,
         records: Records,
     ) -> (u16, JoinHandle<()>) {
         let (chain, key) = identity(vec!["localhost".into()]);
@@ -897,6 +900,13 @@ mod tests {
                 }
             };
             let mut sealer = Sealer { encrypter, seq };
+            if wait {
+                let mut some = [0u8; 64];
+                assert!(
+                    sock.read(&mut some).expect("read") > 0,
+                    "the client's request"
+                );
+            }
             sock.write_all(&records(&mut sealer)).expect("records");
             // Dropping the socket hangs up.
         });
@@ -1007,7 +1017,7 @@ mod tests {
     #[tokio::test]
     async fn a_tls12_renegotiation_request_is_refused_with_a_warning_and_the_session_goes_on() {
         let version = &rustls::version::TLS12;
-        let (port, server) = hand_made_in(version, |s| {
+        let (port, server) = hand_made_in(version, true, |s| {
             [
                 // HelloRequest.
                 s.record(HANDSHAKE, &[0, 0, 0, 0], 0),
@@ -1016,6 +1026,7 @@ mod tests {
             .concat()
         });
         let mut c = Client::connect_with(port, lean_config()).await;
+        c.send(b"first").await;
         server.join().expect("server");
         assert!(c.receive(5).await, "the data after the request");
         assert_eq!(c.got, b"after");
