@@ -125,6 +125,9 @@ impl Drop for Cleanup {
                     password: servers.pg_pass,
                     dbname: "postgres".into(),
                     sslmode: "disable".into(),
+                    sslrootcert: String::new(),
+                    require_auth: String::new(),
+                    bounds: Default::default(),
                 };
                 if let Ok(conn) = connect(&target).await {
                     // Two statements: DROP DATABASE cannot share a (transaction) batch.

@@ -34,7 +34,6 @@ use rustls::crypto::{verify_tls12_signature, verify_tls13_signature, CryptoProvi
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
 use rustls::{CertificateError, ClientConfig, DigitallySignedStruct, RootCertStore};
-use tokio::net::{TcpStream, UnixStream};
 
 use super::leantls::{self, LeanError, LeanTls};
 use super::mysql::{server_failure, MyTarget, MyTls};
@@ -196,15 +195,12 @@ async fn handshake(t: &MyTarget) -> Result<Wire, Refused> {
     if t.tls.is_some() && t.socket.is_some() {
         return unsupported("TLS on a socket connection");
     }
+    let bounds = t.bounds.clone();
     let sock = match &t.socket {
-        Some(path) => Sock::Unix(UnixStream::connect(path).await.map_err(connect_failed)?),
-        None => {
-            let s = TcpStream::connect((t.host.as_str(), t.port))
-                .await
-                .map_err(connect_failed)?;
-            s.set_nodelay(true).map_err(connect_failed)?;
-            Sock::Tcp(s)
-        }
+        Some(path) => Sock::unix(path, &bounds).await.map_err(connect_failed)?,
+        None => Sock::tcp(&t.host, t.port, &bounds)
+            .await
+            .map_err(connect_failed)?,
     };
     let mut w = Wire {
         sock,
