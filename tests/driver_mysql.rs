@@ -1154,6 +1154,7 @@ async fn unencrypted_bytes_before_tls_are_refused() {
             ca: None,
             identity: None,
         }),
+        bounds: Default::default(),
     };
     match hammer::db::mywire::connect(&target).await {
         Err(hammer::db::mywire::Refused::Failed(e)) => {

@@ -612,10 +612,9 @@ mod tests {
         async fn connect(port: u16) -> Client {
             let mut config = encrypt_only();
             config.enable_secret_extraction = true;
-            let stream = tokio::net::TcpStream::connect(("127.0.0.1", port))
+            let mut sock = Sock::tcp("127.0.0.1", port, &Default::default())
                 .await
                 .expect("connect");
-            let mut sock = Sock::Tcp(stream);
             let name = ServerName::try_from("localhost").expect("name");
             let tls = handshake(Arc::new(config), name, &mut sock)
                 .await
