@@ -26,8 +26,8 @@ use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Row, Statement, Value};
 
 use super::mysql::{classify, connect, MyTarget};
-use super::KillSwitch;
 use super::mywire::{self, Arg, Refused, Stmt, Wire, WireError};
+use super::KillSwitch;
 use super::{Failure, Peer};
 use crate::config::{Database, Settings};
 use crate::error::{Error, Result};

@@ -22,8 +22,8 @@ use tokio_postgres::types::{FromSql, ToSql, Type};
 use tokio_postgres::{Client, Row, Statement};
 
 use super::pgwire::{self, Reply, Wire, WireError};
-use super::KillSwitch;
 use super::postgres::{classify, connect, PgConn, PgTarget};
+use super::KillSwitch;
 use super::{DbError, Failure, Peer};
 use crate::config::{Database, Settings};
 use crate::error::{Error, Result};

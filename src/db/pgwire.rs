@@ -472,13 +472,13 @@ impl Wire {
                      signature), so it may not be the server it claims to be: hammer refuses",
                 ))
             }
-            (Login::Asked, other) => {
-                return Err(auth(format!(
-                    "the server asks for authentication method {other}, which hammer does not support"
-                )))
-            }
+            (Login::Asked, other) => return Err(auth(format!(
+                "the server asks for authentication method {other}, which hammer does not support"
+            ))),
             (Login::Accepted, _) => {
-                return Err(auth("an authentication request after the login was accepted"))
+                return Err(auth(
+                    "an authentication request after the login was accepted",
+                ))
             }
             (_, other) => {
                 return Err(auth(format!(
@@ -504,7 +504,9 @@ impl Wire {
                 b'1' => parsed += 1,
                 b'E' if error.is_none() => error = Some(server_error(self.inbox.body(f))),
                 b'Z' if error.is_none() && parsed < statements.len() => {
-                    return Err(self.out_of_step("a ReadyForQuery before the statements were parsed"))
+                    return Err(
+                        self.out_of_step("a ReadyForQuery before the statements were parsed")
+                    )
                 }
                 b'Z' => {
                     self.unanswered -= 1;
@@ -565,7 +567,11 @@ impl Wire {
                     let e = server_error(self.inbox.body(f));
                     self.broken = true;
                     return Err(WireError::Server(ServerError {
-                        code: if e.code.is_empty() { "08006".into() } else { e.code },
+                        code: if e.code.is_empty() {
+                            "08006".into()
+                        } else {
+                            e.code
+                        },
                         ..e
                     }));
                 }
@@ -828,7 +834,9 @@ pub async fn open(t: &PgTarget) -> Result<Wire, DbError> {
 pub fn classify(e: &WireError) -> (Failure, String) {
     match e {
         // A reply overdue on an open connection: the connection is as good as lost.
-        WireError::Io(io) if io.kind() == io::ErrorKind::TimedOut => (Failure::Lost, io.to_string()),
+        WireError::Io(io) if io.kind() == io::ErrorKind::TimedOut => {
+            (Failure::Lost, io.to_string())
+        }
         WireError::Io(io) => (io_failure(io), io.to_string()),
         WireError::Server(s) => (code_failure(&s.code), s.message.clone()),
         WireError::Tls(_) => (Failure::Tls, e.to_string()),

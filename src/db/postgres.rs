@@ -176,7 +176,10 @@ impl PgTarget {
 
     /// Whether TLS must be had (no plaintext fallback).
     pub(super) fn tls_required(&self) -> bool {
-        matches!(self.sslmode.as_str(), "require" | "verify-ca" | "verify-full")
+        matches!(
+            self.sslmode.as_str(),
+            "require" | "verify-ca" | "verify-full"
+        )
     }
 
     pub(super) fn policy(&self) -> AuthPolicy {
@@ -257,18 +260,33 @@ impl AuthPolicy {
     }
 }
 
-/// A refusal of the server's authentication request, carried through tokio-postgres as the
-/// source of an I/O error.
-#[derive(Debug)]
-pub(super) struct AuthRefused(pub String);
+/// The largest backend message tokio-postgres is let read: hammer's queries return a few
+/// rows, and a length header from a hostile server must not make it reserve gigabytes.
+const MAX_MESSAGE: usize = 64 * 1024 * 1024;
 
-impl std::fmt::Display for AuthRefused {
+/// What the guard refused, carried through tokio-postgres as the source of an I/O error: an
+/// authentication request hammer does not answer (`Failure::Auth`), or a message no client
+/// should read (`Failure::Lost`).
+#[derive(Debug)]
+pub(super) struct Refusal {
+    kind: Failure,
+    why: String,
+}
+
+impl std::fmt::Display for Refusal {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(&self.why)
     }
 }
 
-impl std::error::Error for AuthRefused {}
+impl std::error::Error for Refusal {}
+
+fn refused(why: impl Into<String>) -> Refusal {
+    Refusal {
+        kind: Failure::Auth,
+        why: why.into(),
+    }
+}
 
 /// A live connection; the task driving its socket ends when the client is dropped.
 pub struct PgConn {
@@ -297,17 +315,18 @@ enum Stream {
     Tls(Box<tokio_rustls::client::TlsStream<TcpStream>>),
 }
 
-/// The stream, with the kill switch's duplicate of its socket and the authentication check
-/// on what the server says until it has accepted the login.
+/// The stream, with the kill switch's duplicate of its socket and the check of what the
+/// server says.
 struct Guarded {
     inner: Stream,
     _plug: super::sock::PlugGuard,
-    guard: Option<AuthGuard>,
+    guard: AuthGuard,
 }
 
-/// Reads the backend's messages up to AuthenticationOk: the first authentication request
-/// must be one `pg_require_auth` allows. tokio-postgres itself holds the exchange to one
-/// method and requires SCRAM's final message and server signature.
+/// Reads the headers of the backend's messages as they pass: the authentication requests
+/// must be one method `pg_require_auth` allows and follow its exchange in order (SCRAM to
+/// its final message, whose server signature tokio-postgres checks), and no message may
+/// exceed [`MAX_MESSAGE`].
 struct AuthGuard {
     policy: AuthPolicy,
     private: bool,
@@ -315,14 +334,26 @@ struct AuthGuard {
     head: Vec<u8>,
     /// Bytes of the current message's body still to skip.
     skip: usize,
-    /// A method has been chosen (the first authentication request was seen).
-    chosen: bool,
+    login: Step,
+}
+
+/// Where the login stands, as the guard sees it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Step {
+    /// No authentication request yet.
+    Asked,
+    /// A password (clear or MD5) was asked for: AuthenticationOk must follow.
+    Password,
+    /// SCRAM under way: the number of its messages seen after the first (continue, final).
+    Scram(u8),
+    /// Another method, which tokio-postgres refuses itself.
+    Other,
+    Accepted,
 }
 
 impl AuthGuard {
-    /// Scans bytes the server sent; `Ok(true)` once the login is accepted or refused by the
-    /// server (nothing more to watch).
-    fn scan(&mut self, mut bytes: &[u8]) -> Result<bool, String> {
+    /// Scans bytes the server sent.
+    fn scan(&mut self, mut bytes: &[u8]) -> Result<(), Refusal> {
         while !bytes.is_empty() {
             if self.skip > 0 {
                 let n = self.skip.min(bytes.len());
@@ -331,7 +362,11 @@ impl AuthGuard {
                 continue;
             }
             // Header (tag and length) and, for 'R', the 4-byte code.
-            let want = if self.head.first() == Some(&b'R') { 9 } else { 5 };
+            let want = if self.head.first() == Some(&b'R') {
+                9
+            } else {
+                5
+            };
             let n = (want - self.head.len()).min(bytes.len());
             self.head.extend_from_slice(&bytes[..n]);
             bytes = &bytes[n..];
@@ -342,11 +377,16 @@ impl AuthGuard {
             let len = i32::from_be_bytes([self.head[1], self.head[2], self.head[3], self.head[4]]);
             let len = usize::try_from(len)
                 .ok()
-                .filter(|l| *l >= 4)
-                .ok_or_else(|| format!("a message with length {len}"))?;
+                .filter(|l| (4..=MAX_MESSAGE).contains(l))
+                .ok_or_else(|| Refusal {
+                    kind: Failure::Lost,
+                    why: format!(
+                        "the server sent a message of length {len}, outside 4 to {MAX_MESSAGE}"
+                    ),
+                })?;
             if tag == b'R' && want == 5 {
                 if len < 8 {
-                    return Err("a truncated authentication request".into());
+                    return Err(refused("a truncated authentication request"));
                 }
                 continue; // read the code too
             }
@@ -356,23 +396,47 @@ impl AuthGuard {
             });
             self.head.clear();
             self.skip = len - 4 - body_read;
-            match (tag, code) {
-                (b'R', Some(code)) => {
-                    if !self.chosen {
-                        if let Some(method) = AuthMethod::of_code(code) {
-                            self.policy.allows(method, self.private)?;
-                        }
-                        self.chosen = true;
-                    }
-                    if code == 0 {
-                        return Ok(true);
-                    }
-                }
-                (b'E', _) => return Ok(true),
-                _ => {}
+            if let Some(code) = code {
+                self.login = self.next(code)?;
             }
         }
-        Ok(false)
+        Ok(())
+    }
+
+    /// The login's next step after an authentication request `code`.
+    fn next(&self, code: i32) -> Result<Step, Refusal> {
+        Ok(match (self.login, code) {
+            (Step::Asked, code) => {
+                if let Some(method) = AuthMethod::of_code(code) {
+                    self.policy.allows(method, self.private).map_err(refused)?;
+                }
+                match code {
+                    0 => Step::Accepted,
+                    3 | 5 => Step::Password,
+                    10 => Step::Scram(0),
+                    _ => Step::Other,
+                }
+            }
+            (Step::Password | Step::Scram(2) | Step::Other, 0) => Step::Accepted,
+            (Step::Scram(0), 11) => Step::Scram(1),
+            (Step::Scram(1), 12) => Step::Scram(2),
+            (Step::Scram(_), 0) => {
+                return Err(refused(
+                    "the server accepted the login without completing SCRAM (no server \
+                     signature), so it may not be the server it claims to be: hammer refuses",
+                ))
+            }
+            (Step::Accepted, _) => {
+                return Err(refused(
+                    "an authentication request after the login was accepted",
+                ))
+            }
+            (_, other) => {
+                return Err(refused(format!(
+                    "an authentication request ({other}) out of turn: one method per login"
+                )))
+            }
+        })
     }
 }
 
@@ -389,15 +453,11 @@ impl AsyncRead for Guarded {
             Stream::Unix(s) => Pin::new(s).poll_read(cx, buf),
             Stream::Tls(s) => Pin::new(s.as_mut()).poll_read(cx, buf),
         };
-        if let (Poll::Ready(Ok(())), Some(guard)) = (&polled, me.guard.as_mut()) {
-            match guard.scan(&buf.filled()[before..]) {
-                Ok(false) => {}
-                Ok(true) => me.guard = None,
-                Err(why) => {
-                    // Nothing of what the server asked reaches tokio-postgres.
-                    buf.set_filled(before);
-                    return Poll::Ready(Err(io::Error::other(AuthRefused(why))));
-                }
+        if let Poll::Ready(Ok(())) = &polled {
+            if let Err(refusal) = me.guard.scan(&buf.filled()[before..]) {
+                // Nothing of what was refused reaches tokio-postgres.
+                buf.set_filled(before);
+                return Poll::Ready(Err(io::Error::other(refusal)));
             }
         }
         polled
@@ -454,7 +514,7 @@ async fn open_stream(t: &PgTarget) -> Result<Guarded, StreamError> {
         return Ok(Guarded {
             inner: Stream::Unix(s),
             _plug: plug,
-            guard: Some(AuthGuard::new(t, true)),
+            guard: AuthGuard::new(t, true),
         });
     }
     let mut s = TcpStream::connect((t.host.as_str(), t.port)).await?;
@@ -465,7 +525,7 @@ async fn open_stream(t: &PgTarget) -> Result<Guarded, StreamError> {
         return Ok(Guarded {
             inner: Stream::Tcp(s),
             _plug: plug,
-            guard: Some(AuthGuard::new(t, false)),
+            guard: AuthGuard::new(t, false),
         });
     }
     // The configuration first: a missing CA file is said before anything is sent.
@@ -487,7 +547,7 @@ async fn open_stream(t: &PgTarget) -> Result<Guarded, StreamError> {
             return Ok(Guarded {
                 inner: Stream::Tcp(s),
                 _plug: plug,
-                guard: Some(AuthGuard::new(t, false)),
+                guard: AuthGuard::new(t, false),
             })
         }
         other => {
@@ -503,7 +563,7 @@ async fn open_stream(t: &PgTarget) -> Result<Guarded, StreamError> {
     Ok(Guarded {
         inner: Stream::Tls(Box::new(tls)),
         _plug: plug,
-        guard: Some(AuthGuard::new(t, true)),
+        guard: AuthGuard::new(t, true),
     })
 }
 
@@ -522,7 +582,7 @@ impl AuthGuard {
             private,
             head: Vec::with_capacity(9),
             skip: 0,
-            chosen: false,
+            login: Step::Asked,
         }
     }
 }
@@ -589,24 +649,30 @@ pub fn classify(e: &tokio_postgres::Error, tls_required: bool) -> (Failure, Stri
         let kind = code_failure(db.code().code());
         return (kind, db.message().to_string());
     }
-    let mut cur: Option<&(dyn std::error::Error + 'static)> = Some(e);
-    while let Some(err) = cur {
-        if let Some(refused) = err.downcast_ref::<AuthRefused>() {
-            return (Failure::Auth, refused.0.clone());
-        }
-        cur = err.source();
+    let io = io_source(e);
+    // (An I/O error's `source` skips the error it wraps: look inside it.)
+    if let Some(r) = io.and_then(|io| io.get_ref()?.downcast_ref::<Refusal>()) {
+        return (r.kind, r.why.clone());
     }
-    if let Some(io) = io_source(e) {
+    let text = e.to_string();
+    // tokio-postgres's words for a SCRAM exchange that does not verify (the server does not
+    // know the password, or is not the server) and other failed exchanges.
+    if text.starts_with("authentication error") {
+        if text.contains("SCRAM verification") {
+            return (
+                Failure::Auth,
+                "the server's SCRAM signature does not verify: it does not know the \
+                 password, so it may not be the server it claims to be"
+                    .into(),
+            );
+        }
+        return (Failure::Auth, text);
+    }
+    if let Some(io) = io {
         return (io_failure(io), io.to_string());
     }
     if e.is_closed() {
-        return (Failure::Lost, e.to_string());
-    }
-    let text = e.to_string();
-    // tokio-postgres says "error authenticating" for a SCRAM exchange that does not verify
-    // (the server does not know the password, or is not the server).
-    if text.contains("authenticat") {
-        return (Failure::Auth, text);
+        return (Failure::Lost, text);
     }
     let mut cur: Option<&(dyn std::error::Error + 'static)> = Some(e);
     while let Some(err) = cur {
@@ -691,36 +757,57 @@ mod tests {
             private,
             head: Vec::new(),
             skip: 0,
-            chosen: false,
+            login: Step::Asked,
         }
     }
 
-    #[test]
-    fn the_guard_reads_requests_split_anywhere() {
+    fn scram_exchange() -> Vec<Vec<u8>> {
         let mut sasl = 10i32.to_be_bytes().to_vec();
         sasl.extend_from_slice(b"SCRAM-SHA-256\0\0");
-        let bytes = [
+        vec![
             message(b'R', &sasl),
             message(b'R', &[0, 0, 0, 11, b'x', b'y']),
             message(b'R', &[0, 0, 0, 12, b'z']),
             message(b'R', &[0, 0, 0, 0]),
         ]
-        .concat();
+    }
+
+    #[test]
+    fn the_guard_reads_requests_split_anywhere() {
+        let mut bytes = scram_exchange().concat();
+        bytes.extend(message(b'S', b"server_version\x0015.1\x00"));
+        bytes.extend(message(b'Z', b"I"));
         for cut in 0..bytes.len() {
             let mut g = guard("scram-sha-256", false);
-            assert_eq!(g.scan(&bytes[..cut]), Ok(false), "cut {cut}");
-            assert_eq!(g.scan(&bytes[cut..]), Ok(true), "cut {cut}");
+            g.scan(&bytes[..cut]).unwrap();
+            g.scan(&bytes[cut..]).unwrap();
+            assert_eq!(g.login, Step::Accepted, "cut {cut}");
         }
+    }
+
+    #[test]
+    fn scram_must_run_to_its_end() {
+        let steps = scram_exchange();
+        // AuthenticationOk without SASLFinal.
+        let mut g = guard("", false);
+        let skipped = [steps[0].clone(), steps[1].clone(), steps[3].clone()].concat();
+        let e = g.scan(&skipped).unwrap_err();
+        assert_eq!(e.kind, Failure::Auth);
+        assert!(e.why.contains("without completing SCRAM"), "{e}");
+        // A cleartext request once SCRAM has begun.
+        let mut g = guard("", true);
+        let clear = [steps[0].clone(), message(b'R', &3i32.to_be_bytes())].concat();
+        assert!(g.scan(&clear).unwrap_err().why.contains("out of turn"));
     }
 
     #[test]
     fn the_guard_refuses_cleartext_before_the_password_goes() {
         let bytes = message(b'R', &3i32.to_be_bytes());
         let mut g = guard("", false);
-        assert!(g.scan(&bytes).unwrap_err().contains("clear text"));
+        assert!(g.scan(&bytes).unwrap_err().why.contains("clear text"));
         let mut g = guard("", true);
-        assert_eq!(g.scan(&bytes), Ok(false));
-        // Only the first request chooses: tokio-postgres refuses a second method itself.
+        g.scan(&bytes).unwrap();
+        assert_eq!(g.login, Step::Password);
         let mut g = guard("md5", false);
         assert!(g.scan(&bytes).is_err());
         let mut g = guard("", false);
@@ -731,8 +818,18 @@ mod tests {
     fn trust_is_a_method_too() {
         let mut g = guard("scram-sha-256", false);
         let e = g.scan(&message(b'R', &0i32.to_be_bytes())).unwrap_err();
-        assert!(e.contains("no authentication"), "{e}");
+        assert!(e.why.contains("no authentication"), "{e}");
         let mut g = guard("", false);
-        assert_eq!(g.scan(&message(b'R', &0i32.to_be_bytes())), Ok(true));
+        g.scan(&message(b'R', &0i32.to_be_bytes())).unwrap();
+        assert_eq!(g.login, Step::Accepted);
+    }
+
+    #[test]
+    fn a_huge_message_is_refused_from_its_header() {
+        let mut g = guard("", false);
+        g.scan(&message(b'R', &0i32.to_be_bytes())).unwrap();
+        let e = g.scan(&[b'D', 0x7f, 0xff, 0xff, 0xff]).unwrap_err();
+        assert_eq!(e.kind, Failure::Lost);
+        assert!(e.why.contains("2147483647"), "{e}");
     }
 }

@@ -275,7 +275,12 @@ impl Sock {
             }
         };
         match read {
-            Ok(Err(e)) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut) => {
+            Ok(Err(e))
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                ) =>
+            {
                 Err(self.overdue())
             }
             Ok(done) => done,
@@ -293,7 +298,12 @@ impl Sock {
             Io::BlockingUnix(s) => Ok(s.write_all(buf)),
         };
         match written {
-            Ok(Err(e)) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut) => {
+            Ok(Err(e))
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                ) =>
+            {
                 return Err(io::Error::new(
                     io::ErrorKind::TimedOut,
                     "the server took no data for the reply timeout",

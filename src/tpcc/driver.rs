@@ -1080,8 +1080,8 @@ async fn monitor_run<D: TxnDb>(
     } else {
         read_counters(db, opts.reconnect_for, say).await
     };
-    let finish = finish
-        .map_err(|e| Error::State(format!("cannot take the end transaction count: {e}")))?;
+    let finish =
+        finish.map_err(|e| Error::State(format!("cannot take the end transaction count: {e}")))?;
     let measured = t1.elapsed();
     shared.stop.fire();
     let mins = measured.as_secs_f64() / 60.0;
