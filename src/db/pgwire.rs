@@ -472,9 +472,11 @@ impl Wire {
                      signature), so it may not be the server it claims to be: hammer refuses",
                 ))
             }
-            (Login::Asked, other) => return Err(auth(format!(
+            (Login::Asked, other) => {
+                return Err(auth(format!(
                 "the server asks for authentication method {other}, which hammer does not support"
-            ))),
+            )))
+            }
             (Login::Accepted, _) => {
                 return Err(auth(
                     "an authentication request after the login was accepted",
