@@ -33,9 +33,15 @@ impl Heard {
     }
 }
 
+/// A fake backend's byte stream: plain TCP, or TLS over it.
+trait Stream: Read + Write + Send {}
+impl<T: Read + Write + Send> Stream for T {}
+
 /// One connection of a fake backend.
 struct Backend {
-    s: TcpStream,
+    s: Box<dyn Stream>,
+    /// The TCP socket under `s`, for bytes written past TLS.
+    raw: TcpStream,
     heard: Heard,
 }
 
@@ -99,7 +105,7 @@ impl Backend {
 
     /// Holds the connection open, saying nothing, until the client goes.
     fn stall(&mut self) {
-        let _ = self.s.set_read_timeout(Some(Duration::from_secs(30)));
+        let _ = self.raw.set_read_timeout(Some(Duration::from_secs(30)));
         let mut b = [0; 256];
         while let Ok(n) = self.s.read(&mut b) {
             if n == 0 {
@@ -129,6 +135,42 @@ fn fake(
     conns: usize,
     script: impl Fn(&mut Backend) + Send + Sync + 'static,
 ) -> (u16, Heard, JoinHandle<()>) {
+    fake_with(conns, None, script)
+}
+
+/// A certificate for `names` and its key, as rustls's server wants them, and as PEM.
+fn certificate(names: &[&str]) -> (Arc<rustls::ServerConfig>, String) {
+    use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
+    let cert =
+        rcgen::generate_simple_self_signed(names.iter().map(|n| n.to_string()).collect::<Vec<_>>())
+            .unwrap();
+    let chain = vec![CertificateDer::from(cert.cert.der().to_vec())];
+    let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(cert.signing_key.serialize_der()));
+    let config = rustls::ServerConfig::builder_with_provider(Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .unwrap()
+    .with_no_client_auth()
+    .with_single_cert(chain, key)
+    .unwrap();
+    (Arc::new(config), cert.cert.pem())
+}
+
+/// A fake server that answers the TLS request with yes and runs `script` over TLS.
+fn fake_tls(
+    conns: usize,
+    tls: Arc<rustls::ServerConfig>,
+    script: impl Fn(&mut Backend) + Send + Sync + 'static,
+) -> (u16, Heard, JoinHandle<()>) {
+    fake_with(conns, Some(tls), script)
+}
+
+fn fake_with(
+    conns: usize,
+    tls: Option<Arc<rustls::ServerConfig>>,
+    script: impl Fn(&mut Backend) + Send + Sync + 'static,
+) -> (u16, Heard, JoinHandle<()>) {
     let l = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = l.local_addr().unwrap().port();
     let heard = Heard::default();
@@ -138,9 +180,23 @@ fn fake(
         let mut handlers = Vec::new();
         for _ in 0..conns {
             let Ok((s, _)) = l.accept() else { return };
-            let (h, script) = (h.clone(), script.clone());
+            let (h, script, tls) = (h.clone(), script.clone(), tls.clone());
             handlers.push(std::thread::spawn(move || {
-                let mut b = Backend { s, heard: h };
+                let raw = s.try_clone().unwrap();
+                let mut b = Backend {
+                    s: Box::new(s),
+                    raw,
+                    heard: h,
+                };
+                if let Some(tls) = tls {
+                    // The TLS request, yes, and the handshake as the client drives it.
+                    if b.read_exact(8).is_none() || b.s.write_all(b"S").is_err() {
+                        return;
+                    }
+                    let sock = b.raw.try_clone().unwrap();
+                    let conn = rustls::ServerConnection::new(tls).unwrap();
+                    b.s = Box::new(rustls::StreamOwned::new(conn, sock));
+                }
                 script(&mut b);
             }));
         }
@@ -434,4 +490,130 @@ fn librarycheck_refuses_a_cleartext_password_in_the_open() {
     assert!(all.contains("clear text"), "{all}");
     assert!(!all.contains(PASSWORD), "{all}");
     assert_ne!(out.status.code(), Some(101), "{all}");
+}
+
+/// A fake TLS server that accepts any login and then stalls.
+fn accepting_tls(names: &[&str]) -> (u16, String, JoinHandle<()>) {
+    let (tls, pem) = certificate(names);
+    let (port, _heard, server) = fake_tls(2, tls, |b| {
+        if b.startup(b'N').is_some() {
+            b.accept();
+            b.stall();
+        }
+    });
+    (port, pem, server)
+}
+
+fn verify(
+    port: u16,
+    mode: &str,
+    ca_pem: &str,
+) -> (Result<(), DbErrorText>, Result<(), DbErrorText>) {
+    let dir = tempfile::tempdir().unwrap();
+    let ca = dir.path().join("ca.pem");
+    std::fs::write(&ca, ca_pem).unwrap();
+    let mut t = target(port, mode, "");
+    t.sslrootcert = ca.display().to_string();
+    let rt = runtime();
+    let lean = rt.block_on(async {
+        match pgwire::open(&t).await {
+            Ok(w) => {
+                w.close().await;
+                Ok(())
+            }
+            Err(e) => Err((e.kind, e.to_string())),
+        }
+    });
+    let general = rt.block_on(async {
+        match postgres::connect(&t).await {
+            Ok(c) => {
+                c.close().await;
+                Ok(())
+            }
+            Err(e) => Err((e.kind, e.to_string())),
+        }
+    });
+    (lean, general)
+}
+
+type DbErrorText = (Failure, String);
+
+#[test]
+fn verify_full_checks_the_host_name_and_verify_ca_does_not() {
+    let (port, pem, _server) = accepting_tls(&["elsewhere.invalid"]);
+    for r in <[_; 2]>::from(verify(port, "verify-full", &pem)) {
+        let (kind, text) = r.expect_err("the name does not match");
+        assert_eq!(kind, Failure::Tls, "{text}");
+        assert!(text.to_lowercase().contains("name"), "{text}");
+    }
+    let (port, pem, _server) = accepting_tls(&["elsewhere.invalid"]);
+    let (lean, general) = verify(port, "verify-ca", &pem);
+    lean.expect("verify-ca checks the chain only");
+    general.expect("verify-ca checks the chain only");
+}
+
+#[test]
+fn verify_ca_refuses_a_certificate_from_another_ca() {
+    let (port, _pem, _server) = accepting_tls(&["127.0.0.1"]);
+    let (_, other_ca) = certificate(&["127.0.0.1"]);
+    for r in <[_; 2]>::from(verify(port, "verify-ca", &other_ca)) {
+        let (kind, text) = r.expect_err("another CA's certificate");
+        assert_eq!(kind, Failure::Tls, "{text}");
+    }
+}
+
+#[test]
+fn the_verify_modes_need_a_ca_file() {
+    let (port, heard, _server) = fake(2, |b| {
+        let _ = b.startup(b'S');
+    });
+    let mut t = target(port, "verify-full", "");
+    t.sslrootcert = "/nonexistent/root.crt".into();
+    let rt = runtime();
+    let lean = rt.block_on(pgwire::open(&t)).err().expect("no CA file");
+    let general = rt
+        .block_on(postgres::connect(&t))
+        .err()
+        .expect("no CA file");
+    for e in [lean, general] {
+        assert_eq!(e.kind, Failure::Tls, "{e}");
+        assert!(e.to_string().contains("/nonexistent/root.crt"), "{e}");
+    }
+    // Refused before anything was sent.
+    assert!(heard.0.lock().unwrap().is_empty());
+}
+
+#[test]
+fn half_a_tls_record_is_bounded_by_the_reply_timeout() {
+    let (tls, _) = certificate(&["localhost"]);
+    let (port, _heard, _server) = fake_tls(1, tls, |b| {
+        b.startup(b'N');
+        b.accept();
+        let _ = b.s.flush();
+        if b.until_sync().is_none() {
+            return;
+        }
+        let _ = b.s.write_all(PARSED);
+        let _ = b.s.flush();
+        if b.until_sync().is_none() {
+            return;
+        }
+        // A record header announcing 64 bytes, and 3 of them.
+        let _ = b.raw.write_all(&[0x17, 0x03, 0x03, 0x00, 0x40, 1, 2, 3]);
+        b.stall();
+    });
+    let t = target(port, "require", "");
+    let rt = runtime();
+    let (e, took) = rt.block_on(async {
+        let mut w = Wire::connect(&t).await.expect("login over TLS");
+        w.prepare(&[("q", "select 1")]).await.expect("prepare");
+        let started = Instant::now();
+        let e = match w.call("q", 0).run().await {
+            Ok(_) => panic!("the call should fail"),
+            Err(e) => e,
+        };
+        (e, started.elapsed())
+    });
+    assert_eq!(pgwire::classify(&e).0, Failure::Lost, "{e}");
+    assert!(took < Duration::from_secs(5), "{took:?}");
 }
