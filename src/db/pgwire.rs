@@ -960,4 +960,100 @@ mod tests {
         assert_eq!(e.message, "could not serialize");
         assert_eq!(e.detail.as_deref(), Some("w_id=1 o_id=7"));
     }
+
+    mod properties {
+        use super::*;
+        use proptest::prelude::*;
+
+        /// Feeds `bytes` to an inbox in chunks of the given sizes, taking every whole frame
+        /// and the parts a call reads of it, until an error or the end.
+        fn digest(bytes: &[u8], chunks: &[usize]) {
+            let mut inbox = Inbox::new();
+            let mut at = 0;
+            for &c in chunks.iter().cycle().take(bytes.len() + 1) {
+                if at >= bytes.len() {
+                    break;
+                }
+                let n = c.clamp(1, bytes.len() - at);
+                let space = inbox.space();
+                let n = n.min(space.len());
+                space[..n].copy_from_slice(&bytes[at..at + n]);
+                inbox.tail += n;
+                at += n;
+                // Memory stays bounded by what was sent, whatever the headers claim.
+                assert!(inbox.buf.len() <= 2 * bytes.len().max(8 * 1024) + 16 * 1024);
+                loop {
+                    match inbox.next() {
+                        Ok(Some(f)) => {
+                            let body = inbox.body(f);
+                            let mut row = RowBuf::default();
+                            let _ = row.fill(body);
+                            let reply = Reply { row: &row };
+                            for i in 0..4 {
+                                let _ = reply.int(i);
+                            }
+                            let _ = server_error(body);
+                            let _ = be_i32(body);
+                        }
+                        Ok(None) => break,
+                        Err(_) => return,
+                    }
+                }
+            }
+        }
+
+        /// A well-formed call reply: BindComplete, a row, CommandComplete, ReadyForQuery.
+        fn reply() -> Vec<u8> {
+            let mut row = 2u16.to_be_bytes().to_vec();
+            row.extend_from_slice(&2i32.to_be_bytes());
+            row.extend_from_slice(b"42");
+            row.extend_from_slice(&(-1i32).to_be_bytes());
+            [
+                message(b'2', b""),
+                message(b'D', &row),
+                message(b'C', b"SELECT 1\0"),
+                message(b'E', b"SERROR\0C40001\0Mretry\0\0"),
+                message(b'Z', b"I"),
+            ]
+            .concat()
+        }
+
+        proptest! {
+            #[test]
+            fn random_bytes_never_panic(
+                bytes in proptest::collection::vec(any::<u8>(), 0..4096),
+                chunks in proptest::collection::vec(1usize..600, 1..8),
+            ) {
+                digest(&bytes, &chunks);
+            }
+
+            #[test]
+            fn mutated_replies_never_panic(
+                flips in proptest::collection::vec((0usize..64, any::<u8>()), 1..6),
+                chunks in proptest::collection::vec(1usize..40, 1..8),
+            ) {
+                let mut bytes = reply();
+                for (at, v) in flips {
+                    let at = at % bytes.len();
+                    bytes[at] = v;
+                }
+                digest(&bytes, &chunks);
+            }
+
+            #[test]
+            fn a_length_from_the_server_never_sizes_the_buffer(len in 0i32..=i32::MAX) {
+                let mut inbox = Inbox::new();
+                let mut head = vec![b'D'];
+                head.extend_from_slice(&len.to_be_bytes());
+                inbox.buf[..5].copy_from_slice(&head);
+                inbox.tail = 5;
+                match inbox.next() {
+                    Ok(None) => prop_assert!((4..=MAX_MESSAGE as i32).contains(&len)),
+                    Ok(Some(_)) => prop_assert_eq!(len, 4),
+                    Err(_) => prop_assert!(!(4..=MAX_MESSAGE as i32).contains(&len)),
+                }
+                prop_assert_eq!(inbox.buf.len(), 16 * 1024);
+            }
+        }
+    }
 }

@@ -832,4 +832,42 @@ mod tests {
         assert_eq!(e.kind, Failure::Lost);
         assert!(e.why.contains("2147483647"), "{e}");
     }
+
+    mod properties {
+        use super::*;
+        use proptest::prelude::*;
+
+        proptest! {
+            #[test]
+            fn the_guard_never_panics_on_any_bytes(
+                bytes in proptest::collection::vec(any::<u8>(), 0..2048),
+                cut in 0usize..2048,
+            ) {
+                let mut g = guard("", false);
+                let cut = cut.min(bytes.len());
+                if g.scan(&bytes[..cut]).is_ok() {
+                    let _ = g.scan(&bytes[cut..]);
+                }
+                // The guard never holds more than one header.
+                prop_assert!(g.head.len() <= 9);
+            }
+
+            #[test]
+            fn a_mutated_login_never_passes_unchecked(
+                flips in proptest::collection::vec((0usize..48, any::<u8>()), 1..4),
+            ) {
+                // A cleartext request over an open channel, then anything.
+                let mut bytes = message(b'R', &3i32.to_be_bytes());
+                let mut rest = message(b'R', &0i32.to_be_bytes());
+                rest.extend(message(b'Z', b"I"));
+                for (at, v) in flips {
+                    let at = at % rest.len();
+                    rest[at] = v;
+                }
+                bytes.extend(rest);
+                let mut g = guard("", false);
+                prop_assert!(g.scan(&bytes).is_err());
+            }
+        }
+    }
 }
