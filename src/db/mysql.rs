@@ -2,6 +2,7 @@
 //! errors classified with the server's error codes.
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use mysql_async::prelude::Queryable;
 use mysql_async::{ClientIdentity, Conn, IoError, OptsBuilder, SslOpts};
@@ -129,6 +130,8 @@ impl MyTarget {
             .db_name(self.dbname.clone())
             // Connect exactly where the settings say, not where the server advertises.
             .prefer_socket(false)
+            // Keepalive probes after 30 s of silence, as on hammer's own sockets.
+            .tcp_keepalive(Some(Duration::from_secs(30)))
             .socket(self.socket.as_ref().map(|s| s.display().to_string()));
         if let Some(tls) = &self.tls {
             let mut ssl = SslOpts::default();
