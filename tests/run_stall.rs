@@ -412,3 +412,47 @@ fn maria_shared_runtime_stalled_then_interrupted() {
 fn maria_stalled_past_the_reply_timeout() {
     stalled_past_the_reply_timeout(Db::Maria, "myto");
 }
+
+/// A custom workload's statement waits on the stalled server: the reply timeout ends it with
+/// a clear error, and Ctrl-C ends it at once.
+#[test]
+fn pg_custom_workload_stalled() {
+    let schema = Schema::build(Db::Pg, "pgcustom");
+    let work = schema.home.path().join("work.rhai");
+    std::fs::write(&work, "DB.query(\"select count(*) from customer\");\n").unwrap();
+    let custom = |timeout: u32| {
+        let script = format!(
+            "{}diset(\"connection\", \"pg_reply_timeout\", {timeout});\ncustomscript(\"{}\");\n\
+             vuset(\"vu\", 1);\nvuset(\"iterations\", 1000000);\nvuset(\"repeat\", 0);\n\
+             vuset(\"delay\", 0);\nprint(\"READY\");\nvurun();\n",
+            schema.setup,
+            work.display()
+        );
+        Run::start(schema.home.path(), &script, &[])
+    };
+    // The reply timeout.
+    let mut run = custom(2);
+    run.wait_for("READY", Duration::from_secs(30));
+    std::thread::sleep(Duration::from_secs(2));
+    let holder = schema.stall();
+    let (_, took) = run.finish(Instant::now(), Duration::from_secs(20));
+    holder.release();
+    let text = run.text();
+    assert!(
+        text.contains("no reply from the server within 2 s"),
+        "{text}"
+    );
+    assert!(took < Duration::from_secs(10), "{took:?}\n{text}");
+    // Ctrl-C, with a reply timeout far away.
+    let mut run = custom(600);
+    run.wait_for("READY", Duration::from_secs(30));
+    std::thread::sleep(Duration::from_secs(2));
+    let holder = schema.stall();
+    std::thread::sleep(Duration::from_secs(1));
+    let pressed = Instant::now();
+    run.interrupt();
+    let (_, took) = run.finish(pressed, Duration::from_secs(20));
+    holder.release();
+    let text = run.text();
+    assert!(took < Duration::from_secs(8), "{took:?}\n{text}");
+}
