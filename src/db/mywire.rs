@@ -401,8 +401,6 @@ fn tls_config(tls: &MyTls) -> Result<Arc<ClientConfig>, String> {
                 .map_err(|e| e.to_string())?
         }
     };
-    // hammer's lean session seals and opens the records itself (`leantls`).
-    config.enable_secret_extraction = true;
     // A config per connection resumes nothing anyway; say so rather than rely on it.
     config.resumption = rustls::client::Resumption::disabled();
     Ok(Arc::new(config))

@@ -338,9 +338,7 @@ impl Wire {
     /// otherwise the session goes on in plain text (libpq's `prefer`).
     async fn start_tls(&mut self, t: &PgTarget) -> Result<(), WireError> {
         // The configuration first: a missing CA file is said before anything is sent.
-        let mut config = (*t.tls_config().map_err(WireError::Tls)?).clone();
-        // The lean layer seals and opens the records itself.
-        config.enable_secret_extraction = true;
+        let config = t.tls_config().map_err(WireError::Tls)?;
         let name = t.server_name().map_err(WireError::Tls)?;
         frontend::ssl_request(&mut self.out);
         self.sock.write_all(&self.out).await?;
@@ -360,7 +358,7 @@ impl Wire {
             b'N' => return Ok(()),
             other => return Err(protocol(format!("an answer {other} to the TLS request"))),
         }
-        let tls = leantls::handshake(std::sync::Arc::new(config), name, &mut self.sock).await?;
+        let tls = leantls::handshake(config, name, &mut self.sock).await?;
         self.tls = Some(Box::new(tls));
         Ok(())
     }
