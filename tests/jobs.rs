@@ -192,7 +192,20 @@ fn a_failed_command_is_a_failed_job_and_a_refused_one_is_none() {
     f.ok("jobs format text");
     let status = f.ok(&format!("jobs {id} status"));
     assert_eq!(status[0], format!("Job {id} (Schema Check): FAILED"));
-    assert_eq!(status[1], e, "the error is the job's note");
+    // The error names the job, its status and why; the why is the job's note.
+    assert_eq!(
+        e,
+        format!("Schema Check jobid={id} FAILED: {}", status[1]),
+        "the error is the job's verdict"
+    );
+    assert!(status[1].contains("connection refused"), "{status:?}");
+    let out = hammer(f.home.path(), &["jobs", "--json", id, "status"], "");
+    let s = json(&out);
+    assert_eq!(
+        (&s["status"], &s["exit_status"]),
+        (&"FAILED".into(), &1.into())
+    );
+    assert_eq!(s["note"], status[1].as_str());
     // A command refused before it starts (virtual users exist) is no job.
     f.ok("vucreate");
     f.err("buildschema");
