@@ -1101,10 +1101,7 @@ impl Session {
         self.out.line("ALL VIRTUAL USERS COMPLETE");
         if failed > 0 {
             // The job ends FAILED with this as its reason, and vurun raises it.
-            return Err(Error::State(format!(
-                "{failed} of {} virtual users failed",
-                plan.virtual_users
-            )));
+            return Err(Error::State(crate::jobs::recorder::vus_failed(failed)));
         }
         Ok(id.into())
     }

@@ -99,7 +99,7 @@ fn bad_custom_scripts_are_explained() {
     // A failed virtual user fails the job, and vurun with it.
     let e = r.unwrap_err();
     assert!(
-        e.starts_with("Benchmark Run jobid=") && e.ends_with("FAILED: 1 of 1 virtual users failed"),
+        e.starts_with("Benchmark Run jobid=") && e.ends_with("FAILED: 1 virtual user failed"),
         "{e}"
     );
     let text = lines.join("\n");

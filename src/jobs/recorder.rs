@@ -522,7 +522,7 @@ pub fn end_of(
         let (figures, timings) = run_record(r);
         if r.failed_vus > 0 {
             end.status = Status::Failed;
-            let failed = format!("{} virtual users failed", r.failed_vus);
+            let failed = vus_failed(r.failed_vus);
             // Why the run ended comes first: "the server did not come back within 60 s".
             end.note = Some(match &r.stopped_early {
                 Some(why) => format!("{why}; {failed}"),
@@ -540,6 +540,15 @@ pub fn end_of(
         end.timings = timings;
     }
     end
+}
+
+/// "1 virtual user failed", "3 virtual users failed": the reason a run with failed virtual
+/// users gives.
+pub fn vus_failed(n: u32) -> String {
+    match n {
+        1 => "1 virtual user failed".to_string(),
+        n => format!("{n} virtual users failed"),
+    }
 }
 
 /// Why a command whose value says `ok: false` failed: for `checkschema`, how many checks of
