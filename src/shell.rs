@@ -91,6 +91,8 @@ fn piped(engine: &mut ScriptEngine) -> i32 {
         if input.trim().is_empty() {
             continue;
         }
+        // As at the prompt: a Ctrl-C that stopped one input does not stop the next.
+        engine.session().interrupt.clear();
         let result = engine.eval_console(&input);
         if let Some(code) = report(engine, result, &mut status) {
             return code;
