@@ -370,3 +370,32 @@ for i in 0..15 {{ try {{ checkschema(); }} catch {{ }} }}
         }
     }
 }
+
+/// Ctrl-C during a data generation: the job is STOPPED, and the input ends there (try does
+/// not catch a stop); the next input runs.
+#[test]
+fn a_stopped_data_generation_ends_the_input_with_the_job_stopped() {
+    let (mut f, _dir) = with_datagen_dir();
+    f.ok("dgset warehouse 50; dgset vu 1");
+    let interrupt = f.engine.session().interrupt.clone();
+    let ctrl_c = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(400));
+        interrupt.fire();
+    });
+    let (r, lines) = f.console("try { datagenrun(); } catch { print(\"caught\"); }");
+    ctrl_c.join().unwrap();
+    let e = r.unwrap_err();
+    let id = lines
+        .iter()
+        .find_map(|l| l.strip_prefix("Data Generation jobid="))
+        .unwrap_or_else(|| panic!("{lines:#?}"))
+        .to_string();
+    assert!(
+        e.starts_with(&format!("Data Generation jobid={id} STOPPED: ")),
+        "{e}"
+    );
+    assert!(!lines.iter().any(|l| l == "caught"), "{lines:#?}");
+    f.engine.session().interrupt.clear();
+    let (r, _) = f.console(&format!("jobs(\"{id}\", \"status\").status"));
+    assert_eq!(r, Ok("STOPPED".to_string()));
+}
