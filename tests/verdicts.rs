@@ -7,7 +7,6 @@
 
 mod common;
 
-use std::io::Write;
 use std::net::{Shutdown, TcpListener, TcpStream};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -205,6 +204,59 @@ impl Drop for Relay {
     }
 }
 
+/// `hammer auto` of a run script that calls `act` with the process id once the measured
+/// window has begun (so the run is under way, however slow the box): exit status, stdout,
+/// stderr.
+fn auto_measuring(
+    home: &Path,
+    name: &str,
+    source: &str,
+    env: &[(&str, &str)],
+    act: impl FnOnce(u32),
+) -> (Option<i32>, String, String) {
+    use std::io::{BufRead, BufReader, Read};
+    let path = home.join(name);
+    std::fs::write(&path, source).unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_hammer"))
+        .arg("auto")
+        .arg(&path)
+        .env("HAMMER_HOME", home)
+        .envs(env.iter().copied())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("hammer runs");
+    let mut err = child.stderr.take().unwrap();
+    let stderr = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = err.read_to_string(&mut s);
+        s
+    });
+    let mut stdout = String::new();
+    let mut act = Some(act);
+    for line in BufReader::new(child.stdout.take().unwrap()).lines() {
+        let Ok(line) = line else { break };
+        if line.contains("Timing test period") {
+            if let Some(act) = act.take() {
+                act(child.id());
+            }
+        }
+        stdout.push_str(&line);
+        stdout.push('\n');
+    }
+    let status = child.wait().unwrap();
+    assert!(act.is_none(), "the run never began measuring:\n{stdout}");
+    (status.code(), stdout, stderr.join().unwrap())
+}
+
+/// A relay cut a second into the measured window.
+fn cut_when_measuring(mut relay: Relay) -> impl FnOnce(u32) {
+    move |_| {
+        std::thread::sleep(Duration::from_secs(1));
+        relay.cut();
+    }
+}
+
 /// The timed run of the issue: the server goes away mid-run and does not come back. No TEST
 /// RESULT, the job FAILED, `hammer auto` exits 1 with the reason and the job id; caught, the
 /// script reads the job id, status and what was measured, and goes on.
@@ -227,21 +279,18 @@ fn a_timed_run_whose_server_stays_down_fails_the_script() {
     };
     // Terminals and the monitor give up 2 s after the server went away.
     let env = [("HAMMER_RECONNECT_SECS", "2")];
-    let cut_after = |mut relay: Relay, secs: u64| {
-        std::thread::spawn(move || {
-            std::thread::sleep(Duration::from_secs(secs));
-            relay.cut();
-        })
-    };
 
     let relay = Relay::to(upstream.clone());
     let script = format!("{}vurun();\nprint(\"not reached\");\n", run(&relay));
-    let cutter = cut_after(relay, 5);
     let started = Instant::now();
-    let out = auto(home.path(), "run.rhai", &script, &env);
-    cutter.join().unwrap();
-    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
-    assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
+    let (code, stdout, stderr) = auto_measuring(
+        home.path(),
+        "run.rhai",
+        &script,
+        &env,
+        cut_when_measuring(relay),
+    );
+    assert_eq!(code, Some(1), "{stdout}\n{stderr}");
     assert!(
         started.elapsed() < Duration::from_secs(45),
         "{:?}",
@@ -277,16 +326,14 @@ fn a_timed_run_whose_server_stays_down_fails_the_script() {
          }}\nvudestroy();\nprint(\"went on\");\n",
         run(&relay)
     );
-    let cutter = cut_after(relay, 5);
-    let out = auto(home.path(), "run_caught.rhai", &script, &env);
-    cutter.join().unwrap();
-    let stdout = text(&out.stdout);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{stdout}\n{}",
-        text(&out.stderr)
+    let (code, stdout, stderr) = auto_measuring(
+        home.path(),
+        "run_caught.rhai",
+        &script,
+        &env,
+        cut_when_measuring(relay),
     );
+    assert_eq!(code, Some(0), "{stdout}\n{stderr}");
     let caught = stdout
         .lines()
         .find_map(|l| l.strip_prefix("caught FAILED run "))
@@ -304,36 +351,26 @@ fn ctrl_c_of_auto_mid_run_exits_130_with_the_job_stopped() {
     let unique = format!("hammer_verdict_stop_{}", std::process::id());
     let mut f = built("pg", &unique);
     let home = tempfile::tempdir().unwrap();
-    let path = home.path().join("stop.rhai");
-    let mut file = std::fs::File::create(&path).unwrap();
-    write!(
-        file,
+    let script = format!(
         "{}diset(\"tpcc\", \"pg_driver\", \"timed\");\ndiset(\"tpcc\", \"pg_rampup\", 0);\n\
          diset(\"tpcc\", \"pg_duration\", 1);\nvuset(\"vu\", 2);\nvuset(\"delay\", 0);\n\
          try {{ vurun(); }} catch {{ print(\"caught\"); }}\nprint(\"not reached\");\n",
         schema_settings("pg", &unique)
-    )
-    .unwrap();
-    drop(file);
-    let child = std::process::Command::new(env!("CARGO_BIN_EXE_hammer"))
-        .arg("auto")
-        .arg(&path)
-        .env("HAMMER_HOME", home.path())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(Duration::from_secs(8));
-    let sent = std::process::Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(sent.success());
-    let started = Instant::now();
-    let out = child.wait_with_output().unwrap();
-    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
-    assert_eq!(out.status.code(), Some(130), "{stdout}\n{stderr}");
-    assert!(started.elapsed() < Duration::from_secs(20));
+    );
+    let mut pressed = None;
+    let (code, stdout, stderr) = auto_measuring(home.path(), "stop.rhai", &script, &[], |pid| {
+        // Four seconds into the measured minute.
+        std::thread::sleep(Duration::from_secs(4));
+        let sent = std::process::Command::new("kill")
+            .args(["-INT", &pid.to_string()])
+            .status()
+            .unwrap();
+        assert!(sent.success());
+        pressed = Some(Instant::now());
+    });
+    assert_eq!(code, Some(130), "{stdout}\n{stderr}");
+    let took = pressed.expect("Ctrl-C was sent").elapsed();
+    assert!(took < Duration::from_secs(20), "{took:?}");
     assert!(
         !stdout.contains("caught") && !stdout.contains("not reached"),
         "{stdout}"
