@@ -260,20 +260,27 @@ fn cut_when_measuring(mut relay: Relay) -> impl FnOnce(u32) {
 /// The timed run of the issue: the server goes away mid-run and does not come back. No TEST
 /// RESULT, the job FAILED, `hammer auto` exits 1 with the reason and the job id; caught, the
 /// script reads the job id, status and what was measured, and goes on.
-#[test]
-fn a_timed_run_whose_server_stays_down_fails_the_script() {
-    let unique = format!("hammer_verdict_down_{}", std::process::id());
-    let mut f = built("pg", &unique);
+fn timed_run_whose_server_stays_down(db: &str) {
+    let unique = format!("hammer_verdict_down_{db}_{}", std::process::id());
+    let mut f = built(db, &unique);
     let servers = Servers::get();
     let home = tempfile::tempdir().unwrap();
-    let upstream = format!("{}:{}", servers.pg_host, servers.pg_port);
+    let upstream = match db {
+        "pg" => format!("{}:{}", servers.pg_host, servers.pg_port),
+        _ => format!("{}:{}", servers.maria_host, servers.maria_port),
+    };
     let run = |relay: &Relay| {
+        // Every connection through the relay: TCP, not MariaDB's socket.
+        let socket = match db {
+            "pg" => String::new(),
+            _ => format!("diset(\"connection\", \"{db}_socket\", \"null\");\n"),
+        };
         format!(
-            "{}diset(\"connection\", \"pg_host\", \"127.0.0.1\");\n\
-             diset(\"connection\", \"pg_port\", {});\n\
-             diset(\"tpcc\", \"pg_driver\", \"timed\");\ndiset(\"tpcc\", \"pg_rampup\", 0);\n\
-             diset(\"tpcc\", \"pg_duration\", 1);\nvuset(\"vu\", 2);\nvuset(\"delay\", 0);\n",
-            schema_settings("pg", &unique),
+            "{}{socket}diset(\"connection\", \"{db}_host\", \"127.0.0.1\");\n\
+             diset(\"connection\", \"{db}_port\", {});\n\
+             diset(\"tpcc\", \"{db}_driver\", \"timed\");\ndiset(\"tpcc\", \"{db}_rampup\", 0);\n\
+             diset(\"tpcc\", \"{db}_duration\", 1);\nvuset(\"vu\", 2);\nvuset(\"delay\", 0);\n",
+            schema_settings(db, &unique),
             relay.port
         )
     };
@@ -342,6 +349,16 @@ fn a_timed_run_whose_server_stays_down_fails_the_script() {
     assert!(stdout.contains("lastrun true"), "{stdout}");
     assert!(stdout.contains("went on"), "{stdout}");
     f.ok("deleteschema()");
+}
+
+#[test]
+fn postgres_timed_run_whose_server_stays_down_fails_the_script() {
+    timed_run_whose_server_stays_down("pg");
+}
+
+#[test]
+fn mariadb_timed_run_whose_server_stays_down_fails_the_script() {
+    timed_run_whose_server_stays_down("maria");
 }
 
 /// Ctrl-C of `hammer auto` in the middle of a timed run: exit 130 (not a script error), the
