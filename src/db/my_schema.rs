@@ -704,17 +704,21 @@ impl MySchema {
                 self.db.name()
             )));
         }
-        match conn.query_drop(format!("DROP DATABASE {}", ident(db))).await {
+        match conn
+            .query_drop(format!("DROP DATABASE {}", ident(db)))
+            .await
+        {
             Ok(()) => {}
-            // ER_DB_DROP_EXISTS
+            // ER_DB_DROP_EXISTS: not an error, so that "delete, then build" works on a fresh
+            // server.
             Err(mysql_async::Error::Server(s)) if s.code == 1008 => {
-                return Err(Error::State(format!(
-                    "Database {db} does not exist on {} at {}: there is no TPROC-C schema to delete \
-                     (check {})",
+                let line = format!(
+                    "Database {db} does not exist on {} at {}: nothing to delete",
                     self.db.name(),
-                    self.peer().addr,
-                    self.key("dbase")
-                )))
+                    self.peer().addr
+                );
+                say.line(&line);
+                return Ok(vec![line]);
             }
             Err(e) => {
                 return Err(self.denied_or_failed(
