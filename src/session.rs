@@ -1378,6 +1378,7 @@ fn run_map(id: &str, r: &crate::tpcc::driver::RunResult) -> Map {
     m.insert("seconds".into(), r.measured.as_secs_f64().into());
     m.insert("failed_vus".into(), (r.failed_vus as i64).into());
     m.insert("reconnects".into(), (r.stats.reconnects as i64).into());
+    m.insert("abandoned_calls".into(), (r.abandoned_calls as i64).into());
     m.insert("transactions".into(), (r.transactions() as i64).into());
     m.insert(
         "stopped_early".into(),

@@ -179,7 +179,8 @@ impl Schema {
         let script = format!(
             "{}{extra}diset(\"tpcc\", \"{p}_driver\", \"timed\");\n\
              diset(\"tpcc\", \"{p}_rampup\", 0);\ndiset(\"tpcc\", \"{p}_duration\", {minutes});\n\
-             vuset(\"vu\", 2);\nvuset(\"delay\", 0);\nlet id = vurun();\nprint(`RUN ${{id}}`);\n",
+             vuset(\"vu\", 2);\nvuset(\"delay\", 0);\nlet id = vurun();\nprint(`RUN ${{id}}`);\n\
+             print(`ABANDONED ${{lastrun().abandoned_calls}}`);\n",
             self.setup
         );
         Run::start(self.home.path(), &script, env)
@@ -311,6 +312,8 @@ fn stalled_at_the_end(db: Db, env: &[(&str, &str)], tag: &str) {
         "{text}"
     );
     assert!(!text.contains("FINISHED FAILED"), "{text}");
+    // Both virtual users were waiting; lastrun() says how many calls were given up.
+    assert!(text.contains("ABANDONED 2"), "{text}");
     assert_eq!(schema.job_status(&run), "SUCCESS", "{text}");
 }
 
