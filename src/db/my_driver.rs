@@ -26,7 +26,7 @@ use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Row, Statement, Value};
 
 use super::mysql::{classify, connect, MyTarget};
-use super::mywire::{self, Arg, Refused, Stmt, Wire, WireError};
+use super::mywire::{self, Arg, Stmt, Wire, WireError};
 use super::{Failure, Peer};
 use crate::config::{Database, Settings};
 use crate::error::{Error, Result};
@@ -503,9 +503,9 @@ impl TxnDb for MyDriver {
                         }
                     }
                 }
-                Err(Refused::Failed(e)) => return Err(Error::Db(e)),
-                // mysql_async from now on: it does what the lean connection does not.
-                Err(Refused::Unsupported(_)) => self.lean.store(false, Ordering::Relaxed),
+                // No fallback to another client: an authentication the lean connection
+                // refuses must not be done by one that gives the password away.
+                Err(e) => return Err(Error::Db(e)),
             }
         }
         let mut async_conn = connect(&self.schema).await?;

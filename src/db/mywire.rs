@@ -12,10 +12,11 @@
 //! password scrambles; TLS (rustls's handshake, records sealed and opened by `leantls` in
 //! these buffers) adds no system call.
 //!
-//! Whatever this connection does not know (an authentication plugin other than
-//! `mysql_native_password` and `caching_sha2_password`'s fast path, a missing server
-//! capability, TLS on the socket path) is [`Refused::Unsupported`]: the caller then connects
-//! through mysql_async, which keeps every configuration that works today working.
+//! Authentication fails closed: whatever this connection refuses (the password asked for over
+//! unencrypted TCP, a plugin it does not speak, a missing server capability) is an error that
+//! says what the server asked and what to set, never a reason to try another client library.
+//! The password itself goes only over TLS or a unix socket; over plain TCP only the
+//! scrambles of `mysql_native_password` and `caching_sha2_password`'s fast path do.
 
 use std::io;
 use std::sync::Arc;
@@ -92,15 +93,6 @@ impl WireError {
     }
 }
 
-/// Why [`connect`] made no connection.
-#[derive(Debug)]
-pub enum Refused {
-    /// The connection cannot be made, and mysql_async would fail the same way.
-    Failed(DbError),
-    /// The server or the settings ask for something this connection does not do.
-    Unsupported(String),
-}
-
 /// A value bound to a placeholder.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Arg<'a> {
@@ -175,26 +167,61 @@ pub struct Wire {
 }
 
 /// Opens a lean connection to `t` and authenticates, or says why it did not.
-pub async fn connect(t: &MyTarget) -> Result<Wire, Refused> {
+pub async fn connect(t: &MyTarget) -> Result<Wire, DbError> {
     match tokio::time::timeout(CONNECT_TIMEOUT, handshake(t)).await {
-        Err(_) => Err(Refused::Failed(t.peer().error(
+        Err(_) => Err(t.peer().error(
             Failure::Unreachable,
             format!("no answer within {} s", CONNECT_TIMEOUT.as_secs()),
-        ))),
+        )),
         Ok(r) => r,
     }
 }
 
-fn unsupported<T>(why: impl Into<String>) -> Result<T, Refused> {
-    Err(Refused::Unsupported(why.into()))
+/// The plugins that take the password itself, which hammer sends over TLS or a unix socket
+/// only (`dialog` is MariaDB's PAM prompt, answered with the password too).
+const CLEAR_PLUGINS: [&str; 3] = ["sha256_password", "mysql_clear_password", "dialog"];
+
+/// An authentication hammer will not do: an error, never a reason to try another way.
+fn refuse(t: &MyTarget, why: impl Into<String>) -> DbError {
+    t.peer().error(Failure::Auth, why)
 }
 
-async fn handshake(t: &MyTarget) -> Result<Wire, Refused> {
+/// Why hammer does not send the password over plain TCP, and what to set instead.
+fn clear_over_tcp(t: &MyTarget, what: &str) -> String {
+    let p = t.db.prefix();
+    format!(
+        "the server asks for {what}, which takes the password itself, and this connection is \
+         unencrypted TCP: hammer does not send the password in clear, nor encrypt it with a \
+         public key the server would send unauthenticated; set {p}_ssl true to connect over \
+         TLS, or connect through the server's unix socket ({p}_host localhost and {p}_socket \
+         its path); with caching_sha2_password one such login also lets later logins of the \
+         user over TCP take the fast path, until the server restarts"
+    )
+}
+
+fn unknown_plugin(name: &str) -> String {
+    format!(
+        "the server asks for authentication plugin {name:?}, which hammer does not speak \
+         (it speaks mysql_native_password and caching_sha2_password, and over TLS or a unix \
+         socket also {}): give the user one of these",
+        CLEAR_PLUGINS.join(", ")
+    )
+}
+
+/// The password as the clear-text plugins take it: its bytes and a NUL.
+fn clear_password(pass: Option<&str>) -> Vec<u8> {
+    let mut clear = pass.unwrap_or_default().as_bytes().to_vec();
+    clear.push(0);
+    clear
+}
+
+async fn handshake(t: &MyTarget) -> Result<Wire, DbError> {
     let peer = t.peer();
-    let failed = |e: WireError| Refused::Failed(peer.error(e.kind, e.detail));
-    let connect_failed = |e: io::Error| Refused::Failed(peer.error(io_failure(&e), e.to_string()));
+    let failed = |e: WireError| peer.error(e.kind, e.detail);
+    let connect_failed = |e: io::Error| peer.error(io_failure(&e), e.to_string());
     if t.tls.is_some() && t.socket.is_some() {
-        return unsupported("TLS on a socket connection");
+        // `MyTarget` never asks for it: TLS is for TCP (see `MyTarget::server`).
+        return Err(peer.error(Failure::Tls, "TLS is for TCP, not a unix socket"));
     }
     let sock = match &t.socket {
         Some(path) => Sock::Unix(UnixStream::connect(path).await.map_err(connect_failed)?),
@@ -229,7 +256,11 @@ async fn handshake(t: &MyTarget) -> Result<Wire, Refused> {
     }
     let hs: HandshakePacket = match ParseBuf(&packet).parse(()) {
         Ok(hs) => hs,
-        Err(e) => return unsupported(format!("unreadable handshake: {e}")),
+        Err(e) => {
+            return Err(failed(WireError::protocol(format!(
+                "an unreadable handshake: {e}"
+            ))))
+        }
     };
     let need = CapabilityFlags::CLIENT_PROTOCOL_41
         | CapabilityFlags::CLIENT_SECURE_CONNECTION
@@ -238,7 +269,16 @@ async fn handshake(t: &MyTarget) -> Result<Wire, Refused> {
         | CapabilityFlags::CLIENT_PS_MULTI_RESULTS;
     let server = hs.capabilities();
     if !server.contains(need) {
-        return unsupported(format!("server capabilities {:?}", need.difference(server)));
+        // No fallback to a client that would do without them: a man in the middle could
+        // strip capabilities from the greeting to pick the client he likes best.
+        return Err(peer.error(
+            Failure::Other,
+            format!(
+                "the server lacks capabilities {:?}, which hammer needs (MySQL 5.5 and \
+                 MariaDB 5.5 have them all)",
+                need.difference(server)
+            ),
+        ));
     }
     let mut want = need
         | CapabilityFlags::CLIENT_LONG_PASSWORD
@@ -265,14 +305,14 @@ async fn handshake(t: &MyTarget) -> Result<Wire, Refused> {
 
     if let Some(tls) = &t.tls {
         if !server.contains(CapabilityFlags::CLIENT_SSL) {
-            return Err(Refused::Failed(
-                peer.error(Failure::Tls, "the server does not offer TLS"),
-            ));
+            return Err(peer.error(Failure::Tls, "the server does not offer TLS"));
         }
-        let config = tls_config(tls).map_err(Refused::Unsupported)?;
+        let config = tls_config(tls).map_err(|e| peer.error(Failure::Tls, e))?;
         let name = match ServerName::try_from(t.host.clone()) {
             Ok(name) => name,
-            Err(e) => return unsupported(format!("TLS server name {}: {e}", t.host)),
+            Err(e) => {
+                return Err(peer.error(Failure::Tls, format!("TLS server name {}: {e}", t.host)))
+            }
         };
         let collation = if version >= (5, 5, 3) { 45 } else { 33 };
         let mut request = Vec::with_capacity(32);
@@ -280,10 +320,10 @@ async fn handshake(t: &MyTarget) -> Result<Wire, Refused> {
         // Bytes already read past the greeting came unencrypted: were they taken for the
         // server's answers once TLS is up, a man in the middle could forge them.
         if w.start != w.end {
-            return Err(Refused::Failed(peer.error(
+            return Err(peer.error(
                 Failure::Tls,
                 "the server sent unencrypted bytes after its greeting, before TLS",
-            )));
+            ));
         }
         w.write_packet(&request).await.map_err(failed)?;
         match leantls::handshake(config, name, &mut w.sock)
@@ -291,7 +331,6 @@ async fn handshake(t: &MyTarget) -> Result<Wire, Refused> {
             .map_err(lean)
         {
             Ok(tls) => w.tls = Some(Box::new(tls)),
-            Err(e) if e.kind == Failure::Tls => return unsupported(format!("TLS: {}", e.detail)),
             Err(e) => return Err(failed(e)),
         }
     }
@@ -318,45 +357,73 @@ async fn handshake(t: &MyTarget) -> Result<Wire, Refused> {
         match (packet.first(), packet.get(1)) {
             (Some(0x00), _) => break,
             (Some(0xFF), _) => return Err(failed(server_error(&packet, w.caps))),
-            (Some(0xFE), _) if !switched && packet.len() > 1 => {
+            (Some(0xFE), _) if packet.len() == 1 => {
+                return Err(refuse(
+                    t,
+                    "the server asks for mysql_old_password, whose scramble is broken; \
+                     hammer refuses it: give the user a mysql_native_password or \
+                     caching_sha2_password password",
+                ))
+            }
+            (Some(0xFE), _) if switched => {
+                return Err(failed(WireError::protocol(
+                    "a second authentication switch",
+                )))
+            }
+            (Some(0xFE), _) => {
                 let request: AuthSwitchRequest = match ParseBuf(&packet).parse(()) {
                     Ok(r) => r,
-                    Err(e) => return unsupported(format!("unreadable authentication switch: {e}")),
+                    Err(e) => {
+                        return Err(failed(WireError::protocol(format!(
+                            "an unreadable authentication switch: {e}"
+                        ))))
+                    }
                 };
                 switched = true;
                 plugin = request.auth_plugin().into_owned();
                 nonce = request.plugin_data().to_vec();
-                match plugin {
-                    AuthPlugin::MysqlNativePassword | AuthPlugin::CachingSha2Password => {}
+                let data = match &plugin {
+                    AuthPlugin::MysqlNativePassword | AuthPlugin::CachingSha2Password => plugin
+                        .gen_data(pass, &nonce)
+                        .as_deref()
+                        .unwrap_or_default()
+                        .to_vec(),
                     other => {
-                        return unsupported(format!(
-                            "authentication plugin {}",
-                            String::from_utf8_lossy(other.as_bytes())
-                        ))
+                        let name = String::from_utf8_lossy(other.as_bytes()).into_owned();
+                        if !CLEAR_PLUGINS.contains(&name.as_str()) {
+                            return Err(refuse(t, unknown_plugin(&name)));
+                        }
+                        // These plugins take the password itself: only a secure channel
+                        // may carry it.
+                        if !w.is_secure() {
+                            return Err(refuse(t, clear_over_tcp(t, &name)));
+                        }
+                        clear_password(pass)
                     }
-                }
-                let data = plugin.gen_data(pass, &nonce);
-                w.write_packet(data.as_deref().unwrap_or_default())
-                    .await
-                    .map_err(failed)?;
+                };
+                w.write_packet(&data).await.map_err(failed)?;
             }
             (Some(0x01), Some(0x03)) if plugin == AuthPlugin::CachingSha2Password => {
                 // Fast authentication succeeded: the OK follows.
             }
             (Some(0x01), Some(0x04)) if plugin == AuthPlugin::CachingSha2Password => {
-                // Full authentication: the password in clear, which only a secure channel may carry.
-                if w.tls.is_none() && w.sock.is_tcp() {
-                    return unsupported("caching_sha2_password full authentication over plain TCP");
+                // Full authentication: the password in clear, which only a secure channel may
+                // carry. Over plain TCP the alternative is to encrypt it with an RSA key the
+                // server sends unauthenticated, which a man in the middle replaces with his.
+                if !w.is_secure() {
+                    return Err(refuse(
+                        t,
+                        clear_over_tcp(t, "caching_sha2_password's full authentication"),
+                    ));
                 }
-                let mut clear = pass.unwrap_or_default().as_bytes().to_vec();
-                clear.push(0);
-                w.write_packet(&clear).await.map_err(failed)?;
+                w.write_packet(&clear_password(pass))
+                    .await
+                    .map_err(failed)?;
             }
-            (Some(0xFE), _) => return unsupported("mysql_old_password authentication"),
             (first, _) => {
-                return unsupported(format!(
-                    "unexpected authentication packet starting with {first:?}"
-                ))
+                return Err(failed(WireError::protocol(format!(
+                    "an authentication packet starting with {first:?}"
+                ))))
             }
         }
     }
@@ -479,6 +546,12 @@ impl Wire {
     /// Whether the session is encrypted.
     pub fn is_tls(&self) -> bool {
         self.tls.is_some()
+    }
+
+    /// Whether the channel may carry the password: encrypted, or a unix socket (which the
+    /// server treats as secure too, and which no one off the machine can sit in).
+    fn is_secure(&self) -> bool {
+        self.tls.is_some() || !self.sock.is_tcp()
     }
 
     /// Runs a statement in the text protocol and returns how many rows it gave.

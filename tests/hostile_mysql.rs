@@ -1,0 +1,347 @@
+//! Hostile MariaDB/MySQL servers: small listeners on loopback (or a unix socket in a
+//! temporary directory) that speak just enough of the protocol to ask for what a real server
+//! never would, or for what a man in the middle would. Each case ends in a clear error within
+//! a bounded time, with no panic and no password handed over.
+
+use std::io::{Read, Write};
+use std::net::TcpListener;
+use std::os::unix::net::UnixListener;
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use hammer::config::Database;
+use hammer::db::mysql::MyTarget;
+use hammer::db::{mywire, Failure};
+
+const PASSWORD: &str = "s3cret-Pa55word";
+
+/// The most any case may take.
+const BOUND: Duration = Duration::from_secs(15);
+
+// Capability flags a MySQL 8 server offers (no TLS).
+const CAPS: u32 = 0x0000_0001 // LONG_PASSWORD
+    | 0x0000_0008 // CONNECT_WITH_DB
+    | 0x0000_0200 // PROTOCOL_41
+    | 0x0000_2000 // TRANSACTIONS
+    | 0x0000_8000 // SECURE_CONNECTION
+    | 0x0002_0000 // MULTI_RESULTS
+    | 0x0004_0000 // PS_MULTI_RESULTS
+    | 0x0008_0000 // PLUGIN_AUTH
+    | 0x0100_0000; // DEPRECATE_EOF
+
+/// One side of a fake server's connection.
+trait Stream: Read + Write + Send {}
+impl<T: Read + Write + Send> Stream for T {}
+
+/// What a fake server's client sent it, byte for byte.
+#[derive(Clone, Default)]
+struct Heard(Arc<Mutex<Vec<u8>>>);
+
+impl Heard {
+    fn bytes(&self) -> Vec<u8> {
+        self.0.lock().expect("heard").clone()
+    }
+
+    /// Whether the client sent the password, or a packet asking for the server's public key
+    /// (0x02, caching_sha2_password's and sha256_password's request).
+    fn password_or_key_request(&self) -> bool {
+        let b = self.bytes();
+        let pw = PASSWORD.as_bytes();
+        b.windows(pw.len()).any(|w| w == pw)
+            || packets(&b).iter().any(|p| p == &[0x02])
+            || packets(&b).iter().any(|p| p == &[0x01])
+    }
+}
+
+/// The payloads of the packets in `b`.
+fn packets(mut b: &[u8]) -> Vec<Vec<u8>> {
+    let mut out = Vec::new();
+    while b.len() >= 4 {
+        let len = usize::from(b[0]) | usize::from(b[1]) << 8 | usize::from(b[2]) << 16;
+        let Some(p) = b.get(4..4 + len) else { break };
+        out.push(p.to_vec());
+        b = &b[4 + len..];
+    }
+    out
+}
+
+/// A fake server's end of one connection: packets in and out, everything heard kept.
+struct Peer<'a> {
+    s: &'a mut dyn Stream,
+    heard: Heard,
+    seq: u8,
+}
+
+impl Peer<'_> {
+    fn send(&mut self, payload: &[u8]) {
+        let mut p = (payload.len() as u32).to_le_bytes()[..3].to_vec();
+        p.push(self.seq);
+        self.seq = self.seq.wrapping_add(1);
+        p.extend_from_slice(payload);
+        let _ = self.s.write_all(&p);
+    }
+
+    /// The next packet's payload, None at the end of the stream.
+    fn recv(&mut self) -> Option<Vec<u8>> {
+        let mut head = [0u8; 4];
+        self.s.read_exact(&mut head).ok()?;
+        let len = usize::from(head[0]) | usize::from(head[1]) << 8 | usize::from(head[2]) << 16;
+        let mut p = vec![0u8; len];
+        self.s.read_exact(&mut p).ok()?;
+        let mut h = self.heard.0.lock().expect("heard");
+        h.extend_from_slice(&head);
+        h.extend_from_slice(&p);
+        self.seq = head[3].wrapping_add(1);
+        Some(p)
+    }
+
+    /// Reads until the client closes, keeping what it says.
+    fn drain(&mut self) {
+        let mut rest = Vec::new();
+        let _ = self.s.read_to_end(&mut rest);
+        self.heard.0.lock().expect("heard").extend_from_slice(&rest);
+    }
+
+    /// A protocol-10 greeting offering `plugin`.
+    fn greet(&mut self, plugin: &str) {
+        self.seq = 0;
+        let mut p = vec![10];
+        p.extend_from_slice(b"8.0.36-fake\0");
+        p.extend_from_slice(&7u32.to_le_bytes());
+        p.extend_from_slice(b"abcdefgh\0");
+        p.extend_from_slice(&(CAPS as u16).to_le_bytes());
+        p.push(45);
+        p.extend_from_slice(&2u16.to_le_bytes());
+        p.extend_from_slice(&((CAPS >> 16) as u16).to_le_bytes());
+        p.push(21);
+        p.extend_from_slice(&[0; 10]);
+        p.extend_from_slice(b"ijklmnopqrst\0");
+        p.extend_from_slice(plugin.as_bytes());
+        p.push(0);
+        self.send(&p);
+    }
+
+    fn ok(&mut self) {
+        self.send(&[0x00, 0, 0, 2, 0, 0, 0]);
+    }
+}
+
+/// A fake server that runs `script` on each connection it accepts, on a thread of its own.
+struct Fake {
+    addr: String,
+    heard: Heard,
+    _dir: Option<tempfile::TempDir>,
+    _thread: JoinHandle<()>,
+}
+
+impl Fake {
+    fn tcp(script: impl Fn(&mut Peer<'_>) + Send + Sync + 'static) -> Fake {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+        let port = listener.local_addr().expect("addr").port();
+        let heard = Heard::default();
+        let h = heard.clone();
+        let thread = std::thread::spawn(move || {
+            for s in listener.incoming() {
+                let Ok(mut s) = s else { return };
+                let _ = s.set_read_timeout(Some(BOUND));
+                let mut peer = Peer {
+                    s: &mut s,
+                    heard: h.clone(),
+                    seq: 0,
+                };
+                script(&mut peer);
+            }
+        });
+        Fake {
+            addr: port.to_string(),
+            heard,
+            _dir: None,
+            _thread: thread,
+        }
+    }
+
+    fn unix(script: impl Fn(&mut Peer<'_>) + Send + Sync + 'static) -> Fake {
+        let dir = tempfile::tempdir().expect("dir");
+        let path = dir.path().join("fake.sock");
+        let listener = UnixListener::bind(&path).expect("bind");
+        let heard = Heard::default();
+        let h = heard.clone();
+        let thread = std::thread::spawn(move || {
+            for s in listener.incoming() {
+                let Ok(mut s) = s else { return };
+                let _ = s.set_read_timeout(Some(BOUND));
+                let mut peer = Peer {
+                    s: &mut s,
+                    heard: h.clone(),
+                    seq: 0,
+                };
+                script(&mut peer);
+            }
+        });
+        Fake {
+            addr: path.display().to_string(),
+            heard,
+            _dir: Some(dir),
+            _thread: thread,
+        }
+    }
+
+    /// The MariaDB login at this fake server.
+    fn target(&self) -> MyTarget {
+        let tcp = self.addr.parse::<u16>().ok();
+        MyTarget {
+            db: Database::Maria,
+            host: "127.0.0.1".into(),
+            port: tcp.unwrap_or(3306),
+            socket: tcp.is_none().then(|| self.addr.clone().into()),
+            user: "hammer".into(),
+            password: Some(PASSWORD.into()),
+            dbname: Some("tpcc".into()),
+            tls: None,
+        }
+    }
+}
+
+fn block_on<F: std::future::Future>(f: F) -> F::Output {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime")
+        .block_on(f)
+}
+
+/// Connects the lean connection to `fake`; the error it gives, within [`BOUND`].
+fn lean_error(fake: &Fake) -> hammer::db::DbError {
+    let started = Instant::now();
+    let r = block_on(mywire::connect(&fake.target()));
+    assert!(started.elapsed() < BOUND, "took {:?}", started.elapsed());
+    match r {
+        Ok(_) => panic!("connected to a hostile server"),
+        Err(e) => {
+            assert!(!e.to_string().contains(PASSWORD), "{e}");
+            e
+        }
+    }
+}
+
+/// A server that asks for caching_sha2_password's full authentication after the scramble,
+/// then for anything the client sends, offers a public key of `key`.
+fn full_auth(key: &'static [u8]) -> impl Fn(&mut Peer<'_>) + Send + Sync {
+    move |p| {
+        p.greet("caching_sha2_password");
+        if p.recv().is_none() {
+            return;
+        }
+        p.send(&[0x01, 0x04]);
+        while let Some(req) = p.recv() {
+            if req == [0x02] {
+                let mut k = vec![0x01];
+                k.extend_from_slice(key);
+                p.send(&k);
+            } else if req.ends_with(b"\0") {
+                // The password itself: a real server would say OK.
+                p.ok();
+            }
+        }
+    }
+}
+
+#[test]
+fn full_authentication_over_plain_tcp_is_refused() {
+    for key in [
+        &b"-----BEGIN PUBLIC KEY-----\ngarbage\n"[..],
+        b"",
+        b"\x00\xff",
+    ] {
+        let fake = Fake::tcp(full_auth(key));
+        let e = lean_error(&fake);
+        assert_eq!(e.kind, Failure::Auth, "{e}");
+        assert!(
+            e.detail
+                .contains("caching_sha2_password's full authentication")
+                && e.detail.contains("maria_ssl true")
+                && e.detail.contains("maria_socket"),
+            "{e}"
+        );
+        // The client said no more than its scramble, and hung up.
+        std::thread::sleep(Duration::from_millis(100));
+        assert!(
+            !fake.heard.password_or_key_request(),
+            "the client gave it away"
+        );
+        assert_eq!(packets(&fake.heard.bytes()).len(), 1);
+    }
+}
+
+#[test]
+fn full_authentication_over_the_socket_is_done() {
+    let fake = Fake::unix(|p| {
+        p.greet("caching_sha2_password");
+        if p.recv().is_none() {
+            return;
+        }
+        p.send(&[0x01, 0x04]);
+        match p.recv() {
+            Some(clear) if clear == [PASSWORD.as_bytes(), b"\0"].concat() => p.ok(),
+            _ => p.send(b"\xff\x15\x04#28000Access denied"),
+        }
+        p.drain();
+    });
+    let w = block_on(mywire::connect(&fake.target())).expect("authenticated over the socket");
+    assert!(!w.is_tls());
+}
+
+/// A server that switches the client to `plugin`.
+fn switch_to(plugin: &'static str) -> impl Fn(&mut Peer<'_>) + Send + Sync {
+    move |p| {
+        p.greet("mysql_native_password");
+        if p.recv().is_none() {
+            return;
+        }
+        let mut s = vec![0xFE];
+        s.extend_from_slice(plugin.as_bytes());
+        s.push(0);
+        s.extend_from_slice(b"abcdefghijklmnopqrst\0");
+        p.send(&s);
+        p.drain();
+    }
+}
+
+#[test]
+fn clear_text_plugins_over_plain_tcp_are_refused() {
+    for plugin in ["sha256_password", "mysql_clear_password", "dialog"] {
+        let fake = Fake::tcp(switch_to(plugin));
+        let e = lean_error(&fake);
+        assert_eq!(e.kind, Failure::Auth, "{e}");
+        assert!(
+            e.detail.contains(plugin) && e.detail.contains("maria_ssl true"),
+            "{e}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+        assert!(
+            !fake.heard.password_or_key_request(),
+            "{plugin}: given away"
+        );
+    }
+}
+
+#[test]
+fn an_unknown_plugin_is_refused_by_name() {
+    let fake = Fake::tcp(switch_to("client_ed25519"));
+    let e = lean_error(&fake);
+    assert_eq!(e.kind, Failure::Auth, "{e}");
+    assert!(
+        e.detail.contains("\"client_ed25519\"") && e.detail.contains("mysql_native_password"),
+        "{e}"
+    );
+    let fake = Fake::tcp(|p| {
+        p.greet("mysql_native_password");
+        p.recv();
+        // mysql_old_password's switch: a lone 0xFE.
+        p.send(&[0xFE]);
+        p.drain();
+    });
+    let e = lean_error(&fake);
+    assert!(e.detail.contains("mysql_old_password"), "{e}");
+}
