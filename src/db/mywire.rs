@@ -55,6 +55,15 @@ const COM_QUIT: u8 = 0x01;
 const COM_QUERY: u8 = 0x03;
 const COM_STMT_PREPARE: u8 = 0x16;
 const COM_STMT_EXECUTE: u8 = 0x17;
+const COM_STMT_CLOSE: u8 = 0x19;
+
+/// The most columns a result set may have (MySQL's and MariaDB's limit for a table, and a
+/// bound on what a hostile column count makes this connection wait for).
+const MAX_COLUMNS: usize = 4096;
+/// The most a reply may cost: its bytes, and the values kept from it at their size in memory.
+const MAX_REPLY: usize = 256 * 1024 * 1024;
+/// Pieces of `LOAD DATA LOCAL` data, one packet each, well below any `max_allowed_packet`.
+const INFILE_CHUNK: usize = 1 << 20;
 
 /// Why a call on this connection failed, as `mysql::classify` would tell it.
 #[derive(Debug, Clone, PartialEq)]
@@ -108,15 +117,27 @@ pub struct Stmt {
     params: usize,
 }
 
+/// What the final OK of a reply says.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Done {
+    /// Rows in all the reply's result sets.
+    pub rows: usize,
+    /// Rows the statement changed (or loaded).
+    pub affected: u64,
+    pub warnings: u16,
+}
+
 /// What the reply to the last request holds, once parsed.
 #[derive(Debug)]
 enum Outcome {
-    /// Result sets (the number of rows in all of them) and the final OK.
-    Done(usize),
+    /// Result sets and the final OK.
+    Done(Done),
     /// A prepared statement.
     Prepared(Stmt),
     /// An ERR packet: the server's error.
     Error(WireError),
+    /// The server asks for the data of a `LOAD DATA LOCAL INFILE`.
+    Infile,
 }
 
 /// Which reply the connection waits for.
@@ -127,6 +148,8 @@ enum Expect {
     /// Binary-protocol result sets (COM_STMT_EXECUTE).
     Execute,
     Prepare,
+    /// No reply (COM_STMT_CLOSE).
+    Nothing,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -160,10 +183,14 @@ pub struct Wire {
     state: State,
     /// The type of each column of the result set being read.
     cols: Vec<(ColumnType, ColumnFlags)>,
-    /// The rows of the last binary reply's first result set.
+    /// The rows of the last reply's first result set.
     rows: Vec<Vec<Value>>,
+    /// Where the parse of the reply being read stands.
+    parse: Parse,
     /// The sequence id of the next packet written in the connection phase.
     seq: u8,
+    /// The server's version, as its greeting gives it.
+    version: (u16, u16, u16),
 }
 
 /// Opens a lean connection to `t` and authenticates, or says why it did not.
@@ -246,7 +273,9 @@ async fn handshake(t: &MyTarget) -> Result<Wire, DbError> {
         state: State::Idle,
         cols: Vec::with_capacity(16),
         rows: Vec::new(),
+        parse: Parse::new(Expect::Query),
         seq: 0,
+        version: (0, 0, 0),
     };
 
     let packet = w.packet().await.map_err(failed)?;
@@ -283,7 +312,10 @@ async fn handshake(t: &MyTarget) -> Result<Wire, DbError> {
     let mut want = need
         | CapabilityFlags::CLIENT_LONG_PASSWORD
         | CapabilityFlags::CLIENT_TRANSACTIONS
-        | CapabilityFlags::CLIENT_DEPRECATE_EOF;
+        | CapabilityFlags::CLIENT_DEPRECATE_EOF
+        // For the build's LOAD DATA LOCAL: hammer sends only the rows it was given, never a
+        // file, and refuses a request for one in reply to any other statement.
+        | CapabilityFlags::CLIENT_LOCAL_FILES;
     if t.dbname.is_some() {
         want |= CapabilityFlags::CLIENT_CONNECT_WITH_DB;
     }
@@ -295,6 +327,7 @@ async fn handshake(t: &MyTarget) -> Result<Wire, DbError> {
         .maria_db_server_version_parsed()
         .or_else(|| hs.server_version_parsed())
         .unwrap_or((0, 0, 0));
+    w.version = version;
     let mut nonce = hs.scramble_1_ref().to_vec();
     nonce.extend_from_slice(hs.scramble_2_ref().unwrap_or_default());
     nonce.resize(20, 0);
@@ -554,16 +587,103 @@ impl Wire {
         self.tls.is_some() || !self.sock.is_tcp()
     }
 
+    /// The server's version (major, minor, patch), from its greeting.
+    pub fn server_version(&self) -> (u16, u16, u16) {
+        self.version
+    }
+
     /// Runs a statement in the text protocol and returns how many rows it gave.
     pub async fn query(&mut self, sql: &str) -> Result<usize, WireError> {
+        Ok(self.query_done(sql).await?.rows)
+    }
+
+    /// Runs a statement in the text protocol and returns what its final OK says.
+    pub async fn query_done(&mut self, sql: &str) -> Result<Done, WireError> {
         self.ready().await?;
         self.begin(COM_QUERY);
         self.out.extend_from_slice(sql.as_bytes());
         self.send(Expect::Query).await?;
         match self.reply(Expect::Query).await? {
-            Outcome::Done(rows) => Ok(rows),
+            Outcome::Done(done) => Ok(done),
             Outcome::Error(e) => Err(e),
-            Outcome::Prepared(_) => Err(WireError::protocol("a prepared statement")),
+            Outcome::Prepared(_) | Outcome::Infile => {
+                Err(WireError::protocol("a reply of another request"))
+            }
+        }
+    }
+
+    /// Runs a statement in the text protocol and returns the rows of its first result set,
+    /// each value as its text (`Value::Bytes`) or `Value::NULL`.
+    pub async fn query_rows(&mut self, sql: &str) -> Result<Vec<Vec<Value>>, WireError> {
+        self.query_done(sql).await?;
+        Ok(std::mem::take(&mut self.rows))
+    }
+
+    /// The first row of [`Wire::query_rows`].
+    pub async fn query_first(&mut self, sql: &str) -> Result<Option<Vec<Value>>, WireError> {
+        self.query_done(sql).await?;
+        Ok(self.rows.drain(..).next())
+    }
+
+    /// Prepares, executes and closes a statement with `args`; the rows of its first result
+    /// set (typed values of the binary protocol).
+    pub async fn exec_rows(
+        &mut self,
+        sql: &str,
+        args: &[Arg<'_>],
+    ) -> Result<Vec<Vec<Value>>, WireError> {
+        let stmt = self.prepare(sql).await?;
+        let rows = self.execute_all(stmt, args).await;
+        self.close_statement(stmt).await?;
+        rows
+    }
+
+    /// Frees a prepared statement on the server (COM_STMT_CLOSE has no reply).
+    pub async fn close_statement(&mut self, stmt: Stmt) -> Result<(), WireError> {
+        self.ready().await?;
+        self.begin(COM_STMT_CLOSE);
+        self.out.extend_from_slice(&stmt.id.to_le_bytes());
+        self.send(Expect::Nothing).await
+    }
+
+    /// Runs a `LOAD DATA LOCAL INFILE` statement and sends `data` as its file, whatever file
+    /// the server names; what the final OK says.
+    pub async fn load_local(&mut self, sql: &str, data: &[u8]) -> Result<Done, WireError> {
+        self.ready().await?;
+        self.begin(COM_QUERY);
+        self.out.extend_from_slice(sql.as_bytes());
+        self.send(Expect::Query).await?;
+        self.parse.infile = true;
+        match self.reply(Expect::Query).await? {
+            Outcome::Infile => {}
+            Outcome::Error(e) => return Err(e),
+            Outcome::Done(_) | Outcome::Prepared(_) => {
+                return Err(WireError::protocol(
+                    "no LOCAL INFILE request in reply to LOAD DATA LOCAL",
+                ))
+            }
+        }
+        // The data in packets, and an empty one to end it, numbered on from the request.
+        self.state = State::Writing;
+        let mut seq = self.parse.seq;
+        for piece in data.chunks(INFILE_CHUNK).chain([&[][..]]) {
+            self.out.clear();
+            self.out
+                .extend_from_slice(&(piece.len() as u32).to_le_bytes()[..3]);
+            self.out.push(seq);
+            seq = seq.wrapping_add(1);
+            self.out.extend_from_slice(piece);
+            self.flush().await?;
+        }
+        self.parse = Parse::new(Expect::Query);
+        self.parse.seq = seq;
+        self.state = State::Awaiting(Expect::Query);
+        match self.reply(Expect::Query).await? {
+            Outcome::Done(done) => Ok(done),
+            Outcome::Error(e) => Err(e),
+            Outcome::Prepared(_) | Outcome::Infile => {
+                Err(WireError::protocol("a second LOCAL INFILE request"))
+            }
         }
     }
 
@@ -576,7 +696,7 @@ impl Wire {
         match self.reply(Expect::Prepare).await? {
             Outcome::Prepared(stmt) => Ok(stmt),
             Outcome::Error(e) => Err(e),
-            Outcome::Done(_) => Err(WireError::protocol("no prepared statement")),
+            Outcome::Done(_) | Outcome::Infile => Err(WireError::protocol("no prepared statement")),
         }
     }
 
@@ -622,7 +742,9 @@ impl Wire {
         match self.reply(Expect::Execute).await? {
             Outcome::Done(_) => Ok(()),
             Outcome::Error(e) => Err(e),
-            Outcome::Prepared(_) => Err(WireError::protocol("a prepared statement")),
+            Outcome::Prepared(_) | Outcome::Infile => {
+                Err(WireError::protocol("a reply of another request"))
+            }
         }
     }
 
@@ -681,7 +803,12 @@ impl Wire {
         self.out[..3].copy_from_slice(&(len as u32).to_le_bytes()[..3]);
         self.state = State::Writing;
         self.flush().await?;
-        self.state = State::Awaiting(expect);
+        self.rows.clear();
+        self.parse = Parse::new(expect);
+        self.state = match expect {
+            Expect::Nothing => State::Idle,
+            _ => State::Awaiting(expect),
+        };
         Ok(())
     }
 
@@ -719,8 +846,13 @@ impl Wire {
     /// Reads one packet of the connection phase.
     async fn packet(&mut self) -> Result<Vec<u8>, WireError> {
         loop {
-            if let Some((payload, next)) = frame(&self.buf[..self.end], self.start)? {
-                let seq = self.buf[self.start + 3];
+            if let Some((payload, seq, next)) = frame(&self.buf[..self.end], self.start)? {
+                if seq != self.seq {
+                    return Err(WireError::protocol(format!(
+                        "packet sequence id {seq} where {} was due",
+                        self.seq
+                    )));
+                }
                 let payload = payload.to_vec();
                 self.start = next;
                 self.seq = seq.wrapping_add(1);
@@ -730,36 +862,43 @@ impl Wire {
         }
     }
 
-    /// Reads until the reply to the last request is complete, and parses it.
+    /// Reads until the reply to the last request is complete, and parses it: each packet
+    /// once, as it arrives, so a reply costs time in proportion to its size however it is
+    /// cut. `expect` is what [`Wire::send`] set the parse up for.
     async fn reply(&mut self, expect: Expect) -> Result<Outcome, WireError> {
+        debug_assert_eq!(self.parse.expect, expect);
         loop {
-            let data = &self.buf[self.start..self.end];
-            let parsed = match expect {
-                Expect::Query => results(data, self.caps, false, &mut self.cols, &mut self.rows),
-                Expect::Execute => results(data, self.caps, true, &mut self.cols, &mut self.rows),
-                Expect::Prepare => prepared(data, self.caps),
-            };
-            match parsed {
-                Ok(Some((used, outcome))) => {
+            let Wire {
+                buf,
+                start,
+                end,
+                parse,
+                caps,
+                cols,
+                rows,
+                ..
+            } = self;
+            match feed(parse, &buf[*start..*end], *caps, cols, rows) {
+                Ok((used, outcome)) => {
                     self.start += used;
-                    self.state = State::Idle;
-                    if self.start == self.end && self.drained {
-                        self.sock.drained();
-                    }
-                    return Ok(outcome);
-                }
-                Ok(None) => {
-                    if let Err(e) = self.fill().await {
-                        // Part of the reply may be gone with the failure: the stream's
-                        // framing can no longer be trusted.
-                        self.state = State::Broken;
-                        return Err(e);
+                    if let Some(outcome) = outcome {
+                        self.state = State::Idle;
+                        if self.start == self.end && self.drained {
+                            self.sock.drained();
+                        }
+                        return Ok(outcome);
                     }
                 }
                 Err(e) => {
                     self.state = State::Broken;
                     return Err(e);
                 }
+            }
+            if let Err(e) = self.fill().await {
+                // Part of the reply may be gone with the failure: the stream's framing can
+                // no longer be trusted.
+                self.state = State::Broken;
+                return Err(e);
             }
         }
     }
@@ -890,18 +1029,22 @@ fn lean(e: LeanError) -> WireError {
 // ---------------------------------------------------------------------------------------
 // The packets, parsed in place.
 
-/// The packet at `data[at..]`: its payload and where the next one starts, or None when it is
-/// not all there yet.
-fn frame(data: &[u8], at: usize) -> Result<Option<(&[u8], usize)>, WireError> {
-    let Some(head) = data.get(at..at + 4) else {
+/// A packet in a buffer: its payload, its sequence id and where the next one starts.
+type Frame<'a> = (&'a [u8], u8, usize);
+
+/// The packet at `data[at..]`, or None when it is not all there yet.
+fn frame(data: &[u8], at: usize) -> Result<Option<Frame<'_>>, WireError> {
+    let Some(head) = at.checked_add(4).and_then(|end| data.get(at..end)) else {
         return Ok(None);
     };
     let len = usize::from(head[0]) | usize::from(head[1]) << 8 | usize::from(head[2]) << 16;
     if len == MAX_PAYLOAD {
         return Err(WireError::protocol("a packet of 16 MiB or more"));
     }
+    let seq = head[3];
+    // At most 16 MiB past an index into a slice: no overflow.
     let next = at + 4 + len;
-    Ok(data.get(at + 4..next).map(|payload| (payload, next)))
+    Ok(data.get(at + 4..next).map(|payload| (payload, seq, next)))
 }
 
 /// A length-encoded integer at `p[*at..]`, or None for the NULL marker.
@@ -931,17 +1074,32 @@ fn lenenc(p: &[u8], at: &mut usize) -> Result<Option<u64>, WireError> {
     Ok(Some(v))
 }
 
-/// The server status of an OK packet (also an OK sent in place of EOF, header 0xFE).
-fn ok_status(p: &[u8]) -> Result<StatusFlags, WireError> {
+/// What an OK packet says.
+#[derive(Debug, Clone, Copy, Default)]
+struct OkPacket {
+    affected: u64,
+    status: StatusFlags,
+    warnings: u16,
+}
+
+/// An OK packet (also an OK sent in place of EOF, header 0xFE): rows affected, the last
+/// insert id, the server status and the warnings.
+fn ok_packet(p: &[u8]) -> Result<OkPacket, WireError> {
     let mut at = 1;
-    lenenc(p, &mut at)?;
+    let affected = lenenc(p, &mut at)?.unwrap_or(0);
     lenenc(p, &mut at)?;
     let s = p
         .get(at..at + 2)
         .ok_or_else(|| WireError::protocol("a truncated OK packet"))?;
-    Ok(StatusFlags::from_bits_truncate(u16::from_le_bytes([
-        s[0], s[1],
-    ])))
+    let status = StatusFlags::from_bits_truncate(u16::from_le_bytes([s[0], s[1]]));
+    let warnings = p
+        .get(at + 2..at + 4)
+        .map_or(0, |w| u16::from_le_bytes([w[0], w[1]]));
+    Ok(OkPacket {
+        affected,
+        status,
+        warnings,
+    })
 }
 
 /// The server status of an EOF packet: 0xFE, warnings, status.
@@ -952,15 +1110,6 @@ fn eof_status(p: &[u8]) -> Result<StatusFlags, WireError> {
     Ok(StatusFlags::from_bits_truncate(u16::from_le_bytes([
         s[0], s[1],
     ])))
-}
-
-/// The end of a result set's column definitions or rows: the server status.
-fn terminator(p: &[u8], caps: CapabilityFlags) -> Result<StatusFlags, WireError> {
-    if caps.contains(CapabilityFlags::CLIENT_DEPRECATE_EOF) {
-        ok_status(p)
-    } else {
-        eof_status(p)
-    }
 }
 
 /// The error an ERR packet carries, classified as `mysql::classify` does.
@@ -986,13 +1135,18 @@ fn server_error(p: &[u8], caps: CapabilityFlags) -> WireError {
 /// character set (2 bytes), the column length (4), the type (1) and the flags (2).
 fn column_type(p: &[u8]) -> Result<(ColumnType, ColumnFlags), WireError> {
     let mut at = 0;
+    let bad = || WireError::protocol("a truncated column definition");
     for _ in 0..6 {
         let len = lenenc(p, &mut at)?.unwrap_or(0);
-        at += usize::try_from(len).map_err(|_| WireError::protocol("a column definition"))?;
+        at = usize::try_from(len)
+            .ok()
+            .and_then(|len| at.checked_add(len))
+            .filter(|&end| end <= p.len())
+            .ok_or_else(bad)?;
     }
     lenenc(p, &mut at)?;
     let fixed = p
-        .get(at..at + 9)
+        .get(at..at.saturating_add(9))
         .ok_or_else(|| WireError::protocol("a truncated column definition"))?;
     let ty = ColumnType::try_from(fixed[6])
         .map_err(|_| WireError::protocol(format!("column type {}", fixed[6])))?;
@@ -1065,100 +1219,262 @@ fn binary_row(p: &[u8], cols: &[(ColumnType, ColumnFlags)]) -> Result<Vec<Value>
     Ok(row)
 }
 
-/// The complete reply to a COM_QUERY or COM_STMT_EXECUTE at the start of `data` (result sets
-/// and the final OK, or an ERR): the bytes it takes and what it says, None when it is not all
-/// there. The rows of the first result set of a `binary` reply go to `rows`.
-fn results(
-    data: &[u8],
-    caps: CapabilityFlags,
-    binary: bool,
-    cols: &mut Vec<(ColumnType, ColumnFlags)>,
-    rows_out: &mut Vec<Vec<Value>>,
-) -> Result<Option<(usize, Outcome)>, WireError> {
-    rows_out.clear();
-    let mut at = 0;
-    let mut rows = 0;
-    let mut first_set = true;
-    let deprecate_eof = caps.contains(CapabilityFlags::CLIENT_DEPRECATE_EOF);
-    loop {
-        let Some((p, next)) = frame(data, at)? else {
-            return Ok(None);
-        };
-        at = next;
-        let status = match p.first() {
-            Some(0x00) => ok_status(p)?,
-            Some(0xFF) => return Ok(Some((at, Outcome::Error(server_error(p, caps))))),
-            Some(0xFB) => return Err(WireError::protocol("a LOCAL INFILE request")),
-            None => return Err(WireError::protocol("an empty packet")),
-            Some(_) => {
-                let mut k = 0;
-                let n = lenenc(p, &mut k)?.unwrap_or(0);
-                cols.clear();
-                for _ in 0..n {
-                    let Some((c, next)) = frame(data, at)? else {
-                        return Ok(None);
-                    };
-                    at = next;
-                    if binary && first_set {
-                        cols.push(column_type(c)?);
-                    }
-                }
-                if !deprecate_eof {
-                    let Some((_, next)) = frame(data, at)? else {
-                        return Ok(None);
-                    };
-                    at = next;
-                }
-                let status = loop {
-                    let Some((r, next)) = frame(data, at)? else {
-                        return Ok(None);
-                    };
-                    at = next;
-                    match r.first() {
-                        Some(0xFE) => break terminator(r, caps)?,
-                        Some(0xFF) => return Ok(Some((at, Outcome::Error(server_error(r, caps))))),
-                        // A row never starts with 0xFE short of 16 MiB: that is the end.
-                        Some(_) if binary && first_set => {
-                            rows_out.push(binary_row(r, cols)?);
-                            rows += 1;
-                        }
-                        _ => rows += 1,
-                    }
-                };
-                first_set = false;
-                status
-            }
-        };
-        if !status.contains(StatusFlags::SERVER_MORE_RESULTS_EXISTS) {
-            return Ok(Some((at, Outcome::Done(rows))));
+/// Where the parse of a reply stands: it takes one packet at a time and keeps only what it
+/// needs of those it has seen, so a reply is read in one pass however it arrives.
+#[derive(Debug)]
+struct Parse {
+    expect: Expect,
+    phase: Phase,
+    /// The sequence id the next packet must carry.
+    seq: u8,
+    /// A `LOAD DATA LOCAL` request is expected, and may be answered.
+    infile: bool,
+    /// Rows of every result set so far.
+    rows: usize,
+    /// The rows read belong to the reply's first result set (the ones kept).
+    first_set: bool,
+    /// The number of columns of the result set being read.
+    ncols: usize,
+    /// What the reply has cost so far: its bytes, and the values kept from it.
+    cost: usize,
+    /// A prepared statement, while its definitions are being skipped.
+    stmt: Option<Stmt>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Phase {
+    /// The first packet of a result: OK, ERR, LOCAL INFILE request or a column count.
+    Head,
+    /// This many column definitions still to come.
+    Columns(usize),
+    /// The EOF after the column definitions (without CLIENT_DEPRECATE_EOF).
+    ColumnsEof,
+    Rows,
+    /// A prepare reply's parameter and column definitions (and EOFs): this many packets to skip.
+    Definitions(usize),
+}
+
+impl Parse {
+    fn new(expect: Expect) -> Self {
+        Parse {
+            expect,
+            phase: Phase::Head,
+            seq: 1,
+            infile: false,
+            rows: 0,
+            first_set: true,
+            ncols: 0,
+            cost: 0,
+            stmt: None,
         }
+    }
+
+    /// Takes one packet (its payload and sequence id): the outcome once the reply is
+    /// complete. The rows of the first result set go to `rows_out`, their columns' types
+    /// (binary replies) to `cols`.
+    fn step(
+        &mut self,
+        p: &[u8],
+        seq: u8,
+        caps: CapabilityFlags,
+        cols: &mut Vec<(ColumnType, ColumnFlags)>,
+        rows_out: &mut Vec<Vec<Value>>,
+    ) -> Result<Option<Outcome>, WireError> {
+        if seq != self.seq {
+            // A packet lost, repeated or from another reply: nothing that follows can be
+            // matched to its request.
+            return Err(WireError::protocol(format!(
+                "packet sequence id {seq} where {} was due",
+                self.seq
+            )));
+        }
+        self.seq = seq.wrapping_add(1);
+        self.charge(4 + p.len())?;
+        let deprecate_eof = caps.contains(CapabilityFlags::CLIENT_DEPRECATE_EOF);
+        match self.phase {
+            Phase::Head => match (p.first(), self.expect) {
+                (None, _) => Err(WireError::protocol("an empty packet")),
+                (Some(0xFF), _) => Ok(Some(Outcome::Error(server_error(p, caps)))),
+                (_, Expect::Nothing) => Err(WireError::protocol("a reply to COM_STMT_CLOSE")),
+                (Some(0x00), Expect::Prepare) => {
+                    let (stmt, defs) = prepare_ok(p, caps)?;
+                    if defs == 0 {
+                        return Ok(Some(Outcome::Prepared(stmt)));
+                    }
+                    self.stmt = Some(stmt);
+                    self.phase = Phase::Definitions(defs);
+                    Ok(None)
+                }
+                (Some(_), Expect::Prepare) => {
+                    Err(WireError::protocol("an unreadable prepare reply"))
+                }
+                (Some(0x00), _) => {
+                    let ok = ok_packet(p)?;
+                    Ok(self.end_of_result(ok))
+                }
+                (Some(0xFB), _) if self.infile => {
+                    self.infile = false;
+                    Ok(Some(Outcome::Infile))
+                }
+                (Some(0xFB), _) => Err(WireError::protocol(
+                    "a LOCAL INFILE request in reply to a statement that loads nothing",
+                )),
+                (Some(_), _) => {
+                    let mut at = 0;
+                    let n = lenenc(p, &mut at)?.unwrap_or(0);
+                    if at != p.len() || n == 0 || n > MAX_COLUMNS as u64 {
+                        return Err(WireError::protocol(format!(
+                            "a result set of {n} columns (at most {MAX_COLUMNS})"
+                        )));
+                    }
+                    self.ncols = n as usize;
+                    cols.clear();
+                    self.phase = Phase::Columns(self.ncols);
+                    Ok(None)
+                }
+            },
+            Phase::Columns(left) => {
+                if self.expect == Expect::Execute && self.first_set {
+                    cols.push(column_type(p)?);
+                }
+                self.phase = match left - 1 {
+                    0 if deprecate_eof => Phase::Rows,
+                    0 => Phase::ColumnsEof,
+                    left => Phase::Columns(left),
+                };
+                Ok(None)
+            }
+            Phase::ColumnsEof => {
+                if p.first() != Some(&0xFE) {
+                    return Err(WireError::protocol("no EOF after the column definitions"));
+                }
+                self.phase = Phase::Rows;
+                Ok(None)
+            }
+            Phase::Rows => match p.first() {
+                // A row never starts with 0xFE short of 16 MiB: that is the end.
+                Some(0xFE) => {
+                    let ok = if deprecate_eof {
+                        ok_packet(p)?
+                    } else {
+                        OkPacket {
+                            status: eof_status(p)?,
+                            ..OkPacket::default()
+                        }
+                    };
+                    self.first_set = false;
+                    Ok(self.end_of_result(ok))
+                }
+                Some(0xFF) => Ok(Some(Outcome::Error(server_error(p, caps)))),
+                _ => {
+                    if self.first_set {
+                        // A value costs its place in the row besides its bytes.
+                        self.charge(self.ncols * std::mem::size_of::<Value>())?;
+                        rows_out.push(match self.expect {
+                            Expect::Execute => binary_row(p, cols)?,
+                            _ => text_row(p, self.ncols)?,
+                        });
+                    }
+                    self.rows += 1;
+                    Ok(None)
+                }
+            },
+            Phase::Definitions(left) => {
+                if left > 1 {
+                    self.phase = Phase::Definitions(left - 1);
+                    return Ok(None);
+                }
+                let stmt = self
+                    .stmt
+                    .take()
+                    .ok_or_else(|| WireError::protocol("a prepare reply"))?;
+                Ok(Some(Outcome::Prepared(stmt)))
+            }
+        }
+    }
+
+    /// An OK (or EOF) that ends a result, or the reply when no more results follow.
+    fn end_of_result(&mut self, ok: OkPacket) -> Option<Outcome> {
+        if ok.status.contains(StatusFlags::SERVER_MORE_RESULTS_EXISTS) {
+            self.phase = Phase::Head;
+            return None;
+        }
+        Some(Outcome::Done(Done {
+            rows: self.rows,
+            affected: ok.affected,
+            warnings: ok.warnings,
+        }))
+    }
+
+    fn charge(&mut self, cost: usize) -> Result<(), WireError> {
+        self.cost = self.cost.saturating_add(cost);
+        if self.cost > MAX_REPLY {
+            return Err(WireError::protocol(format!(
+                "a reply larger than {} MiB",
+                MAX_REPLY >> 20
+            )));
+        }
+        Ok(())
     }
 }
 
-/// The complete reply to a COM_STMT_PREPARE at the start of `data`.
-fn prepared(data: &[u8], caps: CapabilityFlags) -> Result<Option<(usize, Outcome)>, WireError> {
-    let Some((p, mut at)) = frame(data, 0)? else {
-        return Ok(None);
-    };
-    match p.first() {
-        Some(0x00) if p.len() >= 9 => {}
-        Some(0xFF) => return Ok(Some((at, Outcome::Error(server_error(p, caps))))),
-        _ => return Err(WireError::protocol("an unreadable prepare reply")),
-    }
-    let id = u32::from_le_bytes([p[1], p[2], p[3], p[4]]);
-    let columns = usize::from(u16::from_le_bytes([p[5], p[6]]));
-    let params = usize::from(u16::from_le_bytes([p[7], p[8]]));
-    let eof = !caps.contains(CapabilityFlags::CLIENT_DEPRECATE_EOF);
-    for n in [params, columns] {
-        let packets = n + usize::from(eof && n > 0);
-        for _ in 0..packets {
-            let Some((_, next)) = frame(data, at)? else {
-                return Ok(None);
-            };
-            at = next;
+/// Feeds the complete packets at the start of `data` to `parse`: the bytes taken, and the
+/// outcome once the reply is complete (the bytes after it are left for the next reply).
+fn feed(
+    parse: &mut Parse,
+    data: &[u8],
+    caps: CapabilityFlags,
+    cols: &mut Vec<(ColumnType, ColumnFlags)>,
+    rows: &mut Vec<Vec<Value>>,
+) -> Result<(usize, Option<Outcome>), WireError> {
+    let mut at = 0;
+    while let Some((p, seq, next)) = frame(data, at)? {
+        at = next;
+        if let Some(outcome) = parse.step(p, seq, caps, cols, rows)? {
+            return Ok((at, Some(outcome)));
         }
     }
-    Ok(Some((at, Outcome::Prepared(Stmt { id, params }))))
+    Ok((at, None))
+}
+
+/// A text-protocol row: each value length-encoded, 0xFB for NULL.
+fn text_row(p: &[u8], ncols: usize) -> Result<Vec<Value>, WireError> {
+    let mut at = 0;
+    let mut row = Vec::with_capacity(ncols);
+    for _ in 0..ncols {
+        match lenenc(p, &mut at)? {
+            None => row.push(Value::NULL),
+            Some(len) => {
+                let bytes = usize::try_from(len)
+                    .ok()
+                    .and_then(|len| at.checked_add(len))
+                    .and_then(|end| p.get(at..end))
+                    .ok_or_else(|| WireError::protocol("a truncated row"))?;
+                at += bytes.len();
+                row.push(Value::Bytes(bytes.to_vec()));
+            }
+        }
+    }
+    if at != p.len() {
+        return Err(WireError::protocol("a row longer than its columns"));
+    }
+    Ok(row)
+}
+
+/// A COM_STMT_PREPARE's OK: the statement, and how many definition packets follow.
+fn prepare_ok(p: &[u8], caps: CapabilityFlags) -> Result<(Stmt, usize), WireError> {
+    let Some(f) = p.get(..9) else {
+        return Err(WireError::protocol("a truncated prepare reply"));
+    };
+    let id = u32::from_le_bytes([f[1], f[2], f[3], f[4]]);
+    let columns = usize::from(u16::from_le_bytes([f[5], f[6]]));
+    let params = usize::from(u16::from_le_bytes([f[7], f[8]]));
+    let eof = !caps.contains(CapabilityFlags::CLIENT_DEPRECATE_EOF);
+    let defs = [params, columns]
+        .iter()
+        .map(|&n| n + usize::from(eof && n > 0))
+        .sum();
+    Ok((Stmt { id, params }, defs))
 }
 
 /// COM_STMT_EXECUTE's body after the command byte: the statement, no cursor, one iteration,
@@ -1269,6 +1585,61 @@ mod tests {
         CapabilityFlags::CLIENT_PROTOCOL_41 | CapabilityFlags::CLIENT_DEPRECATE_EOF
     }
 
+    /// The reply to a COM_QUERY (text rows) or COM_STMT_EXECUTE (`binary`) at the start of
+    /// `data`, read whole: the bytes it takes and the outcome, None when incomplete.
+    fn results(
+        data: &[u8],
+        caps: CapabilityFlags,
+        binary: bool,
+        cols: &mut Vec<(ColumnType, ColumnFlags)>,
+        rows: &mut Vec<Vec<Value>>,
+    ) -> Result<Option<(usize, Outcome)>, WireError> {
+        let expect = if binary {
+            Expect::Execute
+        } else {
+            Expect::Query
+        };
+        let mut parse = Parse::new(expect);
+        rows.clear();
+        let (used, outcome) = feed(&mut parse, data, caps, cols, rows)?;
+        Ok(outcome.map(|o| (used, o)))
+    }
+
+    fn prepared(data: &[u8], caps: CapabilityFlags) -> Result<Option<(usize, Outcome)>, WireError> {
+        let mut parse = Parse::new(Expect::Prepare);
+        let (used, outcome) = feed(&mut parse, data, caps, &mut Vec::new(), &mut Vec::new())?;
+        Ok(outcome.map(|o| (used, o)))
+    }
+
+    /// The same reply arriving in pieces of `piece` bytes, parsed as `Wire::reply` does:
+    /// what it says, and how many packets were parsed in all (each exactly once).
+    fn in_pieces(
+        data: &[u8],
+        piece: usize,
+        expect: Expect,
+    ) -> Result<(Outcome, Vec<Vec<Value>>), WireError> {
+        let mut parse = Parse::new(expect);
+        let (mut cols, mut rows) = (Vec::new(), Vec::new());
+        let mut pending = Vec::new();
+        for chunk in data.chunks(piece) {
+            pending.extend_from_slice(chunk);
+            let (used, outcome) = feed(&mut parse, &pending, caps(), &mut cols, &mut rows)?;
+            pending.drain(..used);
+            if let Some(o) = outcome {
+                assert!(pending.is_empty(), "bytes left after the reply");
+                return Ok((o, rows));
+            }
+        }
+        panic!("the reply never completed");
+    }
+
+    fn done(rows: usize) -> Done {
+        Done {
+            rows,
+            ..Done::default()
+        }
+    }
+
     /// What MariaDB sends for `CALL SLEV(?, ?, ?, ?)` executed as a prepared statement: the
     /// OUT parameter as a one-row binary result set, then the CALL's own OK.
     fn call_reply() -> Vec<u8> {
@@ -1304,7 +1675,7 @@ mod tests {
             .expect("readable")
             .expect("complete");
         assert_eq!(used, data.len());
-        assert!(matches!(outcome, Outcome::Done(1)));
+        assert!(matches!(outcome, Outcome::Done(d) if d == done(1)));
         assert_eq!(
             row,
             [vec![
@@ -1318,11 +1689,6 @@ mod tests {
             let r = results(&data[..cut], caps(), true, &mut cols, &mut row).expect("readable");
             assert!(r.is_none(), "cut at {cut}");
         }
-        // Text rows are only counted.
-        let (_, outcome) = results(&data, caps(), false, &mut cols, &mut row)
-            .expect("readable")
-            .expect("complete");
-        assert!(matches!(outcome, Outcome::Done(1)) && row.is_empty());
     }
 
     #[test]
@@ -1352,7 +1718,7 @@ mod tests {
         .expect("readable")
         .expect("complete");
         assert_eq!(used, data.len());
-        assert!(matches!(outcome, Outcome::Done(1)));
+        assert!(matches!(outcome, Outcome::Done(d) if d == done(1)));
         assert_eq!(row, [vec![Value::Int(7)]]);
     }
 
@@ -1490,23 +1856,26 @@ mod tests {
         // One result set; then one followed by a second, whose rows are only counted.
         let one = rows_reply(1, n, StatusFlags::empty());
         let mut two = rows_reply(1, n, StatusFlags::SERVER_MORE_RESULTS_EXISTS);
-        two.extend(rows_reply(30, 2, StatusFlags::empty()));
+        two.extend(rows_reply(1 + 3 + n as u8 + 1, 2, StatusFlags::empty()));
         for (data, total) in [(one, n as usize), (two, n as usize + 2)] {
             let (mut cols, mut rows) = (Vec::new(), Vec::new());
             let (used, outcome) = results(&data, caps(), true, &mut cols, &mut rows)
                 .expect("readable")
                 .expect("complete");
             assert_eq!(used, data.len());
-            assert!(matches!(outcome, Outcome::Done(t) if t == total));
+            assert!(matches!(outcome, Outcome::Done(d) if d == done(total)));
             assert_eq!(rows, want);
-            // Any prefix is incomplete, and parsing it again from the start keeps no
-            // rows from the earlier try.
+            // Any prefix is incomplete; arriving in pieces of any size, the reply reads
+            // the same.
             for cut in 0..data.len() {
                 let r = results(&data[..cut], caps(), true, &mut cols, &mut rows);
                 assert!(r.expect("readable").is_none(), "cut at {cut}");
             }
-            results(&data, caps(), true, &mut cols, &mut rows).expect("readable");
-            assert_eq!(rows, want, "parsed again whole");
+            for piece in [1, 2, 3, 7, 64, data.len()] {
+                let (outcome, rows) = in_pieces(&data, piece, Expect::Execute).expect("readable");
+                assert!(matches!(outcome, Outcome::Done(d) if d == done(total)));
+                assert_eq!(rows, want, "in pieces of {piece}");
+            }
         }
         // An error after some rows is the reply.
         let mut data = rows_reply(1, 3, StatusFlags::empty());
@@ -1524,6 +1893,152 @@ mod tests {
             matches!(&outcome, Outcome::Error(e) if e.detail == "Query execution was interrupted"),
             "{outcome:?}"
         );
+    }
+
+    /// A text result set of `rows`, each value given (None for NULL), with its terminator.
+    fn text_reply(names: &[&str], rows: &[Vec<Option<&str>>]) -> Vec<u8> {
+        let mut seq = 1u8;
+        let mut next = || {
+            seq = seq.wrapping_add(1);
+            seq - 1
+        };
+        let mut r = packet(next(), &[names.len() as u8]);
+        for name in names {
+            r.extend(packet(
+                next(),
+                &column(name, ColumnType::MYSQL_TYPE_VAR_STRING, 0),
+            ));
+        }
+        for row in rows {
+            let mut p = Vec::new();
+            for v in row {
+                match v {
+                    None => p.push(0xFB),
+                    Some(v) => lenenc_str(&mut p, v.as_bytes()),
+                }
+            }
+            r.extend(packet(next(), &p));
+        }
+        let mut end = vec![0xFE, 0, 0];
+        end.extend_from_slice(&StatusFlags::SERVER_STATUS_AUTOCOMMIT.bits().to_le_bytes());
+        end.extend_from_slice(&3u16.to_le_bytes());
+        r.extend(packet(next(), &end));
+        r
+    }
+
+    #[test]
+    fn text_rows_are_kept_as_text() {
+        let data = text_reply(
+            &["Variable_name", "Value"],
+            &[
+                vec![Some("Com_commit"), Some("12")],
+                vec![Some("Uptime"), None],
+                vec![Some(""), Some(&"x".repeat(300))],
+            ],
+        );
+        let b = |s: &str| Value::Bytes(s.as_bytes().to_vec());
+        let want = vec![
+            vec![b("Com_commit"), b("12")],
+            vec![b("Uptime"), Value::NULL],
+            vec![b(""), b(&"x".repeat(300))],
+        ];
+        for piece in [1, 5, data.len()] {
+            let (outcome, rows) = in_pieces(&data, piece, Expect::Query).expect("readable");
+            assert!(matches!(outcome, Outcome::Done(d) if d.rows == 3 && d.warnings == 3));
+            assert_eq!(rows, want);
+        }
+        // A row with a value too many, or too few.
+        for bad in [&[1u8, b'a', 1, b'b', 1, b'c'][..], &[1, b'a']] {
+            let mut data = text_reply(&["a", "b"], &[]);
+            let end = data.split_off(data.len() - 11);
+            data.extend(packet(4, bad));
+            data.extend(packet(5, &end[4..]));
+            let e = in_pieces(&data, data.len(), Expect::Query).expect_err("bad row");
+            assert_eq!(e.kind, Failure::Lost);
+        }
+    }
+
+    #[test]
+    fn an_ok_says_what_it_changed() {
+        let mut ok = vec![0x00];
+        put_lenenc(&mut ok, 100_000);
+        ok.push(0);
+        ok.extend_from_slice(&StatusFlags::SERVER_STATUS_AUTOCOMMIT.bits().to_le_bytes());
+        ok.extend_from_slice(&2u16.to_le_bytes());
+        let (outcome, _) = in_pieces(&packet(1, &ok), 1, Expect::Query).expect("readable");
+        assert!(matches!(
+            outcome,
+            Outcome::Done(Done {
+                rows: 0,
+                affected: 100_000,
+                warnings: 2
+            })
+        ));
+    }
+
+    #[test]
+    fn sequence_ids_are_checked_on_every_packet() {
+        let data = call_reply();
+        // Each packet in turn numbered one too high, or repeated from the one before.
+        let mut at = 0;
+        let mut k = 0;
+        while at < data.len() {
+            let len = usize::from(data[at]) | usize::from(data[at + 1]) << 8;
+            for wrong in [data[at + 3].wrapping_add(1), data[at + 3].wrapping_sub(1)] {
+                let mut bad = data.clone();
+                bad[at + 3] = wrong;
+                let e = in_pieces(&bad, 3, Expect::Execute).expect_err("wrong sequence id");
+                assert_eq!(e.kind, Failure::Lost, "packet {k}");
+                assert!(e.detail.contains("sequence id"), "{}", e.detail);
+            }
+            at += 4 + len;
+            k += 1;
+        }
+        // Sequence ids wrap at 256.
+        let mut parse = Parse::new(Expect::Query);
+        parse.seq = 255;
+        let (mut cols, mut rows) = (Vec::new(), Vec::new());
+        let mut data = packet(255, &[1]);
+        data.extend(packet(0, &column("n", ColumnType::MYSQL_TYPE_LONG, 0)));
+        data.extend(packet(1, &ok(0xFE, StatusFlags::empty())));
+        let (used, outcome) = feed(&mut parse, &data, caps(), &mut cols, &mut rows).expect("ok");
+        assert_eq!(used, data.len());
+        assert!(outcome.is_some());
+    }
+
+    #[test]
+    fn a_huge_column_count_is_refused_at_once() {
+        for n in [u64::MAX, 1 << 62, MAX_COLUMNS as u64 + 1, 0] {
+            let mut head = Vec::new();
+            if n == 0 {
+                // 0 would be an OK packet; 0xFC 0 0 is a length of 0 spelt long.
+                head.extend_from_slice(&[0xFC, 0, 0]);
+            } else {
+                put_lenenc(&mut head, n);
+            }
+            let e = in_pieces(&packet(1, &head), 1, Expect::Query).expect_err("refused");
+            assert_eq!(e.kind, Failure::Lost);
+        }
+    }
+
+    #[test]
+    fn a_local_infile_request_is_answered_only_when_asked_for() {
+        let request = packet(1, b"\xfbtpcc.tsv");
+        let e = in_pieces(&request, 4, Expect::Query).expect_err("not asked for");
+        assert!(e.detail.contains("LOCAL INFILE"), "{}", e.detail);
+        let mut parse = Parse::new(Expect::Query);
+        parse.infile = true;
+        let (used, outcome) = feed(
+            &mut parse,
+            &request,
+            caps(),
+            &mut Vec::new(),
+            &mut Vec::new(),
+        )
+        .expect("asked");
+        assert_eq!(used, request.len());
+        assert!(matches!(outcome, Some(Outcome::Infile)));
+        assert_eq!(parse.seq, 2);
     }
 
     #[test]
