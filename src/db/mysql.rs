@@ -3,10 +3,11 @@
 
 use std::path::{Path, PathBuf};
 
-use mysql_async::prelude::Queryable;
 use mysql_async::{ClientIdentity, Conn, IoError, OptsBuilder, SslOpts};
 
-use super::{addr, io_failure, DbError, Failure, Peer, ServerInfo, CONNECT_TIMEOUT};
+use mysql_common::Value;
+
+use super::{addr, io_failure, mywire, DbError, Failure, Peer, ServerInfo, CONNECT_TIMEOUT};
 use crate::config::{Database, Settings};
 
 /// One MariaDB/MySQL login.
@@ -198,29 +199,56 @@ pub fn server_failure(code: u16, state: &str) -> Failure {
     }
 }
 
-/// Connects and reads the server's version and whether the session is encrypted.
+/// Connects over the lean connection and reads the server's version and port, and whether
+/// the session is encrypted.
 pub async fn probe(t: &MyTarget) -> Result<ServerInfo, DbError> {
-    let mut conn = connect(t).await?;
-    let peer = t.peer();
-    let result: Result<(String, String), mysql_async::Error> = async {
-        let version: Option<String> = conn.query_first("select version()").await?;
-        let cipher: Option<(String, String)> = conn
-            .query_first("show session status like 'Ssl_cipher'")
-            .await?;
-        Ok((
-            version.unwrap_or_default(),
-            cipher.map(|c| c.1).unwrap_or_default(),
-        ))
-    }
-    .await;
-    let _ = conn.disconnect().await;
-    let (version, cipher) = result.map_err(|e| {
-        let (kind, detail) = classify(&e);
-        peer.failed("cannot query", kind, detail)
-    })?;
+    let mut wire = mywire::connect(t).await?;
+    let row = wire.query_first("SELECT version(), @@port").await;
+    let tls = wire.is_tls();
+    let note = wire.note().map(str::to_string);
+    // A connection rerouted over TCP is at the configured host and port.
+    let peer = if wire.is_socket() {
+        t.peer()
+    } else {
+        MyTarget {
+            socket: None,
+            ..t.clone()
+        }
+        .peer()
+    };
+    wire.close().await;
+    let row = row
+        .map_err(|e| peer.failed("cannot query", e.kind, e.detail))?
+        .unwrap_or_default();
+    let text = |i: usize| match row.get(i) {
+        Some(Value::Bytes(b)) => String::from_utf8_lossy(b).into_owned(),
+        _ => String::new(),
+    };
     Ok(ServerInfo {
-        version: format!("{} {version}", t.db.name()),
-        tls: !cipher.is_empty(),
+        version: format!("{} {}", t.db.name(), text(0)),
+        tls,
+        port: text(1).trim().parse().ok(),
+        note,
         peer,
     })
+}
+
+/// A value the lean connection read, as text: a text-protocol value is its bytes; `None` for
+/// NULL.
+pub fn text_of(v: &Value) -> Option<String> {
+    match v {
+        Value::NULL => None,
+        Value::Bytes(b) => Some(String::from_utf8_lossy(b).into_owned()),
+        other => Some(other.as_sql(true).trim_matches('\'').to_string()),
+    }
+}
+
+/// A value the lean connection read, as an integer, if it is one.
+pub fn int_of(v: &Value) -> Option<i64> {
+    match v {
+        Value::Int(i) => Some(*i),
+        Value::UInt(u) => i64::try_from(*u).ok(),
+        Value::Bytes(b) => std::str::from_utf8(b).ok()?.trim().parse().ok(),
+        _ => None,
+    }
 }

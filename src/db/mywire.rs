@@ -191,11 +191,19 @@ pub struct Wire {
     seq: u8,
     /// The server's version, as its greeting gives it.
     version: (u16, u16, u16),
+    /// Why this connection is not where the settings first pointed (see [`connect`]).
+    note: Option<String>,
 }
 
 /// Opens a lean connection to `t` and authenticates, or says why it did not.
+///
+/// Through a unix socket, the server behind it must be the one the settings name: HammerDB
+/// picks the socket only because the host is local, and the default socket of one server on
+/// a machine that runs two would otherwise take every connection meant for the other. When
+/// its `@@port` is not the configured port, the connection is made over TCP to the
+/// configured host and port instead, and [`Wire::note`] says why.
 pub async fn connect(t: &MyTarget) -> Result<Wire, DbError> {
-    match tokio::time::timeout(CONNECT_TIMEOUT, handshake(t)).await {
+    match tokio::time::timeout(CONNECT_TIMEOUT, reach(t)).await {
         Err(_) => Err(t.peer().error(
             Failure::Unreachable,
             format!("no answer within {} s", CONNECT_TIMEOUT.as_secs()),
@@ -242,6 +250,59 @@ fn clear_password(pass: Option<&str>) -> Vec<u8> {
     clear
 }
 
+async fn reach(t: &MyTarget) -> Result<Wire, DbError> {
+    let mut w = handshake(t).await?;
+    let Some(path) = &t.socket else {
+        return Ok(w);
+    };
+    let port = match w.query_first("SELECT @@port").await {
+        Ok(row) => row.as_deref().and_then(port_of),
+        Err(e) => {
+            return Err(t
+                .peer()
+                .failed("cannot ask which server answers at", e.kind, e.detail))
+        }
+    };
+    if port == Some(t.port) {
+        return Ok(w);
+    }
+    w.close().await;
+    let p = t.db.prefix();
+    let listens = port.map_or("an unknown port".to_string(), |n| format!("port {n}"));
+    let tcp = MyTarget {
+        socket: None,
+        ..t.clone()
+    };
+    let note = format!(
+        "{p}_socket {path} leads to the server listening on {listens}, not {p}_port {port}: \
+         connected over TCP to {addr} instead (set {p}_socket to that server's socket, or \
+         null, to say so)",
+        path = path.display(),
+        port = t.port,
+        addr = tcp.peer().addr,
+    );
+    match handshake(&tcp).await {
+        Ok(mut w) => {
+            w.note = Some(note);
+            Ok(w)
+        }
+        Err(mut e) => {
+            e.detail = format!("{} ({note})", e.detail);
+            Err(e)
+        }
+    }
+}
+
+/// A port number as the server gives `@@port`.
+fn port_of(row: &[Value]) -> Option<u16> {
+    match row.first()? {
+        Value::Bytes(b) => std::str::from_utf8(b).ok()?.trim().parse().ok(),
+        Value::Int(n) => u16::try_from(*n).ok(),
+        Value::UInt(n) => u16::try_from(*n).ok(),
+        _ => None,
+    }
+}
+
 async fn handshake(t: &MyTarget) -> Result<Wire, DbError> {
     let peer = t.peer();
     let failed = |e: WireError| peer.error(e.kind, e.detail);
@@ -276,6 +337,7 @@ async fn handshake(t: &MyTarget) -> Result<Wire, DbError> {
         parse: Parse::new(Expect::Query),
         seq: 0,
         version: (0, 0, 0),
+        note: None,
     };
 
     let packet = w.packet().await.map_err(failed)?;
@@ -339,6 +401,17 @@ async fn handshake(t: &MyTarget) -> Result<Wire, DbError> {
     if let Some(tls) = &t.tls {
         if !server.contains(CapabilityFlags::CLIENT_SSL) {
             return Err(peer.error(Failure::Tls, "the server does not offer TLS"));
+        }
+        if let Some(ca) = tls.ca.as_ref().filter(|ca| !ca.exists()) {
+            return Err(peer.error(
+                Failure::Tls,
+                format!(
+                    "CA file {} not found; set {p}_ssl_ca to an empty value to encrypt without \
+                     verifying the server",
+                    ca.display(),
+                    p = t.db.prefix()
+                ),
+            ));
         }
         let config = tls_config(tls).map_err(|e| peer.error(Failure::Tls, e))?;
         let name = match ServerName::try_from(t.host.clone()) {
@@ -585,6 +658,16 @@ impl Wire {
     /// server treats as secure too, and which no one off the machine can sit in).
     fn is_secure(&self) -> bool {
         self.tls.is_some() || !self.sock.is_tcp()
+    }
+
+    /// Why this connection went elsewhere than the settings first pointed, if it did.
+    pub fn note(&self) -> Option<&str> {
+        self.note.as_deref()
+    }
+
+    /// Whether the connection is a unix socket's.
+    pub fn is_socket(&self) -> bool {
+        !self.sock.is_tcp()
     }
 
     /// The server's version (major, minor, patch), from its greeting.
