@@ -70,6 +70,8 @@ const INFILE_CHUNK: usize = 1 << 20;
 pub struct WireError {
     pub kind: Failure,
     pub detail: String,
+    /// The server's error code, for an error the server sent (0 otherwise).
+    pub code: u16,
 }
 
 impl WireError {
@@ -77,6 +79,7 @@ impl WireError {
         WireError {
             kind: Failure::Lost,
             detail: detail.into(),
+            code: 0,
         }
     }
 
@@ -89,6 +92,7 @@ impl WireError {
         WireError {
             kind,
             detail: e.to_string(),
+            code: 0,
         }
     }
 
@@ -816,6 +820,7 @@ impl Wire {
                     stmt.params,
                     args.len() + nulls
                 ),
+                code: 0,
             });
         }
         self.ready().await?;
@@ -881,6 +886,7 @@ impl Wire {
             return Err(WireError {
                 kind: Failure::Other,
                 detail: format!("a request of {len} bytes is too large"),
+                code: 0,
             });
         }
         self.out[..3].copy_from_slice(&(len as u32).to_le_bytes()[..3]);
@@ -1105,6 +1111,7 @@ fn lean(e: LeanError) -> WireError {
         LeanError::Tls(detail) => WireError {
             kind: Failure::Tls,
             detail,
+            code: 0,
         },
     }
 }
@@ -1206,6 +1213,7 @@ fn server_error(p: &[u8], caps: CapabilityFlags) -> WireError {
             WireError {
                 kind: server_failure(e.error_code(), &state),
                 detail: e.message_str().into_owned(),
+                code: e.error_code(),
             }
         }
         Ok(ErrPacket::Progress(_)) => WireError::protocol("a progress report"),
@@ -1831,7 +1839,8 @@ mod tests {
                         e,
                         WireError {
                             kind,
-                            detail: message.into()
+                            detail: message.into(),
+                            code,
                         }
                     ),
                     _ => panic!("{code}: not an error"),
