@@ -718,13 +718,15 @@ impl MySchema {
         {
             Ok(()) => {}
             // ER_DB_DROP_EXISTS
-            Err(e) if e.code == 1008 => return Err(Error::State(format!(
+            Err(e) if e.code == 1008 => {
+                return Err(Error::State(format!(
                 "Database {db} does not exist on {} at {}: there is no TPROC-C schema to delete \
                      (check {})",
                 self.db.name(),
                 self.peer().addr,
                 self.key("dbase")
-            ))),
+            )))
+            }
             Err(e) => {
                 return Err(self.denied_or_failed(
                     "DROP",

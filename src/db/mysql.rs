@@ -1,13 +1,12 @@
-//! MariaDB and MySQL through mysql_async: TCP or the `*_socket` path, TLS per `*_ssl`, and
-//! errors classified with the server's error codes.
+//! MariaDB and MySQL logins from the dictionaries (TCP or the `*_socket` path, TLS per
+//! `*_ssl`), server errors classified by their codes, and `librarycheck`'s probe. Every
+//! connection is `db::mywire`'s lean one.
 
 use std::path::{Path, PathBuf};
 
-use mysql_async::{ClientIdentity, Conn, IoError, OptsBuilder, SslOpts};
-
 use mysql_common::Value;
 
-use super::{addr, io_failure, mywire, DbError, Failure, Peer, ServerInfo, CONNECT_TIMEOUT};
+use super::{addr, mywire, DbError, Failure, Peer, ServerInfo};
 use crate::config::{Database, Settings};
 
 /// One MariaDB/MySQL login.
@@ -52,8 +51,7 @@ impl MyTarget {
         let socket_key = k("socket");
         let local = matches!(host.as_str(), "127.0.0.1" | "localhost");
         let ssl = d.get_bool(&format!("{p}_ssl"));
-        // TLS is for TCP: asked for, it wins over a socket picked only because it is there
-        // (over the socket mysql_async fails with "Packets out of sync").
+        // TLS is for TCP: asked for, it wins over a socket picked only because it is there.
         let socket = (local
             && !ssl
             && !socket_key.is_empty()
@@ -110,76 +108,6 @@ impl MyTarget {
             },
             user: self.user.clone(),
         }
-    }
-
-    fn opts(&self) -> Result<OptsBuilder, DbError> {
-        let mut b = OptsBuilder::default()
-            .ip_or_hostname(self.host.clone())
-            .tcp_port(self.port)
-            .user(Some(self.user.clone()))
-            .pass(self.password.clone())
-            .db_name(self.dbname.clone())
-            // Connect exactly where the settings say, not where the server advertises.
-            .prefer_socket(false)
-            .socket(self.socket.as_ref().map(|s| s.display().to_string()));
-        if let Some(tls) = &self.tls {
-            let mut ssl = SslOpts::default();
-            match &tls.ca {
-                Some(ca) if !ca.exists() => {
-                    return Err(self.peer().error(
-                        Failure::Tls,
-                        format!(
-                            "CA file {} not found; set {p}_ssl_ca to an empty value to encrypt without verifying the server",
-                            ca.display(),
-                            p = self.db.prefix()
-                        ),
-                    ))
-                }
-                Some(ca) => ssl = ssl.with_root_certs(vec![ca.clone().into()]).with_danger_skip_domain_validation(true),
-                None => ssl = ssl.with_danger_accept_invalid_certs(true),
-            }
-            if let Some((cert, key)) = &tls.identity {
-                ssl = ssl.with_client_identity(Some(ClientIdentity::new(
-                    cert.clone().into(),
-                    key.clone().into(),
-                )));
-            }
-            b = b.ssl_opts(ssl);
-        }
-        Ok(b)
-    }
-}
-
-/// Opens a connection, or says in one line why it could not.
-pub async fn connect(t: &MyTarget) -> Result<Conn, DbError> {
-    let peer = t.peer();
-    let opts = t.opts()?;
-    match tokio::time::timeout(CONNECT_TIMEOUT, Conn::new(opts)).await {
-        Err(_) => Err(peer.error(
-            Failure::Unreachable,
-            format!("no answer within {} s", CONNECT_TIMEOUT.as_secs()),
-        )),
-        Ok(Err(e)) => {
-            let (kind, detail) = classify(&e);
-            Err(peer.error(kind, detail))
-        }
-        Ok(Ok(conn)) => Ok(conn),
-    }
-}
-
-/// Maps a mysql_async error to a `Failure` using the server's error code or the I/O error kind.
-pub fn classify(e: &mysql_async::Error) -> (Failure, String) {
-    use mysql_async::{DriverError, Error};
-    match e {
-        Error::Server(s) => (server_failure(s.code, &s.state), s.message.clone()),
-        Error::Io(IoError::Io(io)) => (io_failure(io), io.to_string()),
-        Error::Io(IoError::Tls(t)) => (Failure::Tls, t.to_string()),
-        Error::Driver(DriverError::NoClientSslFlagFromServer) => {
-            (Failure::Tls, "the server does not offer TLS".into())
-        }
-        Error::Driver(DriverError::ConnectionClosed) => (Failure::Lost, e.to_string()),
-        other if other.is_fatal() => (Failure::Lost, other.to_string()),
-        other => (Failure::Other, other.to_string()),
     }
 }
 
