@@ -1119,6 +1119,7 @@ async fn unencrypted_bytes_before_tls_are_refused() {
         tls: Some(hammer::db::mysql::MyTls {
             ca: None,
             identity: None,
+            verify_hostname: true,
         }),
     };
     match hammer::db::mywire::connect(&target).await {

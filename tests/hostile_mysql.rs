@@ -105,15 +105,19 @@ impl Peer<'_> {
 
     /// A protocol-10 greeting offering `plugin`.
     fn greet(&mut self, plugin: &str) {
+        self.greet_with(plugin, CAPS);
+    }
+
+    fn greet_with(&mut self, plugin: &str, caps: u32) {
         self.seq = 0;
         let mut p = vec![10];
         p.extend_from_slice(b"8.0.36-fake\0");
         p.extend_from_slice(&7u32.to_le_bytes());
         p.extend_from_slice(b"abcdefgh\0");
-        p.extend_from_slice(&(CAPS as u16).to_le_bytes());
+        p.extend_from_slice(&(caps as u16).to_le_bytes());
         p.push(45);
         p.extend_from_slice(&2u16.to_le_bytes());
-        p.extend_from_slice(&((CAPS >> 16) as u16).to_le_bytes());
+        p.extend_from_slice(&((caps >> 16) as u16).to_le_bytes());
         p.push(21);
         p.extend_from_slice(&[0; 10]);
         p.extend_from_slice(b"ijklmnopqrst\0");
@@ -124,6 +128,42 @@ impl Peer<'_> {
 
     fn ok(&mut self) {
         self.send(&[0x00, 0, 0, 2, 0, 0, 0]);
+    }
+
+    /// A text result set (CLIENT_DEPRECATE_EOF framing): one column per name, the rows.
+    fn rows(&mut self, names: &[&str], rows: &[&[&str]]) {
+        self.send(&[names.len() as u8]);
+        for name in names {
+            let mut c = Vec::new();
+            for s in ["def", "", "", "", name, ""] {
+                c.push(s.len() as u8);
+                c.extend_from_slice(s.as_bytes());
+            }
+            c.extend_from_slice(&[0x0C, 8, 0, 0, 1, 0, 0, 0xFD, 0, 0, 0, 0, 0]);
+            self.send(&c);
+        }
+        for row in rows {
+            let mut r = Vec::new();
+            for v in *row {
+                r.push(v.len() as u8);
+                r.extend_from_slice(v.as_bytes());
+            }
+            self.send(&r);
+        }
+        self.send(&[0xFE, 0, 0, 2, 0, 0, 0]);
+    }
+
+    /// Answers commands until the client leaves: `SELECT @@port` with `port`, anything else
+    /// with an OK.
+    fn serve(&mut self, port: &str) {
+        while let Some(command) = self.recv() {
+            self.seq = 1;
+            match command.first() {
+                Some(0x01) | None => return,
+                Some(0x03) if command.ends_with(b"@@port") => self.rows(&["@@port"], &[&[port]]),
+                _ => self.ok(),
+            }
+        }
     }
 }
 
@@ -286,10 +326,10 @@ fn full_authentication_over_the_socket_is_done() {
             Some(clear) if clear == [PASSWORD.as_bytes(), b"\0"].concat() => p.ok(),
             _ => p.send(b"\xff\x15\x04#28000Access denied"),
         }
-        p.drain();
+        p.serve("3306");
     });
     let w = block_on(mywire::connect(&fake.target())).expect("authenticated over the socket");
-    assert!(!w.is_tls());
+    assert!(!w.is_tls() && w.is_socket());
 }
 
 /// A server that switches the client to `plugin`.
@@ -344,4 +384,124 @@ fn an_unknown_plugin_is_refused_by_name() {
     });
     let e = lean_error(&fake);
     assert!(e.detail.contains("mysql_old_password"), "{e}");
+}
+
+/// A CA, and a server certificate for `names` it signed: the server's TLS settings and the
+/// CA's PEM file (in a directory dropped with it).
+struct Pki {
+    _dir: tempfile::TempDir,
+    ca_file: std::path::PathBuf,
+    config: Arc<rustls::ServerConfig>,
+}
+
+fn pki(names: &[&str]) -> Pki {
+    use rcgen::{BasicConstraints, CertificateParams, CertifiedIssuer, IsCa, KeyPair};
+    let mut params = CertificateParams::new(Vec::<String>::new()).expect("CA params");
+    params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    let ca =
+        CertifiedIssuer::self_signed(params, KeyPair::generate().expect("CA key")).expect("CA");
+    let key = KeyPair::generate().expect("key");
+    let names: Vec<String> = names.iter().map(|n| n.to_string()).collect();
+    let leaf = CertificateParams::new(names)
+        .expect("params")
+        .signed_by(&key, &ca)
+        .expect("leaf");
+    let dir = tempfile::tempdir().expect("dir");
+    let ca_file = dir.path().join("ca.pem");
+    std::fs::write(&ca_file, ca.pem()).expect("CA file");
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let config = rustls::ServerConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .expect("versions")
+        .with_no_client_auth()
+        .with_single_cert(
+            vec![leaf.der().clone(), ca.der().clone()],
+            rustls::pki_types::PrivateKeyDer::Pkcs8(key.serialize_der().into()),
+        )
+        .expect("server config");
+    Pki {
+        _dir: dir,
+        ca_file,
+        config: Arc::new(config),
+    }
+}
+
+/// A server that offers TLS, and once it is up takes any login.
+fn tls_server(config: Arc<rustls::ServerConfig>) -> impl Fn(&mut Peer<'_>) + Send + Sync {
+    move |p| {
+        p.greet_with("mysql_native_password", CAPS | 0x0800);
+        // The SSL request, then the TLS handshake on the same stream.
+        if p.recv().is_none() {
+            return;
+        }
+        let Ok(mut conn) = rustls::ServerConnection::new(config.clone()) else {
+            return;
+        };
+        let mut tls = rustls::Stream::new(&mut conn, &mut p.s);
+        let mut inner = Peer {
+            s: &mut tls,
+            heard: p.heard.clone(),
+            seq: p.seq,
+        };
+        if inner.recv().is_some() {
+            inner.ok();
+        }
+        inner.drain();
+    }
+}
+
+#[test]
+fn with_a_ca_the_certificate_must_name_the_host() {
+    let certs = pki(&["localhost"]);
+    let fake = Fake::tcp(tls_server(certs.config.clone()));
+    let tls = |verify_hostname| hammer::db::mysql::MyTls {
+        ca: Some(certs.ca_file.clone()),
+        identity: None,
+        verify_hostname,
+    };
+    // 127.0.0.1 is not a name the certificate has.
+    let by_ip = MyTarget {
+        tls: Some(tls(true)),
+        ..fake.target()
+    };
+    let started = Instant::now();
+    let e = block_on(mywire::connect(&by_ip))
+        .err()
+        .expect("a certificate for another name");
+    assert!(started.elapsed() < BOUND);
+    assert_eq!(e.kind, Failure::Tls, "{e}");
+    assert!(
+        e.detail.contains("maria_ssl_verify_hostname false") && e.detail.contains("maria_host"),
+        "{e}"
+    );
+    // By the name it has, or with the name not checked, the chain is enough.
+    let by_name = MyTarget {
+        host: "localhost".into(),
+        ..by_ip.clone()
+    };
+    let w = block_on(mywire::connect(&by_name)).expect("the name the certificate has");
+    assert!(w.is_tls());
+    // The fake serves one connection at a time.
+    drop(w);
+    let unchecked = MyTarget {
+        tls: Some(tls(false)),
+        ..by_ip.clone()
+    };
+    let w = block_on(mywire::connect(&unchecked)).expect("the name not checked");
+    assert!(w.is_tls());
+    drop(w);
+    // Another CA's certificate is refused whatever the name.
+    let other = pki(&["localhost"]);
+    let stranger = MyTarget {
+        tls: Some(hammer::db::mysql::MyTls {
+            ca: Some(other.ca_file.clone()),
+            identity: None,
+            verify_hostname: false,
+        }),
+        ..by_name.clone()
+    };
+    let e = block_on(mywire::connect(&stranger))
+        .err()
+        .expect("another CA");
+    assert_eq!(e.kind, Failure::Tls, "{e}");
 }

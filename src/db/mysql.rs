@@ -28,6 +28,8 @@ pub struct MyTarget {
 pub struct MyTls {
     pub ca: Option<PathBuf>,
     pub identity: Option<(PathBuf, PathBuf)>,
+    /// With a CA, the certificate must name the host (`*_ssl_verify_hostname`, default true).
+    pub verify_hostname: bool,
 }
 
 impl std::fmt::Debug for MyTarget {
@@ -73,6 +75,7 @@ impl MyTarget {
                 identity: d
                     .get_bool(&format!("{p}_ssl_two_way"))
                     .then(|| (capath.join(k("ssl_cert")), capath.join(k("ssl_key")))),
+                verify_hostname: d.get_bool(&format!("{p}_ssl_verify_hostname")),
             }
         });
         MyTarget {

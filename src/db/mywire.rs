@@ -417,7 +417,7 @@ async fn handshake(t: &MyTarget) -> Result<Wire, DbError> {
                 ),
             ));
         }
-        let config = tls_config(tls).map_err(|e| peer.error(Failure::Tls, e))?;
+        let config = tls_config(tls, t.db.prefix()).map_err(|e| peer.error(Failure::Tls, e))?;
         let name = match ServerName::try_from(t.host.clone()) {
             Ok(name) => name,
             Err(e) => {
@@ -540,10 +540,10 @@ async fn handshake(t: &MyTarget) -> Result<Wire, DbError> {
     Ok(w)
 }
 
-/// The TLS settings mysql_async uses for the same `MyTls`: the CA file's certificates with
-/// the host name not checked, or no verification at all without a CA; the client identity
-/// for two-way TLS.
-fn tls_config(tls: &MyTls) -> Result<Arc<ClientConfig>, String> {
+/// The TLS settings for a `MyTls`: the CA file's certificates, with the host name checked
+/// unless `*_ssl_verify_hostname` is off, or no verification at all without a CA (encryption
+/// only, as libpq's `sslmode=require`); the client identity for two-way TLS.
+fn tls_config(tls: &MyTls, prefix: &'static str) -> Result<Arc<ClientConfig>, String> {
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let inner = match &tls.ca {
         None => None,
@@ -568,7 +568,12 @@ fn tls_config(tls: &MyTls) -> Result<Arc<ClientConfig>, String> {
         .with_safe_default_protocol_versions()
         .map_err(|e| e.to_string())?
         .dangerous()
-        .with_custom_certificate_verifier(Arc::new(Verifier { inner, provider }));
+        .with_custom_certificate_verifier(Arc::new(Verifier {
+            inner,
+            provider,
+            names: tls.verify_hostname,
+            prefix,
+        }));
     let mut config = match &tls.identity {
         None => builder.with_no_client_auth(),
         Some((cert, key)) => {
@@ -589,13 +594,29 @@ fn tls_config(tls: &MyTls) -> Result<Arc<ClientConfig>, String> {
     Ok(Arc::new(config))
 }
 
-/// Checks the server's certificate against the CA but not its name (the CI certificate names
-/// no host), or accepts any certificate when no CA is given.
+/// Checks the server's certificate against the CA, and its name unless told not to, or
+/// accepts any certificate when no CA is given.
 #[derive(Debug)]
 struct Verifier {
     inner: Option<Arc<WebPkiServerVerifier>>,
     provider: Arc<CryptoProvider>,
+    /// The certificate must name the host connected to.
+    names: bool,
+    /// The dictionary's key prefix, for the way out a refusal names.
+    prefix: &'static str,
 }
+
+/// A certificate that does not name the host, with the way out.
+#[derive(Debug)]
+struct WrongName(String);
+
+impl std::fmt::Display for WrongName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for WrongName {}
 
 impl ServerCertVerifier for Verifier {
     fn verify_server_cert(
@@ -611,8 +632,21 @@ impl ServerCertVerifier for Verifier {
         };
         match inner.verify_server_cert(end_entity, intermediates, server_name, ocsp_response, now) {
             Err(rustls::Error::InvalidCertificate(
-                CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. },
-            )) => Ok(ServerCertVerified::assertion()),
+                e @ (CertificateError::NotValidForName
+                | CertificateError::NotValidForNameContext { .. }),
+            )) => {
+                if !self.names {
+                    return Ok(ServerCertVerified::assertion());
+                }
+                let p = self.prefix;
+                let why = format!(
+                    "{e}: connect by a name the certificate has ({p}_host), or set \
+                     {p}_ssl_verify_hostname false to check the chain only"
+                );
+                Err(rustls::Error::InvalidCertificate(CertificateError::Other(
+                    rustls::OtherError(Arc::new(WrongName(why))),
+                )))
+            }
             other => other,
         }
     }
