@@ -52,6 +52,7 @@ const MAX_PAYLOAD: usize = 0xFF_FFFF;
 const MAX_PACKET: u32 = 16 * 1024 * 1024;
 
 const COM_QUIT: u8 = 0x01;
+const COM_INIT_DB: u8 = 0x02;
 const COM_QUERY: u8 = 0x03;
 const COM_STMT_PREPARE: u8 = 0x16;
 const COM_STMT_EXECUTE: u8 = 0x17;
@@ -255,9 +256,40 @@ fn clear_password(pass: Option<&str>) -> Vec<u8> {
 }
 
 async fn reach(t: &MyTarget) -> Result<Wire, DbError> {
-    let mut w = handshake(t).await?;
     let Some(path) = &t.socket else {
-        return Ok(w);
+        return handshake(t).await;
+    };
+    let p = t.db.prefix();
+    let tcp = MyTarget {
+        socket: None,
+        ..t.clone()
+    };
+    // No database yet: on another server it may not exist, which would hide which server
+    // answered.
+    let first = MyTarget {
+        dbname: None,
+        ..t.clone()
+    };
+    let mut w = match handshake(&first).await {
+        Ok(w) => w,
+        // The server behind the socket may be another one, without this login: the
+        // configured host and port decide.
+        Err(e) if e.kind == Failure::Auth => {
+            return match handshake(&tcp).await {
+                Ok(mut w) => {
+                    w.note = Some(format!(
+                        "the server behind {p}_socket {} refused the login ({}): connected \
+                         over TCP to {} instead",
+                        path.display(),
+                        e.detail,
+                        tcp.peer().addr
+                    ));
+                    Ok(w)
+                }
+                Err(_) => Err(e),
+            };
+        }
+        Err(e) => return Err(e),
     };
     let port = match w.query_first("SELECT @@port").await {
         Ok(row) => row.as_deref().and_then(port_of),
@@ -268,15 +300,15 @@ async fn reach(t: &MyTarget) -> Result<Wire, DbError> {
         }
     };
     if port == Some(t.port) {
+        if let Some(db) = &t.dbname {
+            w.use_database(db)
+                .await
+                .map_err(|e| t.peer().error(e.kind, e.detail))?;
+        }
         return Ok(w);
     }
     w.close().await;
-    let p = t.db.prefix();
     let listens = port.map_or("an unknown port".to_string(), |n| format!("port {n}"));
-    let tcp = MyTarget {
-        socket: None,
-        ..t.clone()
-    };
     let note = format!(
         "{p}_socket {path} leads to the server listening on {listens}, not {p}_port {port}: \
          connected over TCP to {addr} instead (set {p}_socket to that server's socket, or \
@@ -804,6 +836,21 @@ impl Wire {
             Outcome::Error(e) => Err(e),
             Outcome::Prepared(_) | Outcome::Infile => {
                 Err(WireError::protocol("a second LOCAL INFILE request"))
+            }
+        }
+    }
+
+    /// Makes `name` the session's database (COM_INIT_DB).
+    pub async fn use_database(&mut self, name: &str) -> Result<(), WireError> {
+        self.ready().await?;
+        self.begin(COM_INIT_DB);
+        self.out.extend_from_slice(name.as_bytes());
+        self.send(Expect::Query).await?;
+        match self.reply(Expect::Query).await? {
+            Outcome::Done(_) => Ok(()),
+            Outcome::Error(e) => Err(e),
+            Outcome::Prepared(_) | Outcome::Infile => {
+                Err(WireError::protocol("a reply of another request"))
             }
         }
     }
