@@ -1,7 +1,10 @@
 //! Hostile MariaDB/MySQL servers: small listeners on loopback (or a unix socket in a
 //! temporary directory) that speak just enough of the protocol to ask for what a real server
 //! never would, or for what a man in the middle would. Each case ends in a clear error within
-//! a bounded time, with no panic and no password handed over.
+//! a bounded time, with no panic and no password handed over: on the lean connection
+//! itself, through `librarycheck` and through `vurun`.
+
+mod common;
 
 use std::io::{Read, Write};
 use std::net::TcpListener;
@@ -10,6 +13,7 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use common::Fixture;
 use hammer::config::Database;
 use hammer::db::mysql::MyTarget;
 use hammer::db::{mywire, Failure};
@@ -225,6 +229,10 @@ impl Fake {
             _dir: Some(dir),
             _thread: thread,
         }
+    }
+
+    fn port(&self) -> u16 {
+        self.addr.parse().expect("a TCP fake")
     }
 
     /// The MariaDB login at this fake server.
@@ -504,4 +512,162 @@ fn with_a_ca_the_certificate_must_name_the_host() {
         .err()
         .expect("another CA");
     assert_eq!(e.kind, Failure::Tls, "{e}");
+}
+
+/// `librarycheck` and `vurun` on the MariaDB dictionary pointed at `fake`: each fails within
+/// [`BOUND`] with an error holding every one of `says`, and nothing printed holds the
+/// password.
+fn through_hammer(fake: &Fake, says: &[&str]) {
+    let mut f = Fixture::new();
+    f.ok(&format!(
+        "dbset db maria; diset connection maria_host 127.0.0.1; diset connection maria_port {}; \
+         diset connection maria_socket null; diset tpcc maria_user hammer; \
+         diset tpcc maria_pass {PASSWORD}; diset tpcc maria_dbase tpcc",
+        fake.port()
+    ));
+    let started = Instant::now();
+    let (r, lines) = f.console("let r = librarycheck(); [r.maria.ok, r.maria.error]");
+    assert!(
+        started.elapsed() < BOUND,
+        "librarycheck took {:?}",
+        started.elapsed()
+    );
+    let r = r.expect("librarycheck runs");
+    let text = lines.join("\n");
+    assert!(r.starts_with("[false, "), "{r}\n{text}");
+    for said in says {
+        assert!(r.contains(said), "librarycheck: {said:?} not in {r}");
+    }
+    assert!(
+        !r.contains(PASSWORD) && !text.contains(PASSWORD),
+        "{r}\n{text}"
+    );
+
+    let started = Instant::now();
+    let (r, lines) = f.console("vurun()");
+    assert!(
+        started.elapsed() < BOUND,
+        "vurun took {:?}",
+        started.elapsed()
+    );
+    let text = lines.join("\n");
+    let e = r.expect_err("vurun on a hostile server");
+    for said in says {
+        assert!(e.contains(said), "vurun: {said:?} not in {e}\n{text}");
+    }
+    assert!(
+        !e.contains(PASSWORD) && !text.contains(PASSWORD),
+        "{e}\n{text}"
+    );
+    f.ok("vudestroy");
+}
+
+/// A server that takes the login, then answers every command with `reply`.
+fn after_login(reply: fn(&mut Peer<'_>)) -> impl Fn(&mut Peer<'_>) + Send + Sync {
+    move |p| {
+        p.greet("mysql_native_password");
+        if p.recv().is_none() {
+            return;
+        }
+        p.ok();
+        while let Some(command) = p.recv() {
+            if command.first() == Some(&0x01) {
+                return;
+            }
+            p.seq = 1;
+            match command.first() {
+                // A statement of one parameter (the checks' name), so the hostile reply
+                // comes to its execution.
+                Some(0x16) => {
+                    let mut ok = vec![0x00];
+                    ok.extend_from_slice(&1u32.to_le_bytes());
+                    ok.extend_from_slice(&0u16.to_le_bytes());
+                    ok.extend_from_slice(&1u16.to_le_bytes());
+                    ok.extend_from_slice(&[0, 0, 0]);
+                    p.send(&ok);
+                    p.send(b"\x03def\x00\x00\x00\x01?\x00\x0c\x3f\x00\x00\x00\x00\x00\xfd\x80\x00\x00\x00\x00");
+                }
+                // COM_STMT_CLOSE has no reply.
+                Some(0x19) => {}
+                _ => reply(p),
+            }
+        }
+    }
+}
+
+#[test]
+fn an_rsa_key_exchange_over_plain_tcp_is_refused_by_hammer() {
+    for key in [
+        &b"-----BEGIN PUBLIC KEY-----\ngarbage\n"[..],
+        b"",
+        b"\x00\xff",
+    ] {
+        let fake = Fake::tcp(full_auth(key));
+        through_hammer(
+            &fake,
+            &[
+                "authentication failed",
+                "caching_sha2_password's full authentication",
+                "maria_ssl true",
+            ],
+        );
+        assert!(
+            !fake.heard.password_or_key_request(),
+            "the client gave it away"
+        );
+    }
+}
+
+#[test]
+fn an_unknown_plugin_is_refused_by_hammer() {
+    let fake = Fake::tcp(switch_to("client_ed25519"));
+    through_hammer(&fake, &["authentication failed", "client_ed25519"]);
+    let fake = Fake::tcp(switch_to("sha256_password"));
+    through_hammer(
+        &fake,
+        &["authentication failed", "sha256_password", "maria_ssl true"],
+    );
+    assert!(!fake.heard.password_or_key_request());
+}
+
+#[test]
+fn a_huge_column_count_is_a_lost_connection() {
+    let fake = Fake::tcp(after_login(|p| {
+        // 2^62 columns.
+        let mut head = vec![0xFE];
+        head.extend_from_slice(&(1u64 << 62).to_le_bytes());
+        p.send(&head);
+    }));
+    through_hammer(&fake, &["connection lost", "columns (at most 4096)"]);
+}
+
+#[test]
+fn a_wrong_sequence_id_is_a_lost_connection() {
+    let fake = Fake::tcp(after_login(|p| {
+        p.seq = 7;
+        p.ok();
+    }));
+    through_hammer(&fake, &["connection lost", "sequence id 7 where 1 was due"]);
+    // In the middle of a result set too.
+    let fake = Fake::tcp(after_login(|p| {
+        p.send(&[1]);
+        p.seq += 1;
+        p.send(b"garbage");
+    }));
+    through_hammer(&fake, &["connection lost", "sequence id 3 where 2 was due"]);
+}
+
+#[test]
+fn a_greeting_mysql_common_would_panic_on_is_refused() {
+    let fake = Fake::tcp(|p| {
+        let mut g = vec![10];
+        g.extend_from_slice(b"8.0.36\0");
+        g.extend_from_slice(&[0; 20]);
+        g.push(0x80);
+        g.extend_from_slice(&[0; 40]);
+        p.seq = 0;
+        p.send(&g);
+        p.drain();
+    });
+    through_hammer(&fake, &["connection lost", "auth-plugin-data length"]);
 }

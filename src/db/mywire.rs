@@ -802,9 +802,10 @@ impl Wire {
         args: &[Arg<'_>],
     ) -> Result<Vec<Vec<Value>>, WireError> {
         let stmt = self.prepare(sql).await?;
-        let rows = self.execute_all(stmt, args).await;
+        // The execution's failure is the one to tell: after it the close may fail too.
+        let rows = self.execute_all(stmt, args).await?;
         self.close_statement(stmt).await?;
-        rows
+        Ok(rows)
     }
 
     /// Frees a prepared statement on the server (COM_STMT_CLOSE has no reply).
