@@ -1259,7 +1259,7 @@ impl Session {
                 .line(format!("Checking database library for {name}"));
             let driver = match db {
                 Database::Pg => "tokio-postgres",
-                _ => "mysql_async",
+                _ => "mywire",
             };
             self.out.line(format!(
                 "Success ... {driver} driver is built into hammer for {name}"
@@ -1268,10 +1268,24 @@ impl Session {
             match probe {
                 Ok(info) => {
                     let tls = if info.tls { "TLS on" } else { "TLS off" };
+                    let port = info
+                        .port
+                        .map(|p| format!(", @@port {p}"))
+                        .unwrap_or_default();
+                    let via = if info.peer.addr.starts_with('/') {
+                        "socket"
+                    } else {
+                        "TCP"
+                    };
                     self.out.line(format!(
-                        "Server {} answers as user {}: {} ({tls})",
+                        "Server {} answers as user {}: {} ({via}, {tls}{port})",
                         info.peer.addr, info.peer.user, info.version
                     ));
+                    if let Some(note) = &info.note {
+                        self.out.line(format!("Note: {note}"));
+                    }
+                    entry.insert("addr".into(), info.peer.addr.clone().into());
+                    entry.insert("port".into(), info.port.map_or(0, i64::from).into());
                     entry.insert("ok".into(), true.into());
                     entry.insert("version".into(), info.version.into());
                     entry.insert("tls".into(), info.tls.into());

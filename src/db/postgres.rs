@@ -712,6 +712,8 @@ pub async fn probe(t: &PgTarget) -> Result<ServerInfo, DbError> {
         version: format!("PostgreSQL {}", row.get::<_, String>(0)),
         tls: row.get(1),
         peer,
+        port: None,
+        note: None,
     })
 }
 
