@@ -392,10 +392,13 @@ async fn refuses_a_database_with_tables_and_leaves_it_alone() {
     );
 
     schema.delete(&say).await.expect("delete");
-    let msg = state(schema.delete(&say).await.expect_err("nothing to delete"));
+    // Nothing to delete is said, and is no error.
+    let said = schema.delete(&say).await.expect("nothing to delete");
     assert!(
-        msg.starts_with(&format!("Database {name} does not exist on MariaDB at")),
-        "{msg}"
+        said.len() == 1
+            && said[0].starts_with(&format!("Database {name} does not exist on MariaDB at"))
+            && said[0].ends_with(": nothing to delete"),
+        "{said:?}"
     );
 }
 
@@ -596,4 +599,86 @@ async fn order_line_is_partitioned_from_200_warehouses() {
     assert_eq!(engine.as_deref(), Some("MyISAM"));
     conn.disconnect().await.unwrap();
     schema.delete(&say).await.expect("delete");
+}
+
+/// Two MariaDB servers on one machine: the dictionary names the second one's port while
+/// `maria_socket` is the first one's socket (HammerDB's default). The socket leads to the
+/// wrong server, so hammer builds on the configured port over TCP, and says so.
+#[test]
+fn the_configured_port_wins_over_another_servers_socket() {
+    let servers = Servers::get();
+    servers.require();
+    servers.require_maria2();
+    let name = dbname("port");
+    let mut f = common::Fixture::new();
+    f.ok(&servers.configure());
+    f.ok(&format!(
+        "dbset db maria; diset connection maria_port {}; diset connection maria_socket {}; \
+         diset tpcc maria_dbase {name}; diset tpcc maria_count_ware 1; diset tpcc maria_num_vu 1",
+        servers.maria2_port, servers.maria_socket
+    ));
+    let mut settings = settings(Database::Maria, &name, None);
+    settings
+        .set(
+            Target::Db(Database::Maria),
+            "connection",
+            "maria_port",
+            &servers.maria2_port.to_string(),
+        )
+        .expect("maria_port");
+    let _scratch = Scratch {
+        settings,
+        db: Database::Maria,
+    };
+
+    let (r, lines) = f.console("let r = librarycheck(); [r.maria.ok, r.maria.addr, r.maria.port]");
+    let text = lines.join("\n");
+    assert_eq!(
+        r,
+        Ok(format!(
+            "[true, \"{}:{}\", {}]",
+            servers.maria_host, servers.maria2_port, servers.maria2_port
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!(
+            "maria_socket {} leads to the server listening on port {}, not maria_port {}",
+            servers.maria_socket, servers.maria_port, servers.maria2_port
+        )),
+        "{text}"
+    );
+
+    let (r, lines) = f.console("buildschema().ok");
+    let text = lines.join("\n");
+    assert_eq!(r, Ok("true".to_string()), "{r:?}\n{text}");
+    assert!(text.contains("connected over TCP to"), "{text}");
+    // The schema is on the server named, and only there.
+    assert!(
+        servers.maria_databases(servers.maria2_port).contains(&name),
+        "{text}"
+    );
+    assert!(
+        !servers.maria_databases(servers.maria_port).contains(&name),
+        "built on the server behind the socket"
+    );
+    let (r, lines) = f.console("checkschema().ok");
+    assert_eq!(r, Ok("true".to_string()), "{}", lines.join("\n"));
+
+    // Through the second server's own socket, the check passes and nothing is rerouted.
+    f.ok(&format!(
+        "diset connection maria_socket {}",
+        servers.maria2_socket
+    ));
+    let (r, lines) = f.console("let r = librarycheck(); [r.maria.addr, r.maria.port]");
+    assert_eq!(
+        r,
+        Ok(format!(
+            "[\"{}\", {}]",
+            servers.maria2_socket, servers.maria2_port
+        )),
+        "{}",
+        lines.join("\n")
+    );
+    assert!(!lines.iter().any(|l| l.starts_with("Note:")), "{lines:#?}");
 }

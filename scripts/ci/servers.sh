@@ -7,8 +7,10 @@
 # clusters (Debian's 15/main, /var/lib/mysql) are never touched.
 #   PostgreSQL 127.0.0.1:${HAMMER_PG_PORT:-5432}     superuser postgres/postgres
 #   MariaDB    127.0.0.1:${HAMMER_MARIA_PORT:-3306}  socket /tmp/mariadb.sock, root/maria
-#   both: login hammer_nocreate/nocreate that may not create databases,
-#         TLS with a self-signed cert ($HAMMER_CI_DIR/ssl/server.crt).
+#   MariaDB #2 127.0.0.1:${HAMMER_MARIA2_PORT:-3307} socket /tmp/mariadb2.sock, root/maria:
+#              a small second server, for the tests of two servers on one machine
+#   all: login hammer_nocreate/nocreate that may not create databases,
+#        TLS with a certificate from a private CA ($HAMMER_CI_DIR/ssl/ca.crt).
 # The settings trade durability for speed: these are throwaway test servers.
 set -euo pipefail
 
@@ -16,6 +18,8 @@ CI_DIR=${HAMMER_CI_DIR:-/tmp/hammer-ci}
 PG_PORT=${HAMMER_PG_PORT:-5432}
 MARIA_PORT=${HAMMER_MARIA_PORT:-3306}
 MARIA_SOCK=/tmp/mariadb.sock # HammerDB's default maria_socket
+MARIA2_PORT=${HAMMER_MARIA2_PORT:-3307}
+MARIA2_SOCK=/tmp/mariadb2.sock
 WAIT_SECS=60
 
 SSL_DIR=$CI_DIR/ssl
@@ -23,9 +27,8 @@ PG_DIR=$CI_DIR/pg # also the unix socket directory
 PG_DATA=$PG_DIR/data
 PG_LOG=$PG_DIR/postgres.log
 MARIA_DIR=$CI_DIR/maria
-MARIA_CNF=$MARIA_DIR/my.cnf
-MARIA_PID=$MARIA_DIR/mariadbd.pid
 MARIA_LOG=$MARIA_DIR/mariadbd.log
+MARIA2_DIR=$CI_DIR/maria2
 
 log() { echo "servers.sh: $*"; }
 die() {
@@ -67,7 +70,11 @@ PG_BIN=$(find_pg_bin)
 MARIADBD=$(command -v mariadbd || echo /usr/sbin/mariadbd)
 
 # Clients ignore /etc/mysql/*.cnf (which points at /run/mysqld/mysqld.sock).
-maria_sock() { mariadb --no-defaults -S "$MARIA_SOCK" "$@"; }
+maria_sock() {
+	local sock=$1
+	shift
+	mariadb --no-defaults -S "$sock" "$@"
+}
 
 as_postgres() { runuser -u postgres -- "$@"; }
 
@@ -128,18 +135,32 @@ ensure_user() {
 	useradd --system --user-group --home-dir "$home" --no-create-home --shell "$shell" "$user"
 }
 
-# One self-signed certificate for both servers; CN/SAN cover localhost and 127.0.0.1.
+# A private CA ($SSL_DIR/ca.crt, what clients trust: pg_sslrootcert, maria_ssl_ca) and one
+# server certificate it signed for both servers; its SANs cover localhost and 127.0.0.1, so
+# clients can check the host name too (libpq's verify-full). A certificate that is its own CA
+# would not do: a verifier refuses a CA certificate used as the server's.
 ensure_cert() {
-	[[ -s $SSL_DIR/server.crt && -s $SSL_DIR/server.key ]] && return 0
+	[[ -s $SSL_DIR/ca.crt && -s $SSL_DIR/server.crt && -s $SSL_DIR/server.key ]] && return 0
 	mkdir -p "$SSL_DIR"
-	openssl req -x509 -newkey rsa:2048 -nodes -sha256 -days 3650 \
-		-subj "/CN=localhost" \
-		-addext "subjectAltName=DNS:localhost,IP:127.0.0.1,IP:::1" \
-		-keyout "$SSL_DIR/server.key" -out "$SSL_DIR/server.crt" \
-		>"$SSL_DIR/openssl.log" 2>&1 ||
-		die_with_log "$SSL_DIR/openssl.log" "openssl could not make the self-signed certificate"
-	chmod 644 "$SSL_DIR/server.crt"
-	chmod 600 "$SSL_DIR/server.key"
+	{
+		openssl req -x509 -newkey rsa:2048 -nodes -sha256 -days 3650 \
+			-subj "/CN=hammer CI CA" \
+			-addext "basicConstraints=critical,CA:TRUE" \
+			-addext "keyUsage=critical,keyCertSign,cRLSign" \
+			-keyout "$SSL_DIR/ca.key" -out "$SSL_DIR/ca.crt" &&
+			openssl req -newkey rsa:2048 -nodes -sha256 -subj "/CN=localhost" \
+				-keyout "$SSL_DIR/server.key" -out "$SSL_DIR/server.csr" &&
+			printf '%s\n' "basicConstraints=critical,CA:FALSE" \
+				"keyUsage=critical,digitalSignature,keyEncipherment" \
+				"extendedKeyUsage=serverAuth" \
+				"subjectAltName=DNS:localhost,IP:127.0.0.1,IP:::1" >"$SSL_DIR/server.ext" &&
+			openssl x509 -req -in "$SSL_DIR/server.csr" -CA "$SSL_DIR/ca.crt" \
+				-CAkey "$SSL_DIR/ca.key" -CAcreateserial -days 3650 -sha256 \
+				-extfile "$SSL_DIR/server.ext" -out "$SSL_DIR/server.crt"
+	} >"$SSL_DIR/openssl.log" 2>&1 ||
+		die_with_log "$SSL_DIR/openssl.log" "openssl could not make the CA and the server certificate"
+	chmod 644 "$SSL_DIR/ca.crt" "$SSL_DIR/server.crt"
+	chmod 600 "$SSL_DIR/server.key" "$SSL_DIR/ca.key"
 }
 
 # Each server gets its own copy of cert+key, owned by its OS user, because
@@ -148,6 +169,7 @@ install_cert() {
 	local dir=$1 owner=$2
 	install -m 644 -o "$owner" -g "$owner" "$SSL_DIR/server.crt" "$dir/server.crt"
 	install -m 600 -o "$owner" -g "$owner" "$SSL_DIR/server.key" "$dir/server.key"
+	install -m 644 -o "$owner" -g "$owner" "$SSL_DIR/ca.crt" "$dir/ca.crt"
 }
 
 # ---------------------------------------------------------------- PostgreSQL
@@ -243,89 +265,94 @@ pg_status() {
 
 # ---------------------------------------------------------------- MariaDB
 
-maria_pid() { live_pid "$MARIA_PID"; }
+# Each MariaDB server is named by its directory, port and socket: the main one
+# ($MARIA_DIR, $MARIA_PORT, $MARIA_SOCK) and a small second one ($MARIA2_*).
+maria_pid() { live_pid "${1:-$MARIA_DIR}/mariadbd.pid"; }
 # ping exits 0 whenever a server answers, even with "access denied".
 maria_answers() {
-	mariadb-admin --no-defaults --protocol=tcp -h 127.0.0.1 -P "$MARIA_PORT" \
+	mariadb-admin --no-defaults --protocol=tcp -h 127.0.0.1 -P "${1:-$MARIA_PORT}" \
 		--connect-timeout=3 ping >/dev/null 2>&1
 }
 maria_sock_answers() {
-	mariadb-admin --no-defaults -S "$MARIA_SOCK" --connect-timeout=3 ping >/dev/null 2>&1
+	mariadb-admin --no-defaults -S "${1:-$MARIA_SOCK}" --connect-timeout=3 ping >/dev/null 2>&1
 }
 
 maria_stop() {
-	local pid
-	pid=$(maria_pid) || return 0
-	log "stopping MariaDB (pid $pid)"
+	local dir=${1:-$MARIA_DIR} name=${2:-MariaDB} pid
+	pid=$(maria_pid "$dir") || return 0
+	log "stopping $name (pid $pid)"
 	# SIGTERM is mariadbd's normal shutdown and needs no password.
 	kill_and_wait "$pid"
 }
 
+# maria_start_fresh DIR PORT SOCKET NAME BUFFER_POOL LOG_FILE_SIZE MAX_CONNECTIONS
 maria_start_fresh() {
+	local dir=$1 port=$2 sock=$3 name=$4 pool=$5 logsize=$6 conns=$7
+	local cnf=$dir/my.cnf pidfile=$dir/mariadbd.pid logfile=$dir/mariadbd.log
 	[[ -x $MARIADBD ]] || die "no mariadbd found (apt-get install mariadb-server)"
 	ensure_user mysql /nonexistent /bin/false
-	rm -f "$MARIA_SOCK" "$MARIA_SOCK.lock" # stale leftovers block the bind
-	rm -rf "$MARIA_DIR"
-	install -d -m 750 -o mysql -g mysql "$MARIA_DIR" "$MARIA_DIR/data" "$MARIA_DIR/tmp"
-	install_cert "$MARIA_DIR" mysql
+	rm -f "$sock" "$sock.lock" # stale leftovers block the bind
+	rm -rf "$dir"
+	install -d -m 750 -o mysql -g mysql "$dir" "$dir/data" "$dir/tmp"
+	install_cert "$dir" mysql
 
 	# Our own option file, so /etc/mysql (socket in /run/mysqld, etc.) is ignored.
-	cat >"$MARIA_CNF" <<-EOF
+	cat >"$cnf" <<-EOF
 		# hammer CI (scripts/ci/servers.sh)
 		[mysqld]
 		user = mysql
-		datadir = $MARIA_DIR/data
-		tmpdir = $MARIA_DIR/tmp
-		pid-file = $MARIA_PID
-		log-error = $MARIA_LOG
+		datadir = $dir/data
+		tmpdir = $dir/tmp
+		pid-file = $pidfile
+		log-error = $logfile
 		bind-address = 127.0.0.1
-		port = $MARIA_PORT
-		socket = $MARIA_SOCK
+		port = $port
+		socket = $sock
 		# accounts are made for 127.0.0.1 and localhost, so no DNS is needed
 		skip-name-resolve
 		character-set-server = utf8mb4
 		collation-server = utf8mb4_general_ci
 		local_infile = ON
-		max_connections = 300
-		innodb_buffer_pool_size = 1G
-		innodb_log_file_size = 512M
+		max_connections = $conns
+		innodb_buffer_pool_size = $pool
+		innodb_log_file_size = $logsize
 		# Test speed only: lose up to a second of commits on a crash.
 		innodb_flush_log_at_trx_commit = 0
-		ssl_cert = $MARIA_DIR/server.crt
-		ssl_key = $MARIA_DIR/server.key
-		ssl_ca = $MARIA_DIR/server.crt
+		ssl_cert = $dir/server.crt
+		ssl_key = $dir/server.key
+		ssl_ca = $dir/ca.crt
 	EOF
-	chmod 644 "$MARIA_CNF"
+	chmod 644 "$cnf"
 
 	# 'normal' root auth (password, not unix_socket); no 'test' db, whose
 	# wildcard grants would let any user create test_* databases.
-	mariadb-install-db --defaults-file="$MARIA_CNF" --auth-root-authentication-method=normal \
-		--skip-test-db --skip-name-resolve --user=mysql >"$MARIA_DIR/install-db.log" 2>&1 ||
-		die_with_log "$MARIA_DIR/install-db.log" "mariadb-install-db failed"
+	mariadb-install-db --defaults-file="$cnf" --auth-root-authentication-method=normal \
+		--skip-test-db --skip-name-resolve --user=mysql >"$dir/install-db.log" 2>&1 ||
+		die_with_log "$dir/install-db.log" "mariadb-install-db failed"
 
-	log "starting MariaDB on 127.0.0.1:$MARIA_PORT, socket $MARIA_SOCK"
+	log "starting $name on 127.0.0.1:$port, socket $sock"
 	# setsid + no inherited stdio: the server outlives this script and never
 	# holds a CI log pipe open.
-	setsid "$MARIADBD" --defaults-file="$MARIA_CNF" </dev/null >>"$MARIA_LOG" 2>&1 &
+	setsid "$MARIADBD" --defaults-file="$cnf" </dev/null >>"$logfile" 2>&1 &
 	local launcher=$! i
 	for ((i = 0; i < WAIT_SECS * 2; i++)); do
-		maria_sock_answers && maria_answers && break
+		maria_sock_answers "$sock" && maria_answers "$port" && break
 		# Give up early if the server already died.
-		if ! alive "$launcher" && ! maria_pid >/dev/null; then
-			die_with_log "$MARIA_LOG" "mariadbd exited during startup"
+		if ! alive "$launcher" && ! maria_pid "$dir" >/dev/null; then
+			die_with_log "$logfile" "mariadbd exited during startup"
 		fi
 		sleep 0.5
 	done
-	maria_answers || die_with_log "$MARIA_LOG" "MariaDB does not answer on 127.0.0.1:$MARIA_PORT after ${WAIT_SECS}s"
+	maria_answers "$port" || die_with_log "$logfile" "$name does not answer on 127.0.0.1:$port after ${WAIT_SECS}s"
 
 	# Fresh root has an empty password over the socket; set up the accounts.
 	# Drop anonymous accounts (''@localhost would shadow hammer_nocreate@% on the
 	# socket) and install-db's passwordless root@<hostname>.
 	local drops
-	drops=$(maria_sock -uroot -N -B -e \
+	drops=$(maria_sock "$sock" -uroot -N -B -e \
 		"SELECT CONCAT('DROP USER ', QUOTE(user), '@', QUOTE(host), ';') FROM mysql.user
 		 WHERE user = '' OR (user = 'root' AND host NOT IN ('localhost', '127.0.0.1', '::1', '%'))") ||
-		die_with_log "$MARIA_LOG" "cannot log in as root on $MARIA_SOCK after install"
+		die_with_log "$logfile" "cannot log in as root on $sock after install"
 	local sql="$drops"
 	local host
 	for host in localhost 127.0.0.1 ::1 %; do
@@ -337,16 +364,16 @@ GRANT ALL PRIVILEGES ON *.* TO 'root'@'$host' WITH GRANT OPTION;"
 	sql+="
 CREATE USER 'hammer_nocreate'@'%' IDENTIFIED VIA mysql_native_password USING PASSWORD('nocreate');
 FLUSH PRIVILEGES;"
-	maria_sock -uroot -e "$sql" || die_with_log "$MARIA_LOG" "could not set up MariaDB accounts"
+	maria_sock "$sock" -uroot -e "$sql" || die_with_log "$logfile" "could not set up $name accounts"
 }
 
 maria_status() {
-	local v
-	if v=$(mariadb --no-defaults --protocol=tcp -h 127.0.0.1 -P "$MARIA_PORT" -uroot -pmaria \
+	local dir=${1:-$MARIA_DIR} port=${2:-$MARIA_PORT} name=${3:-MariaDB} v
+	if v=$(mariadb --no-defaults --protocol=tcp -h 127.0.0.1 -P "$port" -uroot -pmaria \
 		--connect-timeout=3 -N -B -e 'SELECT VERSION()' 2>/dev/null); then
-		echo "MariaDB 127.0.0.1:$MARIA_PORT: answering (version $v, pid $(maria_pid || echo '?'))"
+		echo "$name 127.0.0.1:$port: answering (version $v, pid $(maria_pid "$dir" || echo '?'))"
 	else
-		echo "MariaDB 127.0.0.1:$MARIA_PORT: NOT answering"
+		echo "$name 127.0.0.1:$port: NOT answering"
 		return 1
 	fi
 }
@@ -357,18 +384,20 @@ print_facts() {
 	cat <<-EOF
 		PostgreSQL 127.0.0.1:$PG_PORT superuser postgres/postgres
 		MariaDB 127.0.0.1:$MARIA_PORT socket $MARIA_SOCK root/maria
-		  both: user hammer_nocreate/nocreate (cannot create databases); TLS cert $SSL_DIR/server.crt
-		  PostgreSQL socket dir $PG_DIR, log $PG_LOG; MariaDB log $MARIA_LOG
+		MariaDB #2 127.0.0.1:$MARIA2_PORT socket $MARIA2_SOCK root/maria
+		  all: user hammer_nocreate/nocreate (cannot create databases); TLS CA $SSL_DIR/ca.crt
+		  PostgreSQL socket dir $PG_DIR, log $PG_LOG; MariaDB log $MARIA_LOG, #2 $MARIA2_DIR/mariadbd.log
 	EOF
 }
 
 cmd_start() {
 	[[ $(id -u) == 0 ]] || die "run as root (it starts servers as the users postgres and mysql)"
-	local t0=$SECONDS keep_pg=0 keep_maria=0
+	local t0=$SECONDS keep_pg=0 keep_maria=0 keep_maria2=0
 	pg_pid >/dev/null && pg_answers && keep_pg=1
 	maria_pid >/dev/null && maria_answers && keep_maria=1
-	if ((keep_pg && keep_maria)); then
-		log "both servers already run and answer: nothing to do"
+	maria_pid "$MARIA2_DIR" >/dev/null && maria_answers "$MARIA2_PORT" && keep_maria2=1
+	if ((keep_pg && keep_maria && keep_maria2)); then
+		log "all servers already run and answer: nothing to do"
 		print_facts
 		return 0
 	fi
@@ -376,8 +405,9 @@ cmd_start() {
 	# Half-alive servers of ours (e.g. a hung one) go away before the wipe.
 	((keep_pg)) || pg_stop
 	((keep_maria)) || maria_stop
-	# The certificate is shared, so it is only renewed when neither server keeps it.
-	if ((!keep_pg && !keep_maria)); then
+	((keep_maria2)) || maria_stop "$MARIA2_DIR" "MariaDB #2"
+	# The certificate is shared, so it is only renewed when no server keeps it.
+	if ((!keep_pg && !keep_maria && !keep_maria2)); then
 		rm -rf "$SSL_DIR"
 	fi
 	# Check both ports before starting anything, so a clash leaves nothing half-up.
@@ -388,12 +418,29 @@ cmd_start() {
 			die "another MariaDB (not ours) answers on $MARIA_SOCK; stop it first"
 		fi
 	fi
+	if ((!keep_maria2)); then
+		free_port "$MARIA2_PORT" "MariaDB" HAMMER_MARIA2_PORT
+		if maria_sock_answers "$MARIA2_SOCK"; then
+			die "another MariaDB (not ours) answers on $MARIA2_SOCK; stop it first"
+		fi
+	fi
 	mkdir -p "$CI_DIR"
 	chmod 755 "$CI_DIR" # postgres and mysql must be able to enter it
 	ensure_cert
 
 	if ((keep_pg)); then log "PostgreSQL already runs and answers: kept"; else pg_start_fresh; fi
-	if ((keep_maria)); then log "MariaDB already runs and answers: kept"; else maria_start_fresh; fi
+	if ((keep_maria)); then
+		log "MariaDB already runs and answers: kept"
+	else
+		maria_start_fresh "$MARIA_DIR" "$MARIA_PORT" "$MARIA_SOCK" MariaDB 1G 512M 300
+	fi
+	# The second server is small: it holds the one-warehouse schemas of the tests of two
+	# servers on one machine.
+	if ((keep_maria2)); then
+		log "MariaDB #2 already runs and answers: kept"
+	else
+		maria_start_fresh "$MARIA2_DIR" "$MARIA2_PORT" "$MARIA2_SOCK" "MariaDB #2" 128M 64M 60
+	fi
 
 	log "servers up in $((SECONDS - t0))s"
 	print_facts
@@ -402,6 +449,7 @@ cmd_start() {
 cmd_stop() {
 	pg_stop
 	maria_stop
+	maria_stop "$MARIA2_DIR" "MariaDB #2"
 	log "stopped (or were not running)"
 }
 
@@ -429,6 +477,7 @@ cmd_status() {
 	local rc=0
 	pg_status || rc=1
 	maria_status || rc=1
+	maria_status "$MARIA2_DIR" "$MARIA2_PORT" "MariaDB #2" || rc=1
 	return $rc
 }
 

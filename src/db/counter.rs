@@ -4,10 +4,10 @@
 
 use std::time::{Instant, SystemTime};
 
-use mysql_async::prelude::Queryable;
 use tokio_postgres::SimpleQueryMessage;
 
 use super::mysql::{self as my, MyTarget};
+use super::mywire::{self, Arg, Wire};
 use super::postgres::{self as pg, PgConn, PgTarget};
 use super::{DbError, Failure};
 use crate::config::{Database, Settings};
@@ -57,7 +57,7 @@ enum Inner {
         target: MyTarget,
         /// The schema database, for `district`.
         dbname: String,
-        conn: Option<mysql_async::Conn>,
+        conn: Option<Box<Wire>>,
         district: bool,
     },
 }
@@ -156,24 +156,65 @@ impl CounterSource {
                 conn,
                 district,
             } => {
-                let mut c = my::connect(target).await?;
-                let found: Result<Option<i64>, _> = c
-                    .exec_first(
+                let mut c = mywire::connect(target).await?;
+                let found = c
+                    .exec_rows(
                         "SELECT COUNT(*) FROM information_schema.tables \
                          WHERE table_schema = ? AND table_name = 'district'",
-                        (dbname.as_str(),),
+                        &[Arg::Text(dbname.as_bytes())],
                     )
                     .await;
-                *district = matches!(found, Ok(Some(n)) if n > 0);
-                *conn = Some(c);
+                *district = matches!(&found, Ok(rows) if rows
+                    .first()
+                    .and_then(|r| r.first())
+                    .and_then(my::int_of)
+                    .is_some_and(|n| n > 0));
+                *conn = Some(Box::new(c));
                 Ok(*district)
             }
         }
     }
 
-    /// Reads the counters, connecting first when not connected. A failure leaves the source
-    /// disconnected; the next call connects again.
+    /// How long a reading may wait for the server before it counts as lost.
+    fn reply_timeout(&self) -> std::time::Duration {
+        match &self.inner {
+            Inner::Pg { admin, .. } => admin.bounds.reply_timeout,
+            Inner::My { target, .. } => target.bounds.reply_timeout,
+        }
+    }
+
+    /// Reads the counters, connecting first when not connected, within the reply timeout. A
+    /// failure leaves the source disconnected; the next call connects again.
     pub async fn read(&mut self) -> Result<Reading, DbError> {
+        let limit = self.reply_timeout();
+        match tokio::time::timeout(limit, self.read_once()).await {
+            Ok(r) => r,
+            Err(_) => {
+                // The connections are mid-reply: dropped, not closed politely.
+                match &mut self.inner {
+                    Inner::Pg { stats, schema, .. } => {
+                        stats.take();
+                        schema.take();
+                    }
+                    Inner::My { conn, .. } => drop(conn.take()),
+                }
+                let peer = match &self.inner {
+                    Inner::Pg { admin, .. } => admin.peer(),
+                    Inner::My { target, .. } => target.peer(),
+                };
+                Err(peer.failed(
+                    "no reply from",
+                    Failure::Lost,
+                    format!(
+                        "the counters' query got no answer within {} s (the reply timeout)",
+                        limit.as_secs_f64()
+                    ),
+                ))
+            }
+        }
+    }
+
+    async fn read_once(&mut self) -> Result<Reading, DbError> {
         if !self.is_connected() {
             self.connect().await?;
         }
@@ -209,7 +250,7 @@ impl CounterSource {
             }
             Inner::My { conn, .. } => {
                 if let Some(c) = conn.take() {
-                    let _ = c.disconnect().await;
+                    c.close().await;
                 }
             }
         }
@@ -281,23 +322,22 @@ async fn read_pg(
 async fn read_my(
     target: &MyTarget,
     dbname: &str,
-    conn: &mut Option<mysql_async::Conn>,
+    conn: &mut Option<Box<Wire>>,
     district: &mut bool,
 ) -> Result<Reading, DbError> {
     let peer = target.peer();
     let Some(c) = conn.as_mut() else {
         return Err(peer.failed("cannot read", Failure::Lost, "not connected"));
     };
-    let failed = |e: mysql_async::Error| {
-        let (kind, detail) = my::classify(&e);
-        peer.failed("cannot read counters of", kind, detail)
-    };
+    let failed = |e: mywire::WireError| peer.failed("cannot read counters of", e.kind, e.detail);
     let sent = Instant::now();
-    let status: Vec<(String, String)> = c.query(MY_COUNTERS).await.map_err(failed)?;
+    let status = c.query_rows(MY_COUNTERS).await.map_err(failed)?;
     let received = Instant::now();
     let mut parts = Vec::new();
     let mut uptime = 0.0;
-    for (name, value) in &status {
+    for row in &status {
+        let cell = |i: usize| row.get(i).and_then(my::text_of).unwrap_or_default();
+        let (name, value) = (cell(0), cell(1));
         let v = value.trim().parse::<u64>().unwrap_or(0);
         match name.to_ascii_lowercase().as_str() {
             "com_commit" => parts.push((0, v)),
@@ -312,9 +352,17 @@ async fn read_my(
             "SELECT COALESCE(SUM(d_next_o_id), 0) FROM `{}`.district",
             dbname.replace('`', "``")
         );
-        match c.query_first::<i64, _>(sql).await {
-            Ok(v) => new_orders = v.map(|v| v.max(0) as u64),
-            Err(e) if e.is_fatal() => return Err(failed(e)),
+        match c.query_first(&sql).await {
+            Ok(row) => {
+                new_orders = row
+                    .as_deref()
+                    .and_then(|r| r.first())
+                    .and_then(my::int_of)
+                    .map(|v| v.max(0) as u64)
+            }
+            // The connection is gone: the reading failed.
+            Err(e) if e.kind == Failure::Lost || e.kind == Failure::Tls => return Err(failed(e)),
+            // The schema went away (or the user may not read it): no new orders from now on.
             Err(_) => *district = false,
         }
     }

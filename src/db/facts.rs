@@ -1,9 +1,7 @@
 //! What a job records about the database server: its version and the few settings that shape
 //! a benchmark's numbers, read with the same logins `librarycheck` uses.
 
-use mysql_async::prelude::Queryable;
-
-use super::{mysql, postgres, DbError};
+use super::{mysql, mywire, postgres, DbError};
 use crate::config::{Database, Settings};
 
 /// The PostgreSQL settings a job records.
@@ -61,7 +59,7 @@ pub async fn server_facts(
         }
         Database::Maria | Database::Mysql => {
             let t = mysql::MyTarget::server(settings, db);
-            let mut conn = mysql::connect(&t).await?;
+            let mut conn = mywire::connect(&t).await?;
             let sql = format!(
                 "select version(), {}",
                 MY_SETTINGS
@@ -70,21 +68,14 @@ pub async fn server_facts(
                     .collect::<Vec<_>>()
                     .join(", ")
             );
-            let row: Result<Option<mysql_async::Row>, _> = conn.query_first(sql).await;
-            let _ = conn.disconnect().await;
-            let row = row.map_err(|e| {
-                let (kind, detail) = mysql::classify(&e);
-                t.peer().failed("cannot query", kind, detail)
-            })?;
+            let row = conn.query_first(&sql).await;
+            conn.close().await;
+            let row = row.map_err(|e| t.peer().failed("cannot query", e.kind, e.detail))?;
             let Some(row) = row else {
                 return Ok((db.name().to_string(), Vec::new()));
             };
-            let text = |i: usize| -> String {
-                row.get_opt::<Option<String>, usize>(i)
-                    .and_then(Result::ok)
-                    .flatten()
-                    .unwrap_or_default()
-            };
+            let text =
+                |i: usize| -> String { row.get(i).and_then(mysql::text_of).unwrap_or_default() };
             let values = MY_SETTINGS
                 .iter()
                 .enumerate()

@@ -530,10 +530,9 @@ mod tests {
         }
 
         async fn connect_with(port: u16, config: Arc<ClientConfig>) -> Client {
-            let stream = tokio::net::TcpStream::connect(("127.0.0.1", port))
+            let mut sock = Sock::tcp("127.0.0.1", port, &Default::default())
                 .await
                 .expect("connect");
-            let mut sock = Sock::Tcp(stream);
             let name = ServerName::try_from("localhost").expect("name");
             let tls = handshake(config, name, &mut sock).await.expect("handshake");
             Client {

@@ -17,6 +17,8 @@ pub mod script_conn;
 mod sock;
 mod tls;
 
+pub use sock::{Bounds, KillSwitch};
+
 use std::fmt;
 use std::time::Duration;
 
@@ -111,7 +113,12 @@ impl Peer {
 pub struct ServerInfo {
     pub version: String,
     pub tls: bool,
+    /// Where the connection went: `peer.addr` is the socket path or `host:port` reached.
     pub peer: Peer,
+    /// The port the server says it listens on (MariaDB/MySQL's `@@port`), when asked.
+    pub port: Option<u16>,
+    /// Why the connection went elsewhere than the settings first pointed, if it did.
+    pub note: Option<String>,
 }
 
 /// Connects with the settings a database's own tools use (the PostgreSQL superuser on its

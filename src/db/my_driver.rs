@@ -4,9 +4,9 @@
 //! `*_prepared` is implied). With stored procedures each transaction is one `CALL` whose OUT
 //! parameters, passed as `NULL` placeholders, come back as a row; the procedures
 //! (`schemas/mysql/tprocc/procedures.sql`) run their own `START TRANSACTION ... COMMIT`.
-//! Both modes go over the lean connection of `db::mywire` (a fraction of mysql_async's
-//! client CPU per statement), or through mysql_async when the server or the settings ask for
-//! something that connection does not do.
+//! Both modes go over the lean connection of `db::mywire` (a fraction of a general client
+//! library's CPU per statement), with no fallback to another client: what that connection
+//! refuses (an authentication that would give the password away) is an error.
 //! With client-side SQL (`*_no_stored_procs`) the session runs with autocommit off, so a
 //! transaction begins with its first statement and ends with the `COMMIT` or `ROLLBACK` sent
 //! here: the same transaction as `START TRANSACTION` (whose snapshot also starts at the first
@@ -19,14 +19,14 @@
 //! (also one order across terminals).
 
 use std::fmt::Write as _;
-use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::LazyLock;
 
-use mysql_async::prelude::Queryable;
-use mysql_async::{Conn, Row, Statement, Value};
+use mysql_common::Value;
 
-use super::mysql::{classify, connect, MyTarget};
-use super::mywire::{self, Arg, Refused, Stmt, Wire, WireError};
+use super::mysql::MyTarget;
+use super::mywire::{self, Arg, Stmt, Wire, WireError};
+use super::KillSwitch;
 use super::{Failure, Peer};
 use crate::config::{Database, Settings};
 use crate::error::{Error, Result};
@@ -179,24 +179,28 @@ pub struct MyDriver {
     dbname: String,
     mode: Mode,
     snapshot: AtomicU8,
-    /// Terminals try the lean connection, until it proves unsupported.
-    lean: AtomicBool,
     /// The counters' connection, kept between readings.
-    monitor: tokio::sync::Mutex<Option<Conn>>,
+    monitor: tokio::sync::Mutex<Option<Box<Wire>>>,
     /// Terminals make the one-line summaries of their transactions (`showoutput`).
     summaries: bool,
+    /// Every lean connection opened from `schema` and `server`.
+    kill: KillSwitch,
 }
 
 impl MyDriver {
     pub fn new(settings: &Settings, db: Database) -> Self {
-        let schema = MyTarget::schema(settings, db);
+        let kill = KillSwitch::default();
+        let mut schema = MyTarget::schema(settings, db);
+        schema.bounds.kill = kill.clone();
+        let mut server = MyTarget::server(settings, db);
+        server.bounds.kill = kill.clone();
         let no_procs = settings
             .db(db)
             .get_bool(&format!("{}_no_stored_procs", db.prefix()));
         MyDriver {
             db,
             dbname: schema.dbname.clone().unwrap_or_default(),
-            server: MyTarget::server(settings, db),
+            server,
             schema,
             mode: if no_procs {
                 Mode::ClientSql
@@ -204,22 +208,10 @@ impl MyDriver {
                 Mode::StoredProcedures
             },
             snapshot: AtomicU8::new(SNAPSHOT_UNKNOWN),
-            lean: AtomicBool::new(true),
             monitor: tokio::sync::Mutex::new(None),
             summaries: false,
+            kill,
         }
-    }
-
-    /// Terminals try the lean connection first when `on` (the default); off, every terminal
-    /// connects through mysql_async, as when the lean connection proves unsupported.
-    pub fn with_lean(self, on: bool) -> Self {
-        self.lean.store(on, Ordering::Relaxed);
-        self
-    }
-
-    /// Whether terminals still try the lean connection first.
-    pub fn tries_lean(&self) -> bool {
-        self.lean.load(Ordering::Relaxed)
     }
 
     /// Terminals make their transactions' summaries (for `showoutput`) when `on`.
@@ -231,7 +223,7 @@ impl MyDriver {
     /// Disconnects the counters' connection, if one is open.
     pub async fn close(&self) {
         if let Some(conn) = self.monitor.lock().await.take() {
-            let _ = conn.disconnect().await;
+            conn.close().await;
         }
     }
 
@@ -239,12 +231,11 @@ impl MyDriver {
         format!("{}_{name}", self.db.prefix())
     }
 
-    fn failed(&self, action: &'static str, what: &str, e: &mysql_async::Error) -> Error {
-        let (kind, detail) = classify(e);
+    fn failed(&self, action: &'static str, what: &str, e: &WireError) -> Error {
         Error::Db(
             self.server
                 .peer()
-                .failed(action, kind, format!("{what}: {detail}")),
+                .failed(action, e.kind, format!("{what}: {}", e.detail)),
         )
     }
 
@@ -269,6 +260,9 @@ impl MyDriver {
         let peer = self.schema.peer();
         let fail =
             |action: &'static str, e: WireError| Error::Db(peer.failed(action, e.kind, e.detail));
+        // MariaDB 11.8 turns innodb_snapshot_isolation on by default, which makes a locking
+        // read of a row changed since the transaction's snapshot fail under REPEATABLE READ.
+        // Asked of MySQL too: the mysql_* keys may point at a MariaDB server.
         let snapshot = match self.snapshot.load(Ordering::Relaxed) {
             SNAPSHOT_UNKNOWN => {
                 let rows = wire
@@ -304,55 +298,18 @@ impl MyDriver {
         prepared.map_err(|e| fail("cannot prepare statements on", e))
     }
 
-    /// Session settings and statements for a new terminal connection.
-    async fn set_up(&self, conn: &mut Conn) -> Result<Prepared> {
-        let peer = self.schema.peer();
-        let fail = |action: &'static str, e: mysql_async::Error| {
-            let (kind, detail) = classify(&e);
-            Error::Db(peer.failed(action, kind, detail))
-        };
-        // MariaDB 11.8 turns innodb_snapshot_isolation on by default, which makes a locking
-        // read of a row changed since the transaction's snapshot fail under REPEATABLE READ.
-        // Asked of MySQL too: the mysql_* keys may point at a MariaDB server.
-        let snapshot = match self.snapshot.load(Ordering::Relaxed) {
-            SNAPSHOT_UNKNOWN => {
-                let found: Option<Row> = conn
-                    .query_first("SHOW VARIABLES LIKE 'innodb_snapshot_isolation'")
-                    .await
-                    .map_err(|e| fail("cannot set up a session on", e))?;
-                let v = if found.is_some() {
-                    SNAPSHOT_PRESENT
-                } else {
-                    SNAPSHOT_ABSENT
-                };
-                self.snapshot.store(v, Ordering::Relaxed);
-                v
-            }
-            v => v,
-        };
-        conn.query_drop(self.session(snapshot))
-            .await
-            .map_err(|e| fail("cannot set up a session on", e))?;
-        let prepared = match self.mode {
-            Mode::StoredProcedures => Procedures::prepare(conn).await.map(Prepared::Procedures),
-            Mode::ClientSql => ClientSql::prepare(conn)
-                .await
-                .map(|c| Prepared::Client(Box::new(c))),
-        };
-        prepared.map_err(|e| fail("cannot prepare statements on", e))
-    }
-
-    async fn prepare_on(&self, conn: &mut Conn, warehouses: u32) -> Result<(u32, Constants)> {
+    async fn prepare_on(&self, conn: &mut Wire, warehouses: u32) -> Result<(u32, Constants)> {
         let db = &self.dbname;
         let peer = self.server.peer();
-        let exists: Option<String> = conn
-            .exec_first(
+        let name = [Arg::Text(db.as_bytes())];
+        let exists = conn
+            .exec_rows(
                 "SELECT SCHEMA_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?",
-                (db,),
+                &name,
             )
             .await
             .map_err(|e| self.failed("cannot check", "the database", &e))?;
-        if exists.is_none() {
+        if exists.is_empty() {
             return Err(Error::State(format!(
                 "The TPROC-C schema {db} does not exist on {name} at {addr}: build it with \
                  buildschema, or set {key} to the database that holds it",
@@ -362,12 +319,15 @@ impl MyDriver {
             )));
         }
         let tables: Vec<String> = conn
-            .exec(
+            .exec_rows(
                 "SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = ?",
-                (db,),
+                &name,
             )
             .await
-            .map_err(|e| self.failed("cannot check", "the tables", &e))?;
+            .map_err(|e| self.failed("cannot check", "the tables", &e))?
+            .iter()
+            .map(|r| Cols(r).text(0))
+            .collect();
         let missing: Vec<&str> = Table::ALL
             .iter()
             .map(|t| t.name())
@@ -385,10 +345,10 @@ impl MyDriver {
             )));
         }
         let max: Option<i64> = conn
-            .query_first(format!("SELECT MAX(w_id) FROM {}.warehouse", ident(db)))
+            .query_first(&format!("SELECT MAX(w_id) FROM {}.warehouse", ident(db)))
             .await
             .map_err(|e| self.failed("cannot check", "the warehouses", &e))?
-            .flatten();
+            .and_then(|r| int_of(cell(&r, 0)));
         let have = max.unwrap_or(0).clamp(0, i64::from(u32::MAX)) as u32;
         if have < warehouses.max(1) {
             let ware = self.key("count_ware");
@@ -408,13 +368,16 @@ impl MyDriver {
         }
         if self.mode == Mode::StoredProcedures {
             let routines: Vec<String> = conn
-                .exec(
+                .exec_rows(
                     "SELECT ROUTINE_NAME FROM information_schema.ROUTINES \
                      WHERE ROUTINE_SCHEMA = ? AND ROUTINE_TYPE = 'PROCEDURE'",
-                    (db,),
+                    &name,
                 )
                 .await
-                .map_err(|e| self.failed("cannot check", "the stored procedures", &e))?;
+                .map_err(|e| self.failed("cannot check", "the stored procedures", &e))?
+                .iter()
+                .map(|r| Cols(r).text(0))
+                .collect();
             let missing: Vec<&str> = PROCEDURES
                 .into_iter()
                 .filter(|p| !routines.iter().any(|r| r.eq_ignore_ascii_case(p)))
@@ -430,8 +393,8 @@ impl MyDriver {
                 )));
             }
         }
-        let nurand: Vec<Row> = conn
-            .query(format!(
+        let nurand = conn
+            .query_rows(&format!(
                 "SELECT c_last, c_id, ol_i_id FROM {}.tpcc_nurand",
                 ident(db)
             ))
@@ -487,42 +450,35 @@ impl TxnDb for MyDriver {
             peer: self.schema.peer(),
             summaries: self.summaries,
         };
-        if self.lean.load(Ordering::Relaxed) {
-            match mywire::connect(&self.schema).await {
-                Ok(mut wire) => {
-                    return match self.set_up_wire(&mut wire).await {
-                        Ok(WirePrepared::Procedures(procs)) => {
-                            Ok(conn(Link::Wire(Box::new(wire), procs)))
-                        }
-                        Ok(WirePrepared::Client(c)) => {
-                            Ok(conn(Link::WireClient(Box::new(wire), c)))
-                        }
-                        Err(e) => {
-                            wire.close().await;
-                            Err(e)
-                        }
-                    }
-                }
-                Err(Refused::Failed(e)) => return Err(Error::Db(e)),
-                // mysql_async from now on: it does what the lean connection does not.
-                Err(Refused::Unsupported(_)) => self.lean.store(false, Ordering::Relaxed),
-            }
-        }
-        let mut async_conn = connect(&self.schema).await?;
-        match self.set_up(&mut async_conn).await {
-            Ok(Prepared::Procedures(p)) => Ok(conn(Link::Procedures(async_conn, p))),
-            Ok(Prepared::Client(c)) => Ok(conn(Link::Client(async_conn, c))),
+        // No fallback to another client: an authentication the lean connection refuses
+        // must not be done by one that gives the password away.
+        let mut wire = mywire::connect(&self.schema).await?;
+        match self.set_up_wire(&mut wire).await {
+            Ok(WirePrepared::Procedures(procs)) => Ok(conn(Link::Wire(Box::new(wire), procs))),
+            Ok(WirePrepared::Client(c)) => Ok(conn(Link::WireClient(Box::new(wire), c))),
             Err(e) => {
-                let _ = async_conn.disconnect().await;
+                wire.close().await;
                 Err(e)
             }
         }
     }
 
+    fn reply_timeout(&self) -> std::time::Duration {
+        self.schema.bounds.reply_timeout
+    }
+
+    fn cut(&self) -> usize {
+        self.kill.cut()
+    }
+
+    fn peer(&self) -> crate::db::Peer {
+        self.schema.peer()
+    }
+
     async fn prepare(&self, warehouses: u32) -> Result<(u32, Constants)> {
-        let mut conn = connect(&self.server).await?;
+        let mut conn = mywire::connect(&self.server).await?;
         let result = self.prepare_on(&mut conn, warehouses).await;
-        let _ = conn.disconnect().await;
+        conn.close().await;
         result
     }
 
@@ -534,22 +490,22 @@ impl TxnDb for MyDriver {
             let conn = match monitor.as_mut() {
                 Some(conn) => conn,
                 None => {
-                    let mut conn = connect(&self.schema).await?;
+                    let mut conn = mywire::connect(&self.schema).await?;
                     // Each reading must see the latest commits, whatever the server's default.
-                    if let Err(e) = conn.query_drop("SET SESSION autocommit = 1").await {
-                        let _ = conn.disconnect().await;
+                    if let Err(e) = conn.query("SET SESSION autocommit = 1").await {
+                        conn.close().await;
                         return Err(self.failed("cannot read", "the counters", &e));
                     }
-                    monitor.insert(conn)
+                    monitor.insert(Box::new(conn))
                 }
             };
             match read_counters(conn).await {
                 Ok(c) => return Ok(c),
                 Err(e) => {
-                    let (kind, _) = classify(&e);
+                    let kind = e.kind;
                     if let Some(conn) = monitor.take() {
                         if kind != Failure::Lost {
-                            let _ = conn.disconnect().await;
+                            conn.close().await;
                         }
                     }
                     if kind != Failure::Lost || retried {
@@ -562,15 +518,15 @@ impl TxnDb for MyDriver {
     }
 }
 
-async fn read_counters(conn: &mut Conn) -> Result<Counters, mysql_async::Error> {
-    let status: Vec<(String, String)> = conn
-        .query("SHOW GLOBAL STATUS WHERE Variable_name IN ('Com_commit', 'Com_rollback')")
+async fn read_counters(conn: &mut Wire) -> Result<Counters, WireError> {
+    let status = conn
+        .query_rows("SHOW GLOBAL STATUS WHERE Variable_name IN ('Com_commit', 'Com_rollback')")
         .await?;
     let transactions = status
         .iter()
-        .map(|(_, v)| v.trim().parse::<u64>().unwrap_or(0))
+        .map(|r| Cols(r).text(1).trim().parse::<u64>().unwrap_or(0))
         .sum();
-    let next: Option<Row> = conn
+    let next = conn
         .query_first("SELECT SUM(d_next_o_id) FROM district")
         .await?;
     let new_orders = next
@@ -597,27 +553,26 @@ pub struct MyConn {
 }
 
 impl MyConn {
-    /// The lean connection of `db::mywire` the transactions run on, if they do.
-    fn wire(&self) -> Option<&Wire> {
+    /// The lean connection of `db::mywire` the transactions run on.
+    fn wire(&self) -> &Wire {
         match &self.link {
-            Link::Wire(wire, _) | Link::WireClient(wire, _) => Some(wire),
-            Link::Procedures(..) | Link::Client(..) => None,
+            Link::Wire(wire, _) | Link::WireClient(wire, _) => wire,
         }
     }
 
-    /// Whether the transactions run on the lean connection of `db::mywire`.
-    pub fn is_lean(&self) -> bool {
-        self.wire().is_some()
-    }
-
-    /// Whether the lean connection's socket blocks (`TxnConn::into_blocking`).
+    /// Whether the connection's socket blocks (`TxnConn::into_blocking`).
     pub fn is_blocking(&self) -> bool {
-        self.wire().is_some_and(Wire::is_blocking)
+        self.wire().is_blocking()
     }
 
-    /// Whether the lean connection is encrypted.
+    /// Whether the connection is encrypted.
     pub fn is_lean_tls(&self) -> bool {
-        self.wire().is_some_and(Wire::is_tls)
+        self.wire().is_tls()
+    }
+
+    /// Whether the connection is a unix socket's.
+    pub fn is_socket(&self) -> bool {
+        self.wire().is_socket()
     }
 }
 
@@ -626,10 +581,6 @@ enum Link {
     Wire(Box<Wire>, WireProcs),
     /// Client-side SQL on the lean connection.
     WireClient(Box<Wire>, Box<ClientSql<Stmt>>),
-    /// Stored procedures through mysql_async.
-    Procedures(Conn, Procedures),
-    /// Client-side SQL through mysql_async.
-    Client(Conn, Box<ClientSql<Statement>>),
 }
 
 /// What a lean connection was set up for.
@@ -657,34 +608,7 @@ enum Proc {
     StockLevel,
 }
 
-enum Prepared {
-    Procedures(Procedures),
-    Client(Box<ClientSql<Statement>>),
-}
-
-struct Procedures {
-    neword: Statement,
-    payment: Statement,
-    ostat: Statement,
-    delivery: Statement,
-    slev: Statement,
-}
-
-impl Procedures {
-    async fn prepare(conn: &mut Conn) -> Result<Self, mysql_async::Error> {
-        Ok(Procedures {
-            neword: conn.prep(SQL.call_neword.as_str()).await?,
-            payment: conn.prep(SQL.call_payment.as_str()).await?,
-            ostat: conn.prep(SQL.call_ostat.as_str()).await?,
-            delivery: conn.prep(SQL.call_delivery.as_str()).await?,
-            slev: conn.prep(SQL.call_slev.as_str()).await?,
-        })
-    }
-}
-
-/// The client-side statements, prepared on mysql_async's connection (`Statement`) or the lean
-/// one (`Stmt`): 19, well below mysql_async's statement cache of 32, which
-/// would close the least recently used statement beyond that.
+/// The client-side statements, prepared once per connection (19 of them).
 struct ClientSql<S> {
     district_lock: S,
     district_next: S,
@@ -735,17 +659,10 @@ impl<S> ClientSql<S> {
 
 /// Why a transaction failed, before it is told as an [`Error`].
 enum Fail {
-    Sql(mysql_async::Error),
     /// A failure on the lean connection, already classified.
     Wire(WireError),
     /// A row the transaction needs is missing, or the server sent an unexpected value.
     Data(String),
-}
-
-impl From<mysql_async::Error> for Fail {
-    fn from(e: mysql_async::Error) -> Self {
-        Fail::Sql(e)
-    }
 }
 
 impl From<WireError> for Fail {
@@ -762,19 +679,15 @@ impl MyConn {
     async fn finish(&mut self, txn: &str, outcome: Step<Done>) -> Result<Done> {
         let (kind, detail) = match outcome {
             Ok(done) => return Ok(done),
-            Err(Fail::Sql(e)) => classify(&e),
             Err(Fail::Wire(e)) => (e.kind, e.detail),
             Err(Fail::Data(d)) => (Failure::Other, d),
         };
         if kind != Failure::Lost {
             match &mut self.link {
-                Link::Client(conn, _) => {
-                    let _ = conn.query_drop("ROLLBACK").await;
-                }
                 Link::WireClient(wire, _) => {
                     let _ = wire.query("ROLLBACK").await;
                 }
-                Link::Wire(..) | Link::Procedures(..) => {}
+                Link::Wire(..) => {}
             }
         }
         Err(Error::Db(self.peer.failed(
@@ -788,7 +701,6 @@ impl MyConn {
 impl TxnConn for MyConn {
     async fn new_order(&mut self, t: &NewOrder) -> Result<Done> {
         let outcome = match &mut self.link {
-            Link::Client(conn, c) => sql_new_order(conn, c, t, self.summaries).await,
             Link::WireClient(wire, c) => sql_new_order(&mut **wire, c, t, self.summaries).await,
             link => call_new_order(link, t, self.summaries).await,
         };
@@ -797,7 +709,6 @@ impl TxnConn for MyConn {
 
     async fn payment(&mut self, t: &Payment) -> Result<Done> {
         let outcome = match &mut self.link {
-            Link::Client(conn, c) => sql_payment(conn, c, t, self.summaries).await,
             Link::WireClient(wire, c) => sql_payment(&mut **wire, c, t, self.summaries).await,
             link => call_payment(link, t, self.summaries).await,
         };
@@ -806,7 +717,6 @@ impl TxnConn for MyConn {
 
     async fn order_status(&mut self, t: &OrderStatus) -> Result<Done> {
         let outcome = match &mut self.link {
-            Link::Client(conn, c) => sql_order_status(conn, c, t, self.summaries).await,
             Link::WireClient(wire, c) => sql_order_status(&mut **wire, c, t, self.summaries).await,
             link => call_order_status(link, t, self.summaries).await,
         };
@@ -815,7 +725,6 @@ impl TxnConn for MyConn {
 
     async fn delivery(&mut self, t: &Delivery) -> Result<Done> {
         let outcome = match &mut self.link {
-            Link::Client(conn, c) => sql_delivery(conn, c, t, self.summaries).await,
             Link::WireClient(wire, c) => sql_delivery(&mut **wire, c, t, self.summaries).await,
             link => call_delivery(link, t, self.summaries).await,
         };
@@ -824,7 +733,6 @@ impl TxnConn for MyConn {
 
     async fn stock_level(&mut self, t: &StockLevel) -> Result<Done> {
         let outcome = match &mut self.link {
-            Link::Client(conn, c) => sql_stock_level(conn, c, t, self.summaries).await,
             Link::WireClient(wire, c) => sql_stock_level(&mut **wire, c, t, self.summaries).await,
             link => call_stock_level(link, t, self.summaries).await,
         };
@@ -844,7 +752,6 @@ impl TxnConn for MyConn {
         let link = match self.link {
             Link::Wire(wire, procs) => Link::Wire(blocking(wire)?, procs),
             Link::WireClient(wire, c) => Link::WireClient(blocking(wire)?, c),
-            other => other,
         };
         Ok(MyConn { link, ..self })
     }
@@ -852,9 +759,6 @@ impl TxnConn for MyConn {
     async fn close(self) {
         match self.link {
             Link::Wire(wire, _) | Link::WireClient(wire, _) => wire.close().await,
-            Link::Procedures(conn, _) | Link::Client(conn, _) => {
-                let _ = conn.disconnect().await;
-            }
         }
     }
 }
@@ -876,27 +780,7 @@ async fn call(link: &mut Link, proc: Proc, args: &[Arg<'_>], n: usize) -> Step<V
             };
             wire.execute(stmt, args, n).await.map_err(Fail::Wire)?
         }
-        Link::Procedures(conn, p) => {
-            let st = match proc {
-                Proc::NewOrder => &p.neword,
-                Proc::Payment => &p.payment,
-                Proc::OrderStatus => &p.ostat,
-                Proc::Delivery => &p.delivery,
-                Proc::StockLevel => &p.slev,
-            };
-            let mut values: Vec<Value> = args
-                .iter()
-                .map(|a| match a {
-                    Arg::Int(v) => Value::Int(*v),
-                    Arg::Text(b) => Value::Bytes(b.to_vec()),
-                    Arg::Null => Value::NULL,
-                })
-                .collect();
-            values.extend(std::iter::repeat_n(Value::NULL, n));
-            let row: Option<Row> = conn.exec_first(st, values).await?;
-            row.map(Row::unwrap)
-        }
-        Link::Client(..) | Link::WireClient(..) => {
+        Link::WireClient(..) => {
             return Err(Fail::Data(format!(
                 "{proc:?} called on a client-side SQL connection"
             )))
@@ -1031,8 +915,8 @@ async fn call_stock_level(link: &mut Link, t: &StockLevel, show: bool) -> Step<D
 // ---------------------------------------------------------------------------------------
 // Client-side SQL: the procedures' logic, in as few statements as it allows.
 
-/// A connection client-side SQL runs on: mysql_async's or the lean one, with its kind of
-/// prepared statement.
+/// A connection client-side SQL runs on, with its kind of prepared statement (one kind
+/// today: the lean connection's; the seam keeps the transactions apart from the protocol).
 trait SqlConn {
     type Stmt;
     type Error;
@@ -1046,33 +930,6 @@ trait SqlConn {
     async fn run(&mut self, st: &Self::Stmt, args: Vec<Value>) -> Step<()>;
     /// `COMMIT` or `ROLLBACK`.
     async fn end(&mut self, sql: &str) -> Step<()>;
-}
-
-impl SqlConn for Conn {
-    type Stmt = Statement;
-    type Error = mysql_async::Error;
-
-    async fn prepare(&mut self, sql: &str) -> Result<Statement, mysql_async::Error> {
-        self.prep(sql).await
-    }
-
-    async fn first(&mut self, st: &Statement, args: Vec<Value>) -> Step<Option<Vec<Value>>> {
-        let row: Option<Row> = self.exec_first(st, args).await?;
-        Ok(row.map(Row::unwrap))
-    }
-
-    async fn all(&mut self, st: &Statement, args: Vec<Value>) -> Step<Vec<Vec<Value>>> {
-        let rows: Vec<Row> = self.exec(st, args).await?;
-        Ok(rows.into_iter().map(Row::unwrap).collect())
-    }
-
-    async fn run(&mut self, st: &Statement, args: Vec<Value>) -> Step<()> {
-        Ok(self.exec_drop(st, args).await?)
-    }
-
-    async fn end(&mut self, sql: &str) -> Step<()> {
-        Ok(self.query_drop(sql).await?)
-    }
 }
 
 /// Values as the lean connection binds them.
@@ -1577,15 +1434,9 @@ fn cell<R: Cells + ?Sized>(row: &R, i: usize) -> &Value {
     row.cell(i).unwrap_or(&Value::NULL)
 }
 
-/// A row's values: a mysql_async row, or the values the lean connection decoded.
+/// A row's values, as the lean connection decoded them.
 trait Cells {
     fn cell(&self, i: usize) -> Option<&Value>;
-}
-
-impl Cells for Row {
-    fn cell(&self, i: usize) -> Option<&Value> {
-        self.as_ref(i)
-    }
 }
 
 impl Cells for Vec<Value> {

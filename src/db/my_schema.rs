@@ -3,19 +3,18 @@
 //! One [`MySchema`] serves both dictionaries (`maria_*` and `mysql_*` keys). Rows arrive as
 //! [`Format::COPY`](crate::tpcc::Format::COPY) text, which is exactly `LOAD DATA`'s default
 //! format (fields ended by a tab, lines by a newline, `\` escapes, `\N` for NULL), so they are
-//! streamed to the server untouched through the connection's `LOCAL INFILE` handler. Where
-//! the server refuses `LOAD DATA LOCAL` the same text is parsed into multi-row INSERTs.
+//! streamed to the server untouched as the data of a `LOAD DATA LOCAL INFILE` (the lean
+//! connection of `db::mywire` sends the rows it is given, never a file). Where the server
+//! refuses `LOAD DATA LOCAL` the same text is parsed into multi-row INSERTs.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 
-use bytes::Bytes;
-use futures_util::stream::{self, StreamExt};
-use mysql_async::prelude::Queryable;
-use mysql_async::{Conn, Row};
+use mysql_common::Value;
 
-use super::mysql::{classify, connect, MyTarget};
+use super::mysql::{int_of, text_of, MyTarget};
+use super::mywire::{self, Arg, Wire, WireError};
 use super::Peer;
 use crate::config::{Database, Settings};
 use crate::error::{Error, Result};
@@ -40,9 +39,6 @@ const INSERT_ROWS: usize = 1_000;
 /// An INSERT statement is sent early once its text reaches this size, far below the
 /// smallest default `max_allowed_packet` (16 MB on MariaDB, 64 MB on MySQL).
 const INSERT_BYTES: usize = 4 << 20;
-/// Size of the pieces `LOAD DATA LOCAL` data is sent in: each becomes one protocol packet,
-/// which must stay below the server's `max_allowed_packet`.
-const INFILE_CHUNK: usize = 1 << 20;
 
 /// Server errors meaning `LOAD DATA LOCAL` is switched off: ER_NOT_ALLOWED_COMMAND (1148),
 /// MySQL's ER_CLIENT_LOCAL_FILES_DISABLED (3948), MariaDB's ER_LOAD_INFILE_CAPABILITY_DISABLED (4166).
@@ -172,11 +168,10 @@ impl MySchema {
     }
 
     /// A failed statement as an error naming the server and user (never the password).
-    fn failed(&self, action: &'static str, what: &str, e: &mysql_async::Error) -> Error {
-        let (kind, detail) = classify(e);
+    fn failed(&self, action: &'static str, what: &str, e: &WireError) -> Error {
         Error::Db(
             self.peer()
-                .failed(action, kind, format!("{what}: {detail}")),
+                .failed(action, e.kind, format!("{what}: {}", e.detail)),
         )
     }
 
@@ -190,21 +185,19 @@ impl MySchema {
         fix: &str,
         action: &'static str,
         what: &str,
-        e: &mysql_async::Error,
+        e: &WireError,
     ) -> Error {
         match e {
             // ER_DBACCESS_DENIED_ERROR, ER_TABLEACCESS_DENIED_ERROR, ER_SPECIFIC_ACCESS_DENIED,
             // ER_PROCACCESS_DENIED_ERROR
-            mysql_async::Error::Server(s) if matches!(s.code, 1044 | 1142 | 1227 | 1370) => {
-                Error::State(format!(
-                    "User {user} may not {what} on {name} at {addr}: it lacks the {right} \
+            s if matches!(s.code, 1044 | 1142 | 1227 | 1370) => Error::State(format!(
+                "User {user} may not {what} on {name} at {addr}: it lacks the {right} \
                      privilege; {fix} (server said: {msg})",
-                    user = self.server.user,
-                    name = self.db.name(),
-                    addr = self.peer().addr,
-                    msg = s.message,
-                ))
-            }
+                user = self.server.user,
+                name = self.db.name(),
+                addr = self.peer().addr,
+                msg = s.detail,
+            )),
             other => self.failed(action, what, other),
         }
     }
@@ -213,15 +206,15 @@ impl MySchema {
     async fn with_conn<T>(
         &self,
         target: &MyTarget,
-        f: impl AsyncFnOnce(&mut Conn) -> Result<T>,
+        f: impl AsyncFnOnce(&mut Wire) -> Result<T>,
     ) -> Result<T> {
-        let mut conn = connect(target).await?;
+        let mut conn = mywire::connect(target).await?;
         let result = f(&mut conn).await;
-        let _ = conn.disconnect().await;
+        conn.close().await;
         result
     }
 
-    async fn create_on(&self, conn: &mut Conn, warehouses: u32, say: &Say) -> Result<()> {
+    async fn create_on(&self, conn: &mut Wire, warehouses: u32, say: &Say) -> Result<()> {
         check_engine_name(&self.engine, &self.key("storage_engine"))?;
         let db = &self.dbname;
         say.line(format!("CREATING {} SCHEMA", db.to_uppercase()));
@@ -246,8 +239,8 @@ impl MySchema {
         let method = if self.force_insert {
             LoadMethod::Insert
         } else {
-            let on: Option<i64> = conn
-                .query_first("SELECT @@GLOBAL.local_infile")
+            let on = conn
+                .first_int("SELECT @@GLOBAL.local_infile")
                 .await
                 .map_err(|e| self.failed("cannot query", "local_infile", &e))?;
             if on.unwrap_or(0) != 0 {
@@ -272,26 +265,31 @@ impl MySchema {
     }
 
     /// Creates the database, or re-uses an empty one; true when it was created.
-    async fn make_database(&self, conn: &mut Conn, say: &Say) -> Result<bool> {
+    async fn make_database(&self, conn: &mut Wire, say: &Say) -> Result<bool> {
         let db = &self.dbname;
         say.line(format!("CHECKING IF DATABASE {db} EXISTS"));
-        let found: Option<(String, String)> = conn
-            .exec_first(
+        let found = conn
+            .exec_texts(
                 "SELECT DEFAULT_CHARACTER_SET_NAME, DEFAULT_COLLATION_NAME \
                  FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?",
-                (db,),
+                db,
             )
             .await
-            .map_err(|e| self.failed("cannot query", "looking for the database", &e))?;
+            .map_err(|e| self.failed("cannot query", "looking for the database", &e))?
+            .into_iter()
+            .next()
+            .map(|r| (cell(&r, 0), cell(&r, 1)));
         match found {
             Some((charset, collation)) => {
-                let tables: u64 = conn
-                    .exec_first(
+                let tables = conn
+                    .exec_texts(
                         "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = ?",
-                        (db,),
+                        db,
                     )
                     .await
                     .map_err(|e| self.failed("cannot query", "counting its tables", &e))?
+                    .first()
+                    .and_then(|r| cell(r, 0).parse::<u64>().ok())
                     .unwrap_or(0);
                 if tables > 0 {
                     return Err(Error::State(format!(
@@ -351,7 +349,7 @@ impl MySchema {
     }
 
     /// Creates the nine tables with their keys, in the database the connection uses.
-    async fn make_tables(&self, conn: &mut Conn, warehouses: u32, say: &Say) -> Result<()> {
+    async fn make_tables(&self, conn: &mut Wire, warehouses: u32, say: &Say) -> Result<()> {
         let db = &self.dbname;
         let server = server_kind(conn)
             .await
@@ -405,7 +403,7 @@ impl MySchema {
         Ok(())
     }
 
-    async fn finish_on(&self, conn: &mut Conn, constants: &Constants, say: &Say) -> Result<()> {
+    async fn finish_on(&self, conn: &mut Wire, constants: &Constants, say: &Say) -> Result<()> {
         let db = &self.dbname;
         say.line("CREATING TPCC STORED PROCEDURES");
         for statement in sqlfile::split(PROCEDURES_SQL) {
@@ -423,7 +421,7 @@ impl MySchema {
             let statement = sqlfile::render(&statement, &[("engine", &self.engine)]);
             match conn.query_drop(&statement).await {
                 // ER_TABLE_EXISTS_ERROR: finish is run again; the row is replaced below.
-                Err(mysql_async::Error::Server(s)) if s.code == 1050 => {}
+                Err(e) if e.code == 1050 => {}
                 other => {
                     other.map_err(|e| self.failed("cannot create", "table tpcc_nurand", &e))?
                 }
@@ -432,20 +430,23 @@ impl MySchema {
         conn.query_drop("DELETE FROM tpcc_nurand")
             .await
             .map_err(|e| self.failed("cannot write", "tpcc_nurand", &e))?;
-        conn.exec_drop(
+        conn.exec_rows(
             "INSERT INTO tpcc_nurand (c_last, c_id, ol_i_id) VALUES (?, ?, ?)",
-            (constants.c_last, constants.c_id, constants.ol_i_id),
+            &[constants.c_last, constants.c_id, constants.ol_i_id].map(|v| Arg::Int(i64::from(v))),
         )
         .await
         .map_err(|e| self.failed("cannot write", "tpcc_nurand", &e))?;
 
         say.line("GATHERING SCHEMA STATISTICS");
         let names: Vec<&str> = Table::ALL.iter().map(|t| t.name()).collect();
-        let results: Vec<(String, String, String, String)> = conn
-            .query(format!("ANALYZE TABLE {}", names.join(", ")))
+        let results = conn
+            .query_texts(&format!("ANALYZE TABLE {}", names.join(", ")))
             .await
             .map_err(|e| self.failed("cannot analyze", "the tables", &e))?;
-        if let Some((table, _, _, msg)) = results.iter().find(|r| r.2.eq_ignore_ascii_case("error"))
+        if let Some((table, msg)) = results
+            .iter()
+            .find(|r| cell(r, 2).eq_ignore_ascii_case("error"))
+            .map(|r| (cell(r, 0), cell(r, 3)))
         {
             return Err(Error::State(format!(
                 "ANALYZE TABLE {table} failed on {} at {}: {msg}",
@@ -457,20 +458,20 @@ impl MySchema {
         Ok(())
     }
 
-    async fn check_on(&self, conn: &mut Conn, warehouses: u32, say: &Say) -> Result<Vec<Check>> {
+    async fn check_on(&self, conn: &mut Wire, warehouses: u32, say: &Say) -> Result<Vec<Check>> {
         let db = &self.dbname;
-        let q = |what: &str, e: mysql_async::Error| self.failed("cannot check", what, &e);
+        let q = |what: &str, e: WireError| self.failed("cannot check", what, &e);
         let mut checks = Vec::new();
 
         say.line("Check database");
-        let exists: Option<String> = conn
-            .exec_first(
+        let exists = conn
+            .exec_texts(
                 "SELECT SCHEMA_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?",
-                (db,),
+                db,
             )
             .await
             .map_err(|e| q("the database", e))?;
-        if exists.is_none() {
+        if exists.is_empty() {
             checks.push(Check::fail(
                 format!("database {db}"),
                 format!("TPROC-C schema {db} does not exist"),
@@ -484,25 +485,25 @@ impl MySchema {
 
         say.line("Check tables and indices");
         let tables: HashSet<String> = conn
-            .exec::<String, _, _>(
+            .exec_texts(
                 "SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = ?",
-                (db,),
+                db,
             )
             .await
             .map_err(|e| q("the tables", e))?
-            .into_iter()
-            .map(|t| t.to_ascii_lowercase())
+            .iter()
+            .map(|r| cell(r, 0).to_ascii_lowercase())
             .collect();
         let indexes: HashMap<String, String> = conn
-            .exec::<(String, String), _, _>(
+            .exec_texts(
                 "SELECT TABLE_NAME, GROUP_CONCAT(DISTINCT INDEX_NAME ORDER BY INDEX_NAME SEPARATOR ', ') \
                  FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = ? GROUP BY TABLE_NAME",
-                (db,),
+                db,
             )
             .await
             .map_err(|e| q("the indexes", e))?
-            .into_iter()
-            .map(|(t, i)| (t.to_ascii_lowercase(), i))
+            .iter()
+            .map(|r| (cell(r, 0).to_ascii_lowercase(), cell(r, 1)))
             .collect();
         for table in Table::ALL {
             let t = table.name();
@@ -547,15 +548,15 @@ impl MySchema {
 
         say.line("Check procedures");
         let routines: HashSet<String> = conn
-            .exec::<String, _, _>(
+            .exec_texts(
                 "SELECT ROUTINE_NAME FROM information_schema.ROUTINES \
                  WHERE ROUTINE_SCHEMA = ? AND ROUTINE_TYPE = 'PROCEDURE'",
-                (db,),
+                db,
             )
             .await
             .map_err(|e| q("the procedures", e))?
-            .into_iter()
-            .map(|r| r.to_ascii_uppercase())
+            .iter()
+            .map(|r| cell(r, 0).to_ascii_uppercase())
             .collect();
         for p in PROCEDURES {
             checks.push(if routines.contains(p) {
@@ -568,14 +569,19 @@ impl MySchema {
             });
         }
         checks.push(if tables.contains("tpcc_nurand") {
-            let rows: Vec<(i64, i64, i64)> = conn
-                .query("SELECT c_last, c_id, ol_i_id FROM tpcc_nurand")
+            let rows = conn
+                .query_texts("SELECT c_last, c_id, ol_i_id FROM tpcc_nurand")
                 .await
                 .map_err(|e| q("tpcc_nurand", e))?;
             match rows.as_slice() {
-                [(c_last, c_id, ol_i_id)] => Check::pass(
+                [row] => Check::pass(
                     "table tpcc_nurand",
-                    format!("load constants c_last {c_last}, c_id {c_id}, ol_i_id {ol_i_id}"),
+                    format!(
+                        "load constants c_last {}, c_id {}, ol_i_id {}",
+                        cell(row, 0),
+                        cell(row, 1),
+                        cell(row, 2)
+                    ),
                 ),
                 other => Check::fail(
                     "table tpcc_nurand",
@@ -597,19 +603,21 @@ impl MySchema {
             if !tables.contains(t) {
                 continue;
             }
-            let n: u64 = conn
-                .query_first(format!("SELECT COUNT(*) FROM {t}"))
+            let n = conn
+                .first_int(&format!("SELECT COUNT(*) FROM {t}"))
                 .await
                 .map_err(|e| q(&format!("the rows of {t}"), e))?
-                .unwrap_or(0);
+                .unwrap_or(0)
+                .max(0) as u64;
             counts.insert(table, n);
         }
         checks.push(if tables.contains("warehouse") {
-            let max: u64 = conn
-                .query_first("SELECT COALESCE(MAX(w_id), 0) FROM warehouse")
+            let max = conn
+                .first_int("SELECT COALESCE(MAX(w_id), 0) FROM warehouse")
                 .await
                 .map_err(|e| q("the warehouses", e))?
-                .unwrap_or(0);
+                .unwrap_or(0)
+                .max(0) as u64;
             let n = counts.get(&Table::Warehouse).copied().unwrap_or(0);
             if n == w && max == w {
                 Check::pass(
@@ -654,7 +662,7 @@ impl MySchema {
                 ));
                 continue;
             }
-            let first: Option<Row> = conn
+            let first = conn
                 .query_first(condition.sql)
                 .await
                 .map_err(|e| q(&what, e))?;
@@ -673,7 +681,7 @@ impl MySchema {
                     Check::pass(what, format!("{}: holds for {scope}", condition.rule))
                 }
                 Some(row) => {
-                    let v = row_texts(row);
+                    let v = row_texts(&row);
                     let offenders: u64 = v.last().and_then(|n| n.parse().ok()).unwrap_or(0);
                     let unit = match condition.per {
                         Per::Warehouse => "warehouse",
@@ -695,7 +703,7 @@ impl MySchema {
         Ok(checks)
     }
 
-    async fn delete_on(&self, conn: &mut Conn, say: &Say) -> Result<Vec<String>> {
+    async fn delete_on(&self, conn: &mut Wire, say: &Say) -> Result<Vec<String>> {
         let db = &self.dbname;
         if SYSTEM_SCHEMAS.iter().any(|s| s.eq_ignore_ascii_case(db)) {
             return Err(Error::State(format!(
@@ -704,17 +712,21 @@ impl MySchema {
                 self.db.name()
             )));
         }
-        match conn.query_drop(format!("DROP DATABASE {}", ident(db))).await {
+        match conn
+            .query_drop(format!("DROP DATABASE {}", ident(db)))
+            .await
+        {
             Ok(()) => {}
-            // ER_DB_DROP_EXISTS
-            Err(mysql_async::Error::Server(s)) if s.code == 1008 => {
-                return Err(Error::State(format!(
-                    "Database {db} does not exist on {} at {}: there is no TPROC-C schema to delete \
-                     (check {})",
+            // ER_DB_DROP_EXISTS: not an error, so that "delete, then build" works on a fresh
+            // server.
+            Err(e) if e.code == 1008 => {
+                let line = format!(
+                    "Database {db} does not exist on {} at {}: nothing to delete",
                     self.db.name(),
-                    self.peer().addr,
-                    self.key("dbase")
-                )))
+                    self.peer().addr
+                );
+                say.line(&line);
+                return Ok(vec![line]);
             }
             Err(e) => {
                 return Err(self.denied_or_failed(
@@ -753,13 +765,17 @@ impl SchemaDb for MySchema {
     async fn create(&self, warehouses: u32, say: &Say) -> Result<()> {
         self.shared.remember(say);
         self.with_conn(&self.server, async |conn| {
+            // The socket leads to another server: say where the schema goes instead.
+            if let Some(note) = conn.note() {
+                say.line(note);
+            }
             self.create_on(conn, warehouses, say).await
         })
         .await
     }
 
     async fn loader(&self) -> Result<MyLoader> {
-        let mut conn = connect(&self.schema).await?;
+        let mut conn = mywire::connect(&self.schema).await?;
         let peer = self.schema.peer();
         // Bulk-load settings for this session only. sql_log_bin needs SUPER (or
         // BINLOG ADMIN / SYSTEM_VARIABLES_ADMIN): without it the binary log stays on.
@@ -767,28 +783,28 @@ impl SchemaDb for MySchema {
             .query_drop("SET unique_checks = 0, foreign_key_checks = 0")
             .await;
         if let Err(e) = setup {
-            let _ = conn.disconnect().await;
-            let (kind, detail) = classify(&e);
+            conn.close().await;
             return Err(Error::Db(peer.failed(
                 "cannot set up a loading session on",
-                kind,
-                detail,
+                e.kind,
+                e.detail,
             )));
         }
         match conn.query_drop("SET sql_log_bin = 0").await {
-            Ok(()) | Err(mysql_async::Error::Server(_)) => {}
+            // The server's refusal (no privilege): the binary log stays on.
+            Ok(()) => {}
+            Err(e) if e.code != 0 => {}
             Err(e) => {
-                let _ = conn.disconnect().await;
-                let (kind, detail) = classify(&e);
+                conn.close().await;
                 return Err(Error::Db(peer.failed(
                     "cannot set up a loading session on",
-                    kind,
-                    detail,
+                    e.kind,
+                    e.detail,
                 )));
             }
         }
         Ok(MyLoader {
-            conn,
+            conn: Box::new(conn),
             peer,
             shared: self.shared.clone(),
         })
@@ -808,14 +824,16 @@ impl SchemaDb for MySchema {
             let _ = conn
                 .query_drop("SET SESSION information_schema_stats_expiry = 0")
                 .await;
-            let size: Option<u64> = conn
-                .exec_first(
+            let size = conn
+                .exec_texts(
                     "SELECT CAST(COALESCE(SUM(DATA_LENGTH + INDEX_LENGTH), 0) AS UNSIGNED) \
                      FROM information_schema.TABLES WHERE TABLE_SCHEMA = ?",
-                    (&self.dbname,),
+                    &self.dbname,
                 )
                 .await
-                .map_err(|e| self.failed("cannot query", "the size of the tables", &e))?;
+                .map_err(|e| self.failed("cannot query", "the size of the tables", &e))?
+                .first()
+                .and_then(|r| cell(r, 0).parse::<u64>().ok());
             Ok(size.unwrap_or(0))
         })
         .await
@@ -837,18 +855,17 @@ impl SchemaDb for MySchema {
 
 /// One loading session on the schema's database.
 pub struct MyLoader {
-    conn: Conn,
+    conn: Box<Wire>,
     peer: Peer,
     shared: Arc<Shared>,
 }
 
 impl MyLoader {
-    fn failed(&self, table: Table, e: &mysql_async::Error) -> Error {
-        let (kind, detail) = classify(e);
+    fn failed(&self, table: Table, e: &WireError) -> Error {
         Error::Db(self.peer.failed(
             "cannot load rows into",
-            kind,
-            format!("table {}: {detail}", table.name()),
+            e.kind,
+            format!("table {}: {}", table.name(), e.detail),
         ))
     }
 
@@ -865,33 +882,28 @@ impl MyLoader {
             name = table.name(),
             cols = table.columns().join(", ")
         );
-        let data = Bytes::copy_from_slice(rows);
-        self.conn.set_infile_handler(async move {
-            let len = data.len();
-            let chunks = (0..len)
-                .step_by(INFILE_CHUNK)
-                .map(move |at| Ok(data.slice(at..(at + INFILE_CHUNK).min(len))));
-            Ok(stream::iter(chunks).boxed())
-        });
         self.conn
             .query_drop("START TRANSACTION")
             .await
             .map_err(LoadError::Driver)?;
-        if let Err(e) = self.conn.query_drop(&sql).await {
-            self.rollback().await;
-            return Err(LoadError::Driver(e));
-        }
-        let (loaded, warnings) = (self.conn.affected_rows(), self.conn.get_warnings());
+        let done = match self.conn.load_local(&sql, rows).await {
+            Ok(done) => done,
+            Err(e) => {
+                self.rollback().await;
+                return Err(LoadError::Driver(e));
+            }
+        };
+        let (loaded, warnings) = (done.affected, done.warnings);
         if loaded != expected || warnings > 0 {
-            let shown: Vec<(String, u32, String)> = self
+            let shown = self
                 .conn
-                .query("SHOW WARNINGS LIMIT 3")
+                .query_texts("SHOW WARNINGS LIMIT 3")
                 .await
                 .unwrap_or_default();
             self.rollback().await;
             let first = shown
                 .first()
-                .map(|(level, code, msg)| format!("; first: {level} {code}: {msg}"))
+                .map(|r| format!("; first: {} {}: {}", cell(r, 0), cell(r, 1), cell(r, 2)))
                 .unwrap_or_default();
             return Err(LoadError::Bad(format!(
                 "LOAD DATA read {loaded} of {expected} rows with {warnings} warnings{first}; rolled back"
@@ -957,7 +969,7 @@ impl MyLoader {
 
 /// Why a load failed: the driver's error, or rows the server would not take cleanly.
 enum LoadError {
-    Driver(mysql_async::Error),
+    Driver(WireError),
     Bad(String),
 }
 
@@ -969,13 +981,11 @@ impl Loader for MyLoader {
         let outcome = match self.shared.method() {
             Some(LoadMethod::Insert) => self.insert(table, rows).await,
             _ => match self.load_data(table, rows).await {
-                Err(LoadError::Driver(mysql_async::Error::Server(s)))
-                    if INFILE_REFUSED.contains(&s.code) =>
-                {
+                Err(LoadError::Driver(s)) if INFILE_REFUSED.contains(&s.code) => {
                     self.shared.set_method(LoadMethod::Insert);
                     self.shared.say_once(format!(
                         "The server refuses LOAD DATA LOCAL ({}): loading rows with {}",
-                        s.message,
+                        s.detail,
                         LoadMethod::Insert.describe()
                     ));
                     self.insert(table, rows).await
@@ -1000,7 +1010,7 @@ impl Loader for MyLoader {
     }
 
     async fn close(self) {
-        let _ = self.conn.disconnect().await;
+        self.conn.close().await;
     }
 }
 
@@ -1017,10 +1027,10 @@ struct ServerKind {
     version: (u16, u16, u16),
 }
 
-async fn server_kind(conn: &mut Conn) -> Result<ServerKind, mysql_async::Error> {
-    let text: Option<String> = conn.query_first("SELECT VERSION()").await?;
+async fn server_kind(conn: &mut Wire) -> Result<ServerKind, WireError> {
+    let text = conn.query_texts("SELECT VERSION()").await?;
     Ok(ServerKind {
-        mariadb: text.unwrap_or_default().contains("MariaDB"),
+        mariadb: text.first().is_some_and(|r| cell(r, 0).contains("MariaDB")),
         version: conn.server_version(),
     })
 }
@@ -1201,15 +1211,62 @@ const CONSISTENCY: [Condition; 4] = [
 ];
 
 /// A row's values as text, `NULL` for NULL.
-fn row_texts(row: Row) -> Vec<String> {
-    row.unwrap()
-        .into_iter()
-        .map(|v| match v {
-            mysql_async::Value::NULL => "NULL".to_string(),
-            mysql_async::Value::Bytes(b) => String::from_utf8_lossy(&b).into_owned(),
-            other => other.as_sql(true).trim_matches('\'').to_string(),
-        })
+fn row_texts(row: &[Value]) -> Vec<String> {
+    row.iter()
+        .map(|v| text_of(v).unwrap_or_else(|| "NULL".to_string()))
         .collect()
+}
+
+/// Column `i` of a row of text, empty for NULL or a missing column.
+fn cell(row: &[Option<String>], i: usize) -> String {
+    row.get(i).cloned().flatten().unwrap_or_default()
+}
+
+/// The statements the schema's work takes, on the lean connection.
+trait Queries {
+    /// Runs a statement, its rows (if any) dropped.
+    async fn query_drop(&mut self, sql: impl AsRef<str>) -> Result<(), WireError>;
+    /// The rows of a statement as text (`None` for NULL).
+    async fn query_texts(&mut self, sql: &str) -> Result<Vec<Vec<Option<String>>>, WireError>;
+    /// The first column of the first row, as an integer.
+    async fn first_int(&mut self, sql: &str) -> Result<Option<i64>, WireError>;
+    /// The rows of a statement with one text parameter (a name), as text.
+    async fn exec_texts(
+        &mut self,
+        sql: &str,
+        name: &str,
+    ) -> Result<Vec<Vec<Option<String>>>, WireError>;
+}
+
+fn texts(rows: Vec<Vec<Value>>) -> Vec<Vec<Option<String>>> {
+    rows.iter()
+        .map(|r| r.iter().map(text_of).collect())
+        .collect()
+}
+
+impl Queries for Wire {
+    async fn query_drop(&mut self, sql: impl AsRef<str>) -> Result<(), WireError> {
+        self.query_done(sql.as_ref()).await.map(drop)
+    }
+
+    async fn query_texts(&mut self, sql: &str) -> Result<Vec<Vec<Option<String>>>, WireError> {
+        Ok(texts(self.query_rows(sql).await?))
+    }
+
+    async fn first_int(&mut self, sql: &str) -> Result<Option<i64>, WireError> {
+        let row = self.query_first(sql).await?;
+        Ok(row.as_deref().and_then(|r| r.first()).and_then(int_of))
+    }
+
+    async fn exec_texts(
+        &mut self,
+        sql: &str,
+        name: &str,
+    ) -> Result<Vec<Vec<Option<String>>>, WireError> {
+        Ok(texts(
+            self.exec_rows(sql, &[Arg::Text(name.as_bytes())]).await?,
+        ))
+    }
 }
 
 /// The lines of COPY text, without their newlines; a last line without one counts too.

@@ -1,12 +1,12 @@
-//! MariaDB and MySQL through mysql_async: TCP or the `*_socket` path, TLS per `*_ssl`, and
-//! errors classified with the server's error codes.
+//! MariaDB and MySQL logins from the dictionaries (TCP or the `*_socket` path, TLS per
+//! `*_ssl`), server errors classified by their codes, and `librarycheck`'s probe. Every
+//! connection is `db::mywire`'s lean one.
 
 use std::path::{Path, PathBuf};
 
-use mysql_async::prelude::Queryable;
-use mysql_async::{ClientIdentity, Conn, IoError, OptsBuilder, SslOpts};
+use mysql_common::Value;
 
-use super::{addr, io_failure, DbError, Failure, Peer, ServerInfo, CONNECT_TIMEOUT};
+use super::{addr, mywire, DbError, Failure, Peer, ServerInfo};
 use crate::config::{Database, Settings};
 
 /// One MariaDB/MySQL login.
@@ -21,6 +21,9 @@ pub struct MyTarget {
     pub password: Option<String>,
     pub dbname: Option<String>,
     pub tls: Option<MyTls>,
+    /// The longest a reply may take (`*_reply_timeout`), and the switch that cuts the
+    /// connections from outside.
+    pub bounds: super::sock::Bounds,
 }
 
 /// TLS settings from the `*_ssl*` keys.
@@ -28,6 +31,8 @@ pub struct MyTarget {
 pub struct MyTls {
     pub ca: Option<PathBuf>,
     pub identity: Option<(PathBuf, PathBuf)>,
+    /// With a CA, the certificate must name the host (`*_ssl_verify_hostname`, default true).
+    pub verify_hostname: bool,
 }
 
 impl std::fmt::Debug for MyTarget {
@@ -51,8 +56,7 @@ impl MyTarget {
         let socket_key = k("socket");
         let local = matches!(host.as_str(), "127.0.0.1" | "localhost");
         let ssl = d.get_bool(&format!("{p}_ssl"));
-        // TLS is for TCP: asked for, it wins over a socket picked only because it is there
-        // (over the socket mysql_async fails with "Packets out of sync").
+        // TLS is for TCP: asked for, it wins over a socket picked only because it is there.
         let socket = (local
             && !ssl
             && !socket_key.is_empty()
@@ -74,6 +78,7 @@ impl MyTarget {
                 identity: d
                     .get_bool(&format!("{p}_ssl_two_way"))
                     .then(|| (capath.join(k("ssl_cert")), capath.join(k("ssl_key")))),
+                verify_hostname: d.get_bool(&format!("{p}_ssl_verify_hostname")),
             }
         });
         MyTarget {
@@ -85,6 +90,12 @@ impl MyTarget {
             password,
             dbname: None,
             tls,
+            bounds: super::sock::Bounds {
+                reply_timeout: std::time::Duration::from_secs(
+                    d.get_i64(&format!("{p}_reply_timeout")).max(1) as u64,
+                ),
+                kill: super::sock::KillSwitch::default(),
+            },
         }
     }
 
@@ -110,76 +121,6 @@ impl MyTarget {
             user: self.user.clone(),
         }
     }
-
-    fn opts(&self) -> Result<OptsBuilder, DbError> {
-        let mut b = OptsBuilder::default()
-            .ip_or_hostname(self.host.clone())
-            .tcp_port(self.port)
-            .user(Some(self.user.clone()))
-            .pass(self.password.clone())
-            .db_name(self.dbname.clone())
-            // Connect exactly where the settings say, not where the server advertises.
-            .prefer_socket(false)
-            .socket(self.socket.as_ref().map(|s| s.display().to_string()));
-        if let Some(tls) = &self.tls {
-            let mut ssl = SslOpts::default();
-            match &tls.ca {
-                Some(ca) if !ca.exists() => {
-                    return Err(self.peer().error(
-                        Failure::Tls,
-                        format!(
-                            "CA file {} not found; set {p}_ssl_ca to an empty value to encrypt without verifying the server",
-                            ca.display(),
-                            p = self.db.prefix()
-                        ),
-                    ))
-                }
-                Some(ca) => ssl = ssl.with_root_certs(vec![ca.clone().into()]).with_danger_skip_domain_validation(true),
-                None => ssl = ssl.with_danger_accept_invalid_certs(true),
-            }
-            if let Some((cert, key)) = &tls.identity {
-                ssl = ssl.with_client_identity(Some(ClientIdentity::new(
-                    cert.clone().into(),
-                    key.clone().into(),
-                )));
-            }
-            b = b.ssl_opts(ssl);
-        }
-        Ok(b)
-    }
-}
-
-/// Opens a connection, or says in one line why it could not.
-pub async fn connect(t: &MyTarget) -> Result<Conn, DbError> {
-    let peer = t.peer();
-    let opts = t.opts()?;
-    match tokio::time::timeout(CONNECT_TIMEOUT, Conn::new(opts)).await {
-        Err(_) => Err(peer.error(
-            Failure::Unreachable,
-            format!("no answer within {} s", CONNECT_TIMEOUT.as_secs()),
-        )),
-        Ok(Err(e)) => {
-            let (kind, detail) = classify(&e);
-            Err(peer.error(kind, detail))
-        }
-        Ok(Ok(conn)) => Ok(conn),
-    }
-}
-
-/// Maps a mysql_async error to a `Failure` using the server's error code or the I/O error kind.
-pub fn classify(e: &mysql_async::Error) -> (Failure, String) {
-    use mysql_async::{DriverError, Error};
-    match e {
-        Error::Server(s) => (server_failure(s.code, &s.state), s.message.clone()),
-        Error::Io(IoError::Io(io)) => (io_failure(io), io.to_string()),
-        Error::Io(IoError::Tls(t)) => (Failure::Tls, t.to_string()),
-        Error::Driver(DriverError::NoClientSslFlagFromServer) => {
-            (Failure::Tls, "the server does not offer TLS".into())
-        }
-        Error::Driver(DriverError::ConnectionClosed) => (Failure::Lost, e.to_string()),
-        other if other.is_fatal() => (Failure::Lost, other.to_string()),
-        other => (Failure::Other, other.to_string()),
-    }
 }
 
 /// Maps a server error (its code and SQLSTATE) to a `Failure`.
@@ -198,29 +139,56 @@ pub fn server_failure(code: u16, state: &str) -> Failure {
     }
 }
 
-/// Connects and reads the server's version and whether the session is encrypted.
+/// Connects over the lean connection and reads the server's version and port, and whether
+/// the session is encrypted.
 pub async fn probe(t: &MyTarget) -> Result<ServerInfo, DbError> {
-    let mut conn = connect(t).await?;
-    let peer = t.peer();
-    let result: Result<(String, String), mysql_async::Error> = async {
-        let version: Option<String> = conn.query_first("select version()").await?;
-        let cipher: Option<(String, String)> = conn
-            .query_first("show session status like 'Ssl_cipher'")
-            .await?;
-        Ok((
-            version.unwrap_or_default(),
-            cipher.map(|c| c.1).unwrap_or_default(),
-        ))
-    }
-    .await;
-    let _ = conn.disconnect().await;
-    let (version, cipher) = result.map_err(|e| {
-        let (kind, detail) = classify(&e);
-        peer.failed("cannot query", kind, detail)
-    })?;
+    let mut wire = mywire::connect(t).await?;
+    let row = wire.query_first("SELECT version(), @@port").await;
+    let tls = wire.is_tls();
+    let note = wire.note().map(str::to_string);
+    // A connection rerouted over TCP is at the configured host and port.
+    let peer = if wire.is_socket() {
+        t.peer()
+    } else {
+        MyTarget {
+            socket: None,
+            ..t.clone()
+        }
+        .peer()
+    };
+    wire.close().await;
+    let row = row
+        .map_err(|e| peer.failed("cannot query", e.kind, e.detail))?
+        .unwrap_or_default();
+    let text = |i: usize| match row.get(i) {
+        Some(Value::Bytes(b)) => String::from_utf8_lossy(b).into_owned(),
+        _ => String::new(),
+    };
     Ok(ServerInfo {
-        version: format!("{} {version}", t.db.name()),
-        tls: !cipher.is_empty(),
+        version: format!("{} {}", t.db.name(), text(0)),
+        tls,
+        port: text(1).trim().parse().ok(),
+        note,
         peer,
     })
+}
+
+/// A value the lean connection read, as text: a text-protocol value is its bytes; `None` for
+/// NULL.
+pub fn text_of(v: &Value) -> Option<String> {
+    match v {
+        Value::NULL => None,
+        Value::Bytes(b) => Some(String::from_utf8_lossy(b).into_owned()),
+        other => Some(other.as_sql(true).trim_matches('\'').to_string()),
+    }
+}
+
+/// A value the lean connection read, as an integer, if it is one.
+pub fn int_of(v: &Value) -> Option<i64> {
+    match v {
+        Value::Int(i) => Some(*i),
+        Value::UInt(u) => i64::try_from(*u).ok(),
+        Value::Bytes(b) => std::str::from_utf8(b).ok()?.trim().parse().ok(),
+        _ => None,
+    }
 }

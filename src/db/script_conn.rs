@@ -1,9 +1,9 @@
 //! A plain SQL connection for users' own Rhai workloads (`customscript`): text in, rows of
-//! text out, on PostgreSQL, MariaDB or MySQL alike.
+//! text out, on PostgreSQL, MariaDB or MySQL alike (MariaDB/MySQL on the lean connection).
 
-use mysql_async::prelude::Queryable;
 use tokio_postgres::SimpleQueryMessage;
 
+use super::mywire::{self, Wire};
 use super::{mysql, postgres, DbError, Peer};
 use crate::config::{Database, Settings};
 
@@ -13,7 +13,7 @@ pub type Rows = Vec<Vec<Option<String>>>;
 /// A connection as the schema owner on the schema's database.
 pub enum ScriptConn {
     Pg(postgres::PgConn, Peer),
-    My(mysql_async::Conn, Peer),
+    My(Box<Wire>, Peer),
 }
 
 impl ScriptConn {
@@ -25,7 +25,8 @@ impl ScriptConn {
             }
             Database::Maria | Database::Mysql => {
                 let t = mysql::MyTarget::schema(settings, db);
-                Ok(ScriptConn::My(mysql::connect(&t).await?, t.peer()))
+                let wire = mywire::connect(&t).await?;
+                Ok(ScriptConn::My(Box::new(wire), t.peer()))
             }
         }
     }
@@ -49,23 +50,13 @@ impl ScriptConn {
                     .collect())
             }
             ScriptConn::My(c, peer) => {
-                let rows: Vec<mysql_async::Row> = c.query(sql).await.map_err(|e| {
-                    let (kind, detail) = mysql::classify(&e);
-                    peer.failed("cannot run", kind, detail)
-                })?;
+                let rows = c
+                    .query_rows(sql)
+                    .await
+                    .map_err(|e| peer.failed("cannot run", e.kind, e.detail))?;
                 Ok(rows
-                    .into_iter()
-                    .map(|r| {
-                        (0..r.len())
-                            .map(|i| match r.as_ref(i) {
-                                None | Some(mysql_async::Value::NULL) => None,
-                                Some(mysql_async::Value::Bytes(b)) => {
-                                    Some(String::from_utf8_lossy(b).into_owned())
-                                }
-                                Some(v) => Some(v.as_sql(true).trim_matches('\'').to_string()),
-                            })
-                            .collect()
-                    })
+                    .iter()
+                    .map(|r| r.iter().map(mysql::text_of).collect())
                     .collect())
             }
         }
@@ -88,11 +79,11 @@ impl ScriptConn {
                     .sum())
             }
             ScriptConn::My(c, peer) => {
-                c.query_drop(sql).await.map_err(|e| {
-                    let (kind, detail) = mysql::classify(&e);
-                    peer.failed("cannot run", kind, detail)
-                })?;
-                Ok(c.affected_rows())
+                let done = c
+                    .query_done(sql)
+                    .await
+                    .map_err(|e| peer.failed("cannot run", e.kind, e.detail))?;
+                Ok(done.affected)
             }
         }
     }
@@ -108,9 +99,7 @@ impl ScriptConn {
     pub async fn close(self) {
         match self {
             ScriptConn::Pg(c, _) => c.close().await,
-            ScriptConn::My(c, _) => {
-                let _ = c.disconnect().await;
-            }
+            ScriptConn::My(c, _) => c.close().await,
         }
     }
 }

@@ -110,6 +110,9 @@ pub struct Servers {
     pub maria_socket: String,
     pub maria_user: String,
     pub maria_pass: String,
+    /// The second MariaDB (same accounts), for the tests of two servers on one machine.
+    pub maria2_port: u16,
+    pub maria2_socket: String,
 }
 
 fn env_or(name: &str, default: &str) -> String {
@@ -130,6 +133,10 @@ impl Servers {
             maria_socket: env_or("HAMMER_TEST_MARIA_SOCKET", "/tmp/mariadb.sock"),
             maria_user: env_or("HAMMER_TEST_MARIA_USER", "root"),
             maria_pass: env_or("HAMMER_TEST_MARIA_PASS", "maria"),
+            maria2_port: env_or("HAMMER_TEST_MARIA2_PORT", "3307")
+                .parse()
+                .expect("port"),
+            maria2_socket: env_or("HAMMER_TEST_MARIA2_SOCKET", "/tmp/mariadb2.sock"),
         }
     }
 
@@ -240,9 +247,44 @@ impl Servers {
 
     /// A runtime and the MariaDB administrator's connection, on database `db` if given.
     fn maria(&self, db: Option<&str>) -> (tokio::runtime::Runtime, mysql_async::Conn) {
+        self.maria_on(self.maria_port, db)
+    }
+
+    /// The names of the databases on the MariaDB at `port` (the first or the second).
+    pub fn maria_databases(&self, port: u16) -> Vec<String> {
+        use mysql_async::prelude::Queryable;
+        let (rt, mut conn) = self.maria_on(port, None);
+        rt.block_on(async {
+            let names: Vec<String> = conn.query("SHOW DATABASES").await.expect("databases");
+            let _ = conn.disconnect().await;
+            names
+        })
+    }
+
+    /// Fails the calling test, saying how to start it, when the second MariaDB is not up.
+    pub fn require_maria2(&self) {
+        let addr = format!("{}:{}", self.maria_host, self.maria2_port);
+        let up = std::net::TcpStream::connect_timeout(
+            &addr.parse().expect("test server address is host:port"),
+            std::time::Duration::from_secs(3),
+        )
+        .is_ok();
+        assert!(
+            up && std::path::Path::new(&self.maria2_socket).exists(),
+            "the second MariaDB is not answering on {addr} and {}: start the test servers \
+             with `scripts/ci/servers.sh start` (or run the suite with scripts/test.sh)",
+            self.maria2_socket
+        );
+    }
+
+    fn maria_on(
+        &self,
+        port: u16,
+        db: Option<&str>,
+    ) -> (tokio::runtime::Runtime, mysql_async::Conn) {
         let opts = mysql_async::OptsBuilder::default()
             .ip_or_hostname(self.maria_host.clone())
-            .tcp_port(self.maria_port)
+            .tcp_port(port)
             .user(Some(self.maria_user.clone()))
             .pass(Some(self.maria_pass.clone()))
             .db_name(db);
