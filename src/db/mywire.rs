@@ -9,8 +9,8 @@
 //! reused buffer, reads the reply into a reused buffer, and parses it in place: column
 //! definitions are skipped but for their type, and only the row's values are decoded.
 //! `mysql_common` parses the handshake, builds the handshake response and computes the
-//! password scrambles; TLS (rustls's handshake, records sealed and opened by `leantls` in
-//! these buffers) adds no system call.
+//! password scrambles; TLS (rustls's handshake and records, in buffers `leantls` owns) adds
+//! no system call.
 //!
 //! Authentication fails closed: whatever this connection refuses (the password asked for over
 //! unencrypted TCP, a plugin it does not speak, a missing server capability) is an error that

@@ -6,9 +6,8 @@
 //! In stored-procedure mode a transaction is a single statement, and there the general
 //! client's machinery (a connection task fed through channels, a channel per query, typed
 //! rows, the framing codec) cost more client CPU than the round trip itself. Here a call
-//! costs one `send` and normally one `recv`, TLS included: rustls runs the handshake and
-//! `leantls` seals and opens the records in our own buffers, so encryption adds no system
-//! calls.
+//! costs one `send` and normally one `recv`, TLS included: rustls seals and opens the
+//! records in buffers `leantls` owns, so encryption adds no system calls.
 //!
 //! The protocol messages are written by hand where they are on the hot path and by
 //! `postgres-protocol` (the library under tokio-postgres) for start-up and authentication.
