@@ -299,7 +299,8 @@ pub static COMMANDS: &[Command] = &[
                *_count_ware warehouses loaded by *_num_vu virtual users in parallel, then keys, \
                stored procedures and statistics. Creates the user and database where missing; \
                refuses a database that already holds tables. Blocks until done; Ctrl-C stops it. \
-               Returns #{ok, warehouses, rows, seconds, rows_per_second, bytes_on_disk}.",
+               Returns #{ok, warehouses, rows, seconds, rows_per_second, bytes_on_disk, jobid}; \
+               a build that fails is an error naming its job (catch (e): e.jobid, e.status, e.note).",
         complete: &[],
         run: Session::buildschema,
     },
@@ -310,7 +311,9 @@ pub static COMMANDS: &[Command] = &[
         max_args: 0,
         help: "Checks the current database's TPROC-C schema: tables, indexes, procedures, row \
                counts for *_count_ware warehouses, and TPC-C consistency conditions 1 to 4 on \
-               every warehouse. Prints PASS or FAIL per check and returns #{ok, failed, checks}.",
+               every warehouse. Prints PASS or FAIL per check and returns #{ok, failed, checks, \
+               jobid}. A failed check is an error of the script naming its job; catch (e) reads \
+               the same e.checks, with e.jobid, e.status and e.note.",
         complete: &[],
         run: Session::checkschema,
     },
@@ -320,7 +323,8 @@ pub static COMMANDS: &[Command] = &[
         min_args: 0,
         max_args: 0,
         help: "Drops the current database's TPROC-C schema: the database, and on PostgreSQL the \
-               user where hammer created it. Returns the list of what was dropped.",
+               user where hammer created it. Returns the lines that say what was dropped; a schema \
+               that is not there is nothing to delete, which is said and is no failure.",
         complete: &[],
         run: Session::deleteschema,
     },
@@ -340,7 +344,8 @@ pub static COMMANDS: &[Command] = &[
         min_args: 0,
         max_args: 0,
         help: "Writes the TPROC-C data as pipe-delimited files <table>_<n>.tbl in the dgset \
-               directory, for a server's own bulk loader. Never overwrites a file.",
+               directory, for a server's own bulk loader. Never overwrites a file. A generation \
+               that fails is an error naming its job.",
         complete: &[],
         run: Session::datagenrun,
     },
@@ -393,7 +398,10 @@ pub static COMMANDS: &[Command] = &[
         help: "Runs the loaded script on the virtual users (creating them if needed) and blocks \
                until every one has finished or Ctrl-C stops them. A timed run prints NOPM and \
                TPM from the database's own counters, then per transaction type the counts and \
-               latency percentiles. Returns the run id; lastrun() returns the figures.",
+               latency percentiles. Returns the run id; lastrun() returns the figures. A run that \
+               fails (no result, failed virtual users) is an error naming its job; catch (e) \
+               reads e.jobid, e.status, e.note and the figures as e.result. Ctrl-C ends the \
+               script (hammer auto exits 130) with the job STOPPED.",
         complete: &[],
         run: Session::vurun,
     },

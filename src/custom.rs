@@ -60,6 +60,10 @@ impl CustomScript {
 struct Handle {
     conn: Arc<Mutex<Option<ScriptConn>>>,
     rt: tokio::runtime::Handle,
+    /// How long a statement may wait for its reply (`*_reply_timeout`).
+    reply_timeout: std::time::Duration,
+    /// Ctrl-C ends a statement that waits on the server, too.
+    interrupt: Interrupt,
 }
 
 type Fallible<T> = std::result::Result<T, Box<EvalAltResult>>;
@@ -73,12 +77,41 @@ impl Handle {
         self.conn.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn query(&mut self, sql: &str) -> Fallible<Array> {
+    /// Runs a statement's future, bounded by the reply timeout and ended by Ctrl-C; either
+    /// leaves the connection in an unknown state, and the caller closes it.
+    fn bounded<F: std::future::Future>(&self, work: F) -> std::result::Result<F::Output, String> {
+        let (limit, interrupt) = (self.reply_timeout, self.interrupt.clone());
+        self.rt.block_on(async {
+            tokio::select! {
+                r = tokio::time::timeout(limit, work) => r.map_err(|_| format!(
+                    "no reply from the server within {} s (the reply timeout); the connection is closed",
+                    limit.as_secs_f64()
+                )),
+                _ = interrupt.wait() => Err("interrupted by Ctrl-C; the connection is closed".to_string()),
+            }
+        })
+    }
+
+    /// Runs `work` on the connection, bounded; a statement cut off closes the connection.
+    fn on_conn<T>(
+        &self,
+        work: impl AsyncFnOnce(&mut ScriptConn) -> std::result::Result<T, crate::db::DbError>,
+    ) -> Fallible<T> {
         let mut guard = self.conn();
-        let conn = guard
+        let c = guard
             .as_mut()
             .ok_or_else(|| fail("the connection is closed"))?;
-        let rows = self.rt.block_on(conn.query(sql)).map_err(fail)?;
+        match self.bounded(work(c)) {
+            Ok(r) => r.map_err(fail),
+            Err(why) => {
+                guard.take();
+                Err(fail(why))
+            }
+        }
+    }
+
+    fn query(&mut self, sql: &str) -> Fallible<Array> {
+        let rows = self.on_conn(async |c| c.query(sql).await)?;
         Ok(rows
             .into_iter()
             .map(|r| {
@@ -92,22 +125,12 @@ impl Handle {
     }
 
     fn execute(&mut self, sql: &str) -> Fallible<rhai::INT> {
-        let mut guard = self.conn();
-        let conn = guard
-            .as_mut()
-            .ok_or_else(|| fail("the connection is closed"))?;
-        self.rt
-            .block_on(conn.execute(sql))
+        self.on_conn(async |c| c.execute(sql).await)
             .map(|n| n as rhai::INT)
-            .map_err(fail)
     }
 
     fn begin(&mut self) -> Fallible<()> {
-        let mut guard = self.conn();
-        let conn = guard
-            .as_mut()
-            .ok_or_else(|| fail("the connection is closed"))?;
-        self.rt.block_on(conn.begin()).map(|_| ()).map_err(fail)
+        self.on_conn(async |c| c.begin().await).map(|_| ())
     }
 }
 
@@ -218,12 +241,21 @@ fn run_one(
     interrupt: &Interrupt,
     rt: &tokio::runtime::Handle,
 ) -> std::result::Result<(), String> {
-    let conn = rt
-        .block_on(ScriptConn::connect(settings, db))
-        .map_err(|e| e.to_string())?;
+    let conn = rt.block_on(async {
+        tokio::select! {
+            c = ScriptConn::connect(settings, db) => c.map_err(|e| e.to_string()),
+            _ = interrupt.wait() => Err("interrupted by Ctrl-C while connecting".to_string()),
+        }
+    })?;
+    let reply_secs = settings
+        .db(db)
+        .get_i64(&format!("{}_reply_timeout", db.prefix()))
+        .max(1) as u64;
     let handle = Handle {
         conn: Arc::new(Mutex::new(Some(conn))),
         rt: rt.clone(),
+        reply_timeout: std::time::Duration::from_secs(reply_secs),
+        interrupt: interrupt.clone(),
     };
     let engine = engine(Some(say.clone()), interrupt.clone());
     let mut scope = Scope::new();

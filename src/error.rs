@@ -29,6 +29,16 @@ pub enum Error {
     #[error("Interrupted by Ctrl-C")]
     Interrupted,
 
+    /// A command that ran as a job ended FAILED or STOPPED. The message names the job, its
+    /// status and why; `caught` is what a script's `catch (e)` receives (the job id, status,
+    /// reason and what was measured), so a script that goes on can still read them.
+    #[error("{message}")]
+    Job {
+        message: String,
+        stopped: bool,
+        caught: Box<rhai::Dynamic>,
+    },
+
     /// Reading or writing a file of ours failed.
     #[error("{what} {path}: {source}")]
     Io {

@@ -69,7 +69,19 @@ fn data_dir(out: &Output) -> Option<PathBuf> {
 }
 
 fn main() -> anyhow::Result<()> {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        // --help and --version print to stdout and succeed; a usage error exits 2, the
+        // status README lists for it.
+        Err(e) => {
+            let _ = e.print();
+            std::process::exit(if e.use_stderr() {
+                hammer::shell::EXIT_USAGE
+            } else {
+                hammer::shell::EXIT_SUCCESS
+            });
+        }
+    };
     // Each virtual user with a thread of its own holds a few descriptors (its runtime's and
     // its connection's), and async terminals one connection each: the soft limit (often
     // 1,024) is raised to the hard one, as a server would. If that fails, the old limit stays.

@@ -9,8 +9,10 @@ use crate::commands::{self, COMMANDS, PRINT_TARGETS};
 use crate::error::Error;
 use crate::session::Session;
 
-/// What a script stopped by Ctrl-C terminates with.
-const INTERRUPTED: &str = "interrupted";
+/// What a script stopped by Ctrl-C terminates with: the message to show. Rhai's `try` cannot
+/// catch a termination, so a stop is never mistaken for an error the script handles.
+#[derive(Clone)]
+struct Stop(String);
 
 /// The most arguments any command is registered for; more is reported as a usage error too.
 const MAX_ARITY: usize = 5;
@@ -21,6 +23,19 @@ pub struct ScriptError {
     pub message: String,
     /// Line and column, 1-based.
     pub position: Option<(usize, usize)>,
+    /// Ctrl-C stopped the input (a STOPPED job, or a script busy elsewhere): not an error of
+    /// the script, and `hammer auto` exits 130 for it rather than 1.
+    pub interrupted: bool,
+}
+
+impl ScriptError {
+    fn new(message: String, position: Option<(usize, usize)>) -> Self {
+        ScriptError {
+            message,
+            position,
+            interrupted: false,
+        }
+    }
 }
 
 /// What running one input ended with.
@@ -54,8 +69,19 @@ fn to_text(v: &Dynamic) -> String {
 }
 
 fn rhai_error(e: Error) -> Box<EvalAltResult> {
+    let stop = |message: String| {
+        EvalAltResult::ErrorTerminated(Dynamic::from(Stop(message)), Position::NONE).into()
+    };
     match e {
         Error::Quit => EvalAltResult::ErrorTerminated(Dynamic::UNIT, Position::NONE).into(),
+        Error::Interrupted => stop(Error::Interrupted.to_string()),
+        Error::Job {
+            message,
+            stopped: true,
+            ..
+        } => stop(message),
+        // A failed job: `catch (e)` gets the map with its id, status and figures.
+        Error::Job { caught, .. } => EvalAltResult::ErrorRuntime(*caught, Position::NONE).into(),
         other => EvalAltResult::ErrorRuntime(other.to_string().into(), Position::NONE).into(),
     }
 }
@@ -69,7 +95,7 @@ impl ScriptEngine {
         engine.on_progress(move |_| {
             interrupt
                 .is_set()
-                .then(|| Dynamic::from(ImmutableString::from(INTERRUPTED)))
+                .then(|| Dynamic::from(Stop(Error::Interrupted.to_string())))
         });
         let print_out = out.clone();
         engine.on_print(move |text| print_out.line(text));
@@ -133,12 +159,7 @@ impl ScriptEngine {
                     bare = true;
                     code.push(call);
                 }
-                Some(Err(e)) => {
-                    return Err(ScriptError {
-                        message: e.to_string(),
-                        position: None,
-                    })
-                }
+                Some(Err(e)) => return Err(ScriptError::new(e.to_string(), None)),
                 None => code.push(segment.clone()),
             }
         }
@@ -158,10 +179,7 @@ impl ScriptEngine {
         let ast = self
             .engine
             .compile_with_scope(&self.scope, source)
-            .map_err(|e| ScriptError {
-                message: e.err_type().to_string(),
-                position: position(e.position()),
-            })?;
+            .map_err(|e| ScriptError::new(e.err_type().to_string(), position(e.position())))?;
         self.functions = self.functions.merge(&ast.clone_functions_only());
         let run = self.functions.merge(&ast);
         match self
@@ -169,17 +187,16 @@ impl ScriptEngine {
             .eval_ast_with_scope::<Dynamic>(&mut self.scope, &run)
         {
             Ok(v) => Ok(Outcome::Value(v)),
-            Err(e) => match *e {
-                EvalAltResult::ErrorTerminated(token, pos) if token.to_string() == INTERRUPTED => {
-                    Err(ScriptError {
-                        message: Error::Interrupted.to_string(),
+            Err(e) => match terminated(&e) {
+                Some((token, pos)) => match token.clone().try_cast::<Stop>() {
+                    Some(Stop(message)) => Err(ScriptError {
+                        message,
                         position: position(pos),
-                    })
-                }
-                EvalAltResult::ErrorTerminated(code, _) => {
-                    Ok(Outcome::Quit(code.as_int().map_or(0, |c| c as i32)))
-                }
-                _ => Err(script_error(*e)),
+                        interrupted: true,
+                    }),
+                    None => Ok(Outcome::Quit(token.as_int().map_or(0, |c| c as i32))),
+                },
+                None => Err(script_error(*e)),
             },
         }
     }
@@ -231,6 +248,18 @@ fn register(engine: &mut Engine, name: &'static str, session: Arc<Mutex<Session>
     debug_assert_eq!(MAX_ARITY, 5);
 }
 
+/// The termination (`exit`, `quit`, Ctrl-C) behind an error, also when it was raised inside
+/// a function the script defined.
+fn terminated(e: &EvalAltResult) -> Option<(&Dynamic, Position)> {
+    match e {
+        EvalAltResult::ErrorTerminated(token, pos) => Some((token, *pos)),
+        EvalAltResult::ErrorInFunctionCall(_, _, inner, pos) => {
+            terminated(inner).map(|(t, p)| (t, if p.is_none() { *pos } else { p }))
+        }
+        _ => None,
+    }
+}
+
 fn position(p: Position) -> Option<(usize, usize)> {
     p.line().map(|l| (l, p.position().unwrap_or(1)))
 }
@@ -247,17 +276,20 @@ fn script_error(mut e: EvalAltResult) -> ScriptError {
         }
     }
     let message = match &e {
-        EvalAltResult::ErrorRuntime(v, _) => v.to_string(),
+        // A failed job's map carries its one-line message.
+        EvalAltResult::ErrorRuntime(v, _) => match v.read_lock::<rhai::Map>() {
+            Some(m) if m.contains_key("message") => {
+                m.get("message").map(to_text).unwrap_or_default()
+            }
+            _ => v.to_string(),
+        },
         EvalAltResult::ErrorFunctionNotFound(sig, _) => {
             let name = sig.split([' ', '(']).next().unwrap_or(sig);
             unknown_command(name).unwrap_or_else(|| e.to_string())
         }
         _ => e.to_string(),
     };
-    ScriptError {
-        message,
-        position: position(outer),
-    }
+    ScriptError::new(message, position(outer))
 }
 
 /// "Unknown command X" with a near miss, when `name` looks like a mistyped command.
@@ -284,10 +316,7 @@ fn explain_unknown(line: &str, e: ScriptError) -> ScriptError {
         || e.position.is_some() && words.next().is_some();
     if bare_shape && is_lookup_or_parse {
         if let Some(message) = unknown_command(first) {
-            return ScriptError {
-                message,
-                position: None,
-            };
+            return ScriptError::new(message, None);
         }
     }
     e

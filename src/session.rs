@@ -185,21 +185,40 @@ impl Session {
         if target == Target::Generic && section == "virtual_user_options" && self.vus_exist() {
             return Err(vus_exist_error());
         }
+        let secret = self
+            .settings
+            .dict(target)
+            .spec(key)
+            .is_some_and(|s| s.is_secret());
+        if secret && value == crate::config::MASK {
+            // A line recalled from the history has its password masked: running it again
+            // must not make the mask the password.
+            return Err(Error::Config(format!(
+                "{} is how hammer shows a password, not a password: {section}:{key} keeps its value; \
+                 type the password itself (the console's history keeps passwords masked)",
+                crate::config::MASK
+            )));
+        }
         let change = self.settings.set(target, section, key, value)?;
-        let shown = |v: &str| self.shown(target, key, v);
+        // A password is never shown, not even masked: "from ******** to ********" would read
+        // as if something were hidden in the sentence rather than in the value.
         match change {
+            Change::Same(_) if secret => self.out.line(format!(
+                "Value for {section}:{key} is the same as the existing value, no change made"
+            )),
             Change::Same(v) => self.out.line(format!(
-                "Value {} for {section}:{key} is the same as existing value {}, no change made",
-                shown(&v),
-                shown(&v)
+                "Value {v} for {section}:{key} is the same as existing value {v}, no change made"
             )),
             Change::Changed { old, new } => {
-                self.out.line(format!(
-                    "Changed {section}:{key} from {} to {} for {}",
-                    shown(&old),
-                    shown(&new),
-                    target.label()
-                ));
+                if secret {
+                    self.out
+                        .line(format!("Changed {section}:{key} for {}", target.label()));
+                } else {
+                    self.out.line(format!(
+                        "Changed {section}:{key} from {old} to {new} for {}",
+                        target.label()
+                    ));
+                }
                 self.persist();
                 // HammerDB clears the script only for *_driver keys, so other changes silently
                 // miss the next run; here any change to the script's database clears it, and
@@ -218,13 +237,6 @@ impl Session {
             }
         }
         Ok(Dynamic::UNIT)
-    }
-
-    fn shown(&self, target: Target, key: &str, value: &str) -> String {
-        match self.settings.dict(target).spec(key) {
-            Some(spec) if spec.is_secret() => crate::config::MASK.to_string(),
-            _ => value.to_string(),
-        }
     }
 
     // ---- vuset / tcset / metset --------------------------------------------------------
@@ -1076,7 +1088,7 @@ impl Session {
         let say = Say::new(self.out.clone(), 1);
         let spec = crate::jobs::Spec::custom(&custom.path, &self.settings, plan.virtual_users);
         let id = self.begin_job(spec);
-        crate::custom::run(
+        let failed = crate::custom::run(
             custom,
             &self.settings,
             self.current(),
@@ -1087,6 +1099,10 @@ impl Session {
             &self.rt,
         );
         self.out.line("ALL VIRTUAL USERS COMPLETE");
+        if failed > 0 {
+            // The job ends FAILED with this as its reason, and vurun raises it.
+            return Err(Error::State(crate::jobs::recorder::vus_failed(failed)));
+        }
         Ok(id.into())
     }
 
@@ -1129,37 +1145,7 @@ impl Session {
         let Some((id, r)) = &self.vu.last_run else {
             return Err(Error::State("No run yet: vurun first".into()));
         };
-        let mut m = Map::new();
-        m.insert("id".into(), id.clone().into());
-        m.insert("nopm".into(), r.nopm.map_or(Dynamic::UNIT, Dynamic::from));
-        m.insert("tpm".into(), r.tpm.map_or(Dynamic::UNIT, Dynamic::from));
-        m.insert("active_vus".into(), (r.active_vus as i64).into());
-        m.insert("seconds".into(), r.measured.as_secs_f64().into());
-        m.insert("failed_vus".into(), (r.failed_vus as i64).into());
-        m.insert("reconnects".into(), (r.stats.reconnects as i64).into());
-        m.insert("transactions".into(), (r.transactions() as i64).into());
-        m.insert(
-            "client_cpu_seconds".into(),
-            r.client_cpu
-                .map_or(Dynamic::UNIT, |c| Dynamic::from(c.as_secs_f64())),
-        );
-        for k in crate::tpcc::inputs::Kind::ALL {
-            let s = r.stats.kind(k);
-            let mut t = Map::new();
-            t.insert("committed".into(), (s.committed as i64).into());
-            t.insert("rolled_back".into(), (s.rolled_back as i64).into());
-            t.insert("retried".into(), (s.retried as i64).into());
-            t.insert("failed".into(), (s.failed as i64).into());
-            for (name, q) in [("p50_ms", 0.5), ("p95_ms", 0.95), ("p99_ms", 0.99)] {
-                t.insert(
-                    name.into(),
-                    (s.latency.value_at_quantile(q) as f64 / 1000.0).into(),
-                );
-            }
-            t.insert("max_ms".into(), (s.latency.max() as f64 / 1000.0).into());
-            m.insert(k.name().replace(' ', "_").into(), t.into());
-        }
-        Ok(m.into())
+        Ok(run_map(id, r).into())
     }
 
     // ---- jobs --------------------------------------------------------------------------
@@ -1179,12 +1165,21 @@ impl Session {
         let run = self.vu.last_run.as_ref().filter(|(r, _)| *r == id);
         let mut end =
             crate::jobs::recorder::end_of(&outcome, self.interrupt.is_set(), run.map(|r| &r.1));
+        let figures = run.map(|(rid, r)| run_map(rid, r));
         // A failed job's server may be gone, and data generation needs none: no waiting.
         let facts = end.status != crate::jobs::Status::Failed && kind != JobKind::Datagen;
         end.system = Some(self.job_system(&settings, db, facts));
         self.out.line(format!("{} jobid={id}", kind.label()));
+        // Recorded before the verdict reaches the script: a script that stops here, or a
+        // `hammer auto` that exits, leaves the job saved.
         self.jobs.finish(&self.out, &end);
-        crate::jobs::recorder::with_jobid(outcome, &id)
+        let outcome = crate::jobs::recorder::with_jobid(outcome, &id);
+        match end.status {
+            crate::jobs::Status::Failed | crate::jobs::Status::Stopped => {
+                Err(job_verdict(&id, kind, &end, outcome, figures))
+            }
+            _ => outcome,
+        }
     }
 
     /// Starts recording the current command as a job; returns its id.
@@ -1346,6 +1341,85 @@ impl Session {
     pub fn quit(&mut self, _args: &[String]) -> Result<Dynamic> {
         Err(Error::Quit)
     }
+}
+
+/// The error a FAILED or STOPPED job raises: one line naming the job, its status and why
+/// (`Schema Check jobid=... FAILED: 1 of 24 checks failed: ...`), and for `catch (e)` a map
+/// with the same `message`, the `jobid`, `status`, `type`, `kind` and `note`, the command's
+/// own map when it returned one (`checkschema`'s `ok`, `failed` and `checks`), and a run's
+/// figures as `result` (what `lastrun()` returns; `()` when nothing ran).
+fn job_verdict(
+    id: &str,
+    kind: JobKind,
+    end: &crate::jobs::store::End,
+    outcome: Result<Dynamic>,
+    figures: Option<Map>,
+) -> Error {
+    let note = end.note.clone().unwrap_or_else(|| match &outcome {
+        Err(e) => e.to_string(),
+        Ok(_) => "no reason was recorded".to_string(),
+    });
+    let status = end.status.label();
+    let message = format!("{} jobid={id} {status}: {note}", kind.label());
+    let mut caught = outcome
+        .ok()
+        .and_then(|v| v.try_cast::<Map>())
+        .unwrap_or_default();
+    caught.insert("message".into(), message.clone().into());
+    caught.insert("jobid".into(), id.into());
+    caught.insert("status".into(), status.into());
+    caught.insert("type".into(), kind.label().into());
+    caught.insert("kind".into(), kind.code().into());
+    caught.insert("note".into(), note.into());
+    caught.insert(
+        "result".into(),
+        figures.map_or(Dynamic::UNIT, Dynamic::from),
+    );
+    Error::Job {
+        message,
+        stopped: end.status == crate::jobs::Status::Stopped,
+        caught: Box::new(caught.into()),
+    }
+}
+
+/// A run's figures as `lastrun()` gives them (and a failed run's `catch (e)` as `e.result`).
+fn run_map(id: &str, r: &crate::tpcc::driver::RunResult) -> Map {
+    let mut m = Map::new();
+    m.insert("id".into(), id.into());
+    m.insert("nopm".into(), r.nopm.map_or(Dynamic::UNIT, Dynamic::from));
+    m.insert("tpm".into(), r.tpm.map_or(Dynamic::UNIT, Dynamic::from));
+    m.insert("active_vus".into(), (r.active_vus as i64).into());
+    m.insert("seconds".into(), r.measured.as_secs_f64().into());
+    m.insert("failed_vus".into(), (r.failed_vus as i64).into());
+    m.insert("reconnects".into(), (r.stats.reconnects as i64).into());
+    m.insert("abandoned_calls".into(), (r.abandoned_calls as i64).into());
+    m.insert("transactions".into(), (r.transactions() as i64).into());
+    m.insert(
+        "stopped_early".into(),
+        r.stopped_early.clone().map_or(Dynamic::UNIT, Dynamic::from),
+    );
+    m.insert(
+        "client_cpu_seconds".into(),
+        r.client_cpu
+            .map_or(Dynamic::UNIT, |c| Dynamic::from(c.as_secs_f64())),
+    );
+    for k in crate::tpcc::inputs::Kind::ALL {
+        let s = r.stats.kind(k);
+        let mut t = Map::new();
+        t.insert("committed".into(), (s.committed as i64).into());
+        t.insert("rolled_back".into(), (s.rolled_back as i64).into());
+        t.insert("retried".into(), (s.retried as i64).into());
+        t.insert("failed".into(), (s.failed as i64).into());
+        for (name, q) in [("p50_ms", 0.5), ("p95_ms", 0.95), ("p99_ms", 0.99)] {
+            t.insert(
+                name.into(),
+                (s.latency.value_at_quantile(q) as f64 / 1000.0).into(),
+            );
+        }
+        t.insert("max_ms".into(), (s.latency.max() as f64 / 1000.0).into());
+        m.insert(k.name().replace(' ', "_").into(), t.into());
+    }
+    m
 }
 
 /// `tcstop`'s value: the summary and the series.

@@ -1,5 +1,7 @@
 //! The two front ends: the interactive console (`hammer`) and the script runner (`hammer auto`).
 
+mod history;
+
 use std::io::{BufRead, IsTerminal};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -30,14 +32,24 @@ pub fn console(engine: &mut ScriptEngine) -> i32 {
     }
 }
 
+/// What `hammer auto` exits with when a script did not choose (`exit(n)` chooses).
+pub const EXIT_SUCCESS: i32 = 0;
+/// A script error, a failed job among them.
+pub const EXIT_ERROR: i32 = 1;
+/// Wrong command-line arguments (clap's status).
+pub const EXIT_USAGE: i32 = 2;
+/// Ctrl-C stopped the script, as a shell reports a process ended by SIGINT (128 + 2).
+pub const EXIT_STOPPED: i32 = 130;
+
 /// Prints an input's value or error; returns the exit status when the input asked to leave.
+/// `status` becomes the input's own: 0, 1 for an error, 130 when Ctrl-C stopped it.
 fn report(
     engine: &ScriptEngine,
     result: Result<Outcome, ScriptError>,
-    failed: &mut bool,
+    status: &mut i32,
 ) -> Option<i32> {
     let out = engine.session().out.clone();
-    *failed = false;
+    *status = EXIT_SUCCESS;
     match result {
         Ok(Outcome::Quit(code)) => return Some(code),
         Ok(Outcome::Value(v)) => {
@@ -47,7 +59,11 @@ fn report(
             }
         }
         Err(e) => {
-            *failed = true;
+            *status = if e.interrupted {
+                EXIT_STOPPED
+            } else {
+                EXIT_ERROR
+            };
             match e.position {
                 Some((line, col)) if line > 1 => {
                     out.error(format!("line {line}, column {col}: {}", e.message))
@@ -63,7 +79,7 @@ fn report(
 fn piped(engine: &mut ScriptEngine) -> i32 {
     let stdin = std::io::stdin();
     let mut pending = String::new();
-    let mut failed = false;
+    let mut status = EXIT_SUCCESS;
     for line in stdin.lock().lines() {
         let Ok(line) = line else { break };
         pending.push_str(&line);
@@ -75,19 +91,21 @@ fn piped(engine: &mut ScriptEngine) -> i32 {
         if input.trim().is_empty() {
             continue;
         }
+        // As at the prompt: a Ctrl-C that stopped one input does not stop the next.
+        engine.session().interrupt.clear();
         let result = engine.eval_console(&input);
-        if let Some(code) = report(engine, result, &mut failed) {
+        if let Some(code) = report(engine, result, &mut status) {
             return code;
         }
     }
     if !pending.trim().is_empty() {
         let result = engine.eval_console(&pending);
-        if let Some(code) = report(engine, result, &mut failed) {
+        if let Some(code) = report(engine, result, &mut status) {
             return code;
         }
     }
     // Like a shell reading a script: the status of the last input.
-    i32::from(failed)
+    status
 }
 
 struct RustylinePrinter<P: ExternalPrinter + Send>(P);
@@ -122,8 +140,11 @@ fn prompt_loop(engine: &mut ScriptEngine) -> i32 {
     };
     editor.set_helper(Some(helper));
     let history = home.map(|h: PathBuf| h.join(HISTORY_FILE));
+    let mut secrets = history::Secrets::of(&engine.session().settings);
     if let Some(h) = &history {
         let _ = editor.load_history(h);
+        // A history written before hammer masked passwords is cleaned as it is read.
+        remask_history(&mut editor, &secrets, h);
     }
     if let Ok(printer) = editor.create_external_printer() {
         out.use_printer(Box::new(RustylinePrinter(printer)));
@@ -133,21 +154,30 @@ fn prompt_loop(engine: &mut ScriptEngine) -> i32 {
         crate::VERSION
     ));
     out.line("Type \"help\" for a list of commands");
-    let mut failed = false;
+    let mut status = EXIT_SUCCESS;
     loop {
         match editor.readline(PROMPT) {
             Ok(line) => {
                 if line.trim().is_empty() {
                     continue;
                 }
-                let _ = editor.add_history_entry(line.as_str());
+                let _ = editor.add_history_entry(history::masked(&line, &secrets));
                 if let Some(h) = &history {
                     // Saved at once, so a killed console keeps what was typed.
                     let _ = editor.save_history(h);
                 }
                 engine.session().interrupt.clear();
                 let result = engine.eval_console(&line);
-                if let Some(code) = report(engine, result, &mut failed) {
+                // A password set just now may sit in an earlier line as a plain literal
+                // (`let p = "..."`, then `diset(.., p)`): the history is masked again.
+                let now = history::Secrets::of(&engine.session().settings);
+                if now.values() != secrets.values() {
+                    secrets = now;
+                    if let Some(h) = &history {
+                        remask_history(&mut editor, &secrets, h);
+                    }
+                }
+                if let Some(code) = report(engine, result, &mut status) {
                     return code;
                 }
             }
@@ -162,7 +192,33 @@ fn prompt_loop(engine: &mut ScriptEngine) -> i32 {
     0
 }
 
-/// Runs `hammer auto FILE ARGS...`: 0 at the end or on `quit()`, 1 on an error.
+/// Masks every entry of the console's history with what is known now, and writes it back to
+/// `path` when anything changed.
+fn remask_history(
+    editor: &mut Editor<ConsoleHelper, rustyline::history::DefaultHistory>,
+    secrets: &history::Secrets,
+    path: &Path,
+) {
+    use rustyline::history::History;
+    let entries: Vec<String> = editor.history().iter().cloned().collect();
+    let masked: Vec<String> = entries
+        .iter()
+        .map(|e| history::masked(e, secrets))
+        .collect();
+    if masked == entries {
+        return;
+    }
+    let h = editor.history_mut();
+    let _ = h.clear();
+    for e in masked {
+        let _ = h.add_owned(e);
+    }
+    let _ = editor.save_history(path);
+}
+
+/// Runs `hammer auto FILE ARGS...`: 0 at the end or on `quit()`, `n` on `exit(n)`, 1 on an
+/// error (a job that ended FAILED among them), 130 when Ctrl-C stopped it. The jobs are
+/// recorded by then: each command saves its job before its verdict reaches the script.
 pub fn auto(engine: &mut ScriptEngine, path: &Path, args: &[String]) -> i32 {
     let out = engine.session().out.clone();
     let shown = path.display();
@@ -170,7 +226,7 @@ pub fn auto(engine: &mut ScriptEngine, path: &Path, args: &[String]) -> i32 {
         Ok(s) => s,
         Err(e) => {
             out.error(format!("{shown}: cannot read script: {e}"));
-            return 1;
+            return EXIT_ERROR;
         }
     };
     // A `#!` line is blanked, not removed, so that line numbers stay right.
@@ -185,11 +241,15 @@ pub fn auto(engine: &mut ScriptEngine, path: &Path, args: &[String]) -> i32 {
     engine.set_var("ARGS", argv);
     match engine.eval(&source) {
         Ok(Outcome::Quit(code)) => code,
-        Ok(Outcome::Value(_)) => 0,
+        Ok(Outcome::Value(_)) => EXIT_SUCCESS,
         Err(e) => {
             let (line, col) = e.position.unwrap_or((0, 0));
             out.error(format!("{shown}:{line}:{col}: {}", e.message));
-            1
+            if e.interrupted {
+                EXIT_STOPPED
+            } else {
+                EXIT_ERROR
+            }
         }
     }
 }

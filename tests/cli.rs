@@ -155,9 +155,25 @@ fn auto_exit_code_passes_through() {
 }
 
 #[test]
+fn a_usage_error_exits_2_and_help_exits_0() {
+    let home = tempfile::tempdir().unwrap();
+    let out = hammer(home.path(), &["autoo", "x.rhai"], "");
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("autoo"), "{}", text(&out.stderr));
+    let out = hammer(home.path(), &["--help"], "");
+    assert_eq!(out.status.code(), Some(0));
+    assert!(text(&out.stdout).contains("Usage: hammer"));
+}
+
+#[test]
 fn ctrl_c_stops_a_script_even_in_a_pure_rhai_loop() {
     let home = tempfile::tempdir().unwrap();
-    let file = script(home.path(), "loop.rhai", "let i = 0;\nloop { i += 1; }\n");
+    // try/catch does not catch Ctrl-C: the script ends, with the shell's status for SIGINT.
+    let file = script(
+        home.path(),
+        "loop.rhai",
+        "let i = 0;\ntry { loop { i += 1; } } catch { print(\"caught\"); }\nprint(\"after\");\n",
+    );
     let child = std::process::Command::new(env!("CARGO_BIN_EXE_hammer"))
         .args(["auto", file.to_str().unwrap()])
         .env("HAMMER_HOME", home.path())
@@ -172,10 +188,15 @@ fn ctrl_c_stops_a_script_even_in_a_pure_rhai_loop() {
         .unwrap();
     assert!(sent.success());
     let out = child.wait_with_output().unwrap();
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(130));
     let stderr = text(&out.stderr);
     assert!(
         stderr.contains("loop.rhai:2:") && stderr.contains("Interrupted by Ctrl-C"),
         "{stderr}"
+    );
+    let stdout = text(&out.stdout);
+    assert!(
+        !stdout.contains("caught") && !stdout.contains("after"),
+        "{stdout}"
     );
 }

@@ -217,3 +217,72 @@ fn counter_lines_appear_while_the_prompt_is_live() {
     type_(&mut p, "quit\r");
     p.exp_eof().unwrap();
 }
+
+/// The history keeps no password: set in the bare form, in the Rhai form, through a variable
+/// assigned on an earlier line, or held by a variable named for one; a history written
+/// before masking is cleaned when the console reads it; a recalled masked line does not
+/// make the mask the password.
+#[test]
+fn history_keeps_no_password() {
+    let home = tempfile::tempdir().unwrap();
+    let file = home.path().join("history.txt");
+    std::fs::write(&file, "dbset db pg\ndiset tpcc pg_superuserpass Old1pw\n").unwrap();
+    let mut p = console(home.path());
+    let cleaned = std::fs::read_to_string(&file).unwrap();
+    assert!(!cleaned.contains("Old1pw"), "{cleaned}");
+    assert!(
+        cleaned.contains("diset tpcc pg_superuserpass ********"),
+        "{cleaned}"
+    );
+
+    type_(&mut p, "diset tpcc pg_pass Bare2pw\r");
+    p.exp_string("Changed tpcc:pg_pass for PostgreSQL").unwrap();
+    p.exp_string("hammer> ").unwrap();
+    type_(
+        &mut p,
+        "diset(\"tpcc\", \"pg_superuserpass\", \"Rhai3pw\")\r",
+    );
+    p.exp_string("Changed tpcc:pg_superuserpass for PostgreSQL")
+        .unwrap();
+    p.exp_string("hammer> ").unwrap();
+    type_(&mut p, "let p = \"Var4pw\";\r");
+    p.exp_string("hammer> ").unwrap();
+    type_(
+        &mut p,
+        "dbset db maria; diset(\"tpcc\", \"maria_pass\", p)\r",
+    );
+    p.exp_string("Changed tpcc:maria_pass for MariaDB").unwrap();
+    p.exp_string("hammer> ").unwrap();
+    type_(&mut p, "let admin_password = \"Named5pw\";\r");
+    p.exp_string("hammer> ").unwrap();
+    type_(&mut p, "print(\"still here\")\r");
+    p.exp_string("still here").unwrap();
+    p.exp_string("hammer> ").unwrap();
+
+    let history = std::fs::read_to_string(&file).unwrap();
+    for pw in ["Old1pw", "Bare2pw", "Rhai3pw", "Var4pw", "Named5pw"] {
+        assert!(!history.contains(pw), "{pw} in history:\n{history}");
+    }
+    for kept in [
+        "diset tpcc pg_pass ********",
+        r#"diset("tpcc", "pg_superuserpass", "********")"#,
+        r#"let p = "********";"#,
+        r#"diset("tpcc", "maria_pass", p)"#,
+        r#"let admin_password = "********";"#,
+        r#"print("still here")"#,
+    ] {
+        assert!(history.contains(kept), "no {kept:?} in history:\n{history}");
+    }
+
+    // Recalled and run again, the masked line is refused: the password stays what it was.
+    type_(&mut p, "dbset db pg\r");
+    p.exp_string("hammer> ").unwrap();
+    for _ in 0..7 {
+        type_(&mut p, "\x1b[A"); // Up, back to `diset tpcc pg_pass ********`
+    }
+    type_(&mut p, "\r");
+    p.exp_string("is how hammer shows a password").unwrap();
+    p.exp_string("hammer> ").unwrap();
+    type_(&mut p, "quit\r");
+    p.exp_eof().unwrap();
+}

@@ -96,7 +96,12 @@ fn bad_custom_scripts_are_explained() {
     f.ok(&format!("customscript {}", failing.display()));
     f.ok("vuset vu 1; vuset iterations 1");
     let (r, lines) = f.console("vurun()");
-    assert!(r.is_ok());
+    // A failed virtual user fails the job, and vurun with it.
+    let e = r.unwrap_err();
+    assert!(
+        e.starts_with("Benchmark Run jobid=") && e.ends_with("FAILED: 1 virtual user failed"),
+        "{e}"
+    );
     let text = lines.join("\n");
     assert!(text.contains("Vuser 1:before"), "{text}");
     assert!(

@@ -869,11 +869,10 @@ async fn prepare_refuses_a_missing_database() {
     }
 }
 
-/// The CI MariaDB's certificate (self-signed, so also its CA), as `scripts/ci/servers.sh`
-/// makes it.
+/// The CA that signed the CI MariaDB's certificate, as `scripts/ci/servers.sh` makes it.
 fn ci_certificate() -> std::path::PathBuf {
     let dir = std::env::var("HAMMER_CI_DIR").unwrap_or_else(|_| "/tmp/hammer-ci".into());
-    let cert = std::path::Path::new(&dir).join("maria/server.crt");
+    let cert = std::path::Path::new(&dir).join("ssl/ca.crt");
     assert!(
         cert.exists(),
         "{} not found: start the test servers with `scripts/ci/servers.sh start`",
@@ -1121,6 +1120,7 @@ async fn unencrypted_bytes_before_tls_are_refused() {
             identity: None,
             verify_hostname: true,
         }),
+        bounds: Default::default(),
     };
     match hammer::db::mywire::connect(&target).await {
         Err(e) => {

@@ -192,7 +192,20 @@ fn a_failed_command_is_a_failed_job_and_a_refused_one_is_none() {
     f.ok("jobs format text");
     let status = f.ok(&format!("jobs {id} status"));
     assert_eq!(status[0], format!("Job {id} (Schema Check): FAILED"));
-    assert_eq!(status[1], e, "the error is the job's note");
+    // The error names the job, its status and why; the why is the job's note.
+    assert_eq!(
+        e,
+        format!("Schema Check jobid={id} FAILED: {}", status[1]),
+        "the error is the job's verdict"
+    );
+    assert!(status[1].contains("connection refused"), "{status:?}");
+    let out = hammer(f.home.path(), &["jobs", "--json", id, "status"], "");
+    let s = json(&out);
+    assert_eq!(
+        (&s["status"], &s["exit_status"]),
+        (&"FAILED".into(), &1.into())
+    );
+    assert_eq!(s["note"], status[1].as_str());
     // A command refused before it starts (virtual users exist) is no job.
     f.ok("vucreate");
     f.err("buildschema");
@@ -356,4 +369,33 @@ for i in 0..15 {{ try {{ checkschema(); }} catch {{ }} }}
             assert_eq!(lines[n - 1], format!("Schema Check jobid={id}"));
         }
     }
+}
+
+/// Ctrl-C during a data generation: the job is STOPPED, and the input ends there (try does
+/// not catch a stop); the next input runs.
+#[test]
+fn a_stopped_data_generation_ends_the_input_with_the_job_stopped() {
+    let (mut f, _dir) = with_datagen_dir();
+    f.ok("dgset warehouse 50; dgset vu 1");
+    let interrupt = f.engine.session().interrupt.clone();
+    let ctrl_c = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(400));
+        interrupt.fire();
+    });
+    let (r, lines) = f.console("try { datagenrun(); } catch { print(\"caught\"); }");
+    ctrl_c.join().unwrap();
+    let e = r.unwrap_err();
+    let id = lines
+        .iter()
+        .find_map(|l| l.strip_prefix("Data Generation jobid="))
+        .unwrap_or_else(|| panic!("{lines:#?}"))
+        .to_string();
+    assert!(
+        e.starts_with(&format!("Data Generation jobid={id} STOPPED: ")),
+        "{e}"
+    );
+    assert!(!lines.iter().any(|l| l == "caught"), "{lines:#?}");
+    f.engine.session().interrupt.clear();
+    let (r, _) = f.console(&format!("jobs(\"{id}\", \"status\").status"));
+    assert_eq!(r, Ok("STOPPED".to_string()));
 }

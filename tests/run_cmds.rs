@@ -103,7 +103,12 @@ fn postgres_functions_and_client_sql() {
     let (r, lines) = f.console("vurun()");
     ctrl_c.join().unwrap();
     let text = lines.join("\n");
-    assert!(r.is_ok(), "{r:?}\n{text}");
+    // Stopped, not failed: the message says so, and ends the input.
+    let e = r.unwrap_err();
+    assert!(
+        e.ends_with(" STOPPED: stopped before the end of the duration"),
+        "{e}\n{text}"
+    );
     assert!(
         started.elapsed() < std::time::Duration::from_secs(60),
         "{text}"
@@ -360,7 +365,12 @@ fn raiseerror_decides_whether_a_failed_transaction_stops_its_virtual_user() {
     f.ok("diset tpcc pg_raiseerror true");
     let (r, lines) = f.console("vurun()");
     let text = lines.join("\n");
-    assert!(r.is_ok(), "{r:?}\n{text}");
+    // A failed virtual user fails the job, and vurun raises it.
+    let e = r.unwrap_err();
+    assert!(
+        e.starts_with("Benchmark Run jobid=") && e.ends_with(" FAILED: 1 virtual user failed"),
+        "{e}\n{text}"
+    );
     assert!(text.contains("Vuser 1:FINISHED FAILED"), "{text}");
     assert!(
         text.contains("Error in Virtual User 1:") && text.contains("history refused"),

@@ -29,7 +29,12 @@ fn a_server_that_stays_down_ends_the_run_with_a_summary() {
     stopper.join().unwrap();
     std::env::remove_var("HAMMER_RECONNECT_SECS");
     let text = lines.join("\n");
-    assert!(r.is_ok(), "{r:?}\n{text}");
+    // The run failed, and vurun says so: the reason and the job.
+    let e = r.unwrap_err();
+    assert!(
+        e.contains(" FAILED: the server did not come back within 2 s"),
+        "{e}\n{text}"
+    );
     assert!(
         took < std::time::Duration::from_secs(40),
         "the run should end soon after the terminals give up, not run its minute: {took:?}\n{text}"
@@ -47,7 +52,10 @@ fn a_server_that_stays_down_ends_the_run_with_a_summary() {
     // No result is made up from a server that was not there to count.
     assert!(!text.contains("TEST RESULT"), "{text}");
     // The job history keeps the run as FAILED, with why.
-    let id = r.unwrap();
+    let id = e
+        .strip_prefix("Benchmark Run jobid=")
+        .and_then(|rest| rest.get(..24))
+        .unwrap_or_else(|| panic!("{e}"));
     let (status, _) = f.console(&format!("jobs(\"{id}\", \"status\").status"));
     assert_eq!(status, Ok("FAILED".to_string()), "{text}");
     let (r, lines) = f.console("vudestroy(); checkschema().ok");

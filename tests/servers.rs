@@ -72,6 +72,37 @@ fn pg_sslmode_is_honoured() {
 }
 
 #[test]
+fn pg_verify_full_checks_the_servers_certificate() {
+    let (mut f, s) = configured();
+    let dir = std::env::var("HAMMER_CI_DIR").unwrap_or_else(|_| "/tmp/hammer-ci".into());
+    let ca = std::path::Path::new(&dir).join("ssl/ca.crt");
+    f.ok(&format!(
+        "dbset db pg; diset connection pg_sslmode verify-full; diset connection pg_sslrootcert {}",
+        ca.display()
+    ));
+    // The CI certificate names localhost and 127.0.0.1.
+    let (r, text) = check(&mut f, "[r.pg.ok, r.pg.tls]");
+    assert_eq!(r, "[true, true]", "{text}");
+    // The driver's lean connection checks it too.
+    let settings = f.engine.session_handle().lock().unwrap().settings.clone();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let admin = hammer::db::postgres::PgTarget::admin(&settings);
+    let wire = rt.block_on(hammer::db::pgwire::open(&admin));
+    assert!(wire.is_ok(), "{:?}", wire.err());
+    rt.block_on(wire.unwrap().close());
+    // A CA that did not sign the server's certificate: TLS fails, nothing is sent in clear.
+    let other = tempfile::NamedTempFile::new().unwrap();
+    let cert = rcgen::generate_simple_self_signed(vec![s.pg_host.clone()]).unwrap();
+    std::fs::write(other.path(), cert.cert.pem()).unwrap();
+    f.ok(&format!(
+        "diset connection pg_sslrootcert {}",
+        other.path().display()
+    ));
+    let (r, text) = check(&mut f, "r.pg.error");
+    assert!(r.contains("TLS failed"), "{r}\n{text}");
+}
+
+#[test]
 fn maria_tls_where_asked() {
     let (mut f, s) = configured();
     // TLS needs TCP: a socket connection is local and never encrypted.

@@ -96,7 +96,8 @@ fn build_check_delete_scripts_on_every_database() {
             );
             assert!(out.contains("Vuser 3:FINISHED SUCCESS"), "{out}");
         }
-        // The check script exits 1 when the schema does not match the dictionary.
+        // The check script exits 1 when the schema does not match the dictionary: the failed
+        // check is a script error that names the job.
         let (ok, out) = run(
             home.path(),
             &format!("{db}/tprocc/{db}_tprocc_check.rhai"),
@@ -104,7 +105,9 @@ fn build_check_delete_scripts_on_every_database() {
             &servers,
         );
         assert!(
-            !ok && out.contains("FAIL warehouse count"),
+            !ok && out.contains("FAIL warehouse count")
+                && out.contains("Schema Check jobid=")
+                && out.contains(" FAILED: "),
             "{db} check of 2:\n{out}"
         );
         let (ok, out) = run(
@@ -116,6 +119,17 @@ fn build_check_delete_scripts_on_every_database() {
         assert!(
             ok && out.contains("has been deleted successfully"),
             "{db} delete:\n{out}"
+        );
+        // Deleting again finds nothing to delete, and succeeds.
+        let (ok, out) = run(
+            home.path(),
+            &format!("{db}/tprocc/{db}_tprocc_delete.rhai"),
+            &[],
+            &servers,
+        );
+        assert!(
+            ok && out.contains("does not exist") && out.contains("nothing to delete"),
+            "{db} second delete:\n{out}"
         );
     }
 }

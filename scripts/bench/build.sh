@@ -5,6 +5,8 @@
 # Needs the servers of scripts/ci/servers.sh (started if not running). Prints, per database:
 # hammer's wall seconds, rows/s, client CPU seconds and share of one core; the server's own
 # ingest time (psql \copy / LOAD DATA LOCAL INFILE, then keys); and the ratio.
+# Servers: durable settings by default (fsync, synchronous commit, full-page writes,
+# InnoDB's flush at commit), printed first; SERVERS=fast keeps the test servers' own.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 W=${1:-4}
@@ -14,7 +16,9 @@ scripts/ci/servers.sh status >/dev/null 2>&1 || scripts/ci/servers.sh start
 cargo build --release --quiet
 HAMMER=$PWD/target/release/hammer
 WORK=$(mktemp -d /tmp/hammer-bench.XXXXXX)
-trap 'rm -rf "$WORK"' EXIT
+source scripts/bench/servers.sh
+trap 'rm -rf "$WORK"; bench_servers_restore' EXIT
+bench_servers_set
 export HAMMER_HOME=$WORK/home
 mkdir -p "$HAMMER_HOME" "$WORK/data"
 PGURL="host=127.0.0.1 port=5432 user=postgres password=postgres"

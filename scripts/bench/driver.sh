@@ -7,6 +7,8 @@
 #      PG_SSLMODE (pg_sslmode for PostgreSQL, default the dictionary's: prefer),
 #      HAMMER_VU_THREADS=shared (every virtual user on tokio's shared runtime instead of a
 #      thread of its own, to compare).
+# Servers: durable settings by default (fsync, synchronous commit, full-page writes,
+# InnoDB's flush at commit), printed first; SERVERS=fast keeps the test servers' own.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 DURATION=${1:-1}
@@ -17,7 +19,9 @@ scripts/ci/servers.sh status >/dev/null 2>&1 || scripts/ci/servers.sh start
 cargo build --release --quiet
 HAMMER=$PWD/target/release/hammer
 WORK=$(mktemp -d /tmp/hammer-bench.XXXXXX)
-trap 'rm -rf "$WORK"' EXIT
+source scripts/bench/servers.sh
+trap 'rm -rf "$WORK"; bench_servers_restore' EXIT
+bench_servers_set
 export HAMMER_HOME=$WORK/home
 mkdir -p "$HAMMER_HOME"
 CPUS=$(nproc)

@@ -4,6 +4,8 @@
 # with uniform rather than NURand inputs, and prints its own CPU per transaction and its
 # share of the machine: what `scripts/bench/driver.sh` reports for hammer.
 #   scripts/bench/pgbench.sh [seconds=30]
+# Servers: durable settings by default (fsync, synchronous commit, full-page writes,
+# InnoDB's flush at commit), printed first; SERVERS=fast keeps the test servers' own.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 SECONDS_RUN=${1:-30}
@@ -13,7 +15,9 @@ command -v pgbench >/dev/null || { echo "pgbench is missing: apt-get install pos
 scripts/ci/servers.sh status >/dev/null 2>&1 || scripts/ci/servers.sh start
 cargo build --release --quiet
 WORK=$(mktemp -d /tmp/hammer-pgbench.XXXXXX)
-trap 'rm -rf "$WORK"' EXIT
+source scripts/bench/servers.sh
+trap 'rm -rf "$WORK"; bench_servers_restore' EXIT
+bench_servers_set
 export HAMMER_HOME=$WORK/home
 mkdir -p "$HAMMER_HOME"
 CPUS=$(nproc)

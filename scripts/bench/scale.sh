@@ -5,6 +5,8 @@
 #   scripts/bench/scale.sh [terminals...=1000 10000]
 # Env: VUS (virtual users, 10), POOL (connections per virtual user, 5), W (warehouses, 4),
 #      RAMPUP and DURATION (minutes, 0.5 and 1), DB (pg or maria, pg).
+# Servers: durable settings by default (fsync, synchronous commit, full-page writes,
+# InnoDB's flush at commit), printed first; SERVERS=fast keeps the test servers' own.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 VUS=${VUS:-10}
@@ -20,7 +22,9 @@ scripts/ci/servers.sh status >/dev/null 2>&1 || scripts/ci/servers.sh start
 cargo build --release --quiet
 HAMMER=$PWD/target/release/hammer
 WORK=$(mktemp -d /tmp/hammer-scale.XXXXXX)
-trap 'rm -rf "$WORK"' EXIT
+source scripts/bench/servers.sh
+trap 'rm -rf "$WORK"; bench_servers_restore' EXIT
+bench_servers_set
 export HAMMER_HOME=$WORK/home
 mkdir -p "$HAMMER_HOME"
 

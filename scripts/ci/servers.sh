@@ -10,7 +10,7 @@
 #   MariaDB #2 127.0.0.1:${HAMMER_MARIA2_PORT:-3307} socket /tmp/mariadb2.sock, root/maria:
 #              a small second server, for the tests of two servers on one machine
 #   all: login hammer_nocreate/nocreate that may not create databases,
-#        TLS with a self-signed cert ($HAMMER_CI_DIR/ssl/server.crt).
+#        TLS with a certificate from a private CA ($HAMMER_CI_DIR/ssl/ca.crt).
 # The settings trade durability for speed: these are throwaway test servers.
 set -euo pipefail
 
@@ -135,18 +135,32 @@ ensure_user() {
 	useradd --system --user-group --home-dir "$home" --no-create-home --shell "$shell" "$user"
 }
 
-# One self-signed certificate for both servers; CN/SAN cover localhost and 127.0.0.1.
+# A private CA ($SSL_DIR/ca.crt, what clients trust: pg_sslrootcert, maria_ssl_ca) and one
+# server certificate it signed for both servers; its SANs cover localhost and 127.0.0.1, so
+# clients can check the host name too (libpq's verify-full). A certificate that is its own CA
+# would not do: a verifier refuses a CA certificate used as the server's.
 ensure_cert() {
-	[[ -s $SSL_DIR/server.crt && -s $SSL_DIR/server.key ]] && return 0
+	[[ -s $SSL_DIR/ca.crt && -s $SSL_DIR/server.crt && -s $SSL_DIR/server.key ]] && return 0
 	mkdir -p "$SSL_DIR"
-	openssl req -x509 -newkey rsa:2048 -nodes -sha256 -days 3650 \
-		-subj "/CN=localhost" \
-		-addext "subjectAltName=DNS:localhost,IP:127.0.0.1,IP:::1" \
-		-keyout "$SSL_DIR/server.key" -out "$SSL_DIR/server.crt" \
-		>"$SSL_DIR/openssl.log" 2>&1 ||
-		die_with_log "$SSL_DIR/openssl.log" "openssl could not make the self-signed certificate"
-	chmod 644 "$SSL_DIR/server.crt"
-	chmod 600 "$SSL_DIR/server.key"
+	{
+		openssl req -x509 -newkey rsa:2048 -nodes -sha256 -days 3650 \
+			-subj "/CN=hammer CI CA" \
+			-addext "basicConstraints=critical,CA:TRUE" \
+			-addext "keyUsage=critical,keyCertSign,cRLSign" \
+			-keyout "$SSL_DIR/ca.key" -out "$SSL_DIR/ca.crt" &&
+			openssl req -newkey rsa:2048 -nodes -sha256 -subj "/CN=localhost" \
+				-keyout "$SSL_DIR/server.key" -out "$SSL_DIR/server.csr" &&
+			printf '%s\n' "basicConstraints=critical,CA:FALSE" \
+				"keyUsage=critical,digitalSignature,keyEncipherment" \
+				"extendedKeyUsage=serverAuth" \
+				"subjectAltName=DNS:localhost,IP:127.0.0.1,IP:::1" >"$SSL_DIR/server.ext" &&
+			openssl x509 -req -in "$SSL_DIR/server.csr" -CA "$SSL_DIR/ca.crt" \
+				-CAkey "$SSL_DIR/ca.key" -CAcreateserial -days 3650 -sha256 \
+				-extfile "$SSL_DIR/server.ext" -out "$SSL_DIR/server.crt"
+	} >"$SSL_DIR/openssl.log" 2>&1 ||
+		die_with_log "$SSL_DIR/openssl.log" "openssl could not make the CA and the server certificate"
+	chmod 644 "$SSL_DIR/ca.crt" "$SSL_DIR/server.crt"
+	chmod 600 "$SSL_DIR/server.key" "$SSL_DIR/ca.key"
 }
 
 # Each server gets its own copy of cert+key, owned by its OS user, because
@@ -155,6 +169,7 @@ install_cert() {
 	local dir=$1 owner=$2
 	install -m 644 -o "$owner" -g "$owner" "$SSL_DIR/server.crt" "$dir/server.crt"
 	install -m 600 -o "$owner" -g "$owner" "$SSL_DIR/server.key" "$dir/server.key"
+	install -m 644 -o "$owner" -g "$owner" "$SSL_DIR/ca.crt" "$dir/ca.crt"
 }
 
 # ---------------------------------------------------------------- PostgreSQL
@@ -305,7 +320,7 @@ maria_start_fresh() {
 		innodb_flush_log_at_trx_commit = 0
 		ssl_cert = $dir/server.crt
 		ssl_key = $dir/server.key
-		ssl_ca = $dir/server.crt
+		ssl_ca = $dir/ca.crt
 	EOF
 	chmod 644 "$cnf"
 
@@ -370,7 +385,7 @@ print_facts() {
 		PostgreSQL 127.0.0.1:$PG_PORT superuser postgres/postgres
 		MariaDB 127.0.0.1:$MARIA_PORT socket $MARIA_SOCK root/maria
 		MariaDB #2 127.0.0.1:$MARIA2_PORT socket $MARIA2_SOCK root/maria
-		  all: user hammer_nocreate/nocreate (cannot create databases); TLS cert $SSL_DIR/server.crt
+		  all: user hammer_nocreate/nocreate (cannot create databases); TLS CA $SSL_DIR/ca.crt
 		  PostgreSQL socket dir $PG_DIR, log $PG_LOG; MariaDB log $MARIA_LOG, #2 $MARIA2_DIR/mariadbd.log
 	EOF
 }

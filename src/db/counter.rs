@@ -175,9 +175,46 @@ impl CounterSource {
         }
     }
 
-    /// Reads the counters, connecting first when not connected. A failure leaves the source
-    /// disconnected; the next call connects again.
+    /// How long a reading may wait for the server before it counts as lost.
+    fn reply_timeout(&self) -> std::time::Duration {
+        match &self.inner {
+            Inner::Pg { admin, .. } => admin.bounds.reply_timeout,
+            Inner::My { target, .. } => target.bounds.reply_timeout,
+        }
+    }
+
+    /// Reads the counters, connecting first when not connected, within the reply timeout. A
+    /// failure leaves the source disconnected; the next call connects again.
     pub async fn read(&mut self) -> Result<Reading, DbError> {
+        let limit = self.reply_timeout();
+        match tokio::time::timeout(limit, self.read_once()).await {
+            Ok(r) => r,
+            Err(_) => {
+                // The connections are mid-reply: dropped, not closed politely.
+                match &mut self.inner {
+                    Inner::Pg { stats, schema, .. } => {
+                        stats.take();
+                        schema.take();
+                    }
+                    Inner::My { conn, .. } => drop(conn.take()),
+                }
+                let peer = match &self.inner {
+                    Inner::Pg { admin, .. } => admin.peer(),
+                    Inner::My { target, .. } => target.peer(),
+                };
+                Err(peer.failed(
+                    "no reply from",
+                    Failure::Lost,
+                    format!(
+                        "the counters' query got no answer within {} s (the reply timeout)",
+                        limit.as_secs_f64()
+                    ),
+                ))
+            }
+        }
+    }
+
+    async fn read_once(&mut self) -> Result<Reading, DbError> {
         if !self.is_connected() {
             self.connect().await?;
         }

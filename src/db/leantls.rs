@@ -1,63 +1,47 @@
-//! TLS for the lean connections (`pgwire`, `mywire`): rustls runs the handshake and keeps the
-//! keys, and the records of the session itself are sealed and opened here, in place, with
-//! ring's AEAD.
+//! TLS for the lean connections (`pgwire`, `mywire`): rustls's unbuffered client connection
+//! does all of TLS (the handshake, sealing and opening every record, alerts, key updates,
+//! record limits), and this module only owns the buffers it works in and moves bytes between
+//! them and the socket, so that a request is still one `send` and a reply normally one `recv`.
 //!
-//! rustls's own connection costs a transaction a heap buffer per record each way and carries
-//! each record through three or four buffers. A terminal's request and reply are a few hundred
-//! bytes, and on a busy machine, where the server's processes have evicted the client's
-//! memory from the caches since its last transaction, those touches cost more than the
-//! encryption. Here a reply is read into one buffer, decrypted where it lies and copied once
-//! to the caller; a request is sealed in the buffer it is sent from.
+//! rustls's buffered connection would add its own queues on both sides; its unbuffered one
+//! works in the caller's buffers instead: records read from the socket are opened where they
+//! lie in [`LeanTls`]'s read buffer (rustls then hands over a copy of the plaintext), and a
+//! request is sealed straight into the caller's send buffer. Whatever reaches rustls is
+//! rustls's to judge: a record that does not open, an alert, a message out of place is an
+//! error of the session, which the lean connections treat as a lost connection.
 //!
-//! rustls's kernel-connection interface (made for kTLS) hands over the keys after the
-//! handshake and computes new ones on a key update. What it leaves to us, we do:
-//! - TLS 1.3 records: the inner content type and padding, key updates either way (the
-//!   server's, and ours before the AEAD's confidentiality limit), session tickets (dropped:
-//!   hammer does not resume sessions), alerts;
-//! - TLS 1.2 records with AES-GCM (explicit nonce) or ChaCha20-Poly1305; TLS 1.2 has no key
-//!   update and a renegotiation request is ignored, as a client may.
+//! hammer does not resume sessions (both connections' configurations disable resumption):
+//! every session is a full handshake, and session tickets are dropped by rustls.
 
 use std::io;
 use std::sync::Arc;
 
-use ring::aead::{self, Aad, LessSafeKey, Nonce, UnboundKey};
 use rustls::client::{ClientConnectionData, UnbufferedClientConnection};
-use rustls::kernel::KernelConnection;
 use rustls::pki_types::ServerName;
-use rustls::unbuffered::{ConnectionState, EncodeError, UnbufferedStatus};
-use rustls::{ClientConfig, ConnectionTrafficSecrets, ProtocolVersion};
+use rustls::unbuffered::{
+    ConnectionState, EncodeError, EncodeTlsData, EncryptError, UnbufferedStatus, WriteTraffic,
+};
+use rustls::ClientConfig;
 
 use super::sock::Sock;
 
 /// The most plaintext one record carries.
 const MAX_PLAIN: usize = 16 * 1024;
-/// The longest record body accepted: TLS 1.2 allows 2048 bytes of expansion.
-const MAX_BODY: usize = MAX_PLAIN + 2048;
-/// The most handshake bytes held at once while the handshake runs.
-const MAX_HANDSHAKE: usize = 1024 * 1024;
-const HEADER: usize = 5;
-const TAG: usize = 16;
-/// TLS 1.2 AES-GCM's explicit nonce.
-const EXPLICIT: usize = 8;
-
-const APPLICATION_DATA: u8 = 23;
-const HANDSHAKE: u8 = 22;
-const ALERT: u8 = 21;
-
-/// Records sealed with one TLS 1.3 key before a key update: below every AEAD's limit
-/// (AES-GCM's is 2^24.5 full-size records, and ours are small).
-const TX_RECORDS_PER_KEY: u64 = 1 << 23;
-
-/// Records sealed in one TLS 1.2 AES-GCM session, which has no key update: rustls's limit.
-/// At it the session ends as a lost connection, and the driver opens a new one.
-const TLS12_GCM_RECORDS: u64 = 1 << 24;
+/// The longest record on the wire: a header and a body with TLS 1.2's 2048 bytes of expansion.
+const MAX_RECORD: usize = 5 + MAX_PLAIN + 2048;
+/// What one sealed record adds to its plaintext at most (header, explicit nonce or content
+/// type, tag), with room to spare.
+const OVERHEAD: usize = 64;
+/// The most bytes held for rustls at once: it joins a handshake message spanning records in
+/// the read buffer (and refuses one above 64 KiB itself), so this bound is never the first.
+const MAX_PENDING: usize = 1024 * 1024;
 
 /// Why the session failed.
 #[derive(Debug)]
 pub(super) enum LeanError {
-    /// The socket failed or closed.
+    /// The socket failed or closed, or the session has sealed all its keys allow.
     Io(io::Error),
-    /// The handshake failed, or a record could not be opened or was not allowed.
+    /// The handshake failed, or rustls refused what the server sent.
     Tls(String),
 }
 
@@ -84,82 +68,22 @@ fn closed() -> LeanError {
     ))
 }
 
-/// How records of this session are laid out.
-#[derive(Clone, Copy, PartialEq, Debug)]
-enum Layout {
-    /// TLS 1.3: outer type application data, inner content type, nonce from the sequence.
-    Tls13,
-    /// TLS 1.2 AES-GCM: an explicit 8-byte nonce before the ciphertext.
-    Tls12Gcm,
-    /// TLS 1.2 ChaCha20-Poly1305: nonce from the sequence.
-    Tls12Chacha,
-}
-
-/// One direction's key, fixed IV and record sequence number.
-struct Keys {
-    key: LessSafeKey,
-    iv: [u8; 12],
-    seq: u64,
-}
-
-impl Keys {
-    fn new(seq: u64, secrets: ConnectionTrafficSecrets) -> Result<Keys, LeanError> {
-        let (alg, key, iv) = match &secrets {
-            ConnectionTrafficSecrets::Aes128Gcm { key, iv } => (&aead::AES_128_GCM, key, iv),
-            ConnectionTrafficSecrets::Aes256Gcm { key, iv } => (&aead::AES_256_GCM, key, iv),
-            ConnectionTrafficSecrets::Chacha20Poly1305 { key, iv } => {
-                (&aead::CHACHA20_POLY1305, key, iv)
-            }
-            _ => return Err(tls("a cipher suite hammer's lean connection does not do")),
-        };
-        let key = UnboundKey::new(alg, key.as_ref()).map_err(|_| tls("a key of the wrong size"))?;
-        let iv = iv
-            .as_ref()
-            .try_into()
-            .map_err(|_| tls("an IV of the wrong size"))?;
-        Ok(Keys {
-            key: LessSafeKey::new(key),
-            iv,
-            seq,
-        })
-    }
-
-    /// The per-record nonce: the IV with the sequence number XORed into its last 8 bytes.
-    fn nonce(&self) -> [u8; 12] {
-        let mut n = self.iv;
-        for (b, s) in n[4..].iter_mut().zip(self.seq.to_be_bytes()) {
-            *b ^= s;
-        }
-        n
-    }
-
-    /// TLS 1.2's additional data: sequence number, type, version, plaintext length.
-    fn aad12(&self, header: [u8; HEADER], len: usize) -> [u8; 13] {
-        let mut a = [0u8; 13];
-        a[..8].copy_from_slice(&self.seq.to_be_bytes());
-        a[8..11].copy_from_slice(&header[..3]);
-        a[11..].copy_from_slice(&(len as u16).to_be_bytes());
-        a
-    }
-}
-
 /// An established session.
 pub(super) struct LeanTls {
-    kernel: KernelConnection<ClientConnectionData>,
-    layout: Layout,
-    tx: Keys,
-    rx: Keys,
-    /// Bytes read from the socket and not yet opened: `raw[start..end]`.
+    conn: UnbufferedClientConnection,
+    /// Bytes read from the socket that rustls has not consumed yet: `raw[start..end]`.
     raw: Vec<u8>,
     start: usize,
     end: usize,
+    /// Plaintext rustls has opened and [`open`](Self::open) has not handed on yet, or (when
+    /// `handed`) the plaintext the last `open` returned.
+    plain: Vec<u8>,
+    handed: bool,
+    /// TLS records rustls made while we were reading (a warning alert refusing a TLS 1.2
+    /// renegotiation): they go out ahead of the next records we seal.
+    queued: Vec<u8>,
     /// The server sent close_notify.
     closed: bool,
-    /// The server asked for our key update: it goes before the next record we send.
-    owe_update: bool,
-    /// Records to seal under one key: TLS 1.3 then updates it ([`TX_RECORDS_PER_KEY`]), TLS 1.2
-    /// AES-GCM ends the session ([`TLS12_GCM_RECORDS`]); ChaCha20-Poly1305 has no limit.
-    tx_limit: u64,
 }
 
 /// Runs the handshake on `sock`, on which the server already agreed to TLS.
@@ -168,93 +92,97 @@ pub(super) async fn handshake(
     name: ServerName<'static>,
     sock: &mut Sock,
 ) -> Result<LeanTls, LeanError> {
-    let mut conn = UnbufferedClientConnection::new(config, name)?;
-    let mut incoming = vec![0u8; HEADER + MAX_BODY];
-    let mut filled = 0;
-    let mut outgoing = vec![0u8; 4096];
-    let mut used = 0;
+    let conn = UnbufferedClientConnection::new(config, name)?;
+    let mut tls = LeanTls {
+        conn,
+        raw: vec![0u8; MAX_RECORD],
+        start: 0,
+        end: 0,
+        plain: Vec::new(),
+        handed: false,
+        queued: Vec::new(),
+        closed: false,
+    };
+    let mut outgoing = Vec::with_capacity(4096);
     loop {
-        let UnbufferedStatus { discard, state } = conn.process_tls_records(&mut incoming[..filled]);
+        let UnbufferedStatus { discard, state } = tls
+            .conn
+            .process_tls_records(&mut tls.raw[tls.start..tls.end]);
         let mut read = false;
         let mut done = false;
         match state? {
-            ConnectionState::EncodeTlsData(mut e) => loop {
-                match e.encode(&mut outgoing[used..]) {
-                    Ok(n) => {
-                        used += n;
-                        break;
-                    }
-                    Err(EncodeError::InsufficientSize(s)) => {
-                        outgoing.resize(used + s.required_size, 0)
-                    }
-                    Err(EncodeError::AlreadyEncoded) => break,
-                }
-            },
+            ConnectionState::EncodeTlsData(e) => encode(e, &mut outgoing),
             ConnectionState::TransmitTlsData(t) => {
-                sock.write_all(&outgoing[..used]).await?;
-                used = 0;
+                sock.write_all(&outgoing).await?;
+                outgoing.clear();
                 t.done();
             }
             ConnectionState::BlockedHandshake => read = true,
             ConnectionState::WriteTraffic(_) => done = true,
+            // Data the server sends right after its Finished is kept for the first `open`.
+            ConnectionState::ReadTraffic(mut r) => {
+                while let Some(record) = r.next_record() {
+                    tls.plain.extend_from_slice(record?.payload);
+                }
+            }
             ConnectionState::PeerClosed | ConnectionState::Closed => return Err(closed()),
-            _ => return Err(tls("application data during the handshake")),
+            other => return Err(tls_state(other)),
         }
-        incoming.copy_within(discard..filled, 0);
-        filled -= discard;
+        tls.start += discard;
         if done {
             break;
         }
         if read {
             // A handshake message (a long certificate chain) may span records, and rustls
             // joins them in this buffer.
-            if filled == incoming.len() {
-                if incoming.len() >= MAX_HANDSHAKE {
-                    return Err(tls(format!(
-                        "a handshake message longer than {MAX_HANDSHAKE} bytes"
-                    )));
-                }
-                incoming.resize(incoming.len() * 2, 0);
-            }
-            let n = sock.read(&mut incoming[filled..]).await?;
+            tls.make_room()?;
+            let n = sock.read(&mut tls.raw[tls.end..]).await?;
             if n == 0 {
                 return Err(closed());
             }
-            filled += n;
+            tls.end += n;
         }
     }
-    // What is left is at most part of a record; a buffer grown for the handshake is not kept.
-    if incoming.len() > HEADER + MAX_BODY {
-        let mut raw = vec![0u8; (HEADER + MAX_BODY).max(filled)];
-        raw[..filled].copy_from_slice(&incoming[..filled]);
-        incoming = raw;
+    // A buffer grown for the handshake is not kept: what is left is at most part of a record.
+    let left = tls.end - tls.start;
+    if tls.raw.len() > MAX_RECORD && left < MAX_RECORD {
+        let mut raw = vec![0u8; MAX_RECORD];
+        raw[..left].copy_from_slice(&tls.raw[tls.start..tls.end]);
+        tls.raw = raw;
+        tls.start = 0;
+        tls.end = left;
     }
-    let version = conn.protocol_version();
-    let (secrets, kernel) = conn.dangerous_into_kernel_connection()?;
-    let tx = Keys::new(secrets.tx.0, secrets.tx.1)?;
-    let chacha = tx.key.algorithm() == &aead::CHACHA20_POLY1305;
-    let layout = match version {
-        Some(ProtocolVersion::TLSv1_3) => Layout::Tls13,
-        Some(ProtocolVersion::TLSv1_2) if chacha => Layout::Tls12Chacha,
-        Some(ProtocolVersion::TLSv1_2) => Layout::Tls12Gcm,
-        other => return Err(tls(format!("protocol version {other:?}"))),
-    };
-    Ok(LeanTls {
-        kernel,
-        layout,
-        tx,
-        rx: Keys::new(secrets.rx.0, secrets.rx.1)?,
-        raw: incoming,
-        start: 0,
-        end: filled,
-        closed: false,
-        owe_update: false,
-        tx_limit: match layout {
-            Layout::Tls13 => TX_RECORDS_PER_KEY,
-            Layout::Tls12Gcm => TLS12_GCM_RECORDS,
-            Layout::Tls12Chacha => u64::MAX,
-        },
-    })
+    Ok(tls)
+}
+
+/// Copies a TLS record rustls made to the end of `out`.
+fn encode(mut e: EncodeTlsData<'_, ClientConnectionData>, out: &mut Vec<u8>) {
+    let at = out.len();
+    out.resize(at + MAX_RECORD, 0);
+    loop {
+        match e.encode(&mut out[at..]) {
+            Ok(n) => {
+                out.truncate(at + n);
+                return;
+            }
+            Err(EncodeError::InsufficientSize(s)) => out.resize(at + s.required_size, 0),
+            Err(EncodeError::AlreadyEncoded) => {
+                out.truncate(at);
+                return;
+            }
+        }
+    }
+}
+
+/// A state rustls should not reach on a client session.
+fn tls_state(state: ConnectionState<'_, '_, ClientConnectionData>) -> LeanError {
+    tls(format!("rustls reached an unexpected state: {state:?}"))
+}
+
+/// What to seal once rustls allows it.
+enum Seal<'a> {
+    Data(&'a [u8]),
+    CloseNotify,
 }
 
 impl LeanTls {
@@ -263,100 +191,79 @@ impl LeanTls {
         self.closed
     }
 
-    /// Appends `plain` to `out` as sealed application-data records.
+    /// Appends `plain` to `out` as sealed application-data records (after any record rustls
+    /// has to send first: a key update, an alert); on failure `out` is left as it was.
     pub(super) fn seal(&mut self, plain: &[u8], out: &mut Vec<u8>) -> Result<(), LeanError> {
-        if self.layout == Layout::Tls13 && (self.owe_update || self.tx.seq >= self.tx_limit) {
-            // KeyUpdate, update_not_requested, under the old key; then the new key.
-            self.seal_record(HANDSHAKE, &[24, 0, 0, 1, 0], out)?;
-            let (seq, secrets) = self.kernel.update_tx_secret()?;
-            self.tx = Keys::new(seq, secrets)?;
-            self.owe_update = false;
-        }
-        let records = plain.len().div_ceil(MAX_PLAIN) as u64;
-        if self.layout == Layout::Tls12Gcm && self.tx.seq.saturating_add(records) > self.tx_limit {
-            return Err(LeanError::Io(io::Error::new(
-                io::ErrorKind::ConnectionAborted,
-                "the TLS 1.2 session has sealed AES-GCM's limit of 2^24 records; a new connection is needed",
-            )));
-        }
-        for chunk in plain.chunks(MAX_PLAIN) {
-            self.seal_record(APPLICATION_DATA, chunk, out)?;
-        }
-        Ok(())
-    }
-
-    /// Appends a sealed close_notify alert to `out`.
-    pub(super) fn close_notify(&mut self, out: &mut Vec<u8>) {
-        let _ = self.seal_record(ALERT, &[1, 0], out);
-    }
-
-    /// Appends one sealed record to `out`; on failure `out` is left as it was.
-    fn seal_record(&mut self, typ: u8, plain: &[u8], out: &mut Vec<u8>) -> Result<(), LeanError> {
         let at = out.len();
-        let sealed = self.seal_at(typ, plain, out, at);
+        let sealed = self.write(Seal::Data(plain), out);
         if sealed.is_err() {
             out.truncate(at);
         }
         sealed
     }
 
-    fn seal_at(
-        &mut self,
-        typ: u8,
-        plain: &[u8],
-        out: &mut Vec<u8>,
-        at: usize,
-    ) -> Result<(), LeanError> {
-        let nonce = self.tx.nonce();
-        let sealed = |key: &LessSafeKey, aad: &[u8], data: &mut [u8]| {
-            key.seal_in_place_separate_tag(
-                Nonce::assume_unique_for_key(nonce),
-                Aad::from(aad),
-                data,
-            )
-            .map_err(|_| tls("sealing a record failed"))
-        };
-        let tag = match self.layout {
-            Layout::Tls13 => {
-                let len = plain.len() + 1 + TAG;
-                out.extend_from_slice(&[APPLICATION_DATA, 3, 3]);
-                out.extend_from_slice(&(len as u16).to_be_bytes());
-                out.extend_from_slice(plain);
-                out.push(typ);
-                let header: [u8; HEADER] = out[at..at + HEADER].try_into().expect("5 bytes");
-                sealed(&self.tx.key, &header, &mut out[at + HEADER..])?
+    /// Appends a sealed close_notify alert to `out`.
+    pub(super) fn close_notify(&mut self, out: &mut Vec<u8>) {
+        let at = out.len();
+        if self.write(Seal::CloseNotify, out).is_err() {
+            out.truncate(at);
+        }
+    }
+
+    /// Lets rustls seal `what` into `out`, dealing with what it does first.
+    fn write(&mut self, what: Seal<'_>, out: &mut Vec<u8>) -> Result<(), LeanError> {
+        self.forget_handed();
+        out.append(&mut self.queued);
+        loop {
+            let UnbufferedStatus { discard, state } = self
+                .conn
+                .process_tls_records(&mut self.raw[self.start..self.end]);
+            let state = match state {
+                Ok(state) => state,
+                Err(e) => {
+                    self.start += discard;
+                    return Err(e.into());
+                }
+            };
+            let done = match state {
+                ConnectionState::WriteTraffic(mut w) => {
+                    sealed(&mut w, &what, out)?;
+                    true
+                }
+                // Records that came before this request are kept for `open`.
+                ConnectionState::ReadTraffic(mut r) => {
+                    while let Some(record) = r.next_record() {
+                        self.plain.extend_from_slice(record?.payload);
+                    }
+                    false
+                }
+                ConnectionState::EncodeTlsData(e) => {
+                    encode(e, out);
+                    false
+                }
+                // Sent with the records that follow it in `out`.
+                ConnectionState::TransmitTlsData(t) => {
+                    t.done();
+                    false
+                }
+                ConnectionState::PeerClosed => {
+                    self.closed = true;
+                    false
+                }
+                ConnectionState::Closed => return Err(closed()),
+                other => return Err(tls_state(other)),
+            };
+            self.start += discard;
+            if done {
+                return Ok(());
             }
-            Layout::Tls12Gcm | Layout::Tls12Chacha => {
-                let explicit = if self.layout == Layout::Tls12Gcm {
-                    EXPLICIT
-                } else {
-                    0
-                };
-                let len = explicit + plain.len() + TAG;
-                out.extend_from_slice(&[typ, 3, 3]);
-                out.extend_from_slice(&(len as u16).to_be_bytes());
-                let header: [u8; HEADER] = out[at..at + HEADER].try_into().expect("5 bytes");
-                out.extend_from_slice(&nonce[12 - explicit..]);
-                out.extend_from_slice(plain);
-                let aad = self.tx.aad12(header, plain.len());
-                sealed(&self.tx.key, &aad, &mut out[at + HEADER + explicit..])?
-            }
-        };
-        out.extend_from_slice(tag.as_ref());
-        self.tx.seq += 1;
-        Ok(())
+        }
     }
 
     /// Free space for the next socket read, after the bytes not yet opened.
     pub(super) fn space(&mut self) -> &mut [u8] {
-        if self.start == self.end {
-            self.start = 0;
-            self.end = 0;
-        } else if self.start > 0 && self.raw.len() - self.end < HEADER + MAX_BODY {
-            self.raw.copy_within(self.start..self.end, 0);
-            self.end -= self.start;
-            self.start = 0;
-        }
+        // Room for a whole record; `open` has refused to hold more than MAX_PENDING bytes.
+        let _ = self.make_room();
         &mut self.raw[self.end..]
     }
 
@@ -365,175 +272,154 @@ impl LeanTls {
         self.end += n;
     }
 
-    /// The plaintext of the next application-data record read whole, decrypted where it lies;
-    /// None when no whole record is left. Other records are dealt with on the way.
+    /// The plaintext of the next application-data record read whole, decrypted by rustls;
+    /// None when no whole record is left. Other records are dealt with on the way (by rustls).
     pub(super) fn open(&mut self) -> Result<Option<&[u8]>, LeanError> {
-        loop {
-            let have = &self.raw[self.start..self.end];
-            if have.len() < HEADER {
-                return Ok(None);
-            }
-            let header: [u8; HEADER] = have[..HEADER].try_into().expect("5 bytes");
-            let len = usize::from(u16::from_be_bytes([header[3], header[4]]));
-            if len > MAX_BODY {
-                return Err(tls(format!("a record of {len} bytes")));
-            }
-            if have.len() < HEADER + len {
-                return Ok(None);
-            }
-            let body = self.start + HEADER;
-            self.start = body + len;
-            if self.closed {
-                // Nothing after close_notify counts.
-                continue;
-            }
-            let (typ, from, to) = self.open_record(header, body, len)?;
-            if to - from > MAX_PLAIN {
-                return Err(tls(format!("a record of {} bytes of plaintext", to - from)));
-            }
-            match typ {
-                APPLICATION_DATA => return Ok(Some(&self.raw[from..to])),
-                ALERT => self.alert(from, to)?,
-                HANDSHAKE => self.handshake_message(from, to)?,
-                other => return Err(tls(format!("a record of type {other}"))),
-            }
-        }
-    }
-
-    /// Opens the record whose body is `raw[body..body + len]`: its content type and where
-    /// its plaintext lies.
-    fn open_record(
-        &mut self,
-        header: [u8; HEADER],
-        body: usize,
-        len: usize,
-    ) -> Result<(u8, usize, usize), LeanError> {
-        let bad = || tls("a record that does not decrypt (bad record MAC)");
-        let rx = &mut self.rx;
-        let data = &mut self.raw[body..body + len];
-        let opened = match self.layout {
-            Layout::Tls13 => {
-                // A ChangeCipherSpec is allowed only during the handshake.
-                if header[0] != APPLICATION_DATA {
-                    return Err(tls(format!("an unencrypted record of type {}", header[0])));
+        self.forget_handed();
+        // With no bytes left, rustls has nothing to open: every state a record leads to is
+        // reported by the call that consumed it. (The usual end of a reply, and a call saved.)
+        while self.plain.is_empty() && self.start < self.end {
+            let UnbufferedStatus { discard, state } = self
+                .conn
+                .process_tls_records(&mut self.raw[self.start..self.end]);
+            let state = match state {
+                Ok(state) => state,
+                Err(e) => {
+                    self.start += discard;
+                    return Err(e.into());
                 }
-                let nonce = Nonce::assume_unique_for_key(rx.nonce());
-                let plain = rx
-                    .key
-                    .open_in_place(nonce, Aad::from(header), data)
-                    .map_err(|_| bad())?;
-                // The content type is the last byte that is not padding.
-                let Some(at) = plain.iter().rposition(|b| *b != 0) else {
-                    return Err(tls("a record with no content type"));
-                };
-                (plain[at], body, body + at)
-            }
-            Layout::Tls12Gcm => {
-                if len < EXPLICIT + TAG {
-                    return Err(bad());
-                }
-                let mut nonce = rx.iv;
-                nonce[4..].copy_from_slice(&data[..EXPLICIT]);
-                let aad = rx.aad12(header, len - EXPLICIT - TAG);
-                let plain = rx
-                    .key
-                    .open_in_place(
-                        Nonce::assume_unique_for_key(nonce),
-                        Aad::from(aad),
-                        &mut data[EXPLICIT..],
-                    )
-                    .map_err(|_| bad())?;
-                let n = plain.len();
-                (header[0], body + EXPLICIT, body + EXPLICIT + n)
-            }
-            Layout::Tls12Chacha => {
-                if len < TAG {
-                    return Err(bad());
-                }
-                let nonce = Nonce::assume_unique_for_key(rx.nonce());
-                let aad = rx.aad12(header, len - TAG);
-                let n = rx
-                    .key
-                    .open_in_place(nonce, Aad::from(aad), data)
-                    .map_err(|_| bad())?
-                    .len();
-                (header[0], body, body + n)
-            }
-        };
-        rx.seq += 1;
-        Ok(opened)
-    }
-
-    fn alert(&mut self, from: usize, to: usize) -> Result<(), LeanError> {
-        match (self.layout, &self.raw[from..to]) {
-            (_, [_, 0]) => {
-                self.closed = true;
-                Ok(())
-            }
-            // user_canceled as a warning, followed by close_notify; in TLS 1.2 any warning.
-            (_, [1, 90]) | (Layout::Tls12Gcm | Layout::Tls12Chacha, [1, _]) => Ok(()),
-            (_, [_, desc]) => Err(tls(format!("the server sent alert {desc}"))),
-            _ => Err(tls("a malformed alert")),
-        }
-    }
-
-    /// Handshake messages after the handshake: session tickets (dropped), key updates
-    /// (TLS 1.3) and renegotiation requests (TLS 1.2, ignored).
-    fn handshake_message(&mut self, from: usize, to: usize) -> Result<(), LeanError> {
-        if from == to {
-            return Err(tls("an empty handshake record"));
-        }
-        let mut at = from;
-        while at < to {
-            let Some(&[typ, a, b, c]) = self.raw.get(at..at + 4) else {
-                return Err(tls("a handshake message split across records"));
             };
-            let len = usize::from(a) << 16 | usize::from(b) << 8 | usize::from(c);
-            let body = at + 4;
-            at = body + len;
-            if at > to {
-                return Err(tls("a handshake message split across records"));
-            }
-            match (self.layout, typ) {
-                (Layout::Tls13, 4) => {}
-                (Layout::Tls13, 24) => {
-                    let request = match self.raw[body..at] {
-                        [0] => false,
-                        [1] => true,
-                        _ => return Err(tls("a malformed key update")),
-                    };
-                    // The records after it are under the new key, so it ends its record.
-                    if at != to {
-                        return Err(tls("a key update not at the end of its record"));
+            let more = match state {
+                ConnectionState::ReadTraffic(mut r) => {
+                    while let Some(record) = r.next_record() {
+                        self.plain.extend_from_slice(record?.payload);
                     }
-                    let (seq, secrets) = self.kernel.update_rx_secret()?;
-                    self.rx = Keys::new(seq, secrets)?;
-                    self.owe_update |= request;
+                    true
                 }
-                (Layout::Tls12Gcm | Layout::Tls12Chacha, 0) => {}
-                (_, other) => {
-                    return Err(tls(format!(
-                        "handshake message {other} after the handshake"
-                    )))
+                ConnectionState::EncodeTlsData(e) => {
+                    encode(e, &mut self.queued);
+                    true
                 }
+                // Sent ahead of the next records sealed.
+                ConnectionState::TransmitTlsData(t) => {
+                    t.done();
+                    true
+                }
+                ConnectionState::PeerClosed => {
+                    self.closed = true;
+                    true
+                }
+                // Nothing more in the buffer: rustls waits for more bytes.
+                ConnectionState::WriteTraffic(_)
+                | ConnectionState::Closed
+                | ConnectionState::BlockedHandshake => false,
+                other => return Err(tls_state(other)),
+            };
+            self.start += discard;
+            if !more {
+                break;
             }
+        }
+        if self.plain.is_empty() {
+            self.make_room()?;
+            return Ok(None);
+        }
+        self.handed = true;
+        Ok(Some(&self.plain))
+    }
+
+    /// Drops the plaintext the last `open` handed on.
+    fn forget_handed(&mut self) {
+        if self.handed {
+            self.plain.clear();
+            self.handed = false;
+        }
+    }
+
+    /// Moves the unconsumed bytes to the front and grows the buffer, so that a whole record
+    /// fits after them; refuses to hold more than [`MAX_PENDING`] bytes.
+    fn make_room(&mut self) -> Result<(), LeanError> {
+        if self.start == self.end {
+            self.start = 0;
+            self.end = 0;
+        }
+        if self.raw.len() - self.end >= MAX_RECORD {
+            return Ok(());
+        }
+        if self.start > 0 {
+            self.raw.copy_within(self.start..self.end, 0);
+            self.end -= self.start;
+            self.start = 0;
+        }
+        if self.raw.len() - self.end < MAX_RECORD {
+            if self.end >= MAX_PENDING {
+                return Err(tls(format!(
+                    "more than {MAX_PENDING} bytes of TLS records without a whole message"
+                )));
+            }
+            self.raw.resize(self.end + MAX_RECORD, 0);
         }
         Ok(())
+    }
+}
+
+/// Seals `what` into the end of `out` with rustls.
+fn sealed(
+    w: &mut WriteTraffic<'_, ClientConnectionData>,
+    what: &Seal<'_>,
+    out: &mut Vec<u8>,
+) -> Result<(), LeanError> {
+    let at = out.len();
+    let room = match what {
+        Seal::Data(plain) => plain.len() + plain.len().div_ceil(MAX_PLAIN).max(1) * OVERHEAD,
+        Seal::CloseNotify => OVERHEAD,
+    };
+    // A key update rustls sends first needs room too: grown on demand.
+    out.resize(at + room + OVERHEAD, 0);
+    loop {
+        let n = match what {
+            Seal::Data(plain) => w.encrypt(plain, &mut out[at..]),
+            Seal::CloseNotify => w.queue_close_notify(&mut out[at..]),
+        };
+        match n {
+            Ok(n) => {
+                out.truncate(at + n);
+                return Ok(());
+            }
+            Err(EncryptError::InsufficientSize(s)) => out.resize(at + s.required_size, 0),
+            Err(EncryptError::EncryptExhausted) => {
+                // TLS 1.2 has no key update: at the AEAD's limit the session ends, and the
+                // driver opens a new one as after any lost connection.
+                out.truncate(at);
+                return Err(LeanError::Io(io::Error::new(
+                    io::ErrorKind::ConnectionAborted,
+                    "the TLS session has sealed as many records as its key allows; a new connection is needed",
+                )));
+            }
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     //! Against a real TLS peer: rustls's own server, on a loopback socket, in each protocol
-    //! version and cipher suite hammer's client offers.
+    //! version and cipher suite hammer's client offers; and a server that seals records by
+    //! hand (with rustls's record encrypter and the session's keys) to send what a
+    //! well-behaved server would not.
 
     use std::io::{Read, Write};
     use std::net::TcpListener;
     use std::thread::JoinHandle;
 
+    use rustls::crypto::cipher::{MessageEncrypter, OutboundChunks, OutboundPlainMessage};
     use rustls::crypto::ring::{cipher_suite, default_provider};
+    use rustls::crypto::CipherSuiteCommon;
     use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
-    use rustls::{ServerConfig, ServerConnection, StreamOwned, SupportedCipherSuite};
+    use rustls::{
+        ConnectionTrafficSecrets, ContentType, ProtocolVersion, RootCertStore, ServerConfig,
+        ServerConnection, StreamOwned, SupportedCipherSuite, SupportedProtocolVersion,
+        Tls12CipherSuite, Tls13CipherSuite,
+    };
 
     use super::*;
     use crate::db::tls::encrypt_only;
@@ -543,33 +429,58 @@ mod tests {
     const UPDATE: &[u8] = b"update your keys";
     const BYE: &[u8] = b"bye";
 
-    /// A server on its own thread: for each request (a 4-byte length, then the bytes) it
-    /// answers the same bytes reversed, in one write, until the client says bye. It returns
-    /// the number of requests it served.
-    fn server(
-        version: &'static rustls::SupportedProtocolVersion,
-        suite: SupportedCipherSuite,
-    ) -> (u16, JoinHandle<usize>) {
-        server_named(version, suite, vec!["localhost".into()])
+    const APPLICATION_DATA: u8 = 23;
+    const HANDSHAKE: u8 = 22;
+    const ALERT: u8 = 21;
+
+    /// What a server saw of a session: the requests it served, and how many records the
+    /// client sealed under its last key (the sequence number rustls reads next).
+    #[derive(Debug)]
+    struct Served {
+        requests: usize,
+        records_under_last_key: u64,
     }
 
-    /// The same, with a certificate for `names`.
-    fn server_named(
-        version: &'static rustls::SupportedProtocolVersion,
-        suite: SupportedCipherSuite,
-        names: Vec<String>,
-    ) -> (u16, JoinHandle<usize>) {
+    /// A certificate for `names`, with its key.
+    fn identity(names: Vec<String>) -> (Vec<CertificateDer<'static>>, PrivateKeyDer<'static>) {
         let cert = rcgen::generate_simple_self_signed(names).expect("cert");
         let chain = vec![CertificateDer::from(cert.cert.der().to_vec())];
         let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(cert.signing_key.serialize_der()));
+        (chain, key)
+    }
+
+    /// The client settings the lean connections use: encrypt, no resumption.
+    fn lean_config() -> Arc<ClientConfig> {
+        let mut config = encrypt_only();
+        config.resumption = rustls::client::Resumption::disabled();
+        Arc::new(config)
+    }
+
+    /// A server on its own thread: for each request (a 4-byte length, then the bytes) it
+    /// answers the same bytes reversed, in one write, until the client says bye.
+    fn server(
+        version: &'static SupportedProtocolVersion,
+        suite: SupportedCipherSuite,
+    ) -> (u16, JoinHandle<Served>) {
+        server_with(version, suite, identity(vec!["localhost".into()]))
+    }
+
+    /// The same, with the certificate and key given.
+    fn server_with(
+        version: &'static SupportedProtocolVersion,
+        suite: SupportedCipherSuite,
+        (chain, key): (Vec<CertificateDer<'static>>, PrivateKeyDer<'static>),
+    ) -> (u16, JoinHandle<Served>) {
         let mut provider = default_provider();
         provider.cipher_suites = vec![suite];
-        let config = ServerConfig::builder_with_provider(Arc::new(provider))
+        let mut config = ServerConfig::builder_with_provider(Arc::new(provider))
             .with_protocol_versions(&[version])
             .expect("versions")
             .with_no_client_auth()
             .with_single_cert(chain, key)
             .expect("server config");
+        // To count the client's records under its last key at the end.
+        config.enable_secret_extraction = true;
         let config = Arc::new(config);
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
         let port = listener.local_addr().expect("address").port();
@@ -577,19 +488,24 @@ mod tests {
             let (sock, _) = listener.accept().expect("accept");
             let conn = ServerConnection::new(config).expect("server connection");
             let mut tls = StreamOwned::new(conn, sock);
-            let mut served = 0;
+            let mut requests = 0;
             loop {
                 let mut len = [0u8; 4];
                 tls.read_exact(&mut len).expect("request length");
                 let mut request = vec![0u8; u32::from_be_bytes(len) as usize];
                 tls.read_exact(&mut request).expect("request");
-                served += 1;
+                requests += 1;
                 if request == BYE {
                     tls.conn.send_close_notify();
                     tls.flush().expect("close_notify");
-                    return served;
+                    let secrets = tls.conn.dangerous_extract_secrets().expect("secrets");
+                    return Served {
+                        requests,
+                        records_under_last_key: secrets.rx.0,
+                    };
                 }
                 if request == UPDATE {
+                    // Asks for the client's key update in return.
                     tls.conn.refresh_traffic_keys().expect("key update");
                 }
                 request.reverse();
@@ -610,16 +526,15 @@ mod tests {
 
     impl Client {
         async fn connect(port: u16) -> Client {
-            let mut config = encrypt_only();
-            config.enable_secret_extraction = true;
-            let stream = tokio::net::TcpStream::connect(("127.0.0.1", port))
+            Client::connect_with(port, lean_config()).await
+        }
+
+        async fn connect_with(port: u16, config: Arc<ClientConfig>) -> Client {
+            let mut sock = Sock::tcp("127.0.0.1", port, &Default::default())
                 .await
                 .expect("connect");
-            let mut sock = Sock::Tcp(stream);
             let name = ServerName::try_from("localhost").expect("name");
-            let tls = handshake(Arc::new(config), name, &mut sock)
-                .await
-                .expect("handshake");
+            let tls = handshake(config, name, &mut sock).await.expect("handshake");
             Client {
                 sock,
                 tls,
@@ -627,12 +542,17 @@ mod tests {
             }
         }
 
-        async fn send(&mut self, request: &[u8]) {
+        async fn try_send(&mut self, request: &[u8]) -> Result<(), LeanError> {
             let mut plain = (request.len() as u32).to_be_bytes().to_vec();
             plain.extend_from_slice(request);
             let mut sealed = Vec::new();
-            self.tls.seal(&plain, &mut sealed).expect("seal");
-            self.sock.write_all(&sealed).await.expect("send");
+            self.tls.seal(&plain, &mut sealed)?;
+            self.sock.write_all(&sealed).await?;
+            Ok(())
+        }
+
+        async fn send(&mut self, request: &[u8]) {
+            self.try_send(request).await.expect("send");
         }
 
         /// Reads plaintext until `n` bytes have come, or the session closes (false).
@@ -664,40 +584,42 @@ mod tests {
             want.reverse();
             assert_eq!(answer, want);
         }
+
+        /// Says bye and checks that the server closed the session.
+        async fn bye(mut self) {
+            self.send(BYE).await;
+            assert!(!self.receive(1).await, "closed by the server");
+            assert!(self.tls.is_closed());
+        }
     }
 
-    async fn converse(
-        version: &'static rustls::SupportedProtocolVersion,
-        suite: SupportedCipherSuite,
-        layout: Layout,
-    ) {
+    async fn converse(version: &'static SupportedProtocolVersion, suite: SupportedCipherSuite) {
         let (port, server) = server(version, suite);
         let mut c = Client::connect(port).await;
-        assert_eq!(c.tls.layout, layout);
+        // One record, one, two (a record holds 16 KiB) and three.
         for size in [1, 300, 16 * 1024, 40_000] {
             let request: Vec<u8> = (0..size).map(|i| (i % 251) as u8).collect();
             c.round_trip(&request).await;
         }
-        if layout == Layout::Tls13 {
+        let tls13 = version.version == ProtocolVersion::TLSv1_3;
+        if tls13 {
             // The server's key update, which asks for ours in return.
             c.round_trip(UPDATE).await;
-            assert!(c.tls.owe_update, "the server asked for our key update");
             c.round_trip(b"after the update").await;
-            assert!(!c.tls.owe_update);
-            assert_eq!(
-                c.tls.rx.seq, 2,
-                "both answers since, under the server's new key"
-            );
-            // Our own key update before the confidentiality limit.
-            c.tls.tx_limit = c.tls.tx.seq;
-            c.round_trip(b"at the limit").await;
-            assert_eq!(c.tls.tx.seq, 1, "a record under our new key");
         }
-        c.send(BYE).await;
-        assert!(!c.receive(1).await, "closed by the server");
-        assert!(c.tls.is_closed());
+        c.bye().await;
         let served = server.join().expect("server");
-        assert_eq!(served, if layout == Layout::Tls13 { 8 } else { 5 });
+        if tls13 {
+            assert_eq!(served.requests, 7);
+            assert_eq!(
+                served.records_under_last_key, 2,
+                "the client updated its key when asked: {served:?}"
+            );
+        } else {
+            assert_eq!(served.requests, 5);
+            // Its Finished message, then the eight records of the requests.
+            assert_eq!(served.records_under_last_key, 9, "{served:?}");
+        }
     }
 
     #[tokio::test]
@@ -707,24 +629,19 @@ mod tests {
             cipher_suite::TLS13_AES_128_GCM_SHA256,
             cipher_suite::TLS13_CHACHA20_POLY1305_SHA256,
         ] {
-            converse(&rustls::version::TLS13, suite, Layout::Tls13).await;
+            converse(&rustls::version::TLS13, suite).await;
         }
     }
 
     #[tokio::test]
-    async fn tls12_aes_gcm() {
+    async fn tls12_every_suite() {
         for suite in [
             cipher_suite::TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,
             cipher_suite::TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384,
+            cipher_suite::TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256,
         ] {
-            converse(&rustls::version::TLS12, suite, Layout::Tls12Gcm).await;
+            converse(&rustls::version::TLS12, suite).await;
         }
-    }
-
-    #[tokio::test]
-    async fn tls12_chacha20_poly1305() {
-        let suite = cipher_suite::TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256;
-        converse(&rustls::version::TLS12, suite, Layout::Tls12Chacha).await;
     }
 
     #[tokio::test]
@@ -732,12 +649,103 @@ mod tests {
         // About 40 KB of names: the Certificate message spans three records.
         let names = (0..2000).map(|i| format!("host-{i}.example.com")).collect();
         let suite = cipher_suite::TLS13_AES_256_GCM_SHA384;
-        let (port, server) = server_named(&rustls::version::TLS13, suite, names);
+        let (port, server) = server_with(&rustls::version::TLS13, suite, identity(names));
         let mut c = Client::connect(port).await;
+        assert_eq!(c.tls.raw.len(), MAX_RECORD, "the grown buffer is not kept");
         c.round_trip(b"hello").await;
-        c.send(BYE).await;
-        assert!(!c.receive(1).await, "closed by the server");
-        assert_eq!(server.join().expect("server"), 2);
+        c.bye().await;
+        assert_eq!(server.join().expect("server").requests, 2);
+    }
+
+    /// `suite` with a confidentiality limit of `records`, for the client.
+    fn limited(suite: SupportedCipherSuite, records: u64) -> SupportedCipherSuite {
+        match suite {
+            SupportedCipherSuite::Tls13(s) => {
+                SupportedCipherSuite::Tls13(Box::leak(Box::new(Tls13CipherSuite {
+                    common: CipherSuiteCommon {
+                        confidentiality_limit: records,
+                        ..s.common
+                    },
+                    ..*s
+                })))
+            }
+            SupportedCipherSuite::Tls12(s) => {
+                SupportedCipherSuite::Tls12(Box::leak(Box::new(Tls12CipherSuite {
+                    common: CipherSuiteCommon {
+                        confidentiality_limit: records,
+                        ..s.common
+                    },
+                    ..*s
+                })))
+            }
+        }
+    }
+
+    /// Client settings offering only `suite` in `version`, trusting `chain`'s certificate.
+    fn client_config(
+        version: &'static SupportedProtocolVersion,
+        suite: SupportedCipherSuite,
+        chain: &[CertificateDer<'static>],
+    ) -> Arc<ClientConfig> {
+        let mut provider = default_provider();
+        provider.cipher_suites = vec![suite];
+        let mut roots = RootCertStore::empty();
+        roots.add(chain[0].clone()).expect("root");
+        let mut config = ClientConfig::builder_with_provider(Arc::new(provider))
+            .with_protocol_versions(&[version])
+            .expect("versions")
+            .with_root_certificates(roots)
+            .with_no_client_auth();
+        config.resumption = rustls::client::Resumption::disabled();
+        Arc::new(config)
+    }
+
+    #[tokio::test]
+    async fn tls13_updates_its_key_before_the_aead_limit() {
+        let version = &rustls::version::TLS13;
+        let suite = cipher_suite::TLS13_AES_128_GCM_SHA256;
+        let (chain, key) = identity(vec!["localhost".into()]);
+        let config = client_config(version, limited(suite, 3), &chain);
+        let (port, server) = server_with(version, suite, (chain, key));
+        let mut c = Client::connect_with(port, config).await;
+        for i in 0..10 {
+            c.round_trip(format!("request {i}").as_bytes()).await;
+        }
+        c.bye().await;
+        let served = server.join().expect("server");
+        assert_eq!(served.requests, 11);
+        assert!(
+            served.records_under_last_key < 3,
+            "a key never seals more than the limit: {served:?}"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_tls12_session_ends_at_the_aead_limit() {
+        let version = &rustls::version::TLS12;
+        let suite = cipher_suite::TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256;
+        let (chain, key) = identity(vec!["localhost".into()]);
+        let config = client_config(version, limited(suite, 4), &chain);
+        let (port, _server) = server_with(version, suite, (chain, key));
+        let mut c = Client::connect_with(port, config).await;
+        let mut sealed = 0;
+        let e = loop {
+            let mut out = Vec::new();
+            match c.tls.seal(b"one record", &mut out) {
+                Ok(()) => sealed += 1,
+                Err(e) => {
+                    assert!(out.is_empty(), "nothing sealed");
+                    break e;
+                }
+            }
+            assert!(sealed < 10, "sealed past the limit");
+        };
+        // The Finished message took the first of the four sequence numbers.
+        assert_eq!(sealed, 3, "records sealed before the limit");
+        assert!(
+            matches!(&e, LeanError::Io(e) if e.kind() == io::ErrorKind::ConnectionAborted),
+            "{e:?}"
+        );
     }
 
     #[tokio::test]
@@ -751,7 +759,22 @@ mod tests {
         c.tls.filled(ccs.len());
         let e = c.tls.open().expect_err("an unencrypted record");
         assert!(
-            matches!(&e, LeanError::Tls(m) if m.contains("unencrypted")),
+            matches!(&e, LeanError::Tls(m) if m.contains("ChangeCipherSpec")),
+            "{e:?}"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_record_longer_than_tls_allows_is_refused() {
+        let suite = cipher_suite::TLS13_AES_256_GCM_SHA384;
+        let (port, _server) = server(&rustls::version::TLS13, suite);
+        let mut c = Client::connect(port).await;
+        let header = [APPLICATION_DATA, 3, 3, 0x48, 0x01];
+        c.tls.space()[..header.len()].copy_from_slice(&header);
+        c.tls.filled(header.len());
+        let e = c.tls.open().expect_err("an oversize record");
+        assert!(
+            matches!(&e, LeanError::Tls(m) if m.contains("MessageTooLarge")),
             "{e:?}"
         );
     }
@@ -762,76 +785,73 @@ mod tests {
         let (port, _server) = server(&rustls::version::TLS13, suite);
         let mut c = Client::connect(port).await;
         c.send(b"hello").await;
-        // Read the whole answer's record, then flip a bit of its ciphertext.
-        loop {
+        // Read until the answer's record is in, then flip a bit of its ciphertext. (The
+        // server's session tickets come first, in records of their own.)
+        'read: loop {
             let read = c.sock.read(c.tls.space()).await.expect("read");
             c.tls.filled(read);
-            let have = c.tls.end - c.tls.start;
-            if have >= HEADER {
-                let at = c.tls.start;
-                let len = usize::from(u16::from_be_bytes([c.tls.raw[at + 3], c.tls.raw[at + 4]]));
-                if have >= HEADER + len {
-                    c.tls.raw[at + HEADER + 2] ^= 1;
+            let mut at = c.tls.start;
+            while let Some(&[typ, _, _, a, b]) = c.tls.raw[..c.tls.end].get(at..at + 5) {
+                let len = usize::from(u16::from_be_bytes([a, b]));
+                if at + 5 + len > c.tls.end {
                     break;
                 }
+                // The answer: 4 + 5 bytes, its content type and the tag.
+                if typ == APPLICATION_DATA && len == 4 + 5 + 1 + 16 {
+                    c.tls.raw[at + 5 + 2] ^= 1;
+                    break 'read;
+                }
+                at += 5 + len;
             }
         }
         let e = c.tls.open().expect_err("a tampered record");
         assert!(
-            matches!(&e, LeanError::Tls(m) if m.contains("bad record MAC")),
+            matches!(&e, LeanError::Tls(m) if m.contains("cannot decrypt")),
             "{e:?}"
         );
     }
 
-    #[tokio::test]
-    async fn a_tls12_gcm_session_ends_at_its_record_limit() {
-        let suite = cipher_suite::TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256;
-        let (port, _server) = server(&rustls::version::TLS12, suite);
-        let mut c = Client::connect(port).await;
-        assert_eq!(c.tls.tx_limit, TLS12_GCM_RECORDS);
-        c.round_trip(b"hello").await;
-        c.tls.tx_limit = c.tls.tx.seq + 1;
-        let mut out = Vec::new();
-        let e = c
-            .tls
-            .seal(&[7u8; MAX_PLAIN + 1], &mut out)
-            .expect_err("two records, one allowed");
-        assert!(
-            matches!(&e, LeanError::Io(e) if e.kind() == io::ErrorKind::ConnectionAborted),
-            "{e:?}"
-        );
-        assert!(out.is_empty(), "nothing sealed");
-        c.tls.seal(b"one record", &mut out).expect("the last one");
+    /// Seals TLS 1.3 records as the server, with the session's server key.
+    struct Sealer {
+        encrypter: Box<dyn MessageEncrypter>,
+        seq: u64,
+    }
+
+    impl Sealer {
+        /// One record: `plain`, its content type `typ`, `pad` zero bytes of padding.
+        fn record(&mut self, typ: u8, plain: &[u8], pad: usize) -> Vec<u8> {
+            // rustls's encrypter appends the content type it is given: with padding, the
+            // real type goes in the payload, and the one given is a last zero of padding.
+            let (typ, payload) = match pad {
+                0 => (typ, plain.to_vec()),
+                _ => {
+                    let mut inner = plain.to_vec();
+                    inner.push(typ);
+                    inner.resize(inner.len() + pad - 1, 0);
+                    (0, inner)
+                }
+            };
+            let message = OutboundPlainMessage {
+                typ: ContentType::from(typ),
+                version: ProtocolVersion::TLSv1_2,
+                payload: OutboundChunks::Single(&payload),
+            };
+            let sealed = self.encrypter.encrypt(message, self.seq).expect("seal");
+            self.seq += 1;
+            sealed.encode()
+        }
     }
 
     /// Builds the records a hand-made server sends.
-    type Records = fn(&mut Keys) -> Vec<u8>;
+    type Records = fn(&mut Sealer) -> Vec<u8>;
 
-    /// One TLS 1.3 record sealed with `k`: `plain`, its content type, `pad` zero bytes.
-    fn seal13(k: &mut Keys, typ: u8, plain: &[u8], pad: usize) -> Vec<u8> {
-        let mut inner = plain.to_vec();
-        inner.push(typ);
-        inner.resize(inner.len() + pad, 0);
-        let len = inner.len() + TAG;
-        let header = [APPLICATION_DATA, 3, 3, (len >> 8) as u8, len as u8];
-        let nonce = Nonce::assume_unique_for_key(k.nonce());
-        let tag = k
-            .key
-            .seal_in_place_separate_tag(nonce, Aad::from(header), &mut inner)
-            .expect("seal");
-        k.seq += 1;
-        [&header[..], &inner, tag.as_ref()].concat()
-    }
-
-    /// What the client opens of the records a TLS 1.3 server builds by hand with its own
-    /// keys (`records`) and sends after the handshake before hanging up: each record's
-    /// plaintext, then the error if one came.
-    async fn opened(records: Records) -> (Vec<Vec<u8>>, Option<String>) {
-        let cert = rcgen::generate_simple_self_signed(vec!["localhost".into()]).expect("cert");
-        let chain = vec![CertificateDer::from(cert.cert.der().to_vec())];
-        let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(cert.signing_key.serialize_der()));
+    /// A TLS 1.3 server that, after the handshake, sends the records `records` builds and
+    /// hangs up.
+    fn hand_made(records: Records) -> (u16, JoinHandle<()>) {
+        let (chain, key) = identity(vec!["localhost".into()]);
+        let suite = cipher_suite::TLS13_AES_128_GCM_SHA256;
         let mut provider = default_provider();
-        provider.cipher_suites = vec![cipher_suite::TLS13_AES_128_GCM_SHA256];
+        provider.cipher_suites = vec![suite];
         let mut config = ServerConfig::builder_with_provider(Arc::new(provider))
             .with_protocol_versions(&[&rustls::version::TLS13])
             .expect("versions")
@@ -853,15 +873,33 @@ mod tests {
                 conn.write_tls(&mut sock).expect("write");
             }
             let secrets = conn.dangerous_extract_secrets().expect("secrets");
-            let mut keys = Keys::new(secrets.tx.0, secrets.tx.1).expect("keys");
-            sock.write_all(&records(&mut keys)).expect("records");
+            let (seq, ConnectionTrafficSecrets::Aes128Gcm { key, iv }) = secrets.tx else {
+                panic!("the suite asked for");
+            };
+            let SupportedCipherSuite::Tls13(suite) = suite else {
+                panic!("a TLS 1.3 suite");
+            };
+            let mut sealer = Sealer {
+                encrypter: suite.aead_alg.encrypter(key, iv),
+                seq,
+            };
+            sock.write_all(&records(&mut sealer)).expect("records");
             // Dropping the socket hangs up.
         });
+        (port, server)
+    }
+
+    /// What the client opens of the records a hand-made server sends: each piece of
+    /// plaintext, whether close_notify had come before it, then the error if one came.
+    async fn opened(records: Records) -> (Vec<(Vec<u8>, bool)>, Option<String>) {
+        let (port, server) = hand_made(records);
         let mut c = Client::connect(port).await;
         let mut plain = Vec::new();
         let error = loop {
-            match c.tls.open() {
-                Ok(Some(p)) => plain.push(p.to_vec()),
+            let closed = c.tls.is_closed();
+            match c.tls.open().map(|p| p.map(<[u8]>::to_vec)) {
+                Ok(Some(p)) => plain.push((p, closed)),
+                Ok(None) if c.tls.is_closed() => break None,
                 Ok(None) => {
                     let read = c.sock.read(c.tls.space()).await.expect("read");
                     if read == 0 {
@@ -877,58 +915,100 @@ mod tests {
         (plain, error)
     }
 
+    fn open(plain: &[&[u8]]) -> Vec<(Vec<u8>, bool)> {
+        plain.iter().map(|p| (p.to_vec(), false)).collect()
+    }
+
     #[tokio::test]
     async fn padding_empty_records_and_a_warning_are_let_through() {
-        let (plain, error) = opened(|k| {
+        let (plain, error) = opened(|s| {
             [
-                seal13(k, APPLICATION_DATA, b"hi", 300),
-                seal13(k, APPLICATION_DATA, b"", 5),
-                seal13(k, ALERT, &[1, 90], 0),
-                seal13(k, APPLICATION_DATA, b"yo", 0),
+                s.record(APPLICATION_DATA, b"hi", 300),
+                s.record(APPLICATION_DATA, b"", 5),
+                s.record(ALERT, &[1, 90], 0),
+                s.record(APPLICATION_DATA, b"yo", 0),
             ]
             .concat()
         })
         .await;
-        assert_eq!(plain, [&b"hi"[..], b"", b"yo"]);
+        assert_eq!(plain, open(&[b"hi", b"yo"]));
         assert_eq!(error, None);
     }
 
     #[tokio::test]
     async fn nothing_after_close_notify_counts() {
-        let (plain, error) = opened(|k| {
+        // The last words come before the close (pgwire hands on a FATAL error first).
+        let (plain, error) = opened(|s| {
             [
-                seal13(k, APPLICATION_DATA, b"last", 0),
-                seal13(k, ALERT, &[1, 0], 0),
-                seal13(k, APPLICATION_DATA, b"late", 0),
+                s.record(APPLICATION_DATA, b"last", 0),
+                s.record(ALERT, &[1, 0], 0),
+                s.record(APPLICATION_DATA, b"late", 0),
             ]
             .concat()
         })
         .await;
-        assert_eq!(plain, [b"last"]);
+        assert_eq!(plain, open(&[b"last"]));
+        assert_eq!(error, None);
+    }
+
+    /// A session ticket: lifetime, age add, nonce, ticket, no extensions.
+    const TICKET: [u8; 22] = [
+        4, 0, 0, 18, 0, 0, 14, 16, 0, 0, 0, 0, 1, 0, 0, 4, b't', b'i', b'c', b'k', 0, 0,
+    ];
+
+    #[tokio::test]
+    async fn a_handshake_message_spanning_records_is_joined() {
+        let (plain, error) = opened(|s| {
+            [
+                s.record(HANDSHAKE, &TICKET[..7], 0),
+                s.record(HANDSHAKE, &TICKET[7..], 0),
+                s.record(APPLICATION_DATA, b"after", 0),
+            ]
+            .concat()
+        })
+        .await;
+        assert_eq!(plain, open(&[b"after"]));
         assert_eq!(error, None);
     }
 
     #[tokio::test]
+    async fn records_read_before_a_request_are_kept_for_the_reply() {
+        let (port, server) = hand_made(|s| s.record(APPLICATION_DATA, b"early", 0));
+        let mut c = Client::connect(port).await;
+        server.join().expect("server");
+        loop {
+            let read = c.sock.read(c.tls.space()).await.expect("read");
+            if read == 0 {
+                break;
+            }
+            c.tls.filled(read);
+        }
+        let mut out = Vec::new();
+        c.tls.seal(b"a request", &mut out).expect("seal");
+        assert!(!out.is_empty());
+        assert_eq!(c.tls.open().expect("open"), Some(&b"early"[..]));
+        assert_eq!(c.tls.open().expect("open"), None);
+    }
+
+    #[tokio::test]
     async fn records_the_client_cannot_take_are_refused_with_the_reason() {
-        let cases: [(Records, &str); 5] = [
-            (|k| seal13(k, ALERT, &[2, 40], 0), "alert 40"),
-            (
-                // A session ticket whose body would go on in the next record.
-                |k| seal13(k, HANDSHAKE, &[4, 0, 0, 8, 0, 0], 0),
-                "a handshake message split across records",
-            ),
+        let cases: [(Records, &str); 6] = [
+            (|s| s.record(ALERT, &[2, 40], 0), "HandshakeFailure"),
+            // TLS 1.3 allows no warning but user_canceled.
+            (|s| s.record(ALERT, &[1, 10], 0), "UnexpectedMessage"),
             (
                 // A key update, then a session ticket under the old key.
-                |k| seal13(k, HANDSHAKE, &[24, 0, 0, 1, 0, 4, 0, 0, 0], 0),
-                "a key update not at the end of its record",
+                |s| s.record(HANDSHAKE, &[&[24, 0, 0, 1, 0][..], &TICKET].concat(), 0),
+                "KeyEpochWithPendingFragment",
             ),
             (
-                |k| seal13(k, HANDSHAKE, &[24, 0, 0, 1, 7], 0),
-                "a malformed key update",
+                |s| s.record(HANDSHAKE, &[24, 0, 0, 1, 7], 0),
+                "InvalidKeyUpdate",
             ),
+            (|s| s.record(HANDSHAKE, &[20, 0, 0, 0], 0), "got Finished"),
             (
-                |k| seal13(k, APPLICATION_DATA, &[7u8; MAX_PLAIN + 1], 0),
-                "bytes of plaintext",
+                |s| s.record(APPLICATION_DATA, &[7u8; MAX_PLAIN + 1], 0),
+                "excess record size",
             ),
         ];
         for (records, want) in cases {

@@ -17,6 +17,8 @@ pub mod script_conn;
 mod sock;
 mod tls;
 
+pub use sock::{Bounds, KillSwitch};
+
 use std::fmt;
 use std::time::Duration;
 

@@ -26,6 +26,7 @@ use mysql_common::Value;
 
 use super::mysql::MyTarget;
 use super::mywire::{self, Arg, Stmt, Wire, WireError};
+use super::KillSwitch;
 use super::{Failure, Peer};
 use crate::config::{Database, Settings};
 use crate::error::{Error, Result};
@@ -182,18 +183,24 @@ pub struct MyDriver {
     monitor: tokio::sync::Mutex<Option<Box<Wire>>>,
     /// Terminals make the one-line summaries of their transactions (`showoutput`).
     summaries: bool,
+    /// Every lean connection opened from `schema` and `server`.
+    kill: KillSwitch,
 }
 
 impl MyDriver {
     pub fn new(settings: &Settings, db: Database) -> Self {
-        let schema = MyTarget::schema(settings, db);
+        let kill = KillSwitch::default();
+        let mut schema = MyTarget::schema(settings, db);
+        schema.bounds.kill = kill.clone();
+        let mut server = MyTarget::server(settings, db);
+        server.bounds.kill = kill.clone();
         let no_procs = settings
             .db(db)
             .get_bool(&format!("{}_no_stored_procs", db.prefix()));
         MyDriver {
             db,
             dbname: schema.dbname.clone().unwrap_or_default(),
-            server: MyTarget::server(settings, db),
+            server,
             schema,
             mode: if no_procs {
                 Mode::ClientSql
@@ -203,6 +210,7 @@ impl MyDriver {
             snapshot: AtomicU8::new(SNAPSHOT_UNKNOWN),
             monitor: tokio::sync::Mutex::new(None),
             summaries: false,
+            kill,
         }
     }
 
@@ -453,6 +461,18 @@ impl TxnDb for MyDriver {
                 Err(e)
             }
         }
+    }
+
+    fn reply_timeout(&self) -> std::time::Duration {
+        self.schema.bounds.reply_timeout
+    }
+
+    fn cut(&self) -> usize {
+        self.kill.cut()
+    }
+
+    fn peer(&self) -> crate::db::Peer {
+        self.schema.peer()
     }
 
     async fn prepare(&self, warehouses: u32) -> Result<(u32, Constants)> {

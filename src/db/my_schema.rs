@@ -717,15 +717,16 @@ impl MySchema {
             .await
         {
             Ok(()) => {}
-            // ER_DB_DROP_EXISTS
+            // ER_DB_DROP_EXISTS: not an error, so that "delete, then build" works on a fresh
+            // server.
             Err(e) if e.code == 1008 => {
-                return Err(Error::State(format!(
-                "Database {db} does not exist on {} at {}: there is no TPROC-C schema to delete \
-                     (check {})",
-                self.db.name(),
-                self.peer().addr,
-                self.key("dbase")
-            )))
+                let line = format!(
+                    "Database {db} does not exist on {} at {}: nothing to delete",
+                    self.db.name(),
+                    self.peer().addr
+                );
+                say.line(&line);
+                return Ok(vec![line]);
             }
             Err(e) => {
                 return Err(self.denied_or_failed(

@@ -21,6 +21,9 @@ pub struct MyTarget {
     pub password: Option<String>,
     pub dbname: Option<String>,
     pub tls: Option<MyTls>,
+    /// The longest a reply may take (`*_reply_timeout`), and the switch that cuts the
+    /// connections from outside.
+    pub bounds: super::sock::Bounds,
 }
 
 /// TLS settings from the `*_ssl*` keys.
@@ -87,6 +90,12 @@ impl MyTarget {
             password,
             dbname: None,
             tls,
+            bounds: super::sock::Bounds {
+                reply_timeout: std::time::Duration::from_secs(
+                    d.get_i64(&format!("{p}_reply_timeout")).max(1) as u64,
+                ),
+                kill: super::sock::KillSwitch::default(),
+            },
         }
     }
 

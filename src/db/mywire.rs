@@ -37,7 +37,6 @@ use rustls::crypto::{verify_tls12_signature, verify_tls13_signature, CryptoProvi
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
 use rustls::{CertificateError, ClientConfig, DigitallySignedStruct, RootCertStore};
-use tokio::net::{TcpStream, UnixStream};
 
 use super::leantls::{self, LeanError, LeanTls};
 use super::mysql::{server_failure, MyTarget, MyTls};
@@ -364,15 +363,12 @@ async fn handshake(t: &MyTarget) -> Result<Wire, DbError> {
         // `MyTarget` never asks for it: TLS is for TCP (see `MyTarget::server`).
         return Err(peer.error(Failure::Tls, "TLS is for TCP, not a unix socket"));
     }
+    let bounds = t.bounds.clone();
     let sock = match &t.socket {
-        Some(path) => Sock::Unix(UnixStream::connect(path).await.map_err(connect_failed)?),
-        None => {
-            let s = TcpStream::connect((t.host.as_str(), t.port))
-                .await
-                .map_err(connect_failed)?;
-            s.set_nodelay(true).map_err(connect_failed)?;
-            Sock::Tcp(s)
-        }
+        Some(path) => Sock::unix(path, &bounds).await.map_err(connect_failed)?,
+        None => Sock::tcp(&t.host, t.port, &bounds)
+            .await
+            .map_err(connect_failed)?,
     };
     let mut w = Wire {
         sock,
@@ -637,8 +633,6 @@ fn tls_config(tls: &MyTls, prefix: &'static str) -> Result<Arc<ClientConfig>, St
                 .map_err(|e| e.to_string())?
         }
     };
-    // hammer's lean session seals and opens the records itself (`leantls`).
-    config.enable_secret_extraction = true;
     // A config per connection resumes nothing anyway; say so rather than rely on it.
     config.resumption = rustls::client::Resumption::disabled();
     Ok(Arc::new(config))

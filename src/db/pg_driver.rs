@@ -23,6 +23,7 @@ use tokio_postgres::{Client, Row, Statement};
 
 use super::pgwire::{self, Reply, Wire, WireError};
 use super::postgres::{classify, connect, PgConn, PgTarget};
+use super::KillSwitch;
 use super::{DbError, Failure, Peer};
 use crate::config::{Database, Settings};
 use crate::error::{Error, Result};
@@ -70,6 +71,8 @@ pub struct PgDriver {
     owner_conn: Mutex<Option<PgConn>>,
     /// Terminals make the one-line summaries of their transactions (`showoutput`).
     summaries: bool,
+    /// Every connection opened from `owner` and `admin`.
+    kill: KillSwitch,
 }
 
 impl PgDriver {
@@ -82,13 +85,15 @@ impl PgDriver {
         } else {
             Flavour::Functions
         };
+        let kill = KillSwitch::default();
         PgDriver {
-            owner: PgTarget::owner(settings),
-            admin: PgTarget::admin(settings),
+            owner: PgTarget::owner(settings).with_kill_switch(&kill),
+            admin: PgTarget::admin(settings).with_kill_switch(&kill),
             flavour,
             admin_conn: Mutex::new(None),
             owner_conn: Mutex::new(None),
             summaries: false,
+            kill,
         }
     }
 
@@ -364,6 +369,18 @@ impl TxnDb for PgDriver {
             peer,
             summaries: self.summaries,
         })
+    }
+
+    fn reply_timeout(&self) -> std::time::Duration {
+        self.owner.bounds.reply_timeout
+    }
+
+    fn cut(&self) -> usize {
+        self.kill.cut()
+    }
+
+    fn peer(&self) -> Peer {
+        self.owner.peer()
     }
 
     async fn prepare(&self, warehouses: u32) -> Result<(u32, Constants)> {

@@ -14,20 +14,20 @@
 //! `postgres-protocol` (the library under tokio-postgres) for start-up and authentication.
 
 use std::io;
-use std::sync::{Arc, LazyLock};
 
 use bytes::{BufMut, BytesMut};
 use postgres_protocol::authentication::md5_hash;
 use postgres_protocol::authentication::sasl::{ChannelBinding, ScramSha256, SCRAM_SHA_256};
 use postgres_protocol::message::frontend;
-use rustls::pki_types::ServerName;
-use tokio::net::{TcpStream, UnixStream};
 
 use super::leantls::{self, LeanError, LeanTls};
-use super::postgres::{code_failure, PgTarget};
+use super::postgres::{code_failure, AuthMethod, PgTarget};
 use super::sock::Sock;
-use super::tls::encrypt_only;
 use super::{io_failure, DbError, Failure, CONNECT_TIMEOUT};
+
+/// The largest backend message accepted: a routine's reply is a few hundred bytes, and a
+/// length header from a hostile server must not make the client allocate gigabytes.
+const MAX_MESSAGE: usize = 8 * 1024 * 1024;
 
 /// An ErrorResponse's fields the driver uses.
 #[derive(Debug, Clone, PartialEq)]
@@ -47,6 +47,9 @@ pub enum WireError {
     Server(ServerError),
     /// TLS could not be set up, or failed.
     Tls(String),
+    /// The login was refused by hammer's rules (`pg_require_auth`, an authentication exchange
+    /// out of order, a server signature that does not verify) or by the server.
+    Auth(String),
     /// The server said something this client does not understand, or a call was abandoned
     /// halfway so the connection's state is unknown.
     Protocol(String),
@@ -73,6 +76,7 @@ impl std::fmt::Display for WireError {
             WireError::Io(e) => write!(f, "{e}"),
             WireError::Server(e) => f.write_str(&e.message),
             WireError::Tls(e) => write!(f, "TLS: {e}"),
+            WireError::Auth(e) => f.write_str(e),
             WireError::Protocol(e) => f.write_str(e),
         }
     }
@@ -98,16 +102,9 @@ fn closed() -> WireError {
     ))
 }
 
-/// The client TLS settings, made once: certificates are not checked (libpq's `prefer` and
-/// `require`), as for every other PostgreSQL connection hammer makes.
-static TLS: LazyLock<Arc<rustls::ClientConfig>> = LazyLock::new(|| {
-    let mut config = encrypt_only();
-    config.enable_secret_extraction = true;
-    // Every session is a full handshake: the lean layer drops session tickets, and a TLS 1.2
-    // resumption would be the one handshake it was never tested with.
-    config.resumption = rustls::client::Resumption::disabled();
-    Arc::new(config)
-});
+fn auth(what: impl Into<String>) -> WireError {
+    WireError::Auth(what.into())
+}
 
 /// Bytes received (decrypted) and not yet consumed: `buf[head..tail]`.
 struct Inbox {
@@ -150,6 +147,11 @@ impl Inbox {
             .ok()
             .filter(|l| *l >= 4)
             .ok_or_else(|| protocol(format!("a message with length {len}")))?;
+        if len > MAX_MESSAGE {
+            return Err(protocol(format!(
+                "a message of {len} bytes, more than the {MAX_MESSAGE} this connection accepts"
+            )));
+        }
         if have < 1 + len {
             return Ok(None);
         }
@@ -303,17 +305,16 @@ pub struct Wire {
     /// Requests sent whose ReadyForQuery has not been read: a call dropped while waiting
     /// leaves its answer to be skipped by the next.
     unanswered: u32,
+    /// The server said something out of turn: nothing it sends can be matched to a call.
+    broken: bool,
 }
 
 impl Wire {
     /// Connects, sets up TLS per `sslmode` and logs in. Bounded by the caller's timeout.
     pub async fn connect(t: &PgTarget) -> Result<Wire, WireError> {
-        let sock = if t.host.starts_with('/') {
-            Sock::Unix(UnixStream::connect(format!("{}/.s.PGSQL.{}", t.host, t.port)).await?)
-        } else {
-            let s = TcpStream::connect((t.host.as_str(), t.port)).await?;
-            s.set_nodelay(true)?;
-            Sock::Tcp(s)
+        let sock = match t.socket_path() {
+            Some(path) => Sock::unix(path, &t.bounds).await?,
+            None => Sock::tcp(&t.host, t.port, &t.bounds).await?,
         };
         let mut w = Wire {
             sock,
@@ -324,6 +325,7 @@ impl Wire {
             row: RowBuf::default(),
             writing: false,
             unanswered: 0,
+            broken: false,
         };
         if t.sslmode != "disable" && w.sock.is_tcp() {
             w.start_tls(t).await?;
@@ -332,9 +334,12 @@ impl Wire {
         Ok(w)
     }
 
-    /// Asks for TLS; with `require` a server without it is an error, otherwise the session
-    /// goes on in plain text (libpq's `prefer`).
+    /// Asks for TLS; with `require` and the verify modes a server without it is an error,
+    /// otherwise the session goes on in plain text (libpq's `prefer`).
     async fn start_tls(&mut self, t: &PgTarget) -> Result<(), WireError> {
+        // The configuration first: a missing CA file is said before anything is sent.
+        let config = t.tls_config().map_err(WireError::Tls)?;
+        let name = t.server_name().map_err(WireError::Tls)?;
         frontend::ssl_request(&mut self.out);
         self.sock.write_all(&self.out).await?;
         self.out.clear();
@@ -344,21 +349,24 @@ impl Wire {
         }
         match answer[0] {
             b'S' => {}
-            b'N' if t.sslmode == "require" => {
-                return Err(WireError::Tls("the server does not support TLS".into()))
+            b'N' if t.tls_required() => {
+                return Err(WireError::Tls(format!(
+                    "the server does not support TLS, which pg_sslmode {} requires",
+                    t.sslmode
+                )))
             }
             b'N' => return Ok(()),
             other => return Err(protocol(format!("an answer {other} to the TLS request"))),
         }
-        let name = ServerName::try_from(t.host.clone())
-            .unwrap_or_else(|_| ServerName::try_from("localhost").expect("a valid name"));
-        let tls = leantls::handshake(TLS.clone(), name, &mut self.sock).await?;
+        let tls = leantls::handshake(config, name, &mut self.sock).await?;
         self.tls = Some(Box::new(tls));
         Ok(())
     }
 
     /// The start-up message and the password exchange the server asks for (cleartext, MD5
-    /// or SCRAM-SHA-256), up to the first ReadyForQuery.
+    /// or SCRAM-SHA-256), up to the first ReadyForQuery. One method per login, as
+    /// `pg_require_auth` allows; SCRAM must end with the server's proof that it knows the
+    /// password (SASLFinal), and no other request is answered once it has begun.
     async fn login(&mut self, t: &PgTarget) -> Result<(), WireError> {
         frontend::startup_message(
             [
@@ -370,7 +378,9 @@ impl Wire {
             &mut self.out,
         )?;
         self.flush().await?;
-        let mut scram: Option<ScramSha256> = None;
+        let policy = t.policy();
+        let private = self.tls.is_some() || !self.sock.is_tcp();
+        let mut state = Login::Asked;
         loop {
             let f = self.frame().await?;
             let body = self.inbox.body(f);
@@ -378,69 +388,104 @@ impl Wire {
                 b'R' => {
                     let code = be_i32(body)?;
                     let rest = body[4..].to_vec();
-                    match code {
-                        0 => {}
-                        3 => frontend::password_message(t.password.as_bytes(), &mut self.out)?,
-                        5 => {
-                            let salt: [u8; 4] = rest
-                                .get(..4)
-                                .and_then(|s| s.try_into().ok())
-                                .ok_or_else(|| protocol("an MD5 request without salt"))?;
-                            let hash =
-                                md5_hash(t.user.as_bytes(), t.password.as_bytes(), salt);
-                            frontend::password_message(hash.as_bytes(), &mut self.out)?;
-                        }
-                        10 => {
-                            let offered = rest
-                                .split(|b| *b == 0)
-                                .any(|m| m == SCRAM_SHA_256.as_bytes());
-                            if !offered {
-                                return Err(protocol(
-                                    "the server asks for a SASL mechanism other than SCRAM-SHA-256",
-                                ));
-                            }
-                            // Channel binding is not offered: the certificate is not checked
-                            // either, so binding to it would add nothing.
-                            let s = ScramSha256::new(
-                                t.password.as_bytes(),
-                                ChannelBinding::unsupported(),
-                            );
-                            frontend::sasl_initial_response(
-                                SCRAM_SHA_256,
-                                s.message(),
-                                &mut self.out,
-                            )?;
-                            scram = Some(s);
-                        }
-                        11 => {
-                            let s = scram
-                                .as_mut()
-                                .ok_or_else(|| protocol("SASL data before SASL started"))?;
-                            s.update(&rest)?;
-                            frontend::sasl_response(s.message(), &mut self.out)?;
-                        }
-                        12 => {
-                            let s = scram
-                                .as_mut()
-                                .ok_or_else(|| protocol("SASL end before SASL started"))?;
-                            s.finish(&rest)?;
-                        }
-                        other => {
-                            return Err(protocol(format!(
-                                "the server asks for authentication method {other}, which hammer does not support"
-                            )))
-                        }
-                    }
+                    state = self.authenticate(state, code, &rest, t, &policy, private)?;
                     if !self.out.is_empty() {
                         self.flush().await?;
                     }
                 }
                 b'E' => return Err(WireError::Server(server_error(body))),
-                b'Z' => return Ok(()),
+                b'Z' if matches!(state, Login::Accepted) => return Ok(()),
+                b'Z' => return Err(auth("the server ended the login before accepting it")),
                 // ParameterStatus, BackendKeyData, notices, NegotiateProtocolVersion.
                 _ => {}
             }
         }
+    }
+
+    /// One authentication request: checked against the login's state and the policy, its
+    /// answer written to `out`.
+    fn authenticate(
+        &mut self,
+        state: Login,
+        code: i32,
+        rest: &[u8],
+        t: &PgTarget,
+        policy: &super::postgres::AuthPolicy,
+        private: bool,
+    ) -> Result<Login, WireError> {
+        let first = matches!(state, Login::Asked);
+        if first {
+            if let Some(method) = AuthMethod::of_code(code) {
+                policy.allows(method, private).map_err(WireError::Auth)?;
+            }
+        }
+        Ok(match (state, code) {
+            (Login::Asked | Login::Answered | Login::Proven, 0) => Login::Accepted,
+            (Login::Asked, 3) => {
+                frontend::password_message(t.password.as_bytes(), &mut self.out)?;
+                Login::Answered
+            }
+            (Login::Asked, 5) => {
+                let salt: [u8; 4] = rest
+                    .get(..4)
+                    .and_then(|s| s.try_into().ok())
+                    .ok_or_else(|| protocol("an MD5 request without salt"))?;
+                let hash = md5_hash(t.user.as_bytes(), t.password.as_bytes(), salt);
+                frontend::password_message(hash.as_bytes(), &mut self.out)?;
+                Login::Answered
+            }
+            (Login::Asked, 10) => {
+                let offered = rest
+                    .split(|b| *b == 0)
+                    .any(|m| m == SCRAM_SHA_256.as_bytes());
+                if !offered {
+                    return Err(auth(
+                        "the server asks for a SASL mechanism other than SCRAM-SHA-256",
+                    ));
+                }
+                // Channel binding is not offered: the session is bound to no checked
+                // certificate either way.
+                let s = ScramSha256::new(t.password.as_bytes(), ChannelBinding::unsupported());
+                frontend::sasl_initial_response(SCRAM_SHA_256, s.message(), &mut self.out)?;
+                Login::Scram(Box::new(s), false)
+            }
+            (Login::Scram(mut s, false), 11) => {
+                s.update(rest)
+                    .map_err(|e| auth(format!("the server's SCRAM challenge: {e}")))?;
+                frontend::sasl_response(s.message(), &mut self.out)?;
+                Login::Scram(s, true)
+            }
+            (Login::Scram(mut s, true), 12) => {
+                s.finish(rest).map_err(|e| {
+                    auth(format!(
+                        "the server's SCRAM signature does not verify ({e}): it does not know \
+                         the password, so it may not be the server it claims to be"
+                    ))
+                })?;
+                Login::Proven
+            }
+            (Login::Scram(..), 0) => {
+                return Err(auth(
+                    "the server accepted the login without completing SCRAM (no server \
+                     signature), so it may not be the server it claims to be: hammer refuses",
+                ))
+            }
+            (Login::Asked, other) => {
+                return Err(auth(format!(
+                "the server asks for authentication method {other}, which hammer does not support"
+            )))
+            }
+            (Login::Accepted, _) => {
+                return Err(auth(
+                    "an authentication request after the login was accepted",
+                ))
+            }
+            (_, other) => {
+                return Err(auth(format!(
+                    "an authentication request ({other}) out of turn: one method per login"
+                )))
+            }
+        })
     }
 
     /// Prepares named statements, all in one round trip.
@@ -452,10 +497,17 @@ impl Wire {
         frontend::sync(&mut self.out);
         self.send().await?;
         let mut error = None;
+        let mut parsed = 0;
         loop {
             let f = self.frame().await?;
             match f.tag {
+                b'1' => parsed += 1,
                 b'E' if error.is_none() => error = Some(server_error(self.inbox.body(f))),
+                b'Z' if error.is_none() && parsed < statements.len() => {
+                    return Err(
+                        self.out_of_step("a ReadyForQuery before the statements were parsed")
+                    )
+                }
                 b'Z' => {
                     self.unanswered -= 1;
                     break;
@@ -489,6 +541,11 @@ impl Wire {
     /// Skips the answers of calls dropped while they waited; a call dropped while writing
     /// has left a partial message on the connection, which makes it unusable.
     async fn ready(&mut self) -> Result<(), WireError> {
+        if self.broken {
+            return Err(protocol(
+                "an earlier reply was out of step with its call; the connection is unusable",
+            ));
+        }
         if self.writing {
             return Err(WireError::Io(io::Error::new(
                 io::ErrorKind::ConnectionAborted,
@@ -500,7 +557,39 @@ impl Wire {
                 self.unanswered -= 1;
             }
         }
+        // What came since the last reply came unasked: only asynchronous messages may.
+        while let Some(f) = self.inbox.next()? {
+            match f.tag {
+                // Notices, parameter changes, notifications.
+                b'N' | b'S' | b'A' => {}
+                // A FATAL error the server sends before it closes the connection.
+                b'E' => {
+                    let e = server_error(self.inbox.body(f));
+                    self.broken = true;
+                    return Err(WireError::Server(ServerError {
+                        code: if e.code.is_empty() {
+                            "08006".into()
+                        } else {
+                            e.code
+                        },
+                        ..e
+                    }));
+                }
+                other => {
+                    return Err(self.out_of_step(format!(
+                        "the server sent a message ({}) no call asked for",
+                        char::from(other)
+                    )))
+                }
+            }
+        }
         Ok(())
+    }
+
+    /// A reply that cannot belong to the call waiting for it: the connection is given up.
+    fn out_of_step(&mut self, what: impl Into<String>) -> WireError {
+        self.broken = true;
+        protocol(what)
     }
 
     /// Sends a request that ends with Sync.
@@ -526,6 +615,7 @@ impl Wire {
         self.send().await?;
         self.row.clear();
         let mut error = None;
+        let mut bound = false;
         loop {
             let f = match self.frame().await {
                 Ok(f) => f,
@@ -533,8 +623,15 @@ impl Wire {
                 Err(e) => return Err(error.map_or(e, WireError::Server)),
             };
             match f.tag {
+                b'2' => bound = true,
+                b'D' if !bound => {
+                    return Err(self.out_of_step("a data row before the call was bound"))
+                }
                 b'D' if !self.row.present => self.row.fill(self.inbox.body(f))?,
                 b'E' if error.is_none() => error = Some(server_error(self.inbox.body(f))),
+                b'Z' if !bound && error.is_none() => {
+                    return Err(self.out_of_step("a ReadyForQuery before the call's reply"))
+                }
                 b'Z' => {
                     self.unanswered -= 1;
                     break;
@@ -636,6 +733,20 @@ impl Wire {
     }
 }
 
+/// Where a login stands.
+enum Login {
+    /// No authentication request yet.
+    Asked,
+    /// A password (clear or MD5) was sent: AuthenticationOk must follow.
+    Answered,
+    /// SCRAM under way; true once the client's final message was sent.
+    Scram(Box<ScramSha256>, bool),
+    /// SCRAM verified the server's signature: AuthenticationOk must follow.
+    Proven,
+    /// AuthenticationOk came: the server's parameters follow, then ReadyForQuery.
+    Accepted,
+}
+
 /// A call being written: its parameters, in order, as text.
 pub struct Call<'a> {
     wire: &'a mut Wire,
@@ -722,9 +833,14 @@ pub async fn open(t: &PgTarget) -> Result<Wire, DbError> {
 /// The driver's `Failure` for an error, and the words for it.
 pub fn classify(e: &WireError) -> (Failure, String) {
     match e {
+        // A reply overdue on an open connection: the connection is as good as lost.
+        WireError::Io(io) if io.kind() == io::ErrorKind::TimedOut => {
+            (Failure::Lost, io.to_string())
+        }
         WireError::Io(io) => (io_failure(io), io.to_string()),
         WireError::Server(s) => (code_failure(&s.code), s.message.clone()),
         WireError::Tls(_) => (Failure::Tls, e.to_string()),
+        WireError::Auth(_) => (Failure::Auth, e.to_string()),
         WireError::Protocol(_) => (Failure::Lost, e.to_string()),
     }
 }
@@ -841,5 +957,101 @@ mod tests {
         assert_eq!(e.code, "40001");
         assert_eq!(e.message, "could not serialize");
         assert_eq!(e.detail.as_deref(), Some("w_id=1 o_id=7"));
+    }
+
+    mod properties {
+        use super::*;
+        use proptest::prelude::*;
+
+        /// Feeds `bytes` to an inbox in chunks of the given sizes, taking every whole frame
+        /// and the parts a call reads of it, until an error or the end.
+        fn digest(bytes: &[u8], chunks: &[usize]) {
+            let mut inbox = Inbox::new();
+            let mut at = 0;
+            for &c in chunks.iter().cycle().take(bytes.len() + 1) {
+                if at >= bytes.len() {
+                    break;
+                }
+                let n = c.clamp(1, bytes.len() - at);
+                let space = inbox.space();
+                let n = n.min(space.len());
+                space[..n].copy_from_slice(&bytes[at..at + n]);
+                inbox.tail += n;
+                at += n;
+                // Memory stays bounded by what was sent, whatever the headers claim.
+                assert!(inbox.buf.len() <= 2 * bytes.len().max(8 * 1024) + 16 * 1024);
+                loop {
+                    match inbox.next() {
+                        Ok(Some(f)) => {
+                            let body = inbox.body(f);
+                            let mut row = RowBuf::default();
+                            let _ = row.fill(body);
+                            let reply = Reply { row: &row };
+                            for i in 0..4 {
+                                let _ = reply.int(i);
+                            }
+                            let _ = server_error(body);
+                            let _ = be_i32(body);
+                        }
+                        Ok(None) => break,
+                        Err(_) => return,
+                    }
+                }
+            }
+        }
+
+        /// A well-formed call reply: BindComplete, a row, CommandComplete, ReadyForQuery.
+        fn reply() -> Vec<u8> {
+            let mut row = 2u16.to_be_bytes().to_vec();
+            row.extend_from_slice(&2i32.to_be_bytes());
+            row.extend_from_slice(b"42");
+            row.extend_from_slice(&(-1i32).to_be_bytes());
+            [
+                message(b'2', b""),
+                message(b'D', &row),
+                message(b'C', b"SELECT 1\0"),
+                message(b'E', b"SERROR\0C40001\0Mretry\0\0"),
+                message(b'Z', b"I"),
+            ]
+            .concat()
+        }
+
+        proptest! {
+            #[test]
+            fn random_bytes_never_panic(
+                bytes in proptest::collection::vec(any::<u8>(), 0..4096),
+                chunks in proptest::collection::vec(1usize..600, 1..8),
+            ) {
+                digest(&bytes, &chunks);
+            }
+
+            #[test]
+            fn mutated_replies_never_panic(
+                flips in proptest::collection::vec((0usize..64, any::<u8>()), 1..6),
+                chunks in proptest::collection::vec(1usize..40, 1..8),
+            ) {
+                let mut bytes = reply();
+                for (at, v) in flips {
+                    let at = at % bytes.len();
+                    bytes[at] = v;
+                }
+                digest(&bytes, &chunks);
+            }
+
+            #[test]
+            fn a_length_from_the_server_never_sizes_the_buffer(len in 0i32..=i32::MAX) {
+                let mut inbox = Inbox::new();
+                let mut head = vec![b'D'];
+                head.extend_from_slice(&len.to_be_bytes());
+                inbox.buf[..5].copy_from_slice(&head);
+                inbox.tail = 5;
+                match inbox.next() {
+                    Ok(None) => prop_assert!((4..=MAX_MESSAGE as i32).contains(&len)),
+                    Ok(Some(_)) => prop_assert_eq!(len, 4),
+                    Err(_) => prop_assert!(!(4..=MAX_MESSAGE as i32).contains(&len)),
+                }
+                prop_assert_eq!(inbox.buf.len(), 16 * 1024);
+            }
+        }
     }
 }

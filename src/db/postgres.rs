@@ -1,15 +1,34 @@
-//! PostgreSQL through tokio-postgres: connection settings from the `pg` dictionary, TLS per
-//! `pg_sslmode`, and errors classified with the driver's own SQLSTATE codes.
+//! PostgreSQL through tokio-postgres: connection settings from the `pg` dictionary, over a
+//! socket hammer opens itself (TLS per `pg_sslmode`, keepalive on, under the kill switch),
+//! authentication held to `pg_require_auth`, and errors classified with the driver's own
+//! SQLSTATE codes.
+//!
+//! tokio-postgres would answer any authentication request the server makes, and under
+//! `sslmode=prefer` a server that refuses TLS still gets a cleartext password on request. So
+//! hammer sends the TLS request and runs the handshake itself, and hands tokio-postgres a
+//! stream that reads the server's authentication request before tokio-postgres does: a method
+//! the user did not allow ends the login there, before any password is sent.
 
+use std::io;
+use std::path::PathBuf;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use rustls::pki_types::ServerName;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf};
+use tokio::net::{TcpStream, UnixStream};
 use tokio::task::JoinHandle;
 use tokio_postgres::error::SqlState;
 use tokio_postgres::{Client, Config, NoTls};
-use tokio_postgres_rustls::MakeRustlsConnect;
 
+use super::sock::{Bounds, KillSwitch};
 use super::{addr, io_failure, io_source, DbError, Failure, Peer, ServerInfo, CONNECT_TIMEOUT};
 use crate::config::{Database, Settings};
 
-/// One PostgreSQL login: server, role, password, database and TLS mode.
+/// One PostgreSQL login: server, role, password, database, TLS and authentication rules, and
+/// the bounds of its waits.
 #[derive(Clone)]
 pub struct PgTarget {
     pub host: String,
@@ -18,6 +37,13 @@ pub struct PgTarget {
     pub password: String,
     pub dbname: String,
     pub sslmode: String,
+    /// The CA file for `verify-ca` and `verify-full` (libpq's `sslrootcert`); empty means
+    /// libpq's default, `~/.postgresql/root.crt`.
+    pub sslrootcert: String,
+    /// libpq's `require_auth`: the methods the server may ask for (empty: any, but a
+    /// cleartext password only over TLS or a unix socket).
+    pub require_auth: String,
+    pub bounds: Bounds,
 }
 
 impl std::fmt::Debug for PgTarget {
@@ -42,6 +68,12 @@ impl PgTarget {
             password: d.get(pass).to_string(),
             dbname: d.get(db).to_string(),
             sslmode: d.get("pg_sslmode").to_string(),
+            sslrootcert: d.get("pg_sslrootcert").to_string(),
+            require_auth: d.get("pg_require_auth").to_string(),
+            bounds: Bounds {
+                reply_timeout: Duration::from_secs(d.get_i64("pg_reply_timeout").max(1) as u64),
+                kill: KillSwitch::default(),
+            },
         }
     }
 
@@ -60,6 +92,17 @@ impl PgTarget {
         Self::from_dict(settings, "pg_user", "pg_pass", "pg_dbase")
     }
 
+    /// The same login, its connections under `kill`.
+    pub fn with_kill_switch(self, kill: &KillSwitch) -> Self {
+        PgTarget {
+            bounds: Bounds {
+                kill: kill.clone(),
+                ..self.bounds
+            },
+            ..self
+        }
+    }
+
     pub fn peer(&self) -> Peer {
         Peer {
             db: Database::Pg,
@@ -68,8 +111,11 @@ impl PgTarget {
         }
     }
 
-    fn tls_wanted(&self) -> bool {
-        self.sslmode != "disable"
+    /// The unix socket of the server, when `pg_host` is a directory (libpq's rule).
+    pub(super) fn socket_path(&self) -> Option<String> {
+        self.host
+            .starts_with('/')
+            .then(|| format!("{}/.s.PGSQL.{}", self.host, self.port))
     }
 
     fn config(&self) -> Config {
@@ -81,14 +127,164 @@ impl PgTarget {
             .dbname(&self.dbname)
             .application_name("hammer")
             .connect_timeout(CONNECT_TIMEOUT)
-            .ssl_mode(match self.sslmode.as_str() {
-                "disable" => tokio_postgres::config::SslMode::Disable,
-                "require" => tokio_postgres::config::SslMode::Require,
-                // libpq's `allow` tries plain first; tokio-postgres has no such mode, and
-                // trying TLS first only ever adds encryption.
-                _ => tokio_postgres::config::SslMode::Prefer,
-            });
+            // hammer has made the socket and the TLS session already.
+            .ssl_mode(tokio_postgres::config::SslMode::Disable);
         c
+    }
+
+    /// The TLS settings `pg_sslmode` asks for, or why they cannot be had.
+    pub(super) fn tls_config(&self) -> Result<Arc<rustls::ClientConfig>, String> {
+        match self.sslmode.as_str() {
+            "verify-ca" | "verify-full" => {
+                let ca = self.root_cert()?;
+                super::tls::verifying(&ca, self.sslmode == "verify-full")
+                    .map(Arc::new)
+                    .map_err(|e| format!("{e} (pg_sslrootcert)"))
+            }
+            _ => Ok(super::tls::encrypt_only_shared()),
+        }
+    }
+
+    fn root_cert(&self) -> Result<PathBuf, String> {
+        if !self.sslrootcert.is_empty() {
+            return Ok(PathBuf::from(&self.sslrootcert));
+        }
+        let default = dirs::home_dir().map(|h| h.join(".postgresql/root.crt"));
+        match default {
+            Some(path) if path.exists() => Ok(path),
+            _ => Err(format!(
+                "pg_sslmode {} checks the server's certificate against a CA: set pg_sslrootcert \
+                 to the CA file (there is no ~/.postgresql/root.crt either)",
+                self.sslmode
+            )),
+        }
+    }
+
+    /// The server name the certificate must carry (`verify-full`), or any valid name.
+    pub(super) fn server_name(&self) -> Result<ServerName<'static>, String> {
+        match ServerName::try_from(self.host.clone()) {
+            Ok(name) => Ok(name),
+            Err(_) if self.sslmode != "verify-full" => {
+                Ok(ServerName::try_from("localhost").expect("a valid name"))
+            }
+            Err(e) => Err(format!(
+                "pg_host {} cannot be checked against a certificate: {e}",
+                self.host
+            )),
+        }
+    }
+
+    /// Whether TLS must be had (no plaintext fallback).
+    pub(super) fn tls_required(&self) -> bool {
+        matches!(
+            self.sslmode.as_str(),
+            "require" | "verify-ca" | "verify-full"
+        )
+    }
+
+    pub(super) fn policy(&self) -> AuthPolicy {
+        AuthPolicy(self.require_auth.clone())
+    }
+}
+
+/// How the server asks the client to prove who it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AuthMethod {
+    /// No password asked (trust, peer).
+    None,
+    /// The password in clear text.
+    Password,
+    Md5,
+    ScramSha256,
+}
+
+impl AuthMethod {
+    /// The method an AuthenticationRequest's code opens, if it opens one.
+    pub fn of_code(code: i32) -> Option<AuthMethod> {
+        match code {
+            0 => Some(AuthMethod::None),
+            3 => Some(AuthMethod::Password),
+            5 => Some(AuthMethod::Md5),
+            10 => Some(AuthMethod::ScramSha256),
+            _ => None,
+        }
+    }
+
+    fn word(self) -> &'static str {
+        match self {
+            AuthMethod::None => "none",
+            AuthMethod::Password => "password",
+            AuthMethod::Md5 => "md5",
+            AuthMethod::ScramSha256 => "scram-sha-256",
+        }
+    }
+}
+
+/// `pg_require_auth`, as libpq reads `require_auth`: a list of allowed methods, or of
+/// refused ones (`!password`); empty allows every method but a cleartext password over a
+/// connection that is neither encrypted nor a unix socket.
+#[derive(Debug, Clone)]
+pub struct AuthPolicy(String);
+
+impl AuthPolicy {
+    /// Whether the login may go on with `method` over a channel that is `private` (TLS or a
+    /// unix socket), or the message that says why not and what to set.
+    pub fn allows(&self, method: AuthMethod, private: bool) -> Result<(), String> {
+        let word = method.word();
+        let listed: Vec<&str> = self.0.split(',').filter(|w| !w.is_empty()).collect();
+        if listed.is_empty() {
+            if method == AuthMethod::Password && !private {
+                return Err(
+                    "the server asks for the password in clear text over an unencrypted \
+                     connection, which anyone on the path could read: hammer refuses. Use TLS \
+                     (pg_sslmode require or verify-full) or the unix socket, or set \
+                     pg_require_auth password to allow it"
+                        .into(),
+                );
+            }
+            return Ok(());
+        }
+        let negated = listed.iter().all(|w| w.starts_with('!'));
+        let named = listed.iter().any(|w| w.trim_start_matches('!') == word);
+        if negated == named {
+            let asked = match method {
+                AuthMethod::None => "no authentication".to_string(),
+                m => format!("authentication method {}", m.word()),
+            };
+            return Err(format!(
+                "the server asks for {asked}, which pg_require_auth {} does not allow",
+                self.0
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The largest backend message tokio-postgres is let read: hammer's queries return a few
+/// rows, and a length header from a hostile server must not make it reserve gigabytes.
+const MAX_MESSAGE: usize = 64 * 1024 * 1024;
+
+/// What the guard refused, carried through tokio-postgres as the source of an I/O error: an
+/// authentication request hammer does not answer (`Failure::Auth`), or a message no client
+/// should read (`Failure::Lost`).
+#[derive(Debug)]
+pub(super) struct Refusal {
+    kind: Failure,
+    why: String,
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.why)
+    }
+}
+
+impl std::error::Error for Refusal {}
+
+fn refused(why: impl Into<String>) -> Refusal {
+    Refusal {
+        kind: Failure::Auth,
+        why: why.into(),
     }
 }
 
@@ -99,10 +295,295 @@ pub struct PgConn {
 }
 
 impl PgConn {
-    /// Closes the connection and waits for its socket task to end.
+    /// Closes the connection and waits (briefly) for its socket task to end.
     pub async fn close(self) {
         drop(self.client);
-        let _ = self.driver.await;
+        let mut driver = self.driver;
+        if tokio::time::timeout(Duration::from_secs(5), &mut driver)
+            .await
+            .is_err()
+        {
+            driver.abort();
+        }
+    }
+}
+
+/// The byte stream tokio-postgres runs on.
+enum Stream {
+    Tcp(TcpStream),
+    Unix(UnixStream),
+    Tls(Box<tokio_rustls::client::TlsStream<TcpStream>>),
+}
+
+/// The stream, with the kill switch's duplicate of its socket and the check of what the
+/// server says.
+struct Guarded {
+    inner: Stream,
+    _plug: super::sock::PlugGuard,
+    guard: AuthGuard,
+}
+
+/// Reads the headers of the backend's messages as they pass: the authentication requests
+/// must be one method `pg_require_auth` allows and follow its exchange in order (SCRAM to
+/// its final message, whose server signature tokio-postgres checks), and no message may
+/// exceed [`MAX_MESSAGE`].
+struct AuthGuard {
+    policy: AuthPolicy,
+    private: bool,
+    /// The bytes of the current message's header and code read so far.
+    head: Vec<u8>,
+    /// Bytes of the current message's body still to skip.
+    skip: usize,
+    login: Step,
+}
+
+/// Where the login stands, as the guard sees it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Step {
+    /// No authentication request yet.
+    Asked,
+    /// A password (clear or MD5) was asked for: AuthenticationOk must follow.
+    Password,
+    /// SCRAM under way: the number of its messages seen after the first (continue, final).
+    Scram(u8),
+    /// Another method, which tokio-postgres refuses itself.
+    Other,
+    Accepted,
+}
+
+impl AuthGuard {
+    /// Scans bytes the server sent.
+    fn scan(&mut self, mut bytes: &[u8]) -> Result<(), Refusal> {
+        while !bytes.is_empty() {
+            if self.skip > 0 {
+                let n = self.skip.min(bytes.len());
+                self.skip -= n;
+                bytes = &bytes[n..];
+                continue;
+            }
+            // Header (tag and length) and, for 'R', the 4-byte code.
+            let want = if self.head.first() == Some(&b'R') {
+                9
+            } else {
+                5
+            };
+            let n = (want - self.head.len()).min(bytes.len());
+            self.head.extend_from_slice(&bytes[..n]);
+            bytes = &bytes[n..];
+            if self.head.len() < want {
+                continue;
+            }
+            let tag = self.head[0];
+            let len = i32::from_be_bytes([self.head[1], self.head[2], self.head[3], self.head[4]]);
+            let len = usize::try_from(len)
+                .ok()
+                .filter(|l| (4..=MAX_MESSAGE).contains(l))
+                .ok_or_else(|| Refusal {
+                    kind: Failure::Lost,
+                    why: format!(
+                        "the server sent a message of length {len}, outside 4 to {MAX_MESSAGE}"
+                    ),
+                })?;
+            if tag == b'R' && want == 5 {
+                if len < 8 {
+                    return Err(refused("a truncated authentication request"));
+                }
+                continue; // read the code too
+            }
+            let body_read = self.head.len() - 5;
+            let code = (tag == b'R').then(|| {
+                i32::from_be_bytes([self.head[5], self.head[6], self.head[7], self.head[8]])
+            });
+            self.head.clear();
+            self.skip = len - 4 - body_read;
+            if let Some(code) = code {
+                self.login = self.next(code)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The login's next step after an authentication request `code`.
+    fn next(&self, code: i32) -> Result<Step, Refusal> {
+        Ok(match (self.login, code) {
+            (Step::Asked, code) => {
+                if let Some(method) = AuthMethod::of_code(code) {
+                    self.policy.allows(method, self.private).map_err(refused)?;
+                }
+                match code {
+                    0 => Step::Accepted,
+                    3 | 5 => Step::Password,
+                    10 => Step::Scram(0),
+                    _ => Step::Other,
+                }
+            }
+            (Step::Password | Step::Scram(2) | Step::Other, 0) => Step::Accepted,
+            (Step::Scram(0), 11) => Step::Scram(1),
+            (Step::Scram(1), 12) => Step::Scram(2),
+            (Step::Scram(_), 0) => {
+                return Err(refused(
+                    "the server accepted the login without completing SCRAM (no server \
+                     signature), so it may not be the server it claims to be: hammer refuses",
+                ))
+            }
+            (Step::Accepted, _) => {
+                return Err(refused(
+                    "an authentication request after the login was accepted",
+                ))
+            }
+            (_, other) => {
+                return Err(refused(format!(
+                    "an authentication request ({other}) out of turn: one method per login"
+                )))
+            }
+        })
+    }
+}
+
+impl AsyncRead for Guarded {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let me = &mut *self;
+        let before = buf.filled().len();
+        let polled = match &mut me.inner {
+            Stream::Tcp(s) => Pin::new(s).poll_read(cx, buf),
+            Stream::Unix(s) => Pin::new(s).poll_read(cx, buf),
+            Stream::Tls(s) => Pin::new(s.as_mut()).poll_read(cx, buf),
+        };
+        if let Poll::Ready(Ok(())) = &polled {
+            if let Err(refusal) = me.guard.scan(&buf.filled()[before..]) {
+                // Nothing of what was refused reaches tokio-postgres.
+                buf.set_filled(before);
+                return Poll::Ready(Err(io::Error::other(refusal)));
+            }
+        }
+        polled
+    }
+}
+
+impl AsyncWrite for Guarded {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        data: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        match &mut self.inner {
+            Stream::Tcp(s) => Pin::new(s).poll_write(cx, data),
+            Stream::Unix(s) => Pin::new(s).poll_write(cx, data),
+            Stream::Tls(s) => Pin::new(s.as_mut()).poll_write(cx, data),
+        }
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        match &mut self.inner {
+            Stream::Tcp(s) => Pin::new(s).poll_flush(cx),
+            Stream::Unix(s) => Pin::new(s).poll_flush(cx),
+            Stream::Tls(s) => Pin::new(s.as_mut()).poll_flush(cx),
+        }
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        match &mut self.inner {
+            Stream::Tcp(s) => Pin::new(s).poll_shutdown(cx),
+            Stream::Unix(s) => Pin::new(s).poll_shutdown(cx),
+            Stream::Tls(s) => Pin::new(s.as_mut()).poll_shutdown(cx),
+        }
+    }
+}
+
+/// Why the stream could not be had: said as `classify` would say it.
+enum StreamError {
+    Io(io::Error),
+    Tls(String),
+}
+
+impl From<io::Error> for StreamError {
+    fn from(e: io::Error) -> Self {
+        StreamError::Io(e)
+    }
+}
+
+/// The socket, the TLS request and handshake per `pg_sslmode`.
+async fn open_stream(t: &PgTarget) -> Result<Guarded, StreamError> {
+    if let Some(path) = t.socket_path() {
+        let s = UnixStream::connect(path).await?;
+        let plug = super::sock::plug_unix(&s, &t.bounds.kill)?;
+        return Ok(Guarded {
+            inner: Stream::Unix(s),
+            _plug: plug,
+            guard: AuthGuard::new(t, true),
+        });
+    }
+    let mut s = TcpStream::connect((t.host.as_str(), t.port)).await?;
+    s.set_nodelay(true)?;
+    super::sock::keepalive(&s)?;
+    let plug = super::sock::plug_tcp(&s, &t.bounds.kill)?;
+    if t.sslmode == "disable" {
+        return Ok(Guarded {
+            inner: Stream::Tcp(s),
+            _plug: plug,
+            guard: AuthGuard::new(t, false),
+        });
+    }
+    // The configuration first: a missing CA file is said before anything is sent.
+    let config = t.tls_config().map_err(StreamError::Tls)?;
+    let name = t.server_name().map_err(StreamError::Tls)?;
+    // SSLRequest: length 8, code 80877103.
+    s.write_all(&[0, 0, 0, 8, 0x04, 0xd2, 0x16, 0x2f]).await?;
+    let mut answer = [0u8; 1];
+    s.read_exact(&mut answer).await?;
+    match answer[0] {
+        b'S' => {}
+        b'N' if t.tls_required() => {
+            return Err(StreamError::Tls(format!(
+                "the server does not support TLS, which pg_sslmode {} requires",
+                t.sslmode
+            )))
+        }
+        b'N' => {
+            return Ok(Guarded {
+                inner: Stream::Tcp(s),
+                _plug: plug,
+                guard: AuthGuard::new(t, false),
+            })
+        }
+        other => {
+            return Err(StreamError::Tls(format!(
+                "an answer {other} to the TLS request"
+            )))
+        }
+    }
+    let tls = tokio_rustls::TlsConnector::from(config)
+        .connect(name, s)
+        .await
+        .map_err(|e| StreamError::Tls(tls_detail(&e)))?;
+    Ok(Guarded {
+        inner: Stream::Tls(Box::new(tls)),
+        _plug: plug,
+        guard: AuthGuard::new(t, true),
+    })
+}
+
+/// A TLS handshake failure in words (rustls's error, not its I/O wrapper).
+fn tls_detail(e: &io::Error) -> String {
+    match e.get_ref().and_then(|i| i.downcast_ref::<rustls::Error>()) {
+        Some(r) => format!("TLS handshake: {r}"),
+        None => format!("TLS handshake: {e}"),
+    }
+}
+
+impl AuthGuard {
+    fn new(t: &PgTarget, private: bool) -> Self {
+        AuthGuard {
+            policy: t.policy(),
+            private,
+            head: Vec::with_capacity(9),
+            skip: 0,
+            login: Step::Asked,
+        }
     }
 }
 
@@ -111,27 +592,36 @@ pub async fn connect(t: &PgTarget) -> Result<PgConn, DbError> {
     let peer = t.peer();
     let config = t.config();
     let attempt = async {
-        if t.tls_wanted() {
-            let (client, conn) = config
-                .connect(MakeRustlsConnect::new(super::tls::encrypt_only()))
-                .await?;
-            Ok::<_, tokio_postgres::Error>((client, tokio::spawn(async move { drop(conn.await) })))
-        } else {
-            let (client, conn) = config.connect(NoTls).await?;
-            Ok((client, tokio::spawn(async move { drop(conn.await) })))
-        }
+        let stream = open_stream(t).await.map_err(|e| match e {
+            StreamError::Io(e) => peer.error(io_failure(&e), e.to_string()),
+            StreamError::Tls(why) => peer.error(Failure::Tls, why),
+        })?;
+        let (client, conn) = config.connect_raw(stream, NoTls).await.map_err(|e| {
+            let (kind, detail) = classify(&e, false);
+            peer.error(kind, detail)
+        })?;
+        Ok::<_, DbError>((client, tokio::spawn(async move { drop(conn.await) })))
     };
-    match tokio::time::timeout(CONNECT_TIMEOUT + std::time::Duration::from_secs(1), attempt).await {
+    match tokio::time::timeout(CONNECT_TIMEOUT + Duration::from_secs(1), attempt).await {
         Err(_) => Err(peer.error(
             Failure::Unreachable,
             format!("no answer within {} s", CONNECT_TIMEOUT.as_secs()),
         )),
-        Ok(Err(e)) => {
-            let (kind, detail) = classify(&e, t.tls_wanted() && t.sslmode == "require");
-            Err(peer.error(kind, detail))
-        }
+        Ok(Err(e)) => Err(e),
         Ok(Ok((client, driver))) => Ok(PgConn { client, driver }),
     }
+}
+
+/// A query whose reply did not come within the reply timeout: the connection counts as lost.
+pub fn overdue(peer: &Peer, timeout: Duration) -> DbError {
+    peer.failed(
+        "no reply from",
+        Failure::Lost,
+        format!(
+            "nothing within {} s (pg_reply_timeout)",
+            timeout.as_secs_f64()
+        ),
+    )
 }
 
 /// The `Failure` a server error's SQLSTATE means.
@@ -159,28 +649,45 @@ pub fn classify(e: &tokio_postgres::Error, tls_required: bool) -> (Failure, Stri
         let kind = code_failure(db.code().code());
         return (kind, db.message().to_string());
     }
-    if let Some(io) = io_source(e) {
+    let io = io_source(e);
+    // (An I/O error's `source` skips the error it wraps: look inside it.)
+    if let Some(r) = io.and_then(|io| io.get_ref()?.downcast_ref::<Refusal>()) {
+        return (r.kind, r.why.clone());
+    }
+    let text = e.to_string();
+    // tokio-postgres's words for a SCRAM exchange that does not verify (the server does not
+    // know the password, or is not the server) and other failed exchanges.
+    if text.starts_with("authentication error") {
+        if text.contains("SCRAM verification") {
+            return (
+                Failure::Auth,
+                "the server's SCRAM signature does not verify: it does not know the \
+                 password, so it may not be the server it claims to be"
+                    .into(),
+            );
+        }
+        return (Failure::Auth, text);
+    }
+    if let Some(io) = io {
         return (io_failure(io), io.to_string());
     }
     if e.is_closed() {
-        return (Failure::Lost, e.to_string());
+        return (Failure::Lost, text);
     }
     let mut cur: Option<&(dyn std::error::Error + 'static)> = Some(e);
     while let Some(err) = cur {
         if err.downcast_ref::<rustls::Error>().is_some() {
-            return (Failure::Tls, e.to_string());
+            return (Failure::Tls, text);
         }
         cur = err.source();
     }
-    // With sslmode=require the only remaining driver failure before login is the TLS set-up
-    // itself ("server does not support TLS"), which tokio-postgres reports without a code.
     (
         if tls_required {
             Failure::Tls
         } else {
             Failure::Other
         },
-        e.to_string(),
+        text,
     )
 }
 
@@ -190,10 +697,15 @@ pub async fn probe(t: &PgTarget) -> Result<ServerInfo, DbError> {
     let peer = t.peer();
     let query = "select current_setting('server_version'), \
                  coalesce((select ssl from pg_stat_ssl where pid = pg_backend_pid()), false)";
-    let row = conn.client.query_one(query, &[]).await.map_err(|e| {
-        let (kind, detail) = classify(&e, false);
-        peer.failed("cannot query", kind, detail)
-    });
+    let row = match tokio::time::timeout(t.bounds.reply_timeout, conn.client.query_one(query, &[]))
+        .await
+    {
+        Ok(r) => r.map_err(|e| {
+            let (kind, detail) = classify(&e, false);
+            peer.failed("cannot query", kind, detail)
+        }),
+        Err(_) => Err(overdue(&peer, t.bounds.reply_timeout)),
+    };
     conn.close().await;
     let row = row?;
     Ok(ServerInfo {
@@ -203,4 +715,161 @@ pub async fn probe(t: &PgTarget) -> Result<ServerInfo, DbError> {
         port: None,
         note: None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_policy_refuses_only_cleartext_in_the_open() {
+        let p = AuthPolicy(String::new());
+        assert!(p.allows(AuthMethod::ScramSha256, false).is_ok());
+        assert!(p.allows(AuthMethod::Md5, false).is_ok());
+        assert!(p.allows(AuthMethod::None, false).is_ok());
+        assert!(p.allows(AuthMethod::Password, true).is_ok());
+        let e = p.allows(AuthMethod::Password, false).unwrap_err();
+        assert!(e.contains("pg_require_auth password"), "{e}");
+    }
+
+    #[test]
+    fn listed_and_negated_methods() {
+        let only = AuthPolicy("scram-sha-256".into());
+        assert!(only.allows(AuthMethod::ScramSha256, false).is_ok());
+        let e = only.allows(AuthMethod::Md5, true).unwrap_err();
+        assert!(e.contains("md5") && e.contains("scram-sha-256"), "{e}");
+        assert!(only.allows(AuthMethod::None, true).is_err());
+        let not_clear = AuthPolicy("!password".into());
+        assert!(not_clear.allows(AuthMethod::Password, true).is_err());
+        assert!(not_clear.allows(AuthMethod::Md5, false).is_ok());
+        let clear = AuthPolicy("password".into());
+        assert!(clear.allows(AuthMethod::Password, false).is_ok());
+    }
+
+    fn message(tag: u8, body: &[u8]) -> Vec<u8> {
+        let mut m = vec![tag];
+        m.extend_from_slice(&((body.len() + 4) as i32).to_be_bytes());
+        m.extend_from_slice(body);
+        m
+    }
+
+    fn guard(policy: &str, private: bool) -> AuthGuard {
+        AuthGuard {
+            policy: AuthPolicy(policy.into()),
+            private,
+            head: Vec::new(),
+            skip: 0,
+            login: Step::Asked,
+        }
+    }
+
+    fn scram_exchange() -> Vec<Vec<u8>> {
+        let mut sasl = 10i32.to_be_bytes().to_vec();
+        sasl.extend_from_slice(b"SCRAM-SHA-256\0\0");
+        vec![
+            message(b'R', &sasl),
+            message(b'R', &[0, 0, 0, 11, b'x', b'y']),
+            message(b'R', &[0, 0, 0, 12, b'z']),
+            message(b'R', &[0, 0, 0, 0]),
+        ]
+    }
+
+    #[test]
+    fn the_guard_reads_requests_split_anywhere() {
+        let mut bytes = scram_exchange().concat();
+        bytes.extend(message(b'S', b"server_version\x0015.1\x00"));
+        bytes.extend(message(b'Z', b"I"));
+        for cut in 0..bytes.len() {
+            let mut g = guard("scram-sha-256", false);
+            g.scan(&bytes[..cut]).unwrap();
+            g.scan(&bytes[cut..]).unwrap();
+            assert_eq!(g.login, Step::Accepted, "cut {cut}");
+        }
+    }
+
+    #[test]
+    fn scram_must_run_to_its_end() {
+        let steps = scram_exchange();
+        // AuthenticationOk without SASLFinal.
+        let mut g = guard("", false);
+        let skipped = [steps[0].clone(), steps[1].clone(), steps[3].clone()].concat();
+        let e = g.scan(&skipped).unwrap_err();
+        assert_eq!(e.kind, Failure::Auth);
+        assert!(e.why.contains("without completing SCRAM"), "{e}");
+        // A cleartext request once SCRAM has begun.
+        let mut g = guard("", true);
+        let clear = [steps[0].clone(), message(b'R', &3i32.to_be_bytes())].concat();
+        assert!(g.scan(&clear).unwrap_err().why.contains("out of turn"));
+    }
+
+    #[test]
+    fn the_guard_refuses_cleartext_before_the_password_goes() {
+        let bytes = message(b'R', &3i32.to_be_bytes());
+        let mut g = guard("", false);
+        assert!(g.scan(&bytes).unwrap_err().why.contains("clear text"));
+        let mut g = guard("", true);
+        g.scan(&bytes).unwrap();
+        assert_eq!(g.login, Step::Password);
+        let mut g = guard("md5", false);
+        assert!(g.scan(&bytes).is_err());
+        let mut g = guard("", false);
+        assert!(g.scan(&message(b'R', &[0, 0, 0])).is_err());
+    }
+
+    #[test]
+    fn trust_is_a_method_too() {
+        let mut g = guard("scram-sha-256", false);
+        let e = g.scan(&message(b'R', &0i32.to_be_bytes())).unwrap_err();
+        assert!(e.why.contains("no authentication"), "{e}");
+        let mut g = guard("", false);
+        g.scan(&message(b'R', &0i32.to_be_bytes())).unwrap();
+        assert_eq!(g.login, Step::Accepted);
+    }
+
+    #[test]
+    fn a_huge_message_is_refused_from_its_header() {
+        let mut g = guard("", false);
+        g.scan(&message(b'R', &0i32.to_be_bytes())).unwrap();
+        let e = g.scan(&[b'D', 0x7f, 0xff, 0xff, 0xff]).unwrap_err();
+        assert_eq!(e.kind, Failure::Lost);
+        assert!(e.why.contains("2147483647"), "{e}");
+    }
+
+    mod properties {
+        use super::*;
+        use proptest::prelude::*;
+
+        proptest! {
+            #[test]
+            fn the_guard_never_panics_on_any_bytes(
+                bytes in proptest::collection::vec(any::<u8>(), 0..2048),
+                cut in 0usize..2048,
+            ) {
+                let mut g = guard("", false);
+                let cut = cut.min(bytes.len());
+                if g.scan(&bytes[..cut]).is_ok() {
+                    let _ = g.scan(&bytes[cut..]);
+                }
+                // The guard never holds more than one header.
+                prop_assert!(g.head.len() <= 9);
+            }
+
+            #[test]
+            fn a_mutated_login_never_passes_unchecked(
+                flips in proptest::collection::vec((0usize..48, any::<u8>()), 1..4),
+            ) {
+                // A cleartext request over an open channel, then anything.
+                let mut bytes = message(b'R', &3i32.to_be_bytes());
+                let mut rest = message(b'R', &0i32.to_be_bytes());
+                rest.extend(message(b'Z', b"I"));
+                for (at, v) in flips {
+                    let at = at % rest.len();
+                    rest[at] = v;
+                }
+                bytes.extend(rest);
+                let mut g = guard("", false);
+                prop_assert!(g.scan(&bytes).is_err());
+            }
+        }
+    }
 }

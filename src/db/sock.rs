@@ -1,24 +1,139 @@
-//! The socket under hammer's lean connections (`pgwire`, `mywire`): TCP or a unix socket,
-//! registered with tokio, or blocking for a virtual user that has a thread of its own.
+//! The socket under hammer's connections: TCP or a unix socket, registered with tokio, or
+//! blocking for a virtual user that has a thread of its own; every reply bounded by a
+//! deadline, TCP keepalive on, and a [`KillSwitch`] that can shut it down from any thread.
 //!
 //! A terminal waits for one reply at a time. On a thread of its own it sleeps in `recv` and
 //! the server's reply wakes it there: one system call and one wake-up per round trip. Through
 //! tokio the same wait takes `epoll_wait`, a wake-up of the runtime and then `recv`, and on a
 //! virtual machine that costs the client two to four times the kernel CPU
 //! (`scripts/bench/pingpong.sh` measures both).
+//!
+//! Nothing that waits here may wait for ever. Each write starts the reply's deadline (the
+//! dictionary's `*_reply_timeout`): a read past it fails with `TimedOut`, so a server that
+//! stops answering mid-reply costs a terminal one timeout, not the run. A thread asleep in a
+//! blocking `recv` cannot be woken by a flag, so each socket also hands a duplicate of itself
+//! to its connection's kill switch: shutting that duplicate down ends the sleeping `recv` at
+//! once, whichever thread is in it.
 
 use std::io::{self, Read, Write};
 use std::net::Shutdown;
+use std::path::Path;
+use std::sync::{Arc, Mutex, Weak};
+use std::time::{Duration, Instant};
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt, Interest};
 use tokio::net::{TcpStream, UnixStream};
 
-pub(super) enum Sock {
+/// TCP keepalive: probes after this much silence, this far apart, this many times, so that
+/// a peer that vanished (a host down, a cable pulled) is noticed within about a minute.
+const KEEPALIVE_IDLE: Duration = Duration::from_secs(30);
+const KEEPALIVE_INTERVAL: Duration = Duration::from_secs(10);
+const KEEPALIVE_RETRIES: u32 = 3;
+
+/// What bounds a connection's waits: the longest a reply may take, and the switch that cuts
+/// the connection from outside.
+#[derive(Clone, Debug)]
+pub struct Bounds {
+    pub reply_timeout: Duration,
+    pub kill: KillSwitch,
+}
+
+impl Default for Bounds {
+    fn default() -> Self {
+        Bounds {
+            reply_timeout: Duration::from_secs(120),
+            kill: KillSwitch::default(),
+        }
+    }
+}
+
+/// A duplicate of a connection's socket, kept only to shut it down from another thread.
+pub(super) enum Plug {
+    Tcp(std::net::TcpStream),
+    Unix(std::os::unix::net::UnixStream),
+}
+
+impl Plug {
+    fn cut(&self) {
+        let _ = match self {
+            Plug::Tcp(s) => s.shutdown(Shutdown::Both),
+            Plug::Unix(s) => s.shutdown(Shutdown::Both),
+        };
+    }
+}
+
+/// The connections opened with one set of [`Bounds`]: `cut` shuts every one still open
+/// down, which ends any call waiting on it with an error (a lost connection). Cheap to clone:
+/// all clones are the same switch.
+#[derive(Clone, Default)]
+pub struct KillSwitch(Arc<Mutex<Registry>>);
+
+#[derive(Default)]
+struct Registry {
+    plugs: Vec<Weak<Plug>>,
+    /// Set once cut: connections made afterwards are cut as they are registered.
+    cut: bool,
+}
+
+impl std::fmt::Debug for KillSwitch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("KillSwitch")
+    }
+}
+
+impl KillSwitch {
+    fn register(&self, plug: &Arc<Plug>) {
+        let mut r = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if r.cut {
+            plug.cut();
+        }
+        // Closed connections leave dead entries: sweep them whenever the list doubles.
+        if r.plugs.len() >= 16 && r.plugs.len().is_power_of_two() {
+            r.plugs.retain(|p| p.strong_count() > 0);
+        }
+        r.plugs.push(Arc::downgrade(plug));
+    }
+
+    /// Shuts down every connection still open, and every one opened from now on; returns
+    /// how many were open.
+    pub fn cut(&self) -> usize {
+        let plugs: Vec<Arc<Plug>> = {
+            let mut r = self.0.lock().unwrap_or_else(|e| e.into_inner());
+            r.cut = true;
+            r.plugs.drain(..).filter_map(|p| p.upgrade()).collect()
+        };
+        for p in &plugs {
+            p.cut();
+        }
+        plugs.len()
+    }
+
+    pub fn is_cut(&self) -> bool {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).cut
+    }
+}
+
+enum Io {
     Tcp(TcpStream),
     Unix(UnixStream),
     /// Blocking: only for a connection whose thread waits on nothing else.
     BlockingTcp(std::net::TcpStream),
     BlockingUnix(std::os::unix::net::UnixStream),
+}
+
+/// One connection's socket.
+pub(super) struct Sock {
+    io: Io,
+    /// How long a reply may take, from the request's last write.
+    reply_timeout: Duration,
+    /// When the reply now awaited is overdue.
+    deadline: Instant,
+    /// The receive timeout set on a blocking socket (`SO_RCVTIMEO`), changed only when a
+    /// reply that trickles in leaves less than this before its deadline.
+    recv_timeout: Option<Duration>,
+    /// The duplicate the kill switch holds; dropped with the socket, so that it never keeps
+    /// a closed connection open.
+    _plug: Arc<Plug>,
 }
 
 /// Retries a blocking call a signal interrupted.
@@ -31,57 +146,196 @@ fn restarted<T>(mut call: impl FnMut() -> io::Result<T>) -> io::Result<T> {
     }
 }
 
+/// Turns TCP keepalive on, with hammer's timings.
+pub(super) fn keepalive(s: &TcpStream) -> io::Result<()> {
+    let ka = socket2::TcpKeepalive::new()
+        .with_time(KEEPALIVE_IDLE)
+        .with_interval(KEEPALIVE_INTERVAL)
+        .with_retries(KEEPALIVE_RETRIES);
+    socket2::SockRef::from(s).set_tcp_keepalive(&ka)
+}
+
+/// A socket's duplicate under a kill switch, for a connection whose socket hammer does not
+/// read itself (tokio-postgres's): held as long as the connection lives.
+pub(super) type PlugGuard = Arc<Plug>;
+
+/// Puts a TCP socket under `kill`.
+pub(super) fn plug_tcp(s: &TcpStream, kill: &KillSwitch) -> io::Result<PlugGuard> {
+    let plug = Arc::new(Plug::Tcp(socket2::SockRef::from(s).try_clone()?.into()));
+    kill.register(&plug);
+    Ok(plug)
+}
+
+/// Puts a unix socket under `kill`.
+pub(super) fn plug_unix(s: &UnixStream, kill: &KillSwitch) -> io::Result<PlugGuard> {
+    let plug = Arc::new(Plug::Unix(socket2::SockRef::from(s).try_clone()?.into()));
+    kill.register(&plug);
+    Ok(plug)
+}
+
 impl Sock {
-    /// The same socket, blocking. Its reads and writes then hold the thread until done, so
-    /// only a task alone on its thread (`tpcc::driver`'s own-thread virtual users) may ask.
+    /// Connects over TCP (no Nagle, keepalive on). The caller bounds the connect itself.
+    pub(super) async fn tcp(host: &str, port: u16, b: &Bounds) -> io::Result<Sock> {
+        let s = TcpStream::connect((host, port)).await?;
+        s.set_nodelay(true)?;
+        keepalive(&s)?;
+        let plug = Plug::Tcp(socket2::SockRef::from(&s).try_clone()?.into());
+        Ok(Sock::new(Io::Tcp(s), plug, b))
+    }
+
+    /// Connects to a unix socket. The caller bounds the connect itself.
+    pub(super) async fn unix(path: impl AsRef<Path>, b: &Bounds) -> io::Result<Sock> {
+        let s = UnixStream::connect(path).await?;
+        let plug = Plug::Unix(socket2::SockRef::from(&s).try_clone()?.into());
+        Ok(Sock::new(Io::Unix(s), plug, b))
+    }
+
+    fn new(io: Io, plug: Plug, b: &Bounds) -> Sock {
+        let plug = Arc::new(plug);
+        b.kill.register(&plug);
+        Sock {
+            io,
+            reply_timeout: b.reply_timeout,
+            deadline: Instant::now() + b.reply_timeout,
+            recv_timeout: None,
+            _plug: plug,
+        }
+    }
+
+    /// The same socket, blocking. Its reads and writes then hold the thread until done (or
+    /// the deadline, or the kill switch), so only a task alone on its thread
+    /// (`tpcc::driver`'s own-thread virtual users) may ask.
     pub(super) fn into_blocking(self) -> io::Result<Sock> {
-        Ok(match self {
-            Sock::Tcp(s) => {
+        let io = match self.io {
+            Io::Tcp(s) => {
                 let s = s.into_std()?;
                 s.set_nonblocking(false)?;
-                Sock::BlockingTcp(s)
+                s.set_read_timeout(Some(self.reply_timeout))?;
+                s.set_write_timeout(Some(self.reply_timeout))?;
+                Io::BlockingTcp(s)
             }
-            Sock::Unix(s) => {
+            Io::Unix(s) => {
                 let s = s.into_std()?;
                 s.set_nonblocking(false)?;
-                Sock::BlockingUnix(s)
+                s.set_read_timeout(Some(self.reply_timeout))?;
+                s.set_write_timeout(Some(self.reply_timeout))?;
+                Io::BlockingUnix(s)
             }
             blocking => blocking,
+        };
+        Ok(Sock {
+            io,
+            recv_timeout: Some(self.reply_timeout),
+            ..self
         })
     }
 
     pub(super) fn is_blocking(&self) -> bool {
-        matches!(self, Sock::BlockingTcp(_) | Sock::BlockingUnix(_))
+        matches!(self.io, Io::BlockingTcp(_) | Io::BlockingUnix(_))
     }
 
     pub(super) fn is_tcp(&self) -> bool {
-        matches!(self, Sock::Tcp(_) | Sock::BlockingTcp(_))
+        matches!(self.io, Io::Tcp(_) | Io::BlockingTcp(_))
     }
 
+    fn overdue(&self) -> io::Error {
+        io::Error::new(
+            io::ErrorKind::TimedOut,
+            format!(
+                "no reply from the server within {} s (the reply timeout)",
+                self.reply_timeout.as_secs_f64()
+            ),
+        )
+    }
+
+    /// Reads what has arrived, waiting until the reply's deadline at most.
     pub(super) async fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        match self {
-            Sock::Tcp(s) => s.read(buf).await,
-            Sock::Unix(s) => s.read(buf).await,
-            Sock::BlockingTcp(s) => restarted(|| s.read(buf)),
-            Sock::BlockingUnix(s) => restarted(|| s.read(buf)),
+        let now = Instant::now();
+        if now >= self.deadline {
+            return Err(self.overdue());
+        }
+        let left = self.deadline - now;
+        let deadline = tokio::time::Instant::from_std(self.deadline);
+        let read = match &mut self.io {
+            Io::Tcp(s) => tokio::time::timeout_at(deadline, s.read(buf)).await,
+            Io::Unix(s) => tokio::time::timeout_at(deadline, s.read(buf)).await,
+            Io::BlockingTcp(s) => {
+                if self.recv_timeout.is_some_and(|t| t > left) {
+                    s.set_read_timeout(Some(left))?;
+                    self.recv_timeout = Some(left);
+                }
+                Ok(restarted(|| s.read(buf)))
+            }
+            Io::BlockingUnix(s) => {
+                if self.recv_timeout.is_some_and(|t| t > left) {
+                    s.set_read_timeout(Some(left))?;
+                    self.recv_timeout = Some(left);
+                }
+                Ok(restarted(|| s.read(buf)))
+            }
+        };
+        match read {
+            Ok(Err(e))
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                ) =>
+            {
+                Err(self.overdue())
+            }
+            Ok(done) => done,
+            Err(_) => Err(self.overdue()),
         }
     }
 
+    /// Writes all of `buf` and starts the deadline of the reply it asks for.
     pub(super) async fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
-        match self {
-            Sock::Tcp(s) => s.write_all(buf).await,
-            Sock::Unix(s) => s.write_all(buf).await,
-            Sock::BlockingTcp(s) => s.write_all(buf),
-            Sock::BlockingUnix(s) => s.write_all(buf),
+        let timeout = self.reply_timeout;
+        let written = match &mut self.io {
+            Io::Tcp(s) => tokio::time::timeout(timeout, s.write_all(buf)).await,
+            Io::Unix(s) => tokio::time::timeout(timeout, s.write_all(buf)).await,
+            Io::BlockingTcp(s) => Ok(s.write_all(buf)),
+            Io::BlockingUnix(s) => Ok(s.write_all(buf)),
+        };
+        match written {
+            Ok(Err(e))
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                ) =>
+            {
+                return Err(io::Error::new(
+                    io::ErrorKind::TimedOut,
+                    "the server took no data for the reply timeout",
+                ))
+            }
+            Ok(r) => r?,
+            Err(_) => {
+                return Err(io::Error::new(
+                    io::ErrorKind::TimedOut,
+                    "the server took no data for the reply timeout",
+                ))
+            }
         }
+        self.deadline = Instant::now() + timeout;
+        if self.recv_timeout.is_some_and(|t| t != timeout) {
+            // A trickling reply shortened the receive timeout: the next reply gets it whole.
+            match &self.io {
+                Io::BlockingTcp(s) => s.set_read_timeout(Some(timeout))?,
+                Io::BlockingUnix(s) => s.set_read_timeout(Some(timeout))?,
+                _ => {}
+            }
+            self.recv_timeout = Some(timeout);
+        }
+        Ok(())
     }
 
     pub(super) async fn shutdown(&mut self) -> io::Result<()> {
-        match self {
-            Sock::Tcp(s) => s.shutdown().await,
-            Sock::Unix(s) => s.shutdown().await,
-            Sock::BlockingTcp(s) => s.shutdown(Shutdown::Both),
-            Sock::BlockingUnix(s) => s.shutdown(Shutdown::Both),
+        match &mut self.io {
+            Io::Tcp(s) => s.shutdown().await,
+            Io::Unix(s) => s.shutdown().await,
+            Io::BlockingTcp(s) => s.shutdown(Shutdown::Both),
+            Io::BlockingUnix(s) => s.shutdown(Shutdown::Both),
         }
     }
 
@@ -90,10 +344,147 @@ impl Sock {
     /// A blocking socket has nothing to tell.
     pub(super) fn drained(&self) {
         let would_block = || Err::<(), _>(io::ErrorKind::WouldBlock.into());
-        let _ = match self {
-            Sock::Tcp(s) => s.try_io(Interest::READABLE, would_block),
-            Sock::Unix(s) => s.try_io(Interest::READABLE, would_block),
-            Sock::BlockingTcp(_) | Sock::BlockingUnix(_) => Ok(()),
+        let _ = match &self.io {
+            Io::Tcp(s) => s.try_io(Interest::READABLE, would_block),
+            Io::Unix(s) => s.try_io(Interest::READABLE, would_block),
+            Io::BlockingTcp(_) | Io::BlockingUnix(_) => Ok(()),
         };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bounds(secs: f64) -> Bounds {
+        Bounds {
+            reply_timeout: Duration::from_secs_f64(secs),
+            kill: KillSwitch::default(),
+        }
+    }
+
+    /// A listener that accepts and then says nothing, keeping the connection open.
+    fn silent_server() -> (u16, std::thread::JoinHandle<()>) {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = l.local_addr().unwrap().port();
+        let h = std::thread::spawn(move || {
+            let (s, _) = l.accept().unwrap();
+            std::thread::sleep(Duration::from_secs(5));
+            drop(s);
+        });
+        (port, h)
+    }
+
+    #[tokio::test]
+    async fn a_silent_server_is_overdue_on_either_kind_of_socket() {
+        for blocking in [false, true] {
+            let (port, _server) = silent_server();
+            let mut s = Sock::tcp("127.0.0.1", port, &bounds(0.3)).await.unwrap();
+            if blocking {
+                s = s.into_blocking().unwrap();
+            }
+            s.write_all(b"hello").await.unwrap();
+            let started = Instant::now();
+            let e = s.read(&mut [0; 16]).await.unwrap_err();
+            assert_eq!(e.kind(), io::ErrorKind::TimedOut, "{e}");
+            assert!(e.to_string().contains("0.3 s"), "{e}");
+            let took = started.elapsed();
+            assert!(took >= Duration::from_millis(250), "{took:?}");
+            assert!(took < Duration::from_secs(3), "{took:?}");
+        }
+    }
+
+    #[tokio::test]
+    async fn a_reply_that_trickles_in_is_bounded_by_its_deadline() {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = l.local_addr().unwrap().port();
+        let _server = std::thread::spawn(move || {
+            let (mut s, _) = l.accept().unwrap();
+            let mut b = [0; 5];
+            let _ = s.read_exact(&mut b);
+            for _ in 0..40 {
+                if s.write_all(b"x").is_err() {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(100));
+            }
+        });
+        let mut s = Sock::tcp("127.0.0.1", port, &bounds(0.5))
+            .await
+            .unwrap()
+            .into_blocking()
+            .unwrap();
+        s.write_all(b"hello").await.unwrap();
+        let started = Instant::now();
+        let mut got = 0;
+        let e = loop {
+            match s.read(&mut [0; 16]).await {
+                Ok(n) => got += n,
+                Err(e) => break e,
+            }
+        };
+        assert_eq!(e.kind(), io::ErrorKind::TimedOut);
+        assert!(got >= 2, "{got}");
+        assert!(started.elapsed() < Duration::from_millis(1500));
+    }
+
+    #[test]
+    fn the_kill_switch_wakes_a_thread_asleep_in_recv() {
+        let (port, _server) = silent_server();
+        let kill = KillSwitch::default();
+        let b = Bounds {
+            reply_timeout: Duration::from_secs(60),
+            kill: kill.clone(),
+        };
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let mut s = rt
+            .block_on(Sock::tcp("127.0.0.1", port, &b))
+            .unwrap()
+            .into_blocking()
+            .unwrap();
+        let reader = std::thread::spawn(move || {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap();
+            let started = Instant::now();
+            let r = rt.block_on(async { s.read(&mut [0; 16]).await });
+            (r.map_err(|e| e.kind()), started.elapsed())
+        });
+        std::thread::sleep(Duration::from_millis(200));
+        assert_eq!(kill.cut(), 1);
+        let (r, took) = reader.join().unwrap();
+        // A shut-down socket reads as closed.
+        assert_eq!(r, Ok(0));
+        assert!(took < Duration::from_secs(5), "{took:?}");
+        // A connection made after the cut is cut at once.
+        let (port, _server) = silent_server();
+        let mut late = rt.block_on(Sock::tcp("127.0.0.1", port, &b)).unwrap();
+        assert_eq!(rt.block_on(late.read(&mut [0; 4])).unwrap(), 0);
+    }
+
+    #[test]
+    fn closed_connections_leave_the_switch() {
+        let kill = KillSwitch::default();
+        let b = Bounds {
+            reply_timeout: Duration::from_secs(5),
+            kill: kill.clone(),
+        };
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = l.local_addr().unwrap().port();
+        for _ in 0..40 {
+            let s = rt.block_on(Sock::tcp("127.0.0.1", port, &b)).unwrap();
+            let (_peer, _) = l.accept().unwrap();
+            drop(s);
+        }
+        assert_eq!(kill.cut(), 0);
+        assert!(kill.0.lock().unwrap().plugs.is_empty());
     }
 }

@@ -262,6 +262,8 @@ struct StatusView<'a> {
     label: &'a str,
     status: Status,
     note: &'a Option<String>,
+    /// What `hammer auto` exits with when a script stops at this job (`Status::exit_status`).
+    exit_status: Option<i32>,
     #[serde(serialize_with = "id::ser_time")]
     started: i64,
     #[serde(serialize_with = "id::ser_opt_time")]
@@ -394,6 +396,7 @@ pub fn run(
                                 label: s.label,
                                 status: s.status,
                                 note: &s.note,
+                                exit_status: s.status.exit_status(),
                                 started: s.started,
                                 ended: s.ended,
                                 seconds: s.seconds,

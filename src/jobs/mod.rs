@@ -101,6 +101,18 @@ impl Status {
     pub fn from_label(s: &str) -> Option<Status> {
         Status::ALL.into_iter().find(|k| k.label() == s)
     }
+
+    /// The exit status `hammer auto` ends with when a script's job ends so (and goes no
+    /// further): 0 for SUCCESS, 1 for FAILED, 130 for STOPPED (as a shell reports SIGINT);
+    /// none while RUNNING, or for ABORTED, whose process died before it could exit.
+    pub fn exit_status(self) -> Option<i32> {
+        match self {
+            Status::Success => Some(0),
+            Status::Failed => Some(1),
+            Status::Stopped => Some(130),
+            Status::Running | Status::Aborted => None,
+        }
+    }
 }
 
 impl Serialize for Kind {

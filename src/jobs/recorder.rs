@@ -508,10 +508,7 @@ pub fn end_of(
             let value = super::value::to_json(v);
             if value.get("ok") == Some(&serde_json::Value::Bool(false)) {
                 end.status = Status::Failed;
-                end.note = Some(match value.get("failed").and_then(|f| f.as_i64()) {
-                    Some(n) => format!("{n} checks failed"),
-                    None => "the command reported a failure".into(),
-                });
+                end.note = Some(failed_checks(&value));
             } else if interrupted {
                 end.status = Status::Stopped;
                 end.note = Some("stopped by Ctrl-C".into());
@@ -525,7 +522,12 @@ pub fn end_of(
         let (figures, timings) = run_record(r);
         if r.failed_vus > 0 {
             end.status = Status::Failed;
-            end.note = Some(format!("{} virtual users failed", r.failed_vus));
+            let failed = vus_failed(r.failed_vus);
+            // Why the run ended comes first: "the server did not come back within 60 s".
+            end.note = Some(match &r.stopped_early {
+                Some(why) => format!("{why}; {failed}"),
+                None => failed,
+            });
         } else if let Some(why) = &r.stopped_early {
             end.status = if interrupted {
                 Status::Stopped
@@ -538,6 +540,57 @@ pub fn end_of(
         end.timings = timings;
     }
     end
+}
+
+/// "1 virtual user failed", "3 virtual users failed": the reason a run with failed virtual
+/// users gives.
+pub fn vus_failed(n: u32) -> String {
+    match n {
+        1 => "1 virtual user failed".to_string(),
+        n => format!("{n} virtual users failed"),
+    }
+}
+
+/// Why a command whose value says `ok: false` failed: for `checkschema`, how many checks of
+/// how many and the first few that failed, so the message alone says what to look at.
+fn failed_checks(value: &serde_json::Value) -> String {
+    /// More than this many failed checks are counted, not listed.
+    const LISTED: usize = 3;
+    let Some(n) = value.get("failed").and_then(|f| f.as_i64()) else {
+        return "the command reported a failure".into();
+    };
+    let checks = value.get("checks").and_then(|c| c.as_array());
+    let mut note = match checks {
+        Some(all) => format!("{n} of {} checks failed", all.len()),
+        None => format!("{n} checks failed"),
+    };
+    let failed: Vec<String> = checks
+        .into_iter()
+        .flatten()
+        .filter(|c| c.get("ok") == Some(&serde_json::Value::Bool(false)))
+        .map(|c| {
+            let what = c.get("what").and_then(|w| w.as_str()).unwrap_or("a check");
+            match c.get("detail").and_then(|d| d.as_str()) {
+                Some(d) if !d.is_empty() => format!("{what} ({d})"),
+                _ => what.to_string(),
+            }
+        })
+        .collect();
+    if !failed.is_empty() {
+        note.push_str(": ");
+        note.push_str(
+            &failed
+                .iter()
+                .take(LISTED)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join("; "),
+        );
+        if failed.len() > LISTED {
+            note.push_str(&format!("; and {} more", failed.len() - LISTED));
+        }
+    }
+    note
 }
 
 /// A command's value with its job id added: maps get `jobid`; other values are kept.
@@ -579,12 +632,35 @@ mod tests {
         let mut m = rhai::Map::new();
         m.insert("ok".into(), false.into());
         m.insert("failed".into(), Dynamic::from(2_i64));
-        let check = end_of(&Ok(m.into()), false, None);
+        let check = end_of(&Ok(m.clone().into()), false, None);
         assert_eq!(
             (check.status, check.note.as_deref()),
             (Status::Failed, Some("2 checks failed"))
         );
         assert_eq!(check.returned.unwrap()["failed"], 2);
+        // With the checks: how many of how many, and the first few that failed, by name.
+        let check = |what: &str, ok: bool, detail: &str| {
+            let mut c = rhai::Map::new();
+            c.insert("what".into(), what.into());
+            c.insert("ok".into(), ok.into());
+            c.insert("detail".into(), detail.into());
+            Dynamic::from(c)
+        };
+        let mut checks: rhai::Array = vec![check("tables", true, "")];
+        for i in 1..=5 {
+            checks.push(check(
+                &format!("consistency {i}"),
+                false,
+                if i == 1 { "district 3" } else { "" },
+            ));
+        }
+        m.insert("failed".into(), Dynamic::from(5_i64));
+        m.insert("checks".into(), checks.into());
+        let end = end_of(&Ok(m.into()), false, None);
+        assert_eq!(
+            end.note.as_deref(),
+            Some("5 of 6 checks failed: consistency 1 (district 3); consistency 2; consistency 3; and 2 more")
+        );
     }
 
     #[test]

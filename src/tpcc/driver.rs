@@ -3,8 +3,14 @@
 //!
 //! Each terminal keeps its own counters and histograms; nothing shared is locked per
 //! transaction. Terminals stop between transactions and sleep in short cancellable steps.
+//!
+//! Nothing waits on the server for ever. A call whose reply does not come within the reply
+//! timeout counts as a lost connection (reconnect, count, go on). Once the run is stopping
+//! (its end, Ctrl-C, a failed monitor), a terminal still waiting on the server after a short
+//! grace has its connection cut, which wakes it whether it waits in tokio or asleep in a
+//! blocking `recv`; its call is counted as abandoned, and the result says how many were.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -196,6 +202,8 @@ pub struct RunResult {
     /// The CPU time hammer's own process used in the measured window (timed runs, where the
     /// platform tells).
     pub client_cpu: Option<Duration>,
+    /// Calls still waiting for the server when the stopping run cut their connections.
+    pub abandoned_calls: u64,
 }
 
 impl RunResult {
@@ -240,10 +248,20 @@ fn process_cpu() -> Option<Duration> {
         .map(|p| Duration::from_millis(p.accumulated_cpu_time()))
 }
 
+/// How long after the stop a terminal may still wait on the server before its connection is
+/// cut: a healthy server answers in milliseconds, a lock wait is not worth more.
+const STOP_GRACE: Duration = Duration::from_secs(3);
+/// How long after the cut a virtual user may take to end before it is abandoned as it is.
+const CUT_GRACE: Duration = Duration::from_secs(5);
+
 /// State the monitor and the terminals share.
 struct Shared {
     /// Terminals stop at their next transaction boundary.
     stop: Interrupt,
+    /// Fired a grace after the stop: calls still waiting are abandoned, connections cut.
+    cut: Interrupt,
+    /// Calls abandoned that way.
+    abandoned: AtomicU64,
     /// Set between the monitor's two counter readings: terminals record latencies then.
     measuring: AtomicBool,
     /// Why the run was given up (a server that stayed away), once.
@@ -333,6 +351,36 @@ async fn execute<C: TxnConn>(conn: &mut C, kind: Kind, t: &mut Terminal) -> Resu
     }
 }
 
+/// A connection-level failure the runtime itself decides on (a reply overdue, a call
+/// abandoned at the stop), said like the databases' own.
+fn lost(peer: &crate::db::Peer, why: String) -> Error {
+    Error::Db(peer.failed("gave up waiting for", Failure::Lost, why))
+}
+
+/// Runs one transaction, bounded: by the reply timeout (a connection whose driver does not
+/// bound its own reads, such as tokio-postgres's, is given up on), and by the cut (a call
+/// still waiting when the stopping run cuts its connections is abandoned). A blocking
+/// connection bounds its own reads and is woken by the cut itself.
+async fn bounded<D: TxnDb>(
+    db: &D,
+    conn: &mut D::Conn,
+    kind: Kind,
+    t: &mut Terminal,
+    cut: &Interrupt,
+) -> Result<Done> {
+    let reply_timeout = db.reply_timeout();
+    tokio::select! {
+        biased;
+        r = tokio::time::timeout(reply_timeout, execute(conn, kind, t)) => r.unwrap_or_else(|_| {
+            Err(lost(&db.peer(), format!(
+                "no reply within {} s (the reply timeout)",
+                reply_timeout.as_secs_f64()
+            )))
+        }),
+        _ = cut.wait() => Err(lost(&db.peer(), "the run stopped while the call waited".into())),
+    }
+}
+
 fn is_kind(e: &Error, f: Failure) -> bool {
     matches!(e, Error::Db(d) if d.kind == f)
 }
@@ -386,12 +434,19 @@ async fn run_terminal<D: TxnDb>(
         let Some(mut conn) = pool.take() else { break };
         let mut attempt = 0;
         let result = loop {
-            match execute(&mut conn, kind, &mut t).await {
+            match bounded(&*vu.db, &mut conn, kind, &mut t, &shared.cut).await {
                 Err(e) if is_kind(&e, Failure::Retry) && attempt < RETRIES => attempt += 1,
                 other => break other,
             }
         };
         let elapsed = started.elapsed();
+        if result.is_err() && shared.cut.is_set() {
+            // The run is over and this call was cut off: neither a failure nor a reconnect.
+            shared.abandoned.fetch_add(1, Ordering::Relaxed);
+            drop(conn);
+            pool.put(None);
+            break;
+        }
         // A timed run counts only what completes between the monitor's two counter readings,
         // so that its figures describe the same window as NOPM and TPM.
         let in_window = measure_all || shared.measuring.load(Ordering::Relaxed);
@@ -488,9 +543,15 @@ struct Vu<D> {
 }
 
 impl<D: TxnDb> Vu<D> {
-    /// Opens a terminal's connection, blocking when the virtual user has its own thread.
+    /// Opens a terminal's connection, blocking when the virtual user has its own thread; the
+    /// stop ends the attempt.
     async fn connect(&self) -> Result<D::Conn> {
-        let conn = self.db.connect().await?;
+        let conn = tokio::select! {
+            c = self.db.connect() => c?,
+            _ = self.shared.stop.wait() => {
+                return Err(Error::State("stopped while connecting".into()))
+            }
+        };
         if self.own_thread {
             conn.into_blocking()
         } else {
@@ -678,14 +739,38 @@ pub async fn run<D: TxnDb>(
     states: StateSink,
     interrupt: Interrupt,
 ) -> Result<RunResult> {
-    let (max_w, load) = db.prepare(opts.warehouses).await?;
+    let (max_w, load) = tokio::select! {
+        r = tokio::time::timeout(db.reply_timeout(), db.prepare(opts.warehouses)) => {
+            r.unwrap_or_else(|_| Err(Error::State(format!(
+                "the server did not answer the pre-run checks within {} s (the reply timeout)",
+                db.reply_timeout().as_secs_f64()
+            ))))?
+        }
+        _ = interrupt.wait() => return Err(Error::Interrupted),
+    };
     let mut seed = SmallRng::from_os_rng();
     let constants = Constants::for_run(&load, &mut seed);
     let shared = Arc::new(Shared {
         stop: Interrupt::default(),
+        cut: Interrupt::default(),
+        abandoned: AtomicU64::new(0),
         measuring: AtomicBool::new(opts.driver == DriverKind::Test),
         gave_up: std::sync::OnceLock::new(),
     });
+    // Once stopping, the terminals get a grace to finish their calls; then their connections
+    // are cut, and a virtual user that still has not ended after that is abandoned.
+    let abandon = Interrupt::default();
+    let reaper = {
+        let (db, shared, abandon) = (db.clone(), shared.clone(), abandon.clone());
+        tokio::spawn(async move {
+            shared.stop.wait().await;
+            tokio::time::sleep(STOP_GRACE).await;
+            shared.cut.fire();
+            db.cut();
+            tokio::time::sleep(CUT_GRACE).await;
+            abandon.fire();
+        })
+    };
     // Ctrl-C reaches the terminals through the run's own stop flag.
     let forward = {
         let stop = shared.stop.clone();
@@ -774,6 +859,7 @@ pub async fn run<D: TxnDb>(
         stopped_early: None,
         failed_vus: 0,
         client_cpu: None,
+        abandoned_calls: 0,
     };
     let monitor_task = if monitor {
         states(1, VuState::Running);
@@ -792,7 +878,23 @@ pub async fn run<D: TxnDb>(
         None
     };
     let mut finished = 0;
-    while let Some(joined) = workers.join_next().await {
+    let mut abandoned_vus = 0;
+    loop {
+        let joined = tokio::select! {
+            j = workers.join_next() => match j {
+                Some(j) => j,
+                None => break,
+            },
+            _ = abandon.wait(), if !workers.is_empty() && abandoned_vus == 0 => {
+                abandoned_vus = workers.len();
+                say.line(format!(
+                    "{abandoned_vus} virtual user(s) did not end within {} s of the stop and were abandoned",
+                    (STOP_GRACE + CUT_GRACE).as_secs()
+                ));
+                workers.abort_all();
+                continue;
+            }
+        };
         let (vu, stats, outcome) = joined.unwrap_or_else(|e| {
             (
                 0,
@@ -848,6 +950,16 @@ pub async fn run<D: TxnDb>(
         }
     }
     forward.abort();
+    reaper.abort();
+    let abandoned = shared.abandoned.load(Ordering::Relaxed);
+    if abandoned > 0 {
+        say.line(format!(
+            "{abandoned} call(s) still waiting for the server when the run stopped were abandoned \
+             (their connections cut {} s after the stop)",
+            STOP_GRACE.as_secs()
+        ));
+    }
+    result.abandoned_calls = abandoned;
     if let Some(why) = shared.gave_up.get() {
         result.stopped_early = Some(why.clone());
     } else if opts.driver == DriverKind::Test && shared.stop.is_set() {
@@ -863,7 +975,7 @@ async fn read_counters<D: TxnDb>(db: &D, limit: Duration, say: &Say) -> Result<C
     let mut wait = Duration::from_millis(250);
     let mut said = false;
     loop {
-        match db.counters().await {
+        match counters_once(db, db.reply_timeout()).await {
             Err(e) if e.is_connection_loss() && started.elapsed() < limit => {
                 if !said {
                     say.line(format!("{e}; trying again"));
@@ -875,6 +987,21 @@ async fn read_counters<D: TxnDb>(db: &D, limit: Duration, say: &Say) -> Result<C
             other => return other,
         }
     }
+}
+
+/// One reading of the counters, given up after `timeout` as a lost connection.
+async fn counters_once<D: TxnDb>(db: &D, timeout: Duration) -> Result<Counters> {
+    tokio::time::timeout(timeout, db.counters())
+        .await
+        .unwrap_or_else(|_| {
+            Err(lost(
+                &db.peer(),
+                format!(
+                    "no reply to the counters' query within {} s",
+                    timeout.as_secs_f64()
+                ),
+            ))
+        })
 }
 
 struct Measured {
@@ -895,7 +1022,7 @@ async fn monitor_run<D: TxnDb>(
 ) -> Result<Measured> {
     // A first reading opens the counters' connections now, so that the readings that bound
     // the measured window take one round trip each, not a connection set-up.
-    db.counters().await?;
+    counters_once(db, db.reply_timeout()).await?;
     say.line(format!(
         "Beginning rampup time of {} minutes",
         minutes(opts.rampup)
@@ -947,9 +1074,14 @@ async fn monitor_run<D: TxnDb>(
     shared.measuring.store(false, Ordering::Relaxed);
     let client_cpu = process_cpu().zip(cpu1).map(|(b, a)| b.saturating_sub(a));
     say.line("Test complete, Taking end Transaction Count.");
-    let finish = read_counters(db, opts.reconnect_for, say)
-        .await
-        .map_err(|e| Error::State(format!("cannot take the end transaction count: {e}")))?;
+    // Stopped by hand: one quick reading, since the user waits for the prompt.
+    let finish = if stopped.is_some() {
+        counters_once(db, db.reply_timeout().min(STOP_GRACE)).await
+    } else {
+        read_counters(db, opts.reconnect_for, say).await
+    };
+    let finish =
+        finish.map_err(|e| Error::State(format!("cannot take the end transaction count: {e}")))?;
     let measured = t1.elapsed();
     shared.stop.fire();
     let mins = measured.as_secs_f64() / 60.0;

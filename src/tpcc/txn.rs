@@ -156,4 +156,16 @@ pub trait TxnDb: Send + Sync + 'static {
 
     /// Reads the counters (as the monitor does at the end of rampup and of the run).
     fn counters(&self) -> impl Future<Output = Result<Counters>> + Send;
+
+    /// How long a call may wait for its reply (`*_reply_timeout`) before its connection
+    /// counts as lost.
+    fn reply_timeout(&self) -> std::time::Duration;
+
+    /// The server and login the terminals run on, for messages about their connections.
+    fn peer(&self) -> crate::db::Peer;
+
+    /// Shuts down every connection this database has opened and any it opens from now on, so
+    /// that a call waiting on a server that stopped answering ends at once, on whichever
+    /// thread it waits; returns how many connections were open.
+    fn cut(&self) -> usize;
 }
