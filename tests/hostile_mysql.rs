@@ -247,6 +247,10 @@ impl Fake {
             password: Some(PASSWORD.into()),
             dbname: Some("tpcc".into()),
             tls: None,
+            bounds: hammer::db::Bounds {
+                reply_timeout: std::time::Duration::from_secs(2),
+                kill: Default::default(),
+            },
         }
     }
 }
