@@ -199,6 +199,8 @@ pub struct Wire {
     version: (u16, u16, u16),
     /// Why this connection is not where the settings first pointed (see [`connect`]).
     note: Option<String>,
+    /// Where it went: the socket path or `host:port`, for messages.
+    addr: String,
 }
 
 /// Opens a lean connection to `t` and authenticates, or says why it did not.
@@ -387,6 +389,7 @@ async fn handshake(t: &MyTarget) -> Result<Wire, DbError> {
         seq: 0,
         version: (0, 0, 0),
         note: None,
+        addr: t.peer().addr,
     };
 
     let packet = w.packet().await.map_err(failed)?;
@@ -745,6 +748,11 @@ impl Wire {
     /// Why this connection went elsewhere than the settings first pointed, if it did.
     pub fn note(&self) -> Option<&str> {
         self.note.as_deref()
+    }
+
+    /// Where the connection went: the socket path or `host:port`.
+    pub fn addr(&self) -> &str {
+        &self.addr
     }
 
     /// Whether the connection is a unix socket's.
