@@ -675,3 +675,49 @@ fn a_greeting_mysql_common_would_panic_on_is_refused() {
     });
     through_hammer(&fake, &["connection lost", "auth-plugin-data length"]);
 }
+
+/// The server behind the socket refuses the login (it may be another server, without this
+/// user): the configured host and port decide, and the connection says why it went there.
+#[test]
+fn a_login_the_sockets_server_refuses_goes_to_the_configured_port() {
+    let refusing = Fake::unix(|p| {
+        p.greet("mysql_native_password");
+        if p.recv().is_some() {
+            p.send(b"\xff\x15\x04#28000Access denied for user 'hammer'@'localhost'");
+        }
+        p.drain();
+    });
+    let named = Fake::tcp(|p| {
+        p.greet("mysql_native_password");
+        if p.recv().is_some() {
+            p.ok();
+        }
+        p.serve("3306");
+    });
+    let target = MyTarget {
+        port: named.port(),
+        ..refusing.target()
+    };
+    let w = block_on(mywire::connect(&target)).expect("the configured port takes the login");
+    assert!(!w.is_socket());
+    let note = w.note().expect("a note");
+    assert!(
+        note.contains("refused the login") && note.contains(&format!("127.0.0.1:{}", named.port())),
+        "{note}"
+    );
+    drop(w);
+    // Refused on both: the socket's refusal is the error, as an authentication failure.
+    let target = MyTarget {
+        port: Fake::tcp(|p| {
+            p.greet("mysql_native_password");
+            if p.recv().is_some() {
+                p.send(b"\xff\x15\x04#28000Access denied");
+            }
+            p.drain();
+        })
+        .port(),
+        ..refusing.target()
+    };
+    let e = block_on(mywire::connect(&target)).err().expect("refused");
+    assert_eq!(e.kind, Failure::Auth, "{e}");
+}

@@ -664,6 +664,32 @@ fn the_configured_port_wins_over_another_servers_socket() {
     );
     let (r, lines) = f.console("checkschema().ok");
     assert_eq!(r, Ok("true".to_string()), "{}", lines.join("\n"));
+    // A timed run runs and counts there too.
+    f.ok(
+        "diset tpcc maria_driver timed; diset tpcc maria_rampup 0.05; \
+         diset tpcc maria_duration 0.2; vuset vu 1; vuset delay 0",
+    );
+    let orders = || {
+        let (rt, mut conn) = servers.maria_on(servers.maria2_port, Some(&name));
+        rt.block_on(async {
+            let n: Option<u64> = conn
+                .query_first("SELECT COUNT(*) FROM orders")
+                .await
+                .expect("orders");
+            let _ = conn.disconnect().await;
+            n.unwrap_or(0)
+        })
+    };
+    let before = orders();
+    let (r, lines) = f.console("vurun()");
+    let text = lines.join("\n");
+    assert!(r.is_ok(), "{r:?}\n{text}");
+    assert!(text.contains("TEST RESULT : System achieved"), "{text}");
+    assert!(
+        orders() > before,
+        "no New-Order reached the server named\n{text}"
+    );
+    f.ok("vudestroy");
 
     // Through the second server's own socket, the check passes and nothing is rerouted.
     f.ok(&format!(

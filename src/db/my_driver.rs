@@ -445,14 +445,19 @@ impl TxnDb for MyDriver {
     }
 
     async fn connect(&self) -> Result<MyConn> {
-        let conn = |link| MyConn {
-            link,
-            peer: self.schema.peer(),
-            summaries: self.summaries,
-        };
         // No fallback to another client: an authentication the lean connection refuses
         // must not be done by one that gives the password away.
         let mut wire = mywire::connect(&self.schema).await?;
+        // Errors name the server the connection reached (the socket may have led elsewhere).
+        let peer = Peer {
+            addr: wire.addr().to_string(),
+            ..self.schema.peer()
+        };
+        let conn = |link| MyConn {
+            link,
+            peer,
+            summaries: self.summaries,
+        };
         match self.set_up_wire(&mut wire).await {
             Ok(WirePrepared::Procedures(procs)) => Ok(conn(Link::Wire(Box::new(wire), procs))),
             Ok(WirePrepared::Client(c)) => Ok(conn(Link::WireClient(Box::new(wire), c))),

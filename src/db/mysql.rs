@@ -146,15 +146,10 @@ pub async fn probe(t: &MyTarget) -> Result<ServerInfo, DbError> {
     let row = wire.query_first("SELECT version(), @@port").await;
     let tls = wire.is_tls();
     let note = wire.note().map(str::to_string);
-    // A connection rerouted over TCP is at the configured host and port.
-    let peer = if wire.is_socket() {
-        t.peer()
-    } else {
-        MyTarget {
-            socket: None,
-            ..t.clone()
-        }
-        .peer()
+    // Where the connection went (a socket that leads elsewhere is left for TCP).
+    let peer = Peer {
+        addr: wire.addr().to_string(),
+        ..t.peer()
     };
     wire.close().await;
     let row = row

@@ -1,16 +1,18 @@
-//! A lean MySQL-protocol connection for the stored-procedure hot path: one socket, the
-//! handshake and authentication done here, and per `CALL` one write and (normally) one read.
+//! hammer's MariaDB/MySQL connection, for every use (the transactions' hot path, the build,
+//! the checks, the counters, `librarycheck`, custom scripts): one socket, the handshake and
+//! authentication done here, and per statement one write and (normally) one read.
 //!
-//! mysql_async spends more client CPU per call than the server spends running the call's
-//! statements' protocol: it deserializes every column definition into owned structures,
-//! walks each result set through several state machines and allocates on every step. A
-//! stored procedure's reply is tiny and always the same shape (the OUT parameters as one
-//! binary row, then the final OK), so this connection writes a `COM_STMT_EXECUTE` into a
-//! reused buffer, reads the reply into a reused buffer, and parses it in place: column
-//! definitions are skipped but for their type, and only the row's values are decoded.
-//! `mysql_common` parses the handshake, builds the handshake response and computes the
-//! password scrambles; TLS (rustls's handshake and records, in buffers `leantls` owns) adds
-//! no system call.
+//! A general client library spends more client CPU per call than the server spends running
+//! the call's statements' protocol: it deserializes every column definition into owned
+//! structures, walks each result set through several state machines and allocates on every
+//! step. A stored procedure's reply is tiny and always the same shape (the OUT parameters as
+//! one binary row, then the final OK), so this connection writes a `COM_STMT_EXECUTE` into a
+//! reused buffer, reads the reply into a reused buffer, and parses each packet once, as it
+//! arrives: column definitions are skipped but for their type, and only the rows' values
+//! are decoded. Every server-given length is checked, every packet's sequence id too, and a
+//! reply's columns and size are bounded. `mysql_common` parses the handshake, builds the
+//! handshake response and computes the password scrambles; TLS (rustls's handshake and
+//! records, in buffers `leantls` owns) adds no system call.
 //!
 //! Authentication fails closed: whatever this connection refuses (the password asked for over
 //! unencrypted TCP, a plugin it does not speak, a missing server capability) is an error that
@@ -47,7 +49,7 @@ const READ_BUF: usize = 32 * 1024;
 const MAX_BUF: usize = 64 * 1024 * 1024;
 /// A packet of this length continues in the next one: never a reply this connection expects.
 const MAX_PAYLOAD: usize = 0xFF_FFFF;
-/// `max_allowed_packet` as the handshake response announces it (mysql_async's default).
+/// `max_allowed_packet` as the handshake response announces it (the usual clients' default).
 const MAX_PACKET: u32 = 16 * 1024 * 1024;
 
 const COM_QUIT: u8 = 0x01;
@@ -197,6 +199,8 @@ pub struct Wire {
     version: (u16, u16, u16),
     /// Why this connection is not where the settings first pointed (see [`connect`]).
     note: Option<String>,
+    /// Where it went: the socket path or `host:port`, for messages.
+    addr: String,
 }
 
 /// Opens a lean connection to `t` and authenticates, or says why it did not.
@@ -385,6 +389,7 @@ async fn handshake(t: &MyTarget) -> Result<Wire, DbError> {
         seq: 0,
         version: (0, 0, 0),
         note: None,
+        addr: t.peer().addr,
     };
 
     let packet = w.packet().await.map_err(failed)?;
@@ -743,6 +748,11 @@ impl Wire {
     /// Why this connection went elsewhere than the settings first pointed, if it did.
     pub fn note(&self) -> Option<&str> {
         self.note.as_deref()
+    }
+
+    /// Where the connection went: the socket path or `host:port`.
+    pub fn addr(&self) -> &str {
+        &self.addr
     }
 
     /// Whether the connection is a unix socket's.
@@ -1906,7 +1916,7 @@ mod tests {
     }
 
     #[test]
-    fn server_errors_are_classified_as_mysql_async_errors_are() {
+    fn server_errors_are_classified_by_code_and_state() {
         let cases = [
             (1213, "40001", "Deadlock found", Failure::Retry),
             (1205, "HY000", "Lock wait timeout exceeded", Failure::Retry),

@@ -277,7 +277,8 @@ impl Servers {
         );
     }
 
-    fn maria_on(
+    /// A runtime and the administrator's connection to the MariaDB at `port`.
+    pub fn maria_on(
         &self,
         port: u16,
         db: Option<&str>,
