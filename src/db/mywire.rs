@@ -31,12 +31,8 @@ use mysql_common::packets::{
 use mysql_common::proto::MySerialize;
 use mysql_common::value::{BinValue, ValueDeserializer};
 use mysql_common::Value;
-use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
-use rustls::client::WebPkiServerVerifier;
-use rustls::crypto::{verify_tls12_signature, verify_tls13_signature, CryptoProvider};
-use rustls::pki_types::pem::PemObject;
-use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
-use rustls::{CertificateError, ClientConfig, DigitallySignedStruct, RootCertStore};
+use rustls::pki_types::ServerName;
+use rustls::ClientConfig;
 
 use super::leantls::{self, LeanError, LeanTls};
 use super::mysql::{server_failure, MyTarget, MyTls};
@@ -593,144 +589,22 @@ async fn handshake(t: &MyTarget) -> Result<Wire, DbError> {
 /// unless `*_ssl_verify_hostname` is off, or no verification at all without a CA (encryption
 /// only, as libpq's `sslmode=require`); the client identity for two-way TLS.
 fn tls_config(tls: &MyTls, prefix: &'static str) -> Result<Arc<ClientConfig>, String> {
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let inner = match &tls.ca {
-        None => None,
-        Some(ca) => {
-            let mut roots = RootCertStore::empty();
-            let certs = CertificateDer::pem_file_iter(ca)
-                .map_err(|e| format!("CA file {}: {e}", ca.display()))?;
-            for cert in certs {
-                let cert = cert.map_err(|e| format!("CA file {}: {e}", ca.display()))?;
-                roots
-                    .add(cert)
-                    .map_err(|e| format!("CA file {}: {e}", ca.display()))?;
-            }
-            let verifier =
-                WebPkiServerVerifier::builder_with_provider(Arc::new(roots), provider.clone())
-                    .build()
-                    .map_err(|e| format!("CA file {}: {e}", ca.display()))?;
-            Some(verifier)
-        }
-    };
-    let builder = ClientConfig::builder_with_provider(provider.clone())
-        .with_safe_default_protocol_versions()
-        .map_err(|e| e.to_string())?
-        .dangerous()
-        .with_custom_certificate_verifier(Arc::new(Verifier {
-            inner,
-            provider,
+    let trust = match &tls.ca {
+        None => super::tls::Trust::Anyone,
+        Some(ca) => super::tls::Trust::Ca {
+            file: ca,
             names: tls.verify_hostname,
-            prefix,
-        }));
-    let mut config = match &tls.identity {
-        None => builder.with_no_client_auth(),
-        Some((cert, key)) => {
-            let chain = CertificateDer::pem_file_iter(cert)
-                .and_then(|certs| certs.collect::<Result<Vec<_>, _>>())
-                .map_err(|e| format!("certificate {}: {e}", cert.display()))?;
-            let key = PrivateKeyDer::from_pem_file(key)
-                .map_err(|e| format!("key {}: {e}", key.display()))?;
-            builder
-                .with_client_auth_cert(chain, key)
-                .map_err(|e| e.to_string())?
-        }
+            way_out: format!(
+                "connect by a name the certificate has ({prefix}_host), or set \
+                 {prefix}_ssl_verify_hostname false to check the chain only"
+            ),
+        },
     };
-    // A config per connection resumes nothing anyway; say so rather than rely on it.
-    config.resumption = rustls::client::Resumption::disabled();
-    Ok(Arc::new(config))
-}
-
-/// Checks the server's certificate against the CA, and its name unless told not to, or
-/// accepts any certificate when no CA is given.
-#[derive(Debug)]
-struct Verifier {
-    inner: Option<Arc<WebPkiServerVerifier>>,
-    provider: Arc<CryptoProvider>,
-    /// The certificate must name the host connected to.
-    names: bool,
-    /// The dictionary's key prefix, for the way out a refusal names.
-    prefix: &'static str,
-}
-
-/// A certificate that does not name the host, with the way out.
-#[derive(Debug)]
-struct WrongName(String);
-
-impl std::fmt::Display for WrongName {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for WrongName {}
-
-impl ServerCertVerifier for Verifier {
-    fn verify_server_cert(
-        &self,
-        end_entity: &CertificateDer<'_>,
-        intermediates: &[CertificateDer<'_>],
-        server_name: &ServerName<'_>,
-        ocsp_response: &[u8],
-        now: UnixTime,
-    ) -> Result<ServerCertVerified, rustls::Error> {
-        let Some(inner) = &self.inner else {
-            return Ok(ServerCertVerified::assertion());
-        };
-        match inner.verify_server_cert(end_entity, intermediates, server_name, ocsp_response, now) {
-            Err(rustls::Error::InvalidCertificate(
-                e @ (CertificateError::NotValidForName
-                | CertificateError::NotValidForNameContext { .. }),
-            )) => {
-                if !self.names {
-                    return Ok(ServerCertVerified::assertion());
-                }
-                let p = self.prefix;
-                let why = format!(
-                    "{e}: connect by a name the certificate has ({p}_host), or set \
-                     {p}_ssl_verify_hostname false to check the chain only"
-                );
-                Err(rustls::Error::InvalidCertificate(CertificateError::Other(
-                    rustls::OtherError(Arc::new(WrongName(why))),
-                )))
-            }
-            other => other,
-        }
-    }
-
-    fn verify_tls12_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        verify_tls12_signature(
-            message,
-            cert,
-            dss,
-            &self.provider.signature_verification_algorithms,
-        )
-    }
-
-    fn verify_tls13_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        verify_tls13_signature(
-            message,
-            cert,
-            dss,
-            &self.provider.signature_verification_algorithms,
-        )
-    }
-
-    fn supported_verify_schemes(&self) -> Vec<rustls::SignatureScheme> {
-        self.provider
-            .signature_verification_algorithms
-            .supported_schemes()
-    }
+    let identity = tls
+        .identity
+        .as_ref()
+        .map(|(cert, key)| (cert.as_path(), key.as_path()));
+    super::tls::client_config(trust, identity).map(Arc::new)
 }
 
 impl Wire {

@@ -137,7 +137,14 @@ impl PgTarget {
         match self.sslmode.as_str() {
             "verify-ca" | "verify-full" => {
                 let ca = self.root_cert()?;
-                super::tls::verifying(&ca, self.sslmode == "verify-full")
+                let trust = super::tls::Trust::Ca {
+                    file: &ca,
+                    names: self.sslmode == "verify-full",
+                    way_out: "connect by a name the certificate has (pg_host), or set \
+                              pg_sslmode verify-ca to check the chain only"
+                        .into(),
+                };
+                super::tls::client_config(trust, None)
                     .map(Arc::new)
                     .map_err(|e| format!("{e} (pg_sslrootcert)"))
             }
