@@ -230,28 +230,9 @@ enum Holder {
 impl Holder {
     fn take(db: Db, name: &str) -> Holder {
         let servers = Servers::get();
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
         match db {
             Db::Pg => {
-                use hammer::config::{Database, Settings, Target};
-                let mut settings = Settings::defaults();
-                let pg = Target::Db(Database::Pg);
-                for (section, key, value) in [
-                    ("connection", "pg_host", servers.pg_host.as_str()),
-                    ("connection", "pg_port", &servers.pg_port.to_string()),
-                    ("tpcc", "pg_superuser", &servers.pg_user),
-                    ("tpcc", "pg_superuserpass", &servers.pg_pass),
-                    ("tpcc", "pg_defaultdbase", name),
-                ] {
-                    settings.set(pg, section, key, value).unwrap();
-                }
-                let t = hammer::db::postgres::PgTarget::admin(&settings);
-                let conn = rt
-                    .block_on(hammer::db::postgres::connect(&t))
-                    .expect("the lock holder connects");
+                let (rt, conn) = servers.pg(name);
                 rt.block_on(
                     conn.client.batch_execute(
                         "BEGIN; LOCK TABLE customer, stock IN ACCESS EXCLUSIVE MODE",
@@ -262,15 +243,7 @@ impl Holder {
             }
             Db::Maria => {
                 use mysql_async::prelude::Queryable;
-                let opts = mysql_async::OptsBuilder::default()
-                    .ip_or_hostname(servers.maria_host.clone())
-                    .tcp_port(servers.maria_port)
-                    .user(Some(servers.maria_user.clone()))
-                    .pass(Some(servers.maria_pass.clone()))
-                    .db_name(Some(name.to_string()));
-                let mut conn = rt
-                    .block_on(mysql_async::Conn::new(opts))
-                    .expect("the lock holder connects");
+                let (rt, mut conn) = servers.maria_on(servers.maria_port, Some(name));
                 rt.block_on(conn.query_drop("LOCK TABLES customer WRITE, stock WRITE"))
                     .expect("locks");
                 Holder::Maria(rt, conn)

@@ -136,6 +136,37 @@ pub(super) struct Sock {
     _plug: Arc<Plug>,
 }
 
+/// A read or write that its deadline (tokio's timer, or a blocking socket's own timeout) cut
+/// short, as the error `overdue` makes.
+fn timed<T>(
+    r: Result<io::Result<T>, tokio::time::error::Elapsed>,
+    overdue: impl FnOnce() -> io::Error,
+) -> io::Result<T> {
+    match r {
+        Ok(Err(e))
+            if matches!(
+                e.kind(),
+                io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+            ) =>
+        {
+            Err(overdue())
+        }
+        Ok(done) => done,
+        Err(_) => Err(overdue()),
+    }
+}
+
+impl Io {
+    /// A blocking socket's receive timeout; the tokio sockets have none.
+    fn set_read_timeout(&self, d: Duration) -> io::Result<()> {
+        match self {
+            Io::BlockingTcp(s) => s.set_read_timeout(Some(d)),
+            Io::BlockingUnix(s) => s.set_read_timeout(Some(d)),
+            Io::Tcp(_) | Io::Unix(_) => Ok(()),
+        }
+    }
+}
+
 /// Retries a blocking call a signal interrupted.
 fn restarted<T>(mut call: impl FnMut() -> io::Result<T>) -> io::Result<T> {
     loop {
@@ -255,37 +286,19 @@ impl Sock {
             return Err(self.overdue());
         }
         let left = self.deadline - now;
-        let deadline = tokio::time::Instant::from_std(self.deadline);
-        let read = match &mut self.io {
-            Io::Tcp(s) => tokio::time::timeout_at(deadline, s.read(buf)).await,
-            Io::Unix(s) => tokio::time::timeout_at(deadline, s.read(buf)).await,
-            Io::BlockingTcp(s) => {
-                if self.recv_timeout.is_some_and(|t| t > left) {
-                    s.set_read_timeout(Some(left))?;
-                    self.recv_timeout = Some(left);
-                }
-                Ok(restarted(|| s.read(buf)))
-            }
-            Io::BlockingUnix(s) => {
-                if self.recv_timeout.is_some_and(|t| t > left) {
-                    s.set_read_timeout(Some(left))?;
-                    self.recv_timeout = Some(left);
-                }
-                Ok(restarted(|| s.read(buf)))
-            }
-        };
-        match read {
-            Ok(Err(e))
-                if matches!(
-                    e.kind(),
-                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
-                ) =>
-            {
-                Err(self.overdue())
-            }
-            Ok(done) => done,
-            Err(_) => Err(self.overdue()),
+        if self.recv_timeout.is_some_and(|t| t > left) {
+            // A reply trickling in: the blocking read may wait only what is left.
+            self.io.set_read_timeout(left)?;
+            self.recv_timeout = Some(left);
         }
+        let deadline = self.deadline;
+        let read = match &mut self.io {
+            Io::Tcp(s) => tokio::time::timeout_at(deadline.into(), s.read(buf)).await,
+            Io::Unix(s) => tokio::time::timeout_at(deadline.into(), s.read(buf)).await,
+            Io::BlockingTcp(s) => Ok(restarted(|| s.read(buf))),
+            Io::BlockingUnix(s) => Ok(restarted(|| s.read(buf))),
+        };
+        timed(read, || self.overdue())
     }
 
     /// Writes all of `buf` and starts the deadline of the reply it asks for.
@@ -297,34 +310,16 @@ impl Sock {
             Io::BlockingTcp(s) => Ok(s.write_all(buf)),
             Io::BlockingUnix(s) => Ok(s.write_all(buf)),
         };
-        match written {
-            Ok(Err(e))
-                if matches!(
-                    e.kind(),
-                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
-                ) =>
-            {
-                return Err(io::Error::new(
-                    io::ErrorKind::TimedOut,
-                    "the server took no data for the reply timeout",
-                ))
-            }
-            Ok(r) => r?,
-            Err(_) => {
-                return Err(io::Error::new(
-                    io::ErrorKind::TimedOut,
-                    "the server took no data for the reply timeout",
-                ))
-            }
-        }
+        timed(written, || {
+            io::Error::new(
+                io::ErrorKind::TimedOut,
+                "the server took no data for the reply timeout",
+            )
+        })?;
         self.deadline = Instant::now() + timeout;
         if self.recv_timeout.is_some_and(|t| t != timeout) {
             // A trickling reply shortened the receive timeout: the next reply gets it whole.
-            match &self.io {
-                Io::BlockingTcp(s) => s.set_read_timeout(Some(timeout))?,
-                Io::BlockingUnix(s) => s.set_read_timeout(Some(timeout))?,
-                _ => {}
-            }
+            self.io.set_read_timeout(timeout)?;
             self.recv_timeout = Some(timeout);
         }
         Ok(())

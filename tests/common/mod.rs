@@ -195,7 +195,7 @@ impl Servers {
     }
 
     /// A runtime and the superuser's connection to database `db`.
-    fn pg(&self, db: &str) -> (tokio::runtime::Runtime, hammer::db::postgres::PgConn) {
+    pub fn pg(&self, db: &str) -> (tokio::runtime::Runtime, hammer::db::postgres::PgConn) {
         use hammer::config::{Database, Settings, Target};
         use hammer::db::postgres::{connect, PgTarget};
         let mut settings = Settings::defaults();
