@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use hammer::db::pgwire::{self, Wire};
+use hammer::db::postgres::wire::{self as pgwire, Wire};
 use hammer::db::postgres::{self, PgTarget};
 use hammer::db::{Bounds, Failure, KillSwitch};
 

@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use common::Servers;
 use hammer::config::{Database, Settings, Target};
-use hammer::db::pg_schema::PgSchema;
+use hammer::db::postgres::schema::PgSchema;
 use hammer::db::postgres::{connect, PgConn, PgTarget};
 use hammer::output::Output;
 use hammer::tpcc::schema::{Check, Loader, Say, SchemaDb};

@@ -1,7 +1,7 @@
 //! What a job records about the database server: its version and the few settings that shape
 //! a benchmark's numbers, read with the same logins `librarycheck` uses.
 
-use super::{mysql, mywire, postgres, DbError};
+use super::{mysql, mysql::wire as mywire, postgres, DbError};
 use crate::config::{Database, Settings};
 
 /// The PostgreSQL settings a job records.

@@ -4,20 +4,12 @@
 
 pub mod counter;
 pub mod facts;
-mod leantls;
-pub mod my_driver;
-pub mod my_schema;
 pub mod mysql;
-pub mod mywire;
-pub mod pg_driver;
-pub mod pg_schema;
-pub mod pgwire;
+pub(crate) mod net;
 pub mod postgres;
 pub mod script_conn;
-mod sock;
-mod tls;
 
-pub use sock::{Bounds, KillSwitch};
+pub use net::sock::{Bounds, KillSwitch};
 
 use std::fmt;
 use std::time::Duration;
@@ -146,7 +138,7 @@ pub async fn build_schema(
     match db {
         Database::Pg => {
             build(
-                Arc::new(pg_schema::PgSchema::new(settings)),
+                Arc::new(postgres::schema::PgSchema::new(settings)),
                 plan,
                 say,
                 out,
@@ -156,7 +148,7 @@ pub async fn build_schema(
         }
         Database::Maria | Database::Mysql => {
             build(
-                Arc::new(my_schema::MySchema::new(settings, db)),
+                Arc::new(mysql::schema::MySchema::new(settings, db)),
                 plan,
                 say,
                 out,
@@ -177,12 +169,12 @@ pub async fn check_schema(
     use crate::tpcc::schema::SchemaDb;
     match db {
         Database::Pg => {
-            pg_schema::PgSchema::new(settings)
+            postgres::schema::PgSchema::new(settings)
                 .check(warehouses, say)
                 .await
         }
         Database::Maria | Database::Mysql => {
-            my_schema::MySchema::new(settings, db)
+            mysql::schema::MySchema::new(settings, db)
                 .check(warehouses, say)
                 .await
         }
@@ -197,9 +189,9 @@ pub async fn delete_schema(
 ) -> crate::error::Result<Vec<String>> {
     use crate::tpcc::schema::SchemaDb;
     match db {
-        Database::Pg => pg_schema::PgSchema::new(settings).delete(say).await,
+        Database::Pg => postgres::schema::PgSchema::new(settings).delete(say).await,
         Database::Maria | Database::Mysql => {
-            my_schema::MySchema::new(settings, db).delete(say).await
+            mysql::schema::MySchema::new(settings, db).delete(say).await
         }
     }
 }
@@ -225,8 +217,8 @@ pub fn unsupported_build_options(settings: &Settings, db: Database) -> Vec<Strin
 pub fn describe_schema(settings: &Settings, db: Database) -> String {
     use crate::tpcc::schema::SchemaDb;
     match db {
-        Database::Pg => pg_schema::PgSchema::new(settings).describe(),
-        Database::Maria | Database::Mysql => my_schema::MySchema::new(settings, db).describe(),
+        Database::Pg => postgres::schema::PgSchema::new(settings).describe(),
+        Database::Maria | Database::Mysql => mysql::schema::MySchema::new(settings, db).describe(),
     }
 }
 
@@ -245,7 +237,7 @@ pub async fn run_tpcc(
     match db {
         Database::Pg => {
             run(
-                Arc::new(pg_driver::PgDriver::new(settings).with_summaries(summaries)),
+                Arc::new(postgres::driver::PgDriver::new(settings).with_summaries(summaries)),
                 opts,
                 say,
                 states,
@@ -255,7 +247,7 @@ pub async fn run_tpcc(
         }
         Database::Maria | Database::Mysql => {
             run(
-                Arc::new(my_driver::MyDriver::new(settings, db).with_summaries(summaries)),
+                Arc::new(mysql::driver::MyDriver::new(settings, db).with_summaries(summaries)),
                 opts,
                 say,
                 states,

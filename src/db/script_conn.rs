@@ -3,9 +3,9 @@
 
 use tokio_postgres::SimpleQueryMessage;
 
-use super::mywire::{self, Wire};
 use super::{mysql, postgres, DbError, Peer};
 use crate::config::{Database, Settings};
+use crate::db::mysql::wire::{self as mywire, Wire};
 
 /// Rows as text, `None` for NULL.
 pub type Rows = Vec<Vec<Option<String>>>;

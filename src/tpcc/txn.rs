@@ -2,8 +2,8 @@
 //!
 //! The terminal generates every input (TPC-C clause 2); a database implementation only
 //! executes: through stored procedures or functions, or as client-side SQL in an explicit
-//! transaction with the same business logic (`schemas/<db>/tprocc/`). `db::pg_driver` and
-//! `db::my_driver` implement [`TxnDb`].
+//! transaction with the same business logic (`schemas/<db>/tprocc/`). `db::postgres::driver` and
+//! `db::mysql::driver` implement [`TxnDb`].
 
 use std::future::Future;
 

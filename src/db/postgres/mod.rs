@@ -1,3 +1,6 @@
+//! The PostgreSQL family: its connection (this file), its wire client (`wire`), its TPROC-C
+//! schema builder (`schema`) and workload driver (`driver`).
+//!
 //! PostgreSQL through tokio-postgres: connection settings from the `pg` dictionary, over a
 //! socket hammer opens itself (TLS per `pg_sslmode`, keepalive on, under the kill switch),
 //! authentication held to `pg_require_auth`, and errors classified with the driver's own
@@ -8,6 +11,10 @@
 //! hammer sends the TLS request and runs the handshake itself, and hands tokio-postgres a
 //! stream that reads the server's authentication request before tokio-postgres does: a method
 //! the user did not allow ends the login there, before any password is sent.
+
+pub mod driver;
+pub mod schema;
+pub mod wire;
 
 use std::io;
 use std::path::PathBuf;
@@ -23,9 +30,9 @@ use tokio::task::JoinHandle;
 use tokio_postgres::error::SqlState;
 use tokio_postgres::{Client, Config, NoTls};
 
-use super::sock::{Bounds, KillSwitch};
-use super::{addr, io_failure, io_source, DbError, Failure, Peer, ServerInfo, CONNECT_TIMEOUT};
 use crate::config::{Database, Settings};
+use crate::db::net::sock::{Bounds, KillSwitch};
+use crate::db::{addr, io_failure, io_source, DbError, Failure, Peer, ServerInfo, CONNECT_TIMEOUT};
 
 /// One PostgreSQL login: server, role, password, database, TLS and authentication rules, and
 /// the bounds of its waits.
@@ -137,18 +144,18 @@ impl PgTarget {
         match self.sslmode.as_str() {
             "verify-ca" | "verify-full" => {
                 let ca = self.root_cert()?;
-                let trust = super::tls::Trust::Ca {
+                let trust = crate::db::net::tls::Trust::Ca {
                     file: &ca,
                     names: self.sslmode == "verify-full",
                     way_out: "connect by a name the certificate has (pg_host), or set \
                               pg_sslmode verify-ca to check the chain only"
                         .into(),
                 };
-                super::tls::client_config(trust, None)
+                crate::db::net::tls::client_config(trust, None)
                     .map(Arc::new)
                     .map_err(|e| format!("{e} (pg_sslrootcert)"))
             }
-            _ => Ok(super::tls::encrypt_only_shared()),
+            _ => Ok(crate::db::net::tls::encrypt_only_shared()),
         }
     }
 
@@ -326,7 +333,7 @@ enum Stream {
 /// server says.
 struct Guarded {
     inner: Stream,
-    _plug: super::sock::PlugGuard,
+    _plug: crate::db::net::sock::PlugGuard,
     guard: AuthGuard,
 }
 
@@ -517,7 +524,7 @@ impl From<io::Error> for StreamError {
 async fn open_stream(t: &PgTarget) -> Result<Guarded, StreamError> {
     if let Some(path) = t.socket_path() {
         let s = UnixStream::connect(path).await?;
-        let plug = super::sock::plug_unix(&s, &t.bounds.kill)?;
+        let plug = crate::db::net::sock::plug_unix(&s, &t.bounds.kill)?;
         return Ok(Guarded {
             inner: Stream::Unix(s),
             _plug: plug,
@@ -526,8 +533,8 @@ async fn open_stream(t: &PgTarget) -> Result<Guarded, StreamError> {
     }
     let mut s = TcpStream::connect((t.host.as_str(), t.port)).await?;
     s.set_nodelay(true)?;
-    super::sock::keepalive(&s)?;
-    let plug = super::sock::plug_tcp(&s, &t.bounds.kill)?;
+    crate::db::net::sock::keepalive(&s)?;
+    let plug = crate::db::net::sock::plug_tcp(&s, &t.bounds.kill)?;
     if t.sslmode == "disable" {
         return Ok(Guarded {
             inner: Stream::Tcp(s),

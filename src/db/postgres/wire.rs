@@ -19,10 +19,10 @@ use postgres_protocol::authentication::md5_hash;
 use postgres_protocol::authentication::sasl::{ChannelBinding, ScramSha256, SCRAM_SHA_256};
 use postgres_protocol::message::frontend;
 
-use super::leantls::{self, LeanError, LeanTls};
-use super::postgres::{code_failure, AuthMethod, PgTarget};
-use super::sock::Sock;
-use super::{io_failure, DbError, Failure, CONNECT_TIMEOUT};
+use crate::db::net::leantls::{self, LeanError, LeanTls};
+use crate::db::net::sock::Sock;
+use crate::db::postgres::{code_failure, AuthMethod, PgTarget};
+use crate::db::{io_failure, DbError, Failure, CONNECT_TIMEOUT};
 
 /// The largest backend message accepted: a routine's reply is a few hundred bytes, and a
 /// length header from a hostile server must not make the client allocate gigabytes.
@@ -409,7 +409,7 @@ impl Wire {
         code: i32,
         rest: &[u8],
         t: &PgTarget,
-        policy: &super::postgres::AuthPolicy,
+        policy: &crate::db::postgres::AuthPolicy,
         private: bool,
     ) -> Result<Login, WireError> {
         let first = matches!(state, Login::Asked);

@@ -34,10 +34,10 @@ use mysql_common::Value;
 use rustls::pki_types::ServerName;
 use rustls::ClientConfig;
 
-use super::leantls::{self, LeanError, LeanTls};
-use super::mysql::{server_failure, MyTarget, MyTls};
-use super::sock::Sock;
-use super::{io_failure, DbError, Failure, CONNECT_TIMEOUT};
+use crate::db::mysql::{server_failure, MyTarget, MyTls};
+use crate::db::net::leantls::{self, LeanError, LeanTls};
+use crate::db::net::sock::Sock;
+use crate::db::{io_failure, DbError, Failure, CONNECT_TIMEOUT};
 
 /// The read buffer's first size: a procedure's reply takes well under 2 KiB.
 const READ_BUF: usize = 32 * 1024;
@@ -590,8 +590,8 @@ async fn handshake(t: &MyTarget) -> Result<Wire, DbError> {
 /// only, as libpq's `sslmode=require`); the client identity for two-way TLS.
 fn tls_config(tls: &MyTls, prefix: &'static str) -> Result<Arc<ClientConfig>, String> {
     let trust = match &tls.ca {
-        None => super::tls::Trust::Anyone,
-        Some(ca) => super::tls::Trust::Ca {
+        None => crate::db::net::tls::Trust::Anyone,
+        Some(ca) => crate::db::net::tls::Trust::Ca {
             file: ca,
             names: tls.verify_hostname,
             way_out: format!(
@@ -604,7 +604,7 @@ fn tls_config(tls: &MyTls, prefix: &'static str) -> Result<Arc<ClientConfig>, St
         .identity
         .as_ref()
         .map(|(cert, key)| (cert.as_path(), key.as_path()));
-    super::tls::client_config(trust, identity).map(Arc::new)
+    crate::db::net::tls::client_config(trust, identity).map(Arc::new)
 }
 
 impl Wire {

@@ -23,7 +23,7 @@ use rustls::unbuffered::{
 };
 use rustls::ClientConfig;
 
-use super::sock::Sock;
+use crate::db::net::sock::Sock;
 
 /// The most plaintext one record carries.
 const MAX_PLAIN: usize = 16 * 1024;
@@ -38,7 +38,7 @@ const MAX_PENDING: usize = 1024 * 1024;
 
 /// Why the session failed.
 #[derive(Debug)]
-pub(super) enum LeanError {
+pub(crate) enum LeanError {
     /// The socket failed or closed, or the session has sealed all its keys allow.
     Io(io::Error),
     /// The handshake failed, or rustls refused what the server sent.
@@ -69,7 +69,7 @@ fn closed() -> LeanError {
 }
 
 /// An established session.
-pub(super) struct LeanTls {
+pub(crate) struct LeanTls {
     conn: UnbufferedClientConnection,
     /// Bytes read from the socket that rustls has not consumed yet: `raw[start..end]`.
     raw: Vec<u8>,
@@ -87,7 +87,7 @@ pub(super) struct LeanTls {
 }
 
 /// Runs the handshake on `sock`, on which the server already agreed to TLS.
-pub(super) async fn handshake(
+pub(crate) async fn handshake(
     config: Arc<ClientConfig>,
     name: ServerName<'static>,
     sock: &mut Sock,
@@ -187,13 +187,13 @@ enum Seal<'a> {
 
 impl LeanTls {
     /// Whether the server has closed the session (close_notify).
-    pub(super) fn is_closed(&self) -> bool {
+    pub(crate) fn is_closed(&self) -> bool {
         self.closed
     }
 
     /// Appends `plain` to `out` as sealed application-data records (after any record rustls
     /// has to send first: a key update, an alert); on failure `out` is left as it was.
-    pub(super) fn seal(&mut self, plain: &[u8], out: &mut Vec<u8>) -> Result<(), LeanError> {
+    pub(crate) fn seal(&mut self, plain: &[u8], out: &mut Vec<u8>) -> Result<(), LeanError> {
         let at = out.len();
         let sealed = self.write(Seal::Data(plain), out);
         if sealed.is_err() {
@@ -203,7 +203,7 @@ impl LeanTls {
     }
 
     /// Appends a sealed close_notify alert to `out`.
-    pub(super) fn close_notify(&mut self, out: &mut Vec<u8>) {
+    pub(crate) fn close_notify(&mut self, out: &mut Vec<u8>) {
         let at = out.len();
         if self.write(Seal::CloseNotify, out).is_err() {
             out.truncate(at);
@@ -261,20 +261,20 @@ impl LeanTls {
     }
 
     /// Free space for the next socket read, after the bytes not yet opened.
-    pub(super) fn space(&mut self) -> &mut [u8] {
+    pub(crate) fn space(&mut self) -> &mut [u8] {
         // Room for a whole record; `open` has refused to hold more than MAX_PENDING bytes.
         let _ = self.make_room();
         &mut self.raw[self.end..]
     }
 
     /// Counts `n` bytes read into [`space`](Self::space).
-    pub(super) fn filled(&mut self, n: usize) {
+    pub(crate) fn filled(&mut self, n: usize) {
         self.end += n;
     }
 
     /// The plaintext of the next application-data record read whole, decrypted by rustls;
     /// None when no whole record is left. Other records are dealt with on the way (by rustls).
-    pub(super) fn open(&mut self) -> Result<Option<&[u8]>, LeanError> {
+    pub(crate) fn open(&mut self) -> Result<Option<&[u8]>, LeanError> {
         self.forget_handed();
         // With no bytes left, rustls has nothing to open: every state a record leads to is
         // reported by the call that consumed it. (The usual end of a reply, and a call saved.)
@@ -422,7 +422,7 @@ mod tests {
     };
 
     use super::*;
-    use crate::db::tls::encrypt_only;
+    use crate::db::net::tls::encrypt_only;
 
     /// What the server does on a request: answer it, or first ask for a key update, or
     /// close the session.
