@@ -243,7 +243,7 @@ fn run_one(
 ) -> std::result::Result<(), String> {
     let conn = rt.block_on(async {
         tokio::select! {
-            c = ScriptConn::connect(settings, db) => c.map_err(|e| e.to_string()),
+            c = crate::db::engine(db).script_conn(settings) => c.map_err(|e| e.to_string()),
             _ = interrupt.wait() => Err("interrupted by Ctrl-C while connecting".to_string()),
         }
     })?;

@@ -209,6 +209,7 @@ fn fake_with(
 
 fn target(port: u16, sslmode: &str, require_auth: &str) -> PgTarget {
     PgTarget {
+        db: hammer::config::Database::Pg,
         host: "127.0.0.1".into(),
         port,
         user: "hammer".into(),

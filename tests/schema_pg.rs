@@ -119,6 +119,7 @@ impl Drop for Cleanup {
                 .expect("runtime");
             rt.block_on(async {
                 let target = PgTarget {
+                    db: hammer::config::Database::Pg,
                     host: servers.pg_host,
                     port: servers.pg_port,
                     user: servers.pg_user,

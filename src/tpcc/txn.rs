@@ -162,7 +162,7 @@ pub trait TxnDb: Send + Sync + 'static {
     fn reply_timeout(&self) -> std::time::Duration;
 
     /// The server and login the terminals run on, for messages about their connections.
-    fn peer(&self) -> crate::db::Peer;
+    fn peer(&self) -> crate::fault::Peer;
 
     /// Shuts down every connection this database has opened and any it opens from now on, so
     /// that a call waiting on a server that stopped answering ends at once, on whichever

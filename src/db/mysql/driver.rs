@@ -27,9 +27,9 @@ use mysql_common::Value;
 use crate::config::{Database, Settings};
 use crate::db::mysql::wire::{self as mywire, Arg, Stmt, Wire, WireError};
 use crate::db::mysql::MyTarget;
-use crate::db::KillSwitch;
-use crate::db::{Failure, Peer};
+use crate::db::net::sock::KillSwitch;
 use crate::error::{Error, Result};
+use crate::fault::{Failure, Peer};
 use crate::sqlfile::{render, Named};
 use crate::tpcc::txn::{
     Counters, Customer, Delivery, Done, Mode, NewOrder, OrderStatus, Payment, StockLevel, TxnConn,

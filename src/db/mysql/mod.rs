@@ -6,7 +6,9 @@
 //! connection is `db::mysql::wire`'s lean one.
 
 pub mod driver;
+pub mod engine;
 pub mod schema;
+pub mod script;
 pub mod wire;
 
 use std::path::{Path, PathBuf};
@@ -14,7 +16,10 @@ use std::path::{Path, PathBuf};
 use mysql_common::Value;
 
 use crate::config::{Database, Settings};
-use crate::db::{addr, mysql::wire as mywire, DbError, Failure, Peer, ServerInfo};
+use crate::db::engine::ServerInfo;
+use crate::db::mysql::wire as mywire;
+use crate::db::net::addr;
+use crate::fault::{DbError, Failure, Peer};
 
 /// One MariaDB/MySQL login.
 #[derive(Clone)]

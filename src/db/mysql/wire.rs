@@ -37,7 +37,8 @@ use rustls::ClientConfig;
 use crate::db::mysql::{server_failure, MyTarget, MyTls};
 use crate::db::net::leantls::{self, LeanError, LeanTls};
 use crate::db::net::sock::Sock;
-use crate::db::{io_failure, DbError, Failure, CONNECT_TIMEOUT};
+use crate::db::net::{io_failure, CONNECT_TIMEOUT};
+use crate::fault::{DbError, Failure};
 
 /// The read buffer's first size: a procedure's reply takes well under 2 KiB.
 const READ_BUF: usize = 32 * 1024;

@@ -22,11 +22,11 @@ use tokio_postgres::types::{FromSql, ToSql, Type};
 use tokio_postgres::{Client, Row, Statement};
 
 use crate::config::{Database, Settings};
+use crate::db::net::sock::KillSwitch;
 use crate::db::postgres::wire::{self as pgwire, Reply, Wire, WireError};
 use crate::db::postgres::{classify, connect, PgConn, PgTarget};
-use crate::db::KillSwitch;
-use crate::db::{DbError, Failure, Peer};
 use crate::error::{Error, Result};
+use crate::fault::{DbError, Failure, Peer};
 use crate::tpcc::txn::{
     Counters, Customer, Delivery, Done, Line, Mode, NewOrder, OrderStatus, Payment, StockLevel,
     TxnConn, TxnDb,

@@ -13,7 +13,9 @@
 //! the user did not allow ends the login there, before any password is sent.
 
 pub mod driver;
+pub mod engine;
 pub mod schema;
+pub mod script;
 pub mod wire;
 
 use std::io;
@@ -31,13 +33,17 @@ use tokio_postgres::error::SqlState;
 use tokio_postgres::{Client, Config, NoTls};
 
 use crate::config::{Database, Settings};
+use crate::db::engine::ServerInfo;
 use crate::db::net::sock::{Bounds, KillSwitch};
-use crate::db::{addr, io_failure, io_source, DbError, Failure, Peer, ServerInfo, CONNECT_TIMEOUT};
+use crate::db::net::{addr, io_failure, io_source, CONNECT_TIMEOUT};
+use crate::fault::{DbError, Failure, Peer};
 
 /// One PostgreSQL login: server, role, password, database, TLS and authentication rules, and
 /// the bounds of its waits.
 #[derive(Clone)]
 pub struct PgTarget {
+    /// Which database of the family this login is for: its dictionary and key prefix.
+    pub db: Database,
     pub host: String,
     pub port: u16,
     pub user: String,
@@ -66,37 +72,54 @@ impl std::fmt::Debug for PgTarget {
 }
 
 impl PgTarget {
-    fn from_dict(settings: &Settings, user: &str, pass: &str, db: &str) -> Self {
-        let d = settings.db(Database::Pg);
+    /// The login that `db`'s dictionary names with the keys `{prefix}_{user}`, `{prefix}_{pass}`
+    /// and `{prefix}_{dbname}`, and the family's connection keys.
+    fn from_dict(settings: &Settings, db: Database, user: &str, pass: &str, dbname: &str) -> Self {
+        let d = settings.db(db);
+        let p = db.prefix();
+        let key = |name: &str| d.get(&format!("{p}_{name}")).to_string();
         PgTarget {
-            host: d.get("pg_host").to_string(),
-            port: d.get_i64("pg_port") as u16,
-            user: d.get(user).to_string(),
-            password: d.get(pass).to_string(),
-            dbname: d.get(db).to_string(),
-            sslmode: d.get("pg_sslmode").to_string(),
-            sslrootcert: d.get("pg_sslrootcert").to_string(),
-            require_auth: d.get("pg_require_auth").to_string(),
+            db,
+            host: key("host"),
+            port: d.get_i64(&format!("{p}_port")) as u16,
+            user: key(user),
+            password: key(pass),
+            dbname: key(dbname),
+            sslmode: key("sslmode"),
+            sslrootcert: key("sslrootcert"),
+            require_auth: key("require_auth"),
             bounds: Bounds {
-                reply_timeout: Duration::from_secs(d.get_i64("pg_reply_timeout").max(1) as u64),
+                reply_timeout: Duration::from_secs(
+                    d.get_i64(&format!("{p}_reply_timeout")).max(1) as u64
+                ),
                 kill: KillSwitch::default(),
             },
         }
     }
 
     /// The superuser on its default database: what creates schemas and reads server counters.
-    pub fn admin(settings: &Settings) -> Self {
-        Self::from_dict(
-            settings,
-            "pg_superuser",
-            "pg_superuserpass",
-            "pg_defaultdbase",
-        )
+    pub fn admin_of(settings: &Settings, db: Database) -> Self {
+        Self::from_dict(settings, db, "superuser", "superuserpass", "defaultdbase")
     }
 
     /// The schema owner on the schema's database: what the workload runs as.
+    pub fn owner_of(settings: &Settings, db: Database) -> Self {
+        Self::from_dict(settings, db, "user", "pass", "dbase")
+    }
+
+    /// [`Self::admin_of`] PostgreSQL itself.
+    pub fn admin(settings: &Settings) -> Self {
+        Self::admin_of(settings, Database::Pg)
+    }
+
+    /// [`Self::owner_of`] PostgreSQL itself.
     pub fn owner(settings: &Settings) -> Self {
-        Self::from_dict(settings, "pg_user", "pg_pass", "pg_dbase")
+        Self::owner_of(settings, Database::Pg)
+    }
+
+    /// This login's key `name` as its dictionary spells it (`pg_sslmode`).
+    pub fn key(&self, name: &str) -> String {
+        format!("{}_{name}", self.db.prefix())
     }
 
     /// The same login, its connections under `kill`.
@@ -112,7 +135,7 @@ impl PgTarget {
 
     pub fn peer(&self) -> Peer {
         Peer {
-            db: Database::Pg,
+            db: self.db,
             addr: addr(&self.host, self.port),
             user: self.user.clone(),
         }
@@ -147,13 +170,16 @@ impl PgTarget {
                 let trust = crate::db::net::tls::Trust::Ca {
                     file: &ca,
                     names: self.sslmode == "verify-full",
-                    way_out: "connect by a name the certificate has (pg_host), or set \
-                              pg_sslmode verify-ca to check the chain only"
-                        .into(),
+                    way_out: format!(
+                        "connect by a name the certificate has ({}), or set {} verify-ca to \
+                         check the chain only",
+                        self.key("host"),
+                        self.key("sslmode")
+                    ),
                 };
                 crate::db::net::tls::client_config(trust, None)
                     .map(Arc::new)
-                    .map_err(|e| format!("{e} (pg_sslrootcert)"))
+                    .map_err(|e| format!("{e} ({})", self.key("sslrootcert")))
             }
             _ => Ok(crate::db::net::tls::encrypt_only_shared()),
         }
@@ -167,9 +193,11 @@ impl PgTarget {
         match default {
             Some(path) if path.exists() => Ok(path),
             _ => Err(format!(
-                "pg_sslmode {} checks the server's certificate against a CA: set pg_sslrootcert \
-                 to the CA file (there is no ~/.postgresql/root.crt either)",
-                self.sslmode
+                "{} {} checks the server's certificate against a CA: set {} to the CA file \
+                 (there is no ~/.postgresql/root.crt either)",
+                self.key("sslmode"),
+                self.sslmode,
+                self.key("sslrootcert")
             )),
         }
     }
@@ -182,7 +210,8 @@ impl PgTarget {
                 Ok(ServerName::try_from("localhost").expect("a valid name"))
             }
             Err(e) => Err(format!(
-                "pg_host {} cannot be checked against a certificate: {e}",
+                "{} {} cannot be checked against a certificate: {e}",
+                self.key("host"),
                 self.host
             )),
         }
@@ -197,7 +226,10 @@ impl PgTarget {
     }
 
     pub(super) fn policy(&self) -> AuthPolicy {
-        AuthPolicy(self.require_auth.clone())
+        AuthPolicy {
+            allowed: self.require_auth.clone(),
+            prefix: self.db.prefix(),
+        }
     }
 }
 
@@ -238,23 +270,28 @@ impl AuthMethod {
 /// refused ones (`!password`); empty allows every method but a cleartext password over a
 /// connection that is neither encrypted nor a unix socket.
 #[derive(Debug, Clone)]
-pub struct AuthPolicy(String);
+pub struct AuthPolicy {
+    /// The key's value: methods allowed, or refused with `!`.
+    allowed: String,
+    /// The dictionary prefix, so messages name the key the user sets.
+    prefix: &'static str,
+}
 
 impl AuthPolicy {
     /// Whether the login may go on with `method` over a channel that is `private` (TLS or a
     /// unix socket), or the message that says why not and what to set.
     pub fn allows(&self, method: AuthMethod, private: bool) -> Result<(), String> {
         let word = method.word();
-        let listed: Vec<&str> = self.0.split(',').filter(|w| !w.is_empty()).collect();
+        let p = self.prefix;
+        let listed: Vec<&str> = self.allowed.split(',').filter(|w| !w.is_empty()).collect();
         if listed.is_empty() {
             if method == AuthMethod::Password && !private {
-                return Err(
+                return Err(format!(
                     "the server asks for the password in clear text over an unencrypted \
                      connection, which anyone on the path could read: hammer refuses. Use TLS \
-                     (pg_sslmode require or verify-full) or the unix socket, or set \
-                     pg_require_auth password to allow it"
-                        .into(),
-                );
+                     ({p}_sslmode require or verify-full) or the unix socket, or set \
+                     {p}_require_auth password to allow it"
+                ));
             }
             return Ok(());
         }
@@ -266,8 +303,8 @@ impl AuthPolicy {
                 m => format!("authentication method {}", m.word()),
             };
             return Err(format!(
-                "the server asks for {asked}, which pg_require_auth {} does not allow",
-                self.0
+                "the server asks for {asked}, which {p}_require_auth {} does not allow",
+                self.allowed
             ));
         }
         Ok(())
@@ -553,7 +590,8 @@ async fn open_stream(t: &PgTarget) -> Result<Guarded, StreamError> {
         b'S' => {}
         b'N' if t.tls_required() => {
             return Err(StreamError::Tls(format!(
-                "the server does not support TLS, which pg_sslmode {} requires",
+                "the server does not support TLS, which {} {} requires",
+                t.key("sslmode"),
                 t.sslmode
             )))
         }
@@ -632,8 +670,9 @@ pub fn overdue(peer: &Peer, timeout: Duration) -> DbError {
         "no reply from",
         Failure::Lost,
         format!(
-            "nothing within {} s (pg_reply_timeout)",
-            timeout.as_secs_f64()
+            "nothing within {} s ({}_reply_timeout)",
+            timeout.as_secs_f64(),
+            peer.db.prefix()
         ),
     )
 }
@@ -737,7 +776,10 @@ mod tests {
 
     #[test]
     fn the_default_policy_refuses_only_cleartext_in_the_open() {
-        let p = AuthPolicy(String::new());
+        let p = AuthPolicy {
+            allowed: String::new(),
+            prefix: "pg",
+        };
         assert!(p.allows(AuthMethod::ScramSha256, false).is_ok());
         assert!(p.allows(AuthMethod::Md5, false).is_ok());
         assert!(p.allows(AuthMethod::None, false).is_ok());
@@ -748,15 +790,24 @@ mod tests {
 
     #[test]
     fn listed_and_negated_methods() {
-        let only = AuthPolicy("scram-sha-256".into());
+        let only = AuthPolicy {
+            allowed: "scram-sha-256".into(),
+            prefix: "pg",
+        };
         assert!(only.allows(AuthMethod::ScramSha256, false).is_ok());
         let e = only.allows(AuthMethod::Md5, true).unwrap_err();
         assert!(e.contains("md5") && e.contains("scram-sha-256"), "{e}");
         assert!(only.allows(AuthMethod::None, true).is_err());
-        let not_clear = AuthPolicy("!password".into());
+        let not_clear = AuthPolicy {
+            allowed: "!password".into(),
+            prefix: "pg",
+        };
         assert!(not_clear.allows(AuthMethod::Password, true).is_err());
         assert!(not_clear.allows(AuthMethod::Md5, false).is_ok());
-        let clear = AuthPolicy("password".into());
+        let clear = AuthPolicy {
+            allowed: "password".into(),
+            prefix: "pg",
+        };
         assert!(clear.allows(AuthMethod::Password, false).is_ok());
     }
 
@@ -769,7 +820,10 @@ mod tests {
 
     fn guard(policy: &str, private: bool) -> AuthGuard {
         AuthGuard {
-            policy: AuthPolicy(policy.into()),
+            policy: AuthPolicy {
+                allowed: policy.into(),
+                prefix: "pg",
+            },
             private,
             head: Vec::new(),
             skip: 0,

@@ -14,8 +14,8 @@ use tokio_postgres::Row;
 
 use crate::config::{Database, Settings};
 use crate::db::postgres::{classify, connect, PgConn, PgTarget};
-use crate::db::{DbError, Failure, Peer};
 use crate::error::{Error, Result};
+use crate::fault::{DbError, Failure, Peer};
 use crate::sqlfile;
 use crate::tpcc::schema::{Check, Loader, Say, SchemaDb};
 use crate::tpcc::{Constants, Table, CUSTOMERS_PER_D, DISTRICTS_PER_W, ITEMS, STOCK_PER_W};

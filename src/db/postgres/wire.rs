@@ -21,8 +21,9 @@ use postgres_protocol::message::frontend;
 
 use crate::db::net::leantls::{self, LeanError, LeanTls};
 use crate::db::net::sock::Sock;
+use crate::db::net::{io_failure, CONNECT_TIMEOUT};
 use crate::db::postgres::{code_failure, AuthMethod, PgTarget};
-use crate::db::{io_failure, DbError, Failure, CONNECT_TIMEOUT};
+use crate::fault::{DbError, Failure};
 
 /// The largest backend message accepted: a routine's reply is a few hundred bytes, and a
 /// length header from a hostile server must not make the client allocate gigabytes.
