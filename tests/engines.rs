@@ -19,7 +19,10 @@ use hammer::tpcc::build::Plan;
 use hammer::tpcc::schema::Say;
 
 /// Every engine, and how the test set-up points its dictionary at a test server.
-const ENGINES: &[(Database, fn(&Servers, &mut Settings, &str))] = &[
+/// Points a dictionary at the test server for a schema database.
+type Configure = fn(&Servers, &mut Settings, &str);
+
+const ENGINES: &[(Database, Configure)] = &[
     (Database::Pg, pg),
     (Database::Maria, |s, settings, db| {
         mysql_family(s, settings, Database::Maria, db, true)
@@ -87,7 +90,7 @@ impl Drop for Scratch {
     }
 }
 
-fn battery(db: Database, configure: fn(&Servers, &mut Settings, &str)) {
+fn battery(db: Database, configure: Configure) {
     let servers = Servers::get();
     servers.require();
     let name = db.name();
