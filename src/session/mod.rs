@@ -23,6 +23,51 @@ use crate::error::{Error, Result};
 use crate::interrupt::Interrupt;
 use crate::output::Output;
 
+/// What runs one command: the session, and the arguments as typed.
+type Method = fn(&mut Session, &[String]) -> Result<Dynamic>;
+
+/// The method that runs each row of the command table, by the row's name. The table stays
+/// plain data (it knows no session); a test checks that the two name the same commands.
+const METHODS: &[(&str, Method)] = &[
+    ("dbset", Session::dbset),
+    ("diset", Session::diset),
+    ("giset", Session::giset),
+    ("print", Session::print),
+    ("vuset", Session::vuset),
+    ("tcset", Session::tcset),
+    ("metset", Session::metset),
+    ("tcstart", Session::tcstart),
+    ("tcstatus", Session::tcstatus),
+    ("tcstop", Session::tcstop),
+    ("metstart", Session::metstart),
+    ("metstatus", Session::metstatus),
+    ("metstop", Session::metstop),
+    ("runtimer", Session::runtimer),
+    ("buildschema", Session::buildschema),
+    ("checkschema", Session::checkschema),
+    ("deleteschema", Session::deleteschema),
+    ("dgset", Session::dgset),
+    ("datagenrun", Session::datagenrun),
+    ("loadscript", Session::loadscript),
+    ("customscript", Session::customscript),
+    ("clearscript", Session::clearscript),
+    ("vucreate", Session::vucreate),
+    ("vurun", Session::vurun),
+    ("vustatus", Session::vustatus),
+    ("vucomplete", Session::vucomplete),
+    ("vudestroy", Session::vudestroy),
+    ("lastrun", Session::lastrun),
+    ("jobs", Session::jobs),
+    ("job", Session::jobs),
+    ("librarycheck", Session::librarycheck),
+    ("help", Session::help),
+    ("quit", Session::quit),
+];
+
+fn method(name: &str) -> Option<Method> {
+    METHODS.iter().find(|(n, _)| *n == name).map(|(_, m)| *m)
+}
+
 /// One hammer session: what `dbset`, `diset` and friends change and what later commands read.
 pub struct Session {
     pub settings: Settings,
@@ -81,8 +126,8 @@ impl Session {
 
     /// Runs a command by name after checking its argument count against the table.
     pub fn run(&mut self, name: &str, args: &[String]) -> Result<Dynamic> {
-        let cmd =
-            commands::find(name).ok_or_else(|| Error::State(format!("Unknown command {name}")))?;
+        let unknown = || Error::State(format!("Unknown command {name}"));
+        let cmd = commands::find(name).ok_or_else(unknown)?;
         if args.len() < cmd.min_args || args.len() > cmd.max_args {
             let msg = match cmd.name {
                 "diset" | "giset" => "Error: Invalid number of arguments".to_string(),
@@ -90,7 +135,8 @@ impl Session {
             };
             return Err(Error::usage(msg, cmd.usage()));
         }
-        (cmd.run)(self, args)
+        let method = method(cmd.name).ok_or_else(unknown)?;
+        method(self, args)
     }
 
     fn current(&self) -> Database {
@@ -168,5 +214,23 @@ fn arg_count(cmd: &Command) -> String {
         n(cmd.min_args)
     } else {
         format!("{} to {}", cmd.min_args, n(cmd.max_args))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_command_has_a_method_and_every_method_a_command() {
+        for cmd in commands::COMMANDS {
+            assert!(method(cmd.name).is_some(), "no method runs {}", cmd.name);
+        }
+        let mut seen = std::collections::HashSet::new();
+        for (name, _) in METHODS {
+            assert!(seen.insert(*name), "{name} is dispatched twice");
+            assert!(commands::find(name).is_some(), "{name} is not in the table");
+        }
+        assert_eq!(METHODS.len(), commands::COMMANDS.len());
     }
 }
