@@ -78,7 +78,8 @@ impl Session {
     }
 
     pub fn jobs(&mut self, args: &[String]) -> Result<Dynamic> {
-        use crate::jobs::command::{self, Format, Request};
+        use crate::jobs::command::{self, Request};
+        use crate::jobs::Format;
         let request = command::parse(args)?;
         if let Request::Format(value) = &request {
             let (value, changed) =
