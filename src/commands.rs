@@ -1,10 +1,6 @@
-//! The command table: one row per HammerDB command. It registers the Rhai functions, drives
-//! `help` and Tab completion, and checks argument counts, so the three cannot disagree.
-
-use rhai::Dynamic;
-
-use crate::error::Result;
-use crate::session::Session;
+//! The command table: one row per HammerDB command, plain data. It registers the Rhai
+//! functions, drives `help` and Tab completion, and checks argument counts, so the three cannot
+//! disagree; the session runs each row by its name (a test there checks every row has a method).
 
 /// What Tab offers for one argument position.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,7 +35,6 @@ pub struct Command {
     /// One paragraph for `help name`.
     pub help: &'static str,
     pub complete: &'static [Complete],
-    pub run: fn(&mut Session, &[String]) -> Result<Dynamic>,
 }
 
 impl Command {
@@ -138,7 +133,6 @@ pub static COMMANDS: &[Command] = &[
         help: "Sets the database (db: pg, maria or mysql) or the benchmark (bm: TPROC-C). \
                The choice persists between sessions.",
         complete: &[C::DbsetWhat, C::DbsetValue],
-        run: Session::dbset,
     },
     Command {
         name: "diset",
@@ -149,7 +143,6 @@ pub static COMMANDS: &[Command] = &[
                its type and range; the key keeps its old value when the new one is refused. \
                Type \"print dict\" for the dictionaries and keys.",
         complete: &[C::DictSections, C::DictKeys],
-        run: Session::diset,
     },
     Command {
         name: "giset",
@@ -158,7 +151,6 @@ pub static COMMANDS: &[Command] = &[
         max_args: 3,
         help: "Sets a key of the generic dictionary. Type \"print generic\" for its sections and keys.",
         complete: &[C::GenericSections, C::GenericKeys],
-        run: Session::giset,
     },
     Command {
         name: "print",
@@ -172,7 +164,6 @@ pub static COMMANDS: &[Command] = &[
                In a script, print(\"text\") \
                of anything else prints the text itself.",
         complete: &[C::PrintTargets],
-        run: Session::print,
     },
     Command {
         name: "vuset",
@@ -183,7 +174,6 @@ pub static COMMANDS: &[Command] = &[
                (milliseconds), iterations, and the output switches showoutput, logtotemp, unique, \
                nobuff, timestamps (0 or 1). Refused while virtual users exist.",
         complete: &[C::VusetOptions],
-        run: Session::vuset,
     },
     Command {
         name: "tcset",
@@ -195,7 +185,6 @@ pub static COMMANDS: &[Command] = &[
                unique (a log named hdbtcount_<GUID>.log) and timestamps (each logged line ends \
                with @ <UTC time>), each 0 or 1. Read at tcstart.",
         complete: &[C::TcsetOptions],
-        run: Session::tcset,
     },
     Command {
         name: "metset",
@@ -208,7 +197,6 @@ pub static COMMANDS: &[Command] = &[
                3600, default 2) and percpu (1 adds a line per CPU after the `CPU all` line). \
                Refused while metrics run.",
         complete: &[C::MetsetOptions],
-        run: Session::metset,
     },
     Command {
         name: "tcstart",
@@ -223,7 +211,6 @@ pub static COMMANDS: &[Command] = &[
                database holds TPROC-C districts. A server that goes away is said once and \
                retried; a restart never shows as a spike.",
         complete: &[],
-        run: Session::tcstart,
     },
     Command {
         name: "tcstatus",
@@ -232,7 +219,6 @@ pub static COMMANDS: &[Command] = &[
         max_args: 0,
         help: "Says whether the transaction counter runs. Returns true or false.",
         complete: &[],
-        run: Session::tcstatus,
     },
     Command {
         name: "tcstop",
@@ -244,7 +230,6 @@ pub static COMMANDS: &[Command] = &[
                max_tpm, nopm, series}, series an array of #{time, seconds, transactions, tpm, \
                nopm}.",
         complete: &[],
-        run: Session::tcstop,
     },
     Command {
         name: "metstart",
@@ -256,7 +241,6 @@ pub static COMMANDS: &[Command] = &[
                that host (retrying while it does not answer). Each interval prints \
                \"CPU all usr%-x sys%-y irq%-z idle%-w\" (and one line per CPU with percpu 1).",
         complete: &[],
-        run: Session::metstart,
     },
     Command {
         name: "metstatus",
@@ -266,7 +250,6 @@ pub static COMMANDS: &[Command] = &[
         help: "Says whether CPU metrics run and whether the agent is connected. Returns true \
                or false.",
         complete: &[],
-        run: Session::metstatus,
     },
     Command {
         name: "metstop",
@@ -277,7 +260,6 @@ pub static COMMANDS: &[Command] = &[
                over the samples. Returns #{samples, seconds, usr, sys, irq, idle, series}, each \
                column a map #{min, avg, max}.",
         complete: &[],
-        run: Session::metstop,
     },
     Command {
         name: "runtimer",
@@ -288,7 +270,6 @@ pub static COMMANDS: &[Command] = &[
                counter, metrics and anything else in the background go on. Ctrl-C ends the wait \
                early and the script continues (to its tcstop and metstop, say).",
         complete: &[],
-        run: Session::runtimer,
     },
     Command {
         name: "buildschema",
@@ -302,7 +283,6 @@ pub static COMMANDS: &[Command] = &[
                Returns #{ok, warehouses, rows, seconds, rows_per_second, bytes_on_disk, jobid}; \
                a build that fails is an error naming its job (catch (e): e.jobid, e.status, e.note).",
         complete: &[],
-        run: Session::buildschema,
     },
     Command {
         name: "checkschema",
@@ -315,7 +295,6 @@ pub static COMMANDS: &[Command] = &[
                jobid}. A failed check is an error of the script naming its job; catch (e) reads \
                the same e.checks, with e.jobid, e.status and e.note.",
         complete: &[],
-        run: Session::checkschema,
     },
     Command {
         name: "deleteschema",
@@ -326,7 +305,6 @@ pub static COMMANDS: &[Command] = &[
                user where hammer created it. Returns the lines that say what was dropped; a schema \
                that is not there is nothing to delete, which is said and is no failure.",
         complete: &[],
-        run: Session::deleteschema,
     },
     Command {
         name: "dgset",
@@ -336,7 +314,6 @@ pub static COMMANDS: &[Command] = &[
         help: "Configures datagenrun: vu (parallel writers, at most the warehouses), warehouse \
                (how many), directory (where the files go; empty means the temporary directory).",
         complete: &[C::DgsetOptions],
-        run: Session::dgset,
     },
     Command {
         name: "datagenrun",
@@ -347,7 +324,6 @@ pub static COMMANDS: &[Command] = &[
                directory, for a server's own bulk loader. Never overwrites a file. A generation \
                that fails is an error naming its job.",
         complete: &[],
-        run: Session::datagenrun,
     },
     Command {
         name: "loadscript",
@@ -357,7 +333,6 @@ pub static COMMANDS: &[Command] = &[
         help: "Freezes the current database's driver configuration (test or timed, rampup, \
                duration, options) for the next virtual users; print script shows it.",
         complete: &[],
-        run: Session::loadscript,
     },
     Command {
         name: "customscript",
@@ -369,7 +344,6 @@ pub static COMMANDS: &[Command] = &[
                database's schema with query(sql), execute(sql), call(name, [args]), begin(), \
                commit() and rollback().",
         complete: &[],
-        run: Session::customscript,
     },
     Command {
         name: "clearscript",
@@ -378,7 +352,6 @@ pub static COMMANDS: &[Command] = &[
         max_args: 0,
         help: "Forgets the loaded script.",
         complete: &[],
-        run: Session::clearscript,
     },
     Command {
         name: "vucreate",
@@ -388,7 +361,6 @@ pub static COMMANDS: &[Command] = &[
         help: "Creates the virtual users (vuset vu), plus a monitor for a timed script; loads \
                the script first when none is loaded.",
         complete: &[],
-        run: Session::vucreate,
     },
     Command {
         name: "vurun",
@@ -403,7 +375,6 @@ pub static COMMANDS: &[Command] = &[
                reads e.jobid, e.status, e.note and the figures as e.result. Ctrl-C ends the \
                script (hammer auto exits 130) with the job STOPPED.",
         complete: &[],
-        run: Session::vurun,
     },
     Command {
         name: "vustatus",
@@ -412,7 +383,6 @@ pub static COMMANDS: &[Command] = &[
         max_args: 0,
         help: "Shows each virtual user's state: WAIT IDLE, RUNNING, FINISH SUCCESS, FINISH FAILED.",
         complete: &[],
-        run: Session::vustatus,
     },
     Command {
         name: "vucomplete",
@@ -421,7 +391,6 @@ pub static COMMANDS: &[Command] = &[
         max_args: 0,
         help: "Returns true when every virtual user of the last run has finished.",
         complete: &[],
-        run: Session::vucomplete,
     },
     Command {
         name: "vudestroy",
@@ -430,7 +399,6 @@ pub static COMMANDS: &[Command] = &[
         max_args: 0,
         help: "Destroys the virtual users, so that settings can change and new ones be created.",
         complete: &[],
-        run: Session::vudestroy,
     },
     Command {
         name: "lastrun",
@@ -442,7 +410,6 @@ pub static COMMANDS: &[Command] = &[
                transaction type a map of committed, rolled_back, retried, failed, p50_ms, p95_ms, \
                p99_ms, max_ms.",
         complete: &[],
-        run: Session::lastrun,
     },
     Command {
         name: "jobs",
@@ -451,7 +418,6 @@ pub static COMMANDS: &[Command] = &[
         max_args: 3,
         help: JOBS_HELP,
         complete: &[C::Words(JOBS_WORDS), C::Words(crate::jobs::command::SUBCOMMANDS)],
-        run: Session::jobs,
     },
     Command {
         name: "job",
@@ -460,7 +426,6 @@ pub static COMMANDS: &[Command] = &[
         max_args: 3,
         help: "The same as jobs.",
         complete: &[C::Words(JOBS_WORDS), C::Words(crate::jobs::command::SUBCOMMANDS)],
-        run: Session::jobs,
     },
     Command {
         name: "librarycheck",
@@ -471,7 +436,6 @@ pub static COMMANDS: &[Command] = &[
                configured server answers, its version and whether the session uses TLS. Returns a \
                map keyed by prefix (pg, maria, mysql) of #{ok, version, tls, error}.",
         complete: &[],
-        run: Session::librarycheck,
     },
     Command {
         name: "help",
@@ -480,7 +444,6 @@ pub static COMMANDS: &[Command] = &[
         max_args: 1,
         help: "Lists the commands, or describes one.",
         complete: &[C::Commands],
-        run: Session::help,
     },
     Command {
         name: "quit",
@@ -489,7 +452,6 @@ pub static COMMANDS: &[Command] = &[
         max_args: 0,
         help: "Leaves hammer (exit does the same).",
         complete: &[],
-        run: Session::quit,
     },
 ];
 

@@ -116,8 +116,8 @@ fn main() -> anyhow::Result<()> {
         Some(Mode::Jobs { json, text, args }) => {
             let mut session = engine.session();
             session.jobs.format_override = match (json, text) {
-                (true, _) => Some(hammer::jobs::command::Format::Json),
-                (_, true) => Some(hammer::jobs::command::Format::Text),
+                (true, _) => Some(hammer::jobs::Format::Json),
+                (_, true) => Some(hammer::jobs::Format::Text),
                 _ => None,
             };
             match session.run("jobs", &args) {

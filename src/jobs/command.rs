@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use rhai::Dynamic;
 use serde::Serialize;
 
+pub use super::format::Format;
 use super::id::{self, IdArg};
 use super::recorder::Recorder;
 use super::store::{Lookup, Store};
@@ -13,27 +14,6 @@ use super::{diff, report, text, value, Detail, RunFigures, Status, Summary};
 use crate::config::{Settings, Target};
 use crate::error::Error;
 use crate::output::Output;
-
-/// How `jobs` prints: `jobs format text|json`, kept in `commandline.jobsoutput`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
-    Text,
-    Json,
-}
-
-impl Format {
-    pub fn of(settings: &Settings) -> Format {
-        if settings
-            .generic
-            .get("jobsoutput")
-            .eq_ignore_ascii_case("text")
-        {
-            Format::Text
-        } else {
-            Format::Json
-        }
-    }
-}
 
 /// What one job's subcommand asks for.
 #[derive(Debug, Clone, PartialEq)]

@@ -3,11 +3,13 @@
 //!
 //! The pieces, each in its own file: [`store`] (the SQLite database and its schema),
 //! [`recorder`] (the current job: its output lines, series and end), [`system`] (the machine
-//! and server a job ran on), [`command`] (parsing and running `jobs ...`), and the pure
-//! renderings [`text`], [`diff`] and [`report`] of the plain structs defined here.
+//! and server a job ran on), [`command`] (parsing and running `jobs ...`), [`format`] (text
+//! or JSON, which both of those read), and the pure renderings [`text`], [`diff`] and
+//! [`report`] of the plain structs defined here.
 
 pub mod command;
 pub mod diff;
+pub mod format;
 pub mod id;
 pub mod recorder;
 pub mod report;
@@ -18,6 +20,7 @@ pub mod value;
 
 use serde::Serialize;
 
+pub use format::Format;
 pub use id::new_id;
 pub use recorder::Recorder;
 

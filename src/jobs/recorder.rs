@@ -107,7 +107,7 @@ pub struct Recorder {
     running: Option<Running>,
     series: SeriesSink,
     /// `hammer jobs --json|--text`: the format for this process only.
-    pub format_override: Option<super::command::Format>,
+    pub format_override: Option<super::format::Format>,
 }
 
 impl Recorder {

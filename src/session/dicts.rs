@@ -1,0 +1,360 @@
+//! The dictionary commands: dbset, diset, giset, vuset, tcset and metset change the settings
+//! (checked, confirmed in HammerDB's words, persisted); print shows them; librarycheck asks
+//! each database's server what it is.
+
+use rhai::Dynamic;
+
+use super::{values, vus_exist_error, Session};
+use crate::commands::{self, Command, METSET_OPTIONS, PRINT_TARGETS, TCSET_OPTIONS, VUSET_OPTIONS};
+use crate::config::{Change, Database, Target, UNSUPPORTED};
+use crate::error::{Error, Result};
+
+impl Session {
+    // ---- dbset -------------------------------------------------------------------------
+
+    pub fn dbset(&mut self, args: &[String]) -> Result<Dynamic> {
+        let usage = commands::find("dbset")
+            .map(Command::usage)
+            .unwrap_or_default();
+        match args[0].as_str() {
+            "db" => self.set_database(&args[1]),
+            "bm" => self.set_benchmark(&args[1]),
+            other => Err(Error::usage(
+                format!("Error: invalid option {other}"),
+                usage,
+            )),
+        }
+    }
+
+    fn set_database(&mut self, prefix: &str) -> Result<Dynamic> {
+        let supported: Vec<&str> = Database::ALL.iter().map(|d| d.prefix()).collect();
+        let Some(db) = Database::from_prefix(prefix) else {
+            if let Some((p, name)) = UNSUPPORTED
+                .iter()
+                .find(|(p, _)| p.eq_ignore_ascii_case(prefix))
+            {
+                return Err(Error::Config(format!(
+                    "{name} ({p}) is not supported by hammer (yet); choose one from {}",
+                    supported.join(" ")
+                )));
+            }
+            return Err(Error::Config(format!(
+                "Unknown prefix {prefix}, choose one from {}",
+                supported.join(" ")
+            )));
+        };
+        if db != self.current() {
+            self.settings
+                .set(Target::Generic, "benchmark", "rdbms", db.name())?;
+            self.persist();
+        }
+        self.out.line(format!("Database set to {}", db.name()));
+        Ok(Dynamic::UNIT)
+    }
+
+    fn set_benchmark(&mut self, name: &str) -> Result<Dynamic> {
+        let db = self.current().name();
+        match name.to_ascii_uppercase().as_str() {
+            "TPROC-C" | "TPC-C" => {
+                self.out.line(format!(
+                    "Benchmark set to {} for {db}",
+                    name.to_ascii_uppercase()
+                ));
+                Ok(Dynamic::UNIT)
+            }
+            "TPROC-H" | "TPC-H" => Err(Error::Config(format!(
+                "{} is not supported by hammer yet; TPROC-C is",
+                name.to_ascii_uppercase()
+            ))),
+            _ => Err(Error::Config(format!(
+                "Unknown benchmark {name}, choose one from TPROC-C (or its compatible name TPC-C)"
+            ))),
+        }
+    }
+
+    // ---- diset / giset -----------------------------------------------------------------
+
+    pub fn diset(&mut self, args: &[String]) -> Result<Dynamic> {
+        self.set_key(Target::Db(self.current()), &args[0], &args[1], &args[2])
+    }
+
+    pub fn giset(&mut self, args: &[String]) -> Result<Dynamic> {
+        self.set_key(Target::Generic, &args[0], &args[1], &args[2])
+    }
+
+    fn set_key(
+        &mut self,
+        target: Target,
+        section: &str,
+        key: &str,
+        value: &str,
+    ) -> Result<Dynamic> {
+        if target == Target::Generic && section == "virtual_user_options" && self.vus_exist() {
+            return Err(vus_exist_error());
+        }
+        let secret = self
+            .settings
+            .dict(target)
+            .spec(key)
+            .is_some_and(|s| s.is_secret());
+        if secret && value == crate::config::MASK {
+            // A line recalled from the history has its password masked: running it again
+            // must not make the mask the password.
+            return Err(Error::Config(format!(
+                "{} is how hammer shows a password, not a password: {section}:{key} keeps its value; \
+                 type the password itself (the console's history keeps passwords masked)",
+                crate::config::MASK
+            )));
+        }
+        let change = self.settings.set(target, section, key, value)?;
+        // A password is never shown, not even masked: "from ******** to ********" would read
+        // as if something were hidden in the sentence rather than in the value.
+        match change {
+            Change::Same(_) if secret => self.out.line(format!(
+                "Value for {section}:{key} is the same as the existing value, no change made"
+            )),
+            Change::Same(v) => self.out.line(format!(
+                "Value {v} for {section}:{key} is the same as existing value {v}, no change made"
+            )),
+            Change::Changed { old, new } => {
+                if secret {
+                    self.out
+                        .line(format!("Changed {section}:{key} for {}", target.label()));
+                } else {
+                    self.out.line(format!(
+                        "Changed {section}:{key} from {old} to {new} for {}",
+                        target.label()
+                    ));
+                }
+                self.persist();
+                // HammerDB clears the script only for *_driver keys, so other changes silently
+                // miss the next run; here any change to the script's database clears it, and
+                // vucreate loads the current settings again.
+                let affects_script = self
+                    .vu
+                    .script
+                    .as_ref()
+                    .is_some_and(|sc| target == Target::Db(sc.db));
+                if affects_script {
+                    self.vu.script = None;
+                    self.out
+                        .line("Clearing Script, reload script to activate new setting");
+                    self.out.line("Script cleared");
+                }
+            }
+        }
+        Ok(Dynamic::UNIT)
+    }
+
+    // ---- vuset / tcset / metset --------------------------------------------------------
+
+    pub fn vuset(&mut self, args: &[String]) -> Result<Dynamic> {
+        let usage = commands::find("vuset")
+            .map(Command::usage)
+            .unwrap_or_default();
+        let Some((_, key)) = VUSET_OPTIONS.iter().find(|(o, _)| *o == args[0]) else {
+            return Err(Error::usage(
+                format!("Error: invalid option {}", args[0]),
+                usage,
+            ));
+        };
+        if self.vus_exist() {
+            return Err(vus_exist_error());
+        }
+        let value = if *key == "virtual_users" && args[1].eq_ignore_ascii_case("vcpu") {
+            std::thread::available_parallelism()
+                .map_or(1, |n| n.get())
+                .to_string()
+        } else {
+            args[1].clone()
+        };
+        self.set_key(Target::Generic, "virtual_user_options", key, &value)
+    }
+
+    pub fn tcset(&mut self, args: &[String]) -> Result<Dynamic> {
+        let r = self.set_option("tcset", "transaction_counter", TCSET_OPTIONS, args)?;
+        if self.tc.thread_id().is_some() {
+            self.out
+                .line("Transaction Counter is running: the change applies from the next tcstart");
+        }
+        Ok(r)
+    }
+
+    pub fn metset(&mut self, args: &[String]) -> Result<Dynamic> {
+        if self.metrics.status().is_some() {
+            return Err(Error::State(
+                "Stop Metrics before setting configuration: metstop stops them".into(),
+            ));
+        }
+        self.set_option("metset", "metrics", METSET_OPTIONS, args)
+    }
+
+    /// `tcset`/`metset`: an option word mapped to a generic key, confirmed in HammerDB's words.
+    fn set_option(
+        &mut self,
+        cmd: &str,
+        section: &str,
+        options: &[(&str, &str, &str)],
+        args: &[String],
+    ) -> Result<Dynamic> {
+        let usage = commands::find(cmd).map(Command::usage).unwrap_or_default();
+        let Some((_, key, label)) = options.iter().find(|(o, _, _)| *o == args[0]) else {
+            return Err(Error::usage(
+                format!("Error: invalid option {}", args[0]),
+                usage,
+            ));
+        };
+        let change = self.settings.set(Target::Generic, section, key, &args[1])?;
+        let value = match change {
+            Change::Same(v) => v,
+            Change::Changed { new, .. } => {
+                self.persist();
+                new
+            }
+        };
+        self.out.line(format!("{label} set to {value}"));
+        Ok(Dynamic::UNIT)
+    }
+
+    // ---- print -------------------------------------------------------------------------
+
+    pub fn print(&mut self, args: &[String]) -> Result<Dynamic> {
+        Ok(self.print_text(&args[0])?.into())
+    }
+
+    /// The text `print target` shows.
+    pub fn print_text(&self, target: &str) -> Result<String> {
+        let db = self.current();
+        let text = match target {
+            "db" => {
+                let all: Vec<String> = Database::ALL
+                    .iter()
+                    .map(|d| format!("{} = {}", d.name(), d.prefix()))
+                    .collect();
+                format!(
+                    "Database {} set.\nTo change do: dbset db prefix, one of:\n{}",
+                    db.name(),
+                    all.join(" ")
+                )
+            }
+            "bm" => "Benchmark set to TPC-C".to_string(),
+            "dict" => {
+                let dict = self.settings.db(db);
+                format!(
+                    "Dictionary Settings for {}\n{}",
+                    db.name(),
+                    dict.render(&dict.sections())
+                )
+            }
+            "generic" => {
+                let g = &self.settings.generic;
+                format!("Generic Dictionary Settings\n{}", g.render(&g.sections()))
+            }
+            "vuconf" => {
+                let g = &self.settings.generic;
+                [
+                    ("Virtual Users", "virtual_users"),
+                    ("User Delay(ms)", "user_delay"),
+                    ("Repeat Delay(ms)", "repeat_delay"),
+                    ("Iterations", "iterations"),
+                    ("Show Output", "show_output"),
+                    ("Log Output", "log_to_temp"),
+                    ("Unique Log Name", "unique_log_name"),
+                    ("No Log Buffer", "no_log_buffer"),
+                    ("Log Timestamps", "log_timestamps"),
+                ]
+                .iter()
+                .map(|(label, key)| format!("{label} = {}", g.get(key)))
+                .collect::<Vec<_>>()
+                .join("\n")
+            }
+            "tcconf" => self.settings.generic.render(&["transaction_counter"]),
+            "script" => match (&self.vu.script, &self.vu.custom) {
+                (Some(script), _) => script.render(),
+                (None, Some(custom)) => format!(
+                    "Custom script {}:\n{}",
+                    custom.path.display(),
+                    custom.source.trim_end()
+                ),
+                (None, None) => "\nNo Script loaded: Load with loadscript\n".to_string(),
+            },
+            "vucreated" => format!(
+                "{} Virtual Users created",
+                self.vu.board.as_ref().map_or(0, |b| b.len())
+            ),
+            "vustatus" => self.vustatus_text(),
+            "vucomplete" => self.vucomplete_value().to_string(),
+            "datagen" => {
+                let g = &self.settings.generic;
+                format!(
+                    "Data Generation set to build a TPC-C schema for {} with {} warehouses with {} virtual users in {}",
+                    db.name(),
+                    g.get("gen_count_ware"),
+                    g.get("gen_num_vu"),
+                    self.datagen_dir().display()
+                )
+            }
+            other => {
+                let usage = commands::find("print")
+                    .map(Command::usage)
+                    .unwrap_or_default();
+                return Err(Error::usage(
+                    format!(
+                        "Error: cannot print \"{other}\", valid targets are {}",
+                        PRINT_TARGETS.join(", ")
+                    ),
+                    usage,
+                ));
+            }
+        };
+        Ok(text)
+    }
+
+    // ---- librarycheck ------------------------------------------------------------------
+
+    pub fn librarycheck(&mut self, _args: &[String]) -> Result<Dynamic> {
+        let settings = self.settings.clone();
+        // All servers are asked at once, so unreachable hosts cost one timeout, not one each.
+        let probes = self.block_on(futures_util::future::join_all(
+            Database::ALL.map(|db| crate::db::probe(&settings, db)),
+        ))?;
+        let mut entries = Vec::new();
+        for (db, probe) in Database::ALL.iter().zip(probes) {
+            let name = db.name();
+            self.out
+                .line(format!("Checking database library for {name}"));
+            let driver = crate::db::engine(*db).client();
+            self.out.line(format!(
+                "Success ... {driver} driver is built into hammer for {name}"
+            ));
+            let entry = match probe {
+                Ok(info) => {
+                    let tls = if info.tls { "TLS on" } else { "TLS off" };
+                    let port = info
+                        .port
+                        .map(|p| format!(", @@port {p}"))
+                        .unwrap_or_default();
+                    let via = if info.peer.addr.starts_with('/') {
+                        "socket"
+                    } else {
+                        "TCP"
+                    };
+                    self.out.line(format!(
+                        "Server {} answers as user {}: {} ({via}, {tls}{port})",
+                        info.peer.addr, info.peer.user, info.version
+                    ));
+                    if let Some(note) = &info.note {
+                        self.out.line(format!("Note: {note}"));
+                    }
+                    values::server_map(&info)
+                }
+                Err(e) => {
+                    self.out.line(format!("Error: {e}"));
+                    values::no_server_map(&e.to_string())
+                }
+            };
+            entries.push((db.prefix(), entry));
+        }
+        Ok(values::by_prefix(entries).into())
+    }
+}

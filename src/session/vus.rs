@@ -1,0 +1,233 @@
+//! The virtual-user commands: loadscript, customscript and clearscript choose the workload;
+//! vucreate, vurun (a job), vustatus, vucomplete and vudestroy drive the virtual users;
+//! lastrun gives the last run's figures.
+
+use std::sync::Arc;
+
+use rhai::Dynamic;
+
+use super::{values, Session};
+use crate::error::{Error, Result};
+use crate::tpcc::schema::Say;
+
+impl Session {
+    // ---- loadscript / vucreate / vurun / vustatus / vucomplete / vudestroy -------------
+
+    pub fn loadscript(&mut self, _args: &[String]) -> Result<Dynamic> {
+        self.vu.custom = None;
+        self.vu.script = Some(crate::vu::Script::load(&self.settings));
+        self.out
+            .line("Script loaded, Type \"print script\" to view");
+        Ok(Dynamic::UNIT)
+    }
+
+    pub fn customscript(&mut self, args: &[String]) -> Result<Dynamic> {
+        let script = crate::custom::CustomScript::load(std::path::Path::new(&args[0]))?;
+        self.out.line(format!("Loaded {}", script.path.display()));
+        self.vu.script = None;
+        self.vu.custom = Some(script);
+        Ok(Dynamic::UNIT)
+    }
+
+    pub fn clearscript(&mut self, _args: &[String]) -> Result<Dynamic> {
+        self.vu.script = None;
+        self.vu.custom = None;
+        self.out.line("Script cleared");
+        Ok(Dynamic::UNIT)
+    }
+
+    pub fn vucreate(&mut self, _args: &[String]) -> Result<Dynamic> {
+        if self.vus_exist() {
+            return Err(Error::State(
+                "Error: Virtual Users exist, destroy with vudestroy before creating".into(),
+            ));
+        }
+        if self.vu.script.is_none() && self.vu.custom.is_none() {
+            let _ = self.loadscript(&[])?;
+        }
+        let workers = self.settings.generic.get_i64("virtual_users") as usize;
+        // Custom scripts run without a monitor.
+        let monitor = self.vu.script.as_ref().is_some_and(|s| s.timed());
+        let total = workers + usize::from(monitor);
+        for n in 1..=total {
+            if monitor && n == 1 {
+                self.out.line("Vuser 1 created MONITOR - WAIT IDLE");
+            } else {
+                self.out.line(format!("Vuser {n} created - WAIT IDLE"));
+            }
+        }
+        if monitor {
+            self.out
+                .line(format!("{total} Virtual Users Created with Monitor VU"));
+        } else {
+            self.out.line(format!("{total} Virtual Users Created"));
+        }
+        self.vu.board = Some(crate::vu::Board::new(total));
+        self.vu.monitor = monitor;
+        Ok(Dynamic::UNIT)
+    }
+
+    pub fn vurun(&mut self, args: &[String]) -> Result<Dynamic> {
+        self.as_job(args, Self::run_job)
+    }
+
+    fn run_job(&mut self, _args: &[String]) -> Result<Dynamic> {
+        if !self.vus_exist() {
+            let _ = self.vucreate(&[])?;
+        }
+        if let (Some(custom), Some(board)) = (self.vu.custom.clone(), self.vu.board.clone()) {
+            return self.run_custom(&custom, &board);
+        }
+        let (Some(mut script), Some(board)) = (self.vu.script.clone(), self.vu.board.clone())
+        else {
+            return Err(Error::State(
+                "Error: There is no workload to run because the Script is empty".into(),
+            ));
+        };
+        // Virtual-user options are HammerDB's globals, read at run time, not frozen.
+        script.use_vu_options(&self.settings)?;
+        if script.timed() != self.vu.monitor
+            || board.len() != script.options.virtual_users as usize + usize::from(script.timed())
+        {
+            return Err(Error::State(
+                "Error: the loaded script needs other virtual users than those created; vudestroy, then vurun".into(),
+            ));
+        }
+        for n in 1..=board.len() {
+            board.set(n, crate::tpcc::driver::VuState::WaitIdle);
+        }
+        let id = self.begin_job(crate::jobs::Spec::run(&script));
+        let say = Say::new(self.out.clone(), 1);
+        let states: crate::tpcc::driver::StateSink = {
+            let board = board.clone();
+            Arc::new(move |vu, state| board.set(vu, state))
+        };
+        let result = self.rt.block_on(crate::db::run_tpcc(
+            &script.settings,
+            script.db,
+            script.options.clone(),
+            say.clone(),
+            states,
+            self.interrupt.clone(),
+        ));
+        let result = match result {
+            Ok(r) => r,
+            Err(e) => {
+                // Nothing ran: the schema or the connection was not right.
+                for n in 1..=board.len() {
+                    board.set(n, crate::tpcc::driver::VuState::WaitIdle);
+                }
+                return Err(e);
+            }
+        };
+        if script.timed() || script.options.show_output {
+            self.out
+                .line("Transactions (hammer; after rampup for timed runs):");
+        }
+        for line in result.stats.table() {
+            self.out.line(line);
+        }
+        if script.options.time_profile {
+            for (vu, stats) in &result.per_vu {
+                self.out.line(format!("Vuser {vu} time profile:"));
+                for line in stats.table() {
+                    self.out.line(format!("  {line}"));
+                }
+            }
+        }
+        if let Some(line) = result.client_cpu_line() {
+            self.out.line(line);
+        }
+        if result.stats.reconnects > 0 {
+            self.out.line(format!(
+                "Lost connections reconnected: {}",
+                result.stats.reconnects
+            ));
+        }
+        if let Some(why) = &result.stopped_early {
+            self.out.line(format!("The run ended early: {why}"));
+        }
+        self.out.line("ALL VIRTUAL USERS COMPLETE");
+        self.vu.last_run = Some((id.clone(), result));
+        Ok(id.into())
+    }
+
+    fn run_custom(
+        &mut self,
+        custom: &crate::custom::CustomScript,
+        board: &crate::vu::Board,
+    ) -> Result<Dynamic> {
+        let g = &self.settings.generic;
+        let plan = crate::custom::Plan {
+            virtual_users: board.len() as u32,
+            iterations: g.get_i64("iterations") as u32,
+            user_delay: std::time::Duration::from_millis(g.get_i64("user_delay") as u64),
+            repeat_delay: std::time::Duration::from_millis(g.get_i64("repeat_delay") as u64),
+        };
+        let states: crate::tpcc::driver::StateSink = {
+            let board = board.clone();
+            Arc::new(move |vu, state| board.set(vu, state))
+        };
+        let say = Say::new(self.out.clone(), 1);
+        let spec = crate::jobs::Spec::custom(&custom.path, &self.settings, plan.virtual_users);
+        let id = self.begin_job(spec);
+        let failed = crate::custom::run(
+            custom,
+            &self.settings,
+            self.current(),
+            &plan,
+            &say,
+            &states,
+            &self.interrupt,
+            &self.rt,
+        );
+        self.out.line("ALL VIRTUAL USERS COMPLETE");
+        if failed > 0 {
+            // The job ends FAILED with this as its reason, and vurun raises it.
+            return Err(Error::State(crate::jobs::recorder::vus_failed(failed)));
+        }
+        Ok(id.into())
+    }
+
+    pub(super) fn vustatus_text(&self) -> String {
+        match &self.vu.board {
+            None => "No Virtual Users found".to_string(),
+            Some(b) => b
+                .states()
+                .iter()
+                .enumerate()
+                .map(|(i, s)| format!("{} = {}", i + 1, s.label()))
+                .collect::<Vec<_>>()
+                .join("\n"),
+        }
+    }
+
+    pub(super) fn vucomplete_value(&self) -> bool {
+        self.vu.board.as_ref().is_some_and(|b| b.complete())
+    }
+
+    pub fn vustatus(&mut self, _args: &[String]) -> Result<Dynamic> {
+        self.out.line(self.vustatus_text());
+        Ok(Dynamic::UNIT)
+    }
+
+    pub fn vucomplete(&mut self, _args: &[String]) -> Result<Dynamic> {
+        Ok(self.vucomplete_value().into())
+    }
+
+    pub fn vudestroy(&mut self, _args: &[String]) -> Result<Dynamic> {
+        if self.vu.board.take().is_none() {
+            return Err(Error::State("No Virtual Users found to destroy".into()));
+        }
+        self.out.line("vudestroy success");
+        Ok(Dynamic::UNIT)
+    }
+
+    /// The last run's result as a map: `#{id, nopm, tpm, active_vus, seconds, new_order: #{...}, ...}`.
+    pub fn lastrun(&mut self, _args: &[String]) -> Result<Dynamic> {
+        let Some((id, r)) = &self.vu.last_run else {
+            return Err(Error::State("No run yet: vurun first".into()));
+        };
+        Ok(values::run_map(id, r).into())
+    }
+}
