@@ -12,7 +12,7 @@ use std::time::Duration;
 use rhai::{Array, Dynamic, Engine, EvalAltResult, ImmutableString, Position, Scope, AST};
 
 use crate::config::{Database, Settings};
-use crate::db::script_conn::ScriptConn;
+use crate::db::engine::ScriptConn;
 use crate::error::{Error, Result};
 use crate::interrupt::Interrupt;
 use crate::tpcc::driver::{StateSink, VuState};

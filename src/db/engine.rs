@@ -1,12 +1,12 @@
 //! The contract every engine keeps: what the rest of hammer may ask of a database's code
-//! ([`Engine`]), and what a probe learns ([`ServerInfo`]). `db::engine` (in `db/mod.rs`) picks
-//! the engine for a database; this file says what an engine is.
+//! ([`Engine`]), what a probe learns ([`ServerInfo`]), and the plain SQL connection a custom
+//! workload gets ([`ScriptConn`], over each family's [`ScriptSql`]). The function `db::engine`
+//! (in `db/mod.rs`) picks the engine for a database; this file says what an engine is.
 
 use std::future::Future;
 use std::pin::Pin;
 
 use crate::config::{Database, Settings};
-use crate::db::script_conn::ScriptConn;
 use crate::error::Result;
 use crate::fault::{DbError, Peer};
 use crate::interrupt::Interrupt;
@@ -100,4 +100,51 @@ pub trait Engine: Sync {
         states: StateSink,
         interrupt: Interrupt,
     ) -> Pending<'a, Result<RunResult>>;
+}
+
+/// Rows as text, `None` for NULL.
+pub type Rows = Vec<Vec<Option<String>>>;
+
+/// What a family's connection answers for a custom workload.
+pub trait ScriptSql: Send {
+    /// Runs SQL and returns the rows of its (last) result.
+    fn query<'a>(&'a mut self, sql: &'a str) -> Pending<'a, Result<Rows, DbError>>;
+
+    /// Runs SQL that returns no rows; the number of rows it affected.
+    fn execute<'a>(&'a mut self, sql: &'a str) -> Pending<'a, Result<u64, DbError>>;
+
+    /// The statement that opens a transaction in this dialect (`BEGIN`, `START TRANSACTION`).
+    fn begin_statement(&self) -> &'static str;
+
+    /// Closes the connection politely.
+    fn close(self: Box<Self>) -> Pending<'static, ()>;
+}
+
+/// A connection as the schema owner on the schema's database.
+pub struct ScriptConn(Box<dyn ScriptSql>);
+
+impl ScriptConn {
+    pub fn new(conn: impl ScriptSql + 'static) -> Self {
+        ScriptConn(Box::new(conn))
+    }
+
+    /// Runs SQL and returns the rows of its (last) result.
+    pub async fn query(&mut self, sql: &str) -> Result<Rows, DbError> {
+        self.0.query(sql).await
+    }
+
+    /// Runs SQL that returns no rows; the number of rows it affected.
+    pub async fn execute(&mut self, sql: &str) -> Result<u64, DbError> {
+        self.0.execute(sql).await
+    }
+
+    /// Opens a transaction (`BEGIN` / `START TRANSACTION`).
+    pub async fn begin(&mut self) -> Result<u64, DbError> {
+        let sql = self.0.begin_statement();
+        self.0.execute(sql).await
+    }
+
+    pub async fn close(self) {
+        self.0.close().await
+    }
 }

@@ -23,7 +23,6 @@ pub mod engine;
 pub mod mysql;
 pub(crate) mod net;
 pub mod postgres;
-pub mod script_conn;
 
 pub use crate::fault::{DbError, Failure, Peer};
 pub use engine::{Engine, ServerInfo};

@@ -4,13 +4,13 @@
 use std::sync::Arc;
 
 use crate::config::{Database, Settings};
+use crate::db::engine::ScriptConn;
 use crate::db::engine::{Engine, Facts, Pending, ServerInfo};
 use crate::db::mysql::driver::MyDriver;
 use crate::db::mysql::schema::MySchema;
 use crate::db::mysql::script::MyScript;
 use crate::db::mysql::wire as mywire;
 use crate::db::mysql::{probe, text_of, MyTarget};
-use crate::db::script_conn::ScriptConn;
 use crate::error::Result;
 use crate::fault::DbError;
 use crate::interrupt::Interrupt;

@@ -1,9 +1,9 @@
 //! A custom workload's SQL on MariaDB/MySQL: text queries on the lean connection.
 
 use crate::db::engine::Pending;
+use crate::db::engine::{Rows, ScriptSql};
 use crate::db::mysql::text_of;
 use crate::db::mysql::wire::Wire;
-use crate::db::script_conn::{Rows, ScriptSql};
 use crate::fault::{DbError, Peer};
 
 /// One custom workload's connection and whom it reached, for messages.

@@ -4,12 +4,12 @@
 use std::sync::Arc;
 
 use crate::config::{Database, Settings};
+use crate::db::engine::ScriptConn;
 use crate::db::engine::{Engine, Facts, Pending, ServerInfo};
 use crate::db::postgres::driver::PgDriver;
 use crate::db::postgres::schema::PgSchema;
 use crate::db::postgres::script::PgScript;
 use crate::db::postgres::{classify, connect, probe, PgTarget};
-use crate::db::script_conn::ScriptConn;
 use crate::error::Result;
 use crate::fault::DbError;
 use crate::interrupt::Interrupt;

@@ -3,8 +3,8 @@
 use tokio_postgres::SimpleQueryMessage;
 
 use crate::db::engine::Pending;
+use crate::db::engine::{Rows, ScriptSql};
 use crate::db::postgres::{classify, PgConn};
-use crate::db::script_conn::{Rows, ScriptSql};
 use crate::fault::{DbError, Peer};
 
 /// One custom workload's connection and whom it reached, for messages.
