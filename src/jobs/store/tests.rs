@@ -1,4 +1,4 @@
-//! The jobs database's unit tests: round trips, aborted jobs, id prefixes, repeats, damaged and newer files.
+//! Unit tests of the jobs database: round trips, aborted jobs, id prefixes, repeats, bad files.
 
 use super::*;
 use crate::jobs::{Kind, Profile, Spec};
