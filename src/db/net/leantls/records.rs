@@ -378,16 +378,20 @@ mod tests {
         );
     }
 
-    #[tokio::test]
-    async fn an_unencrypted_record_after_the_handshake_is_refused() {
+    /// What `open` says of `bytes` placed in the read buffer after a TLS 1.3 handshake.
+    async fn refused(bytes: &[u8], what: &str) -> LeanError {
         let suite = cipher_suite::TLS13_AES_256_GCM_SHA384;
         let (port, _server) = server(&rustls::version::TLS13, suite);
         let mut c = Client::connect(port).await;
+        c.tls.space()[..bytes.len()].copy_from_slice(bytes);
+        c.tls.filled(bytes.len());
+        c.tls.open().expect_err(what)
+    }
+
+    #[tokio::test]
+    async fn an_unencrypted_record_after_the_handshake_is_refused() {
         // A ChangeCipherSpec, as a man in the middle could add: allowed only in the handshake.
-        let ccs = [20, 3, 3, 0, 1, 1];
-        c.tls.space()[..ccs.len()].copy_from_slice(&ccs);
-        c.tls.filled(ccs.len());
-        let e = c.tls.open().expect_err("an unencrypted record");
+        let e = refused(&[20, 3, 3, 0, 1, 1], "an unencrypted record").await;
         assert!(
             matches!(&e, LeanError::Tls(m) if m.contains("ChangeCipherSpec")),
             "{e:?}"
@@ -396,13 +400,8 @@ mod tests {
 
     #[tokio::test]
     async fn a_record_longer_than_tls_allows_is_refused() {
-        let suite = cipher_suite::TLS13_AES_256_GCM_SHA384;
-        let (port, _server) = server(&rustls::version::TLS13, suite);
-        let mut c = Client::connect(port).await;
         let header = [APPLICATION_DATA, 3, 3, 0x48, 0x01];
-        c.tls.space()[..header.len()].copy_from_slice(&header);
-        c.tls.filled(header.len());
-        let e = c.tls.open().expect_err("an oversize record");
+        let e = refused(&header, "an oversize record").await;
         assert!(
             matches!(&e, LeanError::Tls(m) if m.contains("MessageTooLarge")),
             "{e:?}"
