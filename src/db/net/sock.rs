@@ -204,6 +204,15 @@ pub(crate) fn plug_unix(s: &UnixStream, kill: &KillSwitch) -> io::Result<PlugGua
     Ok(plug)
 }
 
+/// The error for a server that closed the connection while hammer waited for its answer
+/// (a read of no bytes), as the lean connections and their TLS report it.
+pub(crate) fn closed() -> io::Error {
+    io::Error::new(
+        io::ErrorKind::UnexpectedEof,
+        "the server closed the connection",
+    )
+}
+
 impl Sock {
     /// Connects over TCP (no Nagle, keepalive on). The caller bounds the connect itself.
     pub(crate) async fn tcp(host: &str, port: u16, b: &Bounds) -> io::Result<Sock> {

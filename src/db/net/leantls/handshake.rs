@@ -9,7 +9,7 @@ use rustls::pki_types::ServerName;
 use rustls::unbuffered::{ConnectionState, UnbufferedStatus};
 use rustls::ClientConfig;
 
-use super::records::encode;
+use super::records::{encode, keep_plain};
 use super::{closed, tls_state, LeanError, LeanTls, MAX_RECORD};
 use crate::db::net::sock::Sock;
 
@@ -47,11 +47,7 @@ pub(crate) async fn handshake(
             ConnectionState::BlockedHandshake => read = true,
             ConnectionState::WriteTraffic(_) => done = true,
             // Data the server sends right after its Finished is kept for the first `open`.
-            ConnectionState::ReadTraffic(mut r) => {
-                while let Some(record) = r.next_record() {
-                    tls.plain.extend_from_slice(record?.payload);
-                }
-            }
+            ConnectionState::ReadTraffic(r) => keep_plain(r, &mut tls.plain)?,
             ConnectionState::PeerClosed | ConnectionState::Closed => return Err(closed()),
             other => return Err(tls_state(other)),
         }

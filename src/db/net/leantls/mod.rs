@@ -31,6 +31,8 @@ use rustls::unbuffered::ConnectionState;
 
 pub(crate) use handshake::handshake;
 
+use crate::db::net::sock;
+
 /// The most plaintext one record carries.
 const MAX_PLAIN: usize = 16 * 1024;
 /// The longest record on the wire: a header and a body with TLS 1.2's 2048 bytes of expansion.
@@ -62,10 +64,7 @@ fn tls(what: impl Into<String>) -> LeanError {
 }
 
 fn closed() -> LeanError {
-    LeanError::Io(io::Error::new(
-        io::ErrorKind::UnexpectedEof,
-        "the server closed the connection",
-    ))
+    LeanError::Io(sock::closed())
 }
 
 /// An established session.

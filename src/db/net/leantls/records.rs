@@ -4,9 +4,10 @@
 
 use std::io;
 
-use rustls::client::ClientConnectionData;
+use rustls::client::{ClientConnectionData, UnbufferedClientConnection};
 use rustls::unbuffered::{
-    ConnectionState, EncodeError, EncodeTlsData, EncryptError, UnbufferedStatus, WriteTraffic,
+    ConnectionState, EncodeError, EncodeTlsData, EncryptError, ReadTraffic, UnbufferedStatus,
+    WriteTraffic,
 };
 
 use super::{closed, tls, tls_state, LeanError, LeanTls, MAX_PLAIN, MAX_RECORD};
@@ -72,26 +73,19 @@ impl LeanTls {
         self.forget_handed();
         out.append(&mut self.queued);
         loop {
-            let UnbufferedStatus { discard, state } = self
-                .conn
-                .process_tls_records(&mut self.raw[self.start..self.end]);
-            let state = match state {
-                Ok(state) => state,
-                Err(e) => {
-                    self.start += discard;
-                    return Err(e.into());
-                }
-            };
+            let (discard, state) = process(
+                &mut self.conn,
+                &mut self.raw[self.start..self.end],
+                &mut self.start,
+            )?;
             let done = match state {
                 ConnectionState::WriteTraffic(mut w) => {
                     sealed(&mut w, &what, out)?;
                     true
                 }
                 // Records that came before this request are kept for `open`.
-                ConnectionState::ReadTraffic(mut r) => {
-                    while let Some(record) = r.next_record() {
-                        self.plain.extend_from_slice(record?.payload);
-                    }
+                ConnectionState::ReadTraffic(r) => {
+                    keep_plain(r, &mut self.plain)?;
                     false
                 }
                 ConnectionState::EncodeTlsData(e) => {
@@ -136,21 +130,14 @@ impl LeanTls {
         // With no bytes left, rustls has nothing to open: every state a record leads to is
         // reported by the call that consumed it. (The usual end of a reply, and a call saved.)
         while self.plain.is_empty() && self.start < self.end {
-            let UnbufferedStatus { discard, state } = self
-                .conn
-                .process_tls_records(&mut self.raw[self.start..self.end]);
-            let state = match state {
-                Ok(state) => state,
-                Err(e) => {
-                    self.start += discard;
-                    return Err(e.into());
-                }
-            };
+            let (discard, state) = process(
+                &mut self.conn,
+                &mut self.raw[self.start..self.end],
+                &mut self.start,
+            )?;
             let more = match state {
-                ConnectionState::ReadTraffic(mut r) => {
-                    while let Some(record) = r.next_record() {
-                        self.plain.extend_from_slice(record?.payload);
-                    }
+                ConnectionState::ReadTraffic(r) => {
+                    keep_plain(r, &mut self.plain)?;
                     true
                 }
                 ConnectionState::EncodeTlsData(e) => {
@@ -218,6 +205,35 @@ impl LeanTls {
         }
         Ok(())
     }
+}
+
+/// rustls's state after the records in `raw` (the unconsumed part of the read buffer),
+/// and how many of their bytes it is done with; on an error those bytes are skipped at once
+/// (`start` moved past them).
+fn process<'c, 'i>(
+    conn: &'c mut UnbufferedClientConnection,
+    raw: &'i mut [u8],
+    start: &mut usize,
+) -> Result<(usize, ConnectionState<'c, 'i, ClientConnectionData>), LeanError> {
+    let UnbufferedStatus { discard, state } = conn.process_tls_records(raw);
+    match state {
+        Ok(state) => Ok((discard, state)),
+        Err(e) => {
+            *start += discard;
+            Err(e.into())
+        }
+    }
+}
+
+/// Appends the plaintext of the application-data records rustls opened to `plain`.
+pub(super) fn keep_plain(
+    mut r: ReadTraffic<'_, '_, ClientConnectionData>,
+    plain: &mut Vec<u8>,
+) -> Result<(), LeanError> {
+    while let Some(record) = r.next_record() {
+        plain.extend_from_slice(record?.payload);
+    }
+    Ok(())
 }
 
 /// Seals `what` into the end of `out` with rustls.
@@ -362,16 +378,20 @@ mod tests {
         );
     }
 
-    #[tokio::test]
-    async fn an_unencrypted_record_after_the_handshake_is_refused() {
+    /// What `open` says of `bytes` placed in the read buffer after a TLS 1.3 handshake.
+    async fn refused(bytes: &[u8], what: &str) -> LeanError {
         let suite = cipher_suite::TLS13_AES_256_GCM_SHA384;
         let (port, _server) = server(&rustls::version::TLS13, suite);
         let mut c = Client::connect(port).await;
+        c.tls.space()[..bytes.len()].copy_from_slice(bytes);
+        c.tls.filled(bytes.len());
+        c.tls.open().expect_err(what)
+    }
+
+    #[tokio::test]
+    async fn an_unencrypted_record_after_the_handshake_is_refused() {
         // A ChangeCipherSpec, as a man in the middle could add: allowed only in the handshake.
-        let ccs = [20, 3, 3, 0, 1, 1];
-        c.tls.space()[..ccs.len()].copy_from_slice(&ccs);
-        c.tls.filled(ccs.len());
-        let e = c.tls.open().expect_err("an unencrypted record");
+        let e = refused(&[20, 3, 3, 0, 1, 1], "an unencrypted record").await;
         assert!(
             matches!(&e, LeanError::Tls(m) if m.contains("ChangeCipherSpec")),
             "{e:?}"
@@ -380,13 +400,8 @@ mod tests {
 
     #[tokio::test]
     async fn a_record_longer_than_tls_allows_is_refused() {
-        let suite = cipher_suite::TLS13_AES_256_GCM_SHA384;
-        let (port, _server) = server(&rustls::version::TLS13, suite);
-        let mut c = Client::connect(port).await;
         let header = [APPLICATION_DATA, 3, 3, 0x48, 0x01];
-        c.tls.space()[..header.len()].copy_from_slice(&header);
-        c.tls.filled(header.len());
-        let e = c.tls.open().expect_err("an oversize record");
+        let e = refused(&header, "an oversize record").await;
         assert!(
             matches!(&e, LeanError::Tls(m) if m.contains("MessageTooLarge")),
             "{e:?}"

@@ -54,6 +54,23 @@ pub(super) fn lean_config() -> Arc<ClientConfig> {
     Arc::new(config)
 }
 
+/// Server settings offering only `suite` in `version`, with the certificate and key given.
+fn server_config(
+    version: &'static SupportedProtocolVersion,
+    suite: SupportedCipherSuite,
+    chain: Vec<CertificateDer<'static>>,
+    key: PrivateKeyDer<'static>,
+) -> ServerConfig {
+    let mut provider = default_provider();
+    provider.cipher_suites = vec![suite];
+    ServerConfig::builder_with_provider(Arc::new(provider))
+        .with_protocol_versions(&[version])
+        .expect("versions")
+        .with_no_client_auth()
+        .with_single_cert(chain, key)
+        .expect("server config")
+}
+
 /// A server on its own thread: for each request (a 4-byte length, then the bytes) it
 /// answers the same bytes reversed, in one write, until the client says bye.
 pub(super) fn server(
@@ -69,14 +86,7 @@ pub(super) fn server_with(
     suite: SupportedCipherSuite,
     (chain, key): (Vec<CertificateDer<'static>>, PrivateKeyDer<'static>),
 ) -> (u16, JoinHandle<Served>) {
-    let mut provider = default_provider();
-    provider.cipher_suites = vec![suite];
-    let mut config = ServerConfig::builder_with_provider(Arc::new(provider))
-        .with_protocol_versions(&[version])
-        .expect("versions")
-        .with_no_client_auth()
-        .with_single_cert(chain, key)
-        .expect("server config");
+    let mut config = server_config(version, suite, chain, key);
     // To count the client's records under its last key at the end.
     config.enable_secret_extraction = true;
     let config = Arc::new(config);
@@ -243,14 +253,7 @@ pub(super) fn hand_made_in(
         ProtocolVersion::TLSv1_3 => cipher_suite::TLS13_AES_128_GCM_SHA256,
         _ => cipher_suite::TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,
     };
-    let mut provider = default_provider();
-    provider.cipher_suites = vec![suite];
-    let mut config = ServerConfig::builder_with_provider(Arc::new(provider))
-        .with_protocol_versions(&[version])
-        .expect("versions")
-        .with_no_client_auth()
-        .with_single_cert(chain, key)
-        .expect("server config");
+    let mut config = server_config(version, suite, chain, key);
     config.send_tls13_tickets = 0;
     config.enable_secret_extraction = true;
     let config = Arc::new(config);

@@ -11,6 +11,36 @@ use super::{auth, closed, protocol, Wire, WireError};
 use crate::db::net::leantls;
 use crate::db::postgres::{AuthMethod, PgTarget};
 
+/// PostgreSQL's SSLRequest: its length (8) and the request code 80877103.
+pub(crate) const SSL_REQUEST: [u8; 8] = [0, 0, 0, 8, 0x04, 0xd2, 0x16, 0x2f];
+
+/// What the server's one-byte answer to an SSLRequest means under `pg_sslmode`.
+#[derive(Debug, PartialEq)]
+pub(crate) enum SslAnswer {
+    /// `S`: the TLS handshake follows.
+    Tls,
+    /// `N` where the mode allows plain text (libpq's `prefer`).
+    Plain,
+    /// `N` where the mode requires TLS: why the connection cannot go on.
+    Required(String),
+    /// Neither `S` nor `N`: the answer, in words.
+    Unknown(String),
+}
+
+/// Reads the server's answer to an SSLRequest under `t`'s `pg_sslmode`.
+pub(crate) fn ssl_answer(t: &PgTarget, answer: u8) -> SslAnswer {
+    match answer {
+        b'S' => SslAnswer::Tls,
+        b'N' if t.tls_required() => SslAnswer::Required(format!(
+            "the server does not support TLS, which {} {} requires",
+            t.key("sslmode"),
+            t.sslmode
+        )),
+        b'N' => SslAnswer::Plain,
+        other => SslAnswer::Unknown(format!("an answer {other} to the TLS request")),
+    }
+}
+
 impl Wire {
     /// Asks for TLS; with `require` and the verify modes a server without it is an error,
     /// otherwise the session goes on in plain text (libpq's `prefer`).
@@ -18,24 +48,16 @@ impl Wire {
         // The configuration first: a missing CA file is said before anything is sent.
         let config = t.tls_config().map_err(WireError::Tls)?;
         let name = t.server_name().map_err(WireError::Tls)?;
-        frontend::ssl_request(&mut self.out);
-        self.sock.write_all(&self.out).await?;
-        self.out.clear();
+        self.sock.write_all(&SSL_REQUEST).await?;
         let mut answer = [0u8; 1];
         if self.sock.read(&mut answer).await? == 0 {
             return Err(closed());
         }
-        match answer[0] {
-            b'S' => {}
-            b'N' if t.tls_required() => {
-                return Err(WireError::Tls(format!(
-                    "the server does not support TLS, which {} {} requires",
-                    t.key("sslmode"),
-                    t.sslmode
-                )))
-            }
-            b'N' => return Ok(()),
-            other => return Err(protocol(format!("an answer {other} to the TLS request"))),
+        match ssl_answer(t, answer[0]) {
+            SslAnswer::Tls => {}
+            SslAnswer::Plain => return Ok(()),
+            SslAnswer::Required(why) => return Err(WireError::Tls(why)),
+            SslAnswer::Unknown(what) => return Err(protocol(what)),
         }
         let tls = leantls::handshake(config, name, &mut self.sock).await?;
         self.tls = Some(Box::new(tls));
@@ -180,4 +202,51 @@ enum Login {
     Proven,
     /// AuthenticationOk came: the server's parameters follow, then ReadyForQuery.
     Accepted,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn target(sslmode: &str) -> PgTarget {
+        PgTarget {
+            db: crate::config::Database::Pg,
+            host: "localhost".into(),
+            port: 5432,
+            user: "hammer".into(),
+            password: String::new(),
+            dbname: "tpcc".into(),
+            sslmode: sslmode.into(),
+            sslrootcert: String::new(),
+            require_auth: String::new(),
+            bounds: Default::default(),
+        }
+    }
+
+    #[test]
+    fn the_request_is_libpqs() {
+        let mut request = bytes::BytesMut::new();
+        frontend::ssl_request(&mut request);
+        assert_eq!(&request[..], &SSL_REQUEST[..]);
+    }
+
+    #[test]
+    fn the_answer_to_the_tls_request_is_read_under_the_sslmode() {
+        for mode in ["prefer", "require", "verify-ca", "verify-full"] {
+            let t = target(mode);
+            assert_eq!(ssl_answer(&t, b'S'), SslAnswer::Tls, "{mode}");
+            assert_eq!(
+                ssl_answer(&t, b'E'),
+                SslAnswer::Unknown("an answer 69 to the TLS request".into()),
+                "{mode}"
+            );
+        }
+        assert_eq!(ssl_answer(&target("prefer"), b'N'), SslAnswer::Plain);
+        assert_eq!(
+            ssl_answer(&target("verify-full"), b'N'),
+            SslAnswer::Required(
+                "the server does not support TLS, which pg_sslmode verify-full requires".into()
+            )
+        );
+    }
 }

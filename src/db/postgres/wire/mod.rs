@@ -28,7 +28,7 @@ use postgres_protocol::message::frontend;
 pub use messages::Reply;
 
 use crate::db::net::leantls::{LeanError, LeanTls};
-use crate::db::net::sock::Sock;
+use crate::db::net::sock::{self, Sock};
 use crate::db::net::{io_failure, CONNECT_TIMEOUT};
 use crate::db::postgres::{code_failure, PgTarget};
 use crate::fault::{DbError, Failure};
@@ -101,10 +101,7 @@ fn session(e: LeanError) -> WireError {
 }
 
 fn closed() -> WireError {
-    WireError::Io(io::Error::new(
-        io::ErrorKind::UnexpectedEof,
-        "the server closed the connection",
-    ))
+    WireError::Io(sock::closed())
 }
 
 fn auth(what: impl Into<String>) -> WireError {
