@@ -18,6 +18,8 @@ pub mod schema;
 pub mod script;
 pub mod wire;
 
+use wire::SslAnswer;
+
 use std::io;
 use std::path::PathBuf;
 use std::pin::Pin;
@@ -582,31 +584,21 @@ async fn open_stream(t: &PgTarget) -> Result<Guarded, StreamError> {
     // The configuration first: a missing CA file is said before anything is sent.
     let config = t.tls_config().map_err(StreamError::Tls)?;
     let name = t.server_name().map_err(StreamError::Tls)?;
-    // SSLRequest: length 8, code 80877103.
-    s.write_all(&[0, 0, 0, 8, 0x04, 0xd2, 0x16, 0x2f]).await?;
+    s.write_all(&wire::SSL_REQUEST).await?;
     let mut answer = [0u8; 1];
     s.read_exact(&mut answer).await?;
-    match answer[0] {
-        b'S' => {}
-        b'N' if t.tls_required() => {
-            return Err(StreamError::Tls(format!(
-                "the server does not support TLS, which {} {} requires",
-                t.key("sslmode"),
-                t.sslmode
-            )))
-        }
-        b'N' => {
+    match wire::ssl_answer(t, answer[0]) {
+        SslAnswer::Tls => {}
+        SslAnswer::Plain => {
             return Ok(Guarded {
                 inner: Stream::Tcp(s),
                 _plug: plug,
                 guard: AuthGuard::new(t, false),
             })
         }
-        other => {
-            return Err(StreamError::Tls(format!(
-                "an answer {other} to the TLS request"
-            )))
-        }
+        // This path has always called an unknown answer a TLS failure (the wire client a
+        // protocol error): both stop before anything is sent.
+        SslAnswer::Required(why) | SslAnswer::Unknown(why) => return Err(StreamError::Tls(why)),
     }
     let tls = tokio_rustls::TlsConnector::from(config)
         .connect(name, s)

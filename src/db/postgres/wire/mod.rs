@@ -25,6 +25,7 @@ use std::io;
 use bytes::{BufMut, BytesMut};
 use postgres_protocol::message::frontend;
 
+pub(crate) use login::{ssl_answer, SslAnswer, SSL_REQUEST};
 pub use messages::Reply;
 
 use crate::db::net::leantls::{LeanError, LeanTls};
