@@ -11,6 +11,7 @@ mod gen;
 pub mod inputs;
 pub mod random;
 pub mod schema;
+pub mod summary;
 pub mod txn;
 
 pub use gen::{Format, Generator};

@@ -18,6 +18,8 @@
 //! touches STOCK (an unused item rolls back either way), and locks STOCK rows in key order
 //! (also one order across terminals).
 
+pub mod counters;
+
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::LazyLock;
@@ -31,6 +33,7 @@ use crate::db::KillSwitch;
 use crate::db::{Failure, Peer};
 use crate::error::{Error, Result};
 use crate::sqlfile::{render, Named};
+use crate::tpcc::summary::{self, money, LastOrder};
 use crate::tpcc::txn::{
     Counters, Customer, Delivery, Done, Mode, NewOrder, OrderStatus, Payment, StockLevel, TxnConn,
     TxnDb,
@@ -504,7 +507,7 @@ impl TxnDb for MyDriver {
                     monitor.insert(Box::new(conn))
                 }
             };
-            match read_counters(conn).await {
+            match read_counters(conn, &self.dbname).await {
                 Ok(c) => return Ok(c),
                 Err(e) => {
                     let kind = e.kind;
@@ -523,22 +526,9 @@ impl TxnDb for MyDriver {
     }
 }
 
-async fn read_counters(conn: &mut Wire) -> Result<Counters, WireError> {
-    let status = conn
-        .query_rows("SHOW GLOBAL STATUS WHERE Variable_name IN ('Com_commit', 'Com_rollback')")
-        .await?;
-    let transactions = status
-        .iter()
-        .map(|r| Cols(r).text(1).trim().parse::<u64>().unwrap_or(0))
-        .sum();
-    let next = conn
-        .query_first("SELECT SUM(d_next_o_id) FROM district")
-        .await?;
-    let new_orders = next
-        .as_ref()
-        .and_then(|r| int_of(cell(r, 0)))
-        .unwrap_or(0)
-        .max(0) as u64;
+async fn read_counters(conn: &mut Wire, db: &str) -> Result<Counters, WireError> {
+    let transactions = counters::server(conn).await?.transactions();
+    let new_orders = counters::new_orders(conn, db).await?.unwrap_or(0);
     Ok(Counters {
         new_orders,
         transactions,
@@ -883,7 +873,11 @@ async fn call_order_status(link: &mut Link, t: &OrderStatus, show: bool) -> Step
     let row = call(link, Proc::OrderStatus, &args, OSTAT_OUT).await?;
     let out = Cols(&row[..]);
     let order = match out.opt_int(5) {
-        Some(o_id) => Some((o_id, out.opt_int(7), out.int(8, "line_count")?)),
+        Some(o_id) => Some(LastOrder {
+            o_id,
+            carrier: out.opt_int(7),
+            lines: out.int(8, "line_count")?,
+        }),
         None => None,
     };
     Ok(order_status_done(
@@ -1239,11 +1233,13 @@ async fn sql_order_status<C: SqlConn>(
     })?;
     let r = Cols(first);
     let balance = r.fixed(4, 2, "c_balance")?;
-    let order = r.opt_int(5).map(|o_id| {
-        let lines = rows
+    let order = r.opt_int(5).map(|o_id| LastOrder {
+        o_id,
+        carrier: r.opt_int(7),
+        lines: rows
             .iter()
-            .filter(|row| !matches!(cell(*row, 8), Value::NULL));
-        (o_id, r.opt_int(7), lines.count() as i64)
+            .filter(|row| !matches!(cell(*row, 8), Value::NULL))
+            .count() as i64,
     });
     conn.end("COMMIT").await?;
     Ok(order_status_done(show, t, c_id, balance, order))
@@ -1327,108 +1323,41 @@ fn new_order_done(show: bool, t: &NewOrder, o_id: i64, total: Option<i64>) -> Do
     if !show {
         return Done::quiet(total.is_none());
     }
-    let head = format!(
-        "New Order: w {} d {} c {} o {o_id} lines {}",
-        t.w_id,
-        t.d_id,
-        t.c_id,
-        t.lines.len()
-    );
-    match total {
-        Some(total) => Done {
-            rolled_back: false,
-            summary: format!("{head} total {}", money(total)),
-        },
-        None => Done {
-            rolled_back: true,
-            summary: format!("{head} rolled back (unused item)"),
-        },
-    }
-}
-
-/// ` (by name X)` for a customer chosen by name.
-fn by_name(customer: &Customer) -> String {
-    match customer {
-        Customer::ById(_) => String::new(),
-        Customer::ByName(last) => format!(" (by name {last})"),
-    }
+    summary::new_order(t, Some(o_id), total.map(money).as_deref())
 }
 
 fn payment_done(show: bool, t: &Payment, c_id: i64, balance: i64, credit: &str) -> Done {
     if !show {
         return Done::quiet(false);
     }
-    let home = if (t.c_w_id, t.c_d_id) == (t.w_id, t.d_id) {
-        String::new()
-    } else {
-        format!(" of w {} d {}", t.c_w_id, t.c_d_id)
-    };
-    Done {
-        rolled_back: false,
-        summary: format!(
-            "Payment: w {} d {} c {c_id}{home}{} balance {} credit {credit}",
-            t.w_id,
-            t.d_id,
-            by_name(&t.customer),
-            money(balance)
-        ),
-    }
+    summary::payment(t, c_id, &money(balance), credit)
 }
 
-/// `order` is the latest order's id, carrier and number of lines.
 fn order_status_done(
     show: bool,
     t: &OrderStatus,
     c_id: i64,
     balance: i64,
-    order: Option<(i64, Option<i64>, i64)>,
+    order: Option<LastOrder>,
 ) -> Done {
     if !show {
         return Done::quiet(false);
     }
-    let order = match order {
-        None => "no order".to_string(),
-        Some((o_id, carrier, lines)) => {
-            let carrier = carrier.map_or("none".to_string(), |c| c.to_string());
-            format!("o {o_id} carrier {carrier} lines {lines}")
-        }
-    };
-    Done {
-        rolled_back: false,
-        summary: format!(
-            "Order Status: w {} d {} c {c_id}{} balance {} {order}",
-            t.w_id,
-            t.d_id,
-            by_name(&t.customer),
-            money(balance)
-        ),
-    }
+    summary::order_status(t, c_id, &money(balance), order)
 }
 
 fn delivery_done(show: bool, t: &Delivery, delivered: i64, skipped: i64) -> Done {
     if !show {
         return Done::quiet(false);
     }
-    Done {
-        rolled_back: false,
-        summary: format!(
-            "Delivery: w {} carrier {} delivered {delivered} skipped {skipped}",
-            t.w_id, t.carrier_id
-        ),
-    }
+    summary::delivery(t, delivered, skipped)
 }
 
 fn stock_level_done(show: bool, t: &StockLevel, low: i64) -> Done {
     if !show {
         return Done::quiet(false);
     }
-    Done {
-        rolled_back: false,
-        summary: format!(
-            "Stock Level: w {} d {} threshold {} low {low}",
-            t.w_id, t.d_id, t.threshold
-        ),
-    }
+    summary::stock_level(t, low)
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1538,13 +1467,6 @@ fn parse_fixed(s: &str, scale: u32) -> Option<i64> {
     Some(if negative { -value } else { value })
 }
 
-/// Cents as a decimal amount: `-120.00`.
-fn money(cents: i64) -> String {
-    let sign = if cents < 0 { "-" } else { "" };
-    let a = cents.unsigned_abs();
-    format!("{sign}{}.{:02}", a / 100, a % 100)
-}
-
 /// NEWORD's total: `ROUND(sum * (1 - discount) * (1 + w_tax + d_tax), 2)`, with the sum in
 /// cents and the rates in units of 0.0001, exactly as the server computes it on DECIMALs.
 fn order_total(sum_cents: i64, discount: i64, w_tax: i64, d_tax: i64) -> i64 {
@@ -1574,14 +1496,6 @@ mod tests {
         assert_eq!(fixed_of(&b(""), 2), None);
         assert_eq!(fixed_of(&b("-"), 2), None);
         assert_eq!(fixed_of(&Value::NULL, 2), None);
-    }
-
-    #[test]
-    fn money_prints_cents() {
-        assert_eq!(money(152033), "1520.33");
-        assert_eq!(money(-12000), "-120.00");
-        assert_eq!(money(-5), "-0.05");
-        assert_eq!(money(0), "0.00");
     }
 
     #[test]

@@ -12,6 +12,8 @@
 //! without waiting for answers), so a transaction costs one round trip, New-Order two:
 //! whether it commits depends on the item lookup.
 
+pub mod counters;
+
 use std::borrow::Cow;
 use std::collections::HashMap;
 
@@ -27,6 +29,7 @@ use crate::db::postgres::{classify, connect, PgConn, PgTarget};
 use crate::db::KillSwitch;
 use crate::db::{DbError, Failure, Peer};
 use crate::error::{Error, Result};
+use crate::tpcc::summary::{self, LastOrder};
 use crate::tpcc::txn::{
     Counters, Customer, Delivery, Done, Line, Mode, NewOrder, OrderStatus, Payment, StockLevel,
     TxnConn, TxnDb,
@@ -391,26 +394,14 @@ impl TxnDb for PgDriver {
     }
 
     async fn counters(&self) -> Result<Counters> {
-        // The schema database's own commits and rollbacks. HammerDB sums every database's,
-        // which counts other work on the server as TPM and, worse, drops when any database
-        // is dropped during the run.
-        let transactions_sql = format!(
-            "SELECT coalesce(sum(xact_commit + xact_rollback), 0)::bigint FROM pg_stat_database WHERE datname = '{}'",
-            self.owner.dbname.replace('\'', "''")
-        );
+        // The schema database's own commits and rollbacks (see `counters`).
         let (transactions, new_orders) = tokio::join!(
             read_counter(
                 &self.admin_conn,
                 &self.admin,
-                &transactions_sql,
-                "pg_stat_database",
+                Counter::Transactions(&self.owner.dbname),
             ),
-            read_counter(
-                &self.owner_conn,
-                &self.owner,
-                "SELECT sum(d_next_o_id)::bigint FROM district",
-                "district",
-            ),
+            read_counter(&self.owner_conn, &self.owner, Counter::NewOrders),
         );
         Ok(Counters {
             new_orders: new_orders?,
@@ -419,13 +410,37 @@ impl TxnDb for PgDriver {
     }
 }
 
-/// Runs a one-value query on a kept connection, connecting when there is none and once
-/// more when the kept one turns out to be lost.
+/// What one of the monitor's connections reads.
+#[derive(Clone, Copy)]
+enum Counter<'a> {
+    /// The named database's commits and rollbacks, as the superuser.
+    Transactions(&'a str),
+    /// `sum(d_next_o_id)`, as the owner on the schema database.
+    NewOrders,
+}
+
+impl Counter<'_> {
+    fn what(self) -> &'static str {
+        match self {
+            Counter::Transactions(_) => "pg_stat_database",
+            Counter::NewOrders => "district",
+        }
+    }
+
+    async fn read(self, client: &Client) -> Result<u64, tokio_postgres::Error> {
+        Ok(match self {
+            Counter::Transactions(db) => counters::server(client).await?.of_database(db),
+            Counter::NewOrders => counters::new_orders(client).await?.unwrap_or(0),
+        })
+    }
+}
+
+/// Reads a counter on a kept connection, connecting when there is none and once more when
+/// the kept one turns out to be lost.
 async fn read_counter(
     slot: &Mutex<Option<PgConn>>,
     target: &PgTarget,
-    sql: &str,
-    what: &'static str,
+    counter: Counter<'_>,
 ) -> Result<u64> {
     let mut kept = slot.lock().await;
     let mut attempt = 0;
@@ -440,17 +455,16 @@ async fn read_counter(
                 connect(target).await?
             }
         };
-        match conn.client.query_one(sql, &[]).await {
-            Ok(row) => {
+        match counter.read(&conn.client).await {
+            Ok(n) => {
                 *kept = Some(conn);
-                let n: Option<i64> = row.get(0);
-                return Ok(n.and_then(|n| u64::try_from(n).ok()).unwrap_or(0));
+                return Ok(n);
             }
             Err(e) => {
                 let (kind, _) = classify(&e, false);
                 conn.close().await;
                 if kind != Failure::Lost || attempt > 1 {
-                    return Err(failed(&target.peer(), "cannot query", what, &e).into());
+                    return Err(failed(&target.peer(), "cannot query", counter.what(), &e).into());
                 }
             }
         }
@@ -682,14 +696,6 @@ fn later_rounds(lines: &[Line]) -> Vec<StockRound> {
     rounds
 }
 
-/// The `(by name X)` part of a summary, empty for a customer chosen by id.
-fn by_name(c: &Customer) -> String {
-    match c {
-        Customer::ById(_) => String::new(),
-        Customer::ByName(name) => format!(" (by name {name})"),
-    }
-}
-
 /// `DbError` for a statement that failed, with the driver's own classification.
 fn failed(peer: &Peer, action: &'static str, what: &str, e: &tokio_postgres::Error) -> DbError {
     let (kind, detail) = classify(e, false);
@@ -736,50 +742,7 @@ fn new_order_done(show: bool, t: &NewOrder, o_id: Option<i64>, total: Option<&st
     if !show {
         return Done::quiet(total.is_none());
     }
-    let head = format!(
-        "New Order: w {} d {} c {} o {} lines {}",
-        t.w_id,
-        t.d_id,
-        t.c_id,
-        o_id.map_or_else(|| "-".to_string(), |o| o.to_string()),
-        t.lines.len()
-    );
-    match total {
-        Some(total) => Done {
-            rolled_back: false,
-            summary: format!("{head} total {total}"),
-        },
-        None => {
-            let bad = t
-                .lines
-                .iter()
-                .map(|l| l.item_id)
-                .find(|&i| i > crate::tpcc::ITEMS)
-                .map_or_else(String::new, |i| format!(" (item {i} not valid)"));
-            Done {
-                rolled_back: true,
-                summary: format!("{head} rolled back{bad}"),
-            }
-        }
-    }
-}
-
-fn payment_done(t: &Payment, c_id: i64, balance: &str, credit: &str) -> Done {
-    let remote = if (t.c_w_id, t.c_d_id) == (t.w_id, t.d_id) {
-        String::new()
-    } else {
-        format!(" of w {} d {}", t.c_w_id, t.c_d_id)
-    };
-    Done {
-        rolled_back: false,
-        summary: format!(
-            "Payment: w {} d {} c {c_id}{remote}{} amount {} balance {balance} credit {credit}",
-            t.w_id,
-            t.d_id,
-            by_name(&t.customer),
-            money(t.amount_cents)
-        ),
-    }
+    summary::new_order(t, o_id, total)
 }
 
 /// `Error::Db` for a transaction's failed statement.
@@ -959,7 +922,7 @@ fn payment_result(
     let c_id = need(read(row.int(0), peer, txn)?, 0, peer, txn)?;
     let balance = need(read(row.text(4), peer, txn)?, 4, peer, txn)?;
     let credit = need(read(row.text(5), peer, txn)?, 5, peer, txn)?;
-    Ok(payment_done(t, c_id, &balance, &credit))
+    Ok(summary::payment(t, c_id, &balance, &credit))
 }
 
 fn order_status_result(
@@ -980,22 +943,12 @@ fn order_status_result(
     let o_id = read(row.int(5), peer, txn)?;
     let carrier = read(row.int(7), peer, txn)?;
     let lines = need(read(row.int(8), peer, txn)?, 8, peer, txn)?;
-    let order = match o_id {
-        None => "no order".to_string(),
-        Some(o) => format!(
-            "o {o} carrier {} lines {lines}",
-            carrier.map_or_else(|| "-".to_string(), |c| c.to_string())
-        ),
-    };
-    Ok(Done {
-        rolled_back: false,
-        summary: format!(
-            "Order Status: w {} d {} c {c_id}{} balance {balance} {order}",
-            t.w_id,
-            t.d_id,
-            by_name(&t.customer)
-        ),
-    })
+    let order = o_id.map(|o_id| LastOrder {
+        o_id,
+        carrier,
+        lines,
+    });
+    Ok(summary::order_status(t, c_id, &balance, order))
 }
 
 fn delivery_result(
@@ -1013,13 +966,7 @@ fn delivery_result(
     }
     let delivered = need(read(row.int(0), peer, txn)?, 0, peer, txn)?;
     let skipped = need(read(row.int(1), peer, txn)?, 1, peer, txn)?;
-    Ok(Done {
-        rolled_back: false,
-        summary: format!(
-            "Delivery: w {} carrier {} delivered {delivered} skipped {skipped}",
-            t.w_id, t.carrier_id
-        ),
-    })
+    Ok(summary::delivery(t, delivered, skipped))
 }
 
 fn stock_level_result(
@@ -1043,13 +990,7 @@ fn stock_level_result(
     if !summaries {
         return Ok(Done::quiet(false));
     }
-    Ok(Done {
-        rolled_back: false,
-        summary: format!(
-            "Stock Level: w {} d {} threshold {} low {low}",
-            t.w_id, t.d_id, t.threshold
-        ),
-    })
+    Ok(summary::stock_level(t, low))
 }
 
 impl ClientLink {
@@ -1505,58 +1446,6 @@ mod tests {
                     quantities: vec![8],
                 },
             ]
-        );
-    }
-
-    fn order(lines: Vec<Line>) -> NewOrder {
-        NewOrder {
-            w_id: 1,
-            d_id: 3,
-            c_id: 1201,
-            lines,
-            all_local: true,
-        }
-    }
-
-    #[test]
-    fn summaries_are_one_line_each() {
-        let t = order(vec![line(1, 1, 5); 11]);
-        let done = new_order_done(true, &t, Some(3012), Some("1520.33"));
-        assert_eq!(
-            done,
-            Done {
-                rolled_back: false,
-                summary: "New Order: w 1 d 3 c 1201 o 3012 lines 11 total 1520.33".into()
-            }
-        );
-        let t = order(vec![line(1, 1, 5), line(100_001, 1, 2)]);
-        let done = new_order_done(true, &t, Some(3013), None);
-        assert!(done.rolled_back);
-        assert_eq!(
-            done.summary,
-            "New Order: w 1 d 3 c 1201 o 3013 lines 2 rolled back (item 100001 not valid)"
-        );
-        let p = Payment {
-            w_id: 1,
-            d_id: 2,
-            c_w_id: 1,
-            c_d_id: 2,
-            customer: Customer::ByName("BARPRIESE".into()),
-            amount_cents: 1200,
-        };
-        assert_eq!(
-            payment_done(&p, 77, "-120.00", "GC").summary,
-            "Payment: w 1 d 2 c 77 (by name BARPRIESE) amount 12.00 balance -120.00 credit GC"
-        );
-        let p = Payment {
-            c_w_id: 2,
-            c_d_id: 5,
-            customer: Customer::ById(77),
-            ..p
-        };
-        assert_eq!(
-            payment_done(&p, 77, "10.00", "BC").summary,
-            "Payment: w 1 d 2 c 77 of w 2 d 5 amount 12.00 balance 10.00 credit BC"
         );
     }
 
