@@ -926,7 +926,7 @@ async fn functions_and_client_sql_on_a_function_schema() {
     let e = prepare_error(PgDriver::new(&settings).prepare(2).await);
     assert!(
         e.contains(&format!(
-            "database {name} has 1 warehouses but pg_count_ware asks for 2"
+            "schema {name} has 1 warehouse but pg_count_ware asks for 2"
         )),
         "{e}"
     );

@@ -7,6 +7,7 @@
 
 pub mod build;
 pub mod driver;
+pub mod fitness;
 mod gen;
 pub mod inputs;
 pub mod random;

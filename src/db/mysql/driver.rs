@@ -33,12 +33,13 @@ use crate::db::KillSwitch;
 use crate::db::{Failure, Peer};
 use crate::error::{Error, Result};
 use crate::sqlfile::{render, Named};
+use crate::tpcc::fitness::{self, Fitness, Place, NURAND_TABLE};
 use crate::tpcc::summary::{self, money, LastOrder};
 use crate::tpcc::txn::{
     Counters, Customer, Delivery, Done, Mode, NewOrder, OrderStatus, Payment, StockLevel, TxnConn,
     TxnDb,
 };
-use crate::tpcc::{Constants, Table, DISTRICTS_PER_W};
+use crate::tpcc::{Constants, DISTRICTS_PER_W};
 
 /// Order lines a client-side New-Order can carry: the statements have this many slots
 /// (TPC-C orders have 5 to 15 lines). The stored procedure takes any number.
@@ -301,14 +302,14 @@ impl MyDriver {
         prepared.map_err(|e| fail("cannot prepare statements on", e))
     }
 
+    /// The database exists, then TPROC-C's rules (`tpcc::fitness`), asked in MySQL's SQL.
     async fn prepare_on(&self, conn: &mut Wire, warehouses: u32) -> Result<(u32, Constants)> {
         let db = &self.dbname;
         let peer = self.server.peer();
-        let name = [Arg::Text(db.as_bytes())];
         let exists = conn
             .exec_rows(
                 "SELECT SCHEMA_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?",
-                &name,
+                &[Arg::Text(db.as_bytes())],
             )
             .await
             .map_err(|e| self.failed("cannot check", "the database", &e))?;
@@ -321,118 +322,112 @@ impl MyDriver {
                 key = self.key("dbase"),
             )));
         }
-        let tables: Vec<String> = conn
+        let count_ware = self.key("count_ware");
+        let place = Place {
+            db,
+            engine: self.db.name(),
+            addr: &peer.addr,
+            count_ware: &count_ware,
+        };
+        let mut f = MyFitness { driver: self, conn };
+        fitness::check(&mut f, &place, warehouses).await
+    }
+}
+
+/// The fitness questions, on a connection with no database selected.
+struct MyFitness<'a> {
+    driver: &'a MyDriver,
+    conn: &'a mut Wire,
+}
+
+impl Fitness for MyFitness<'_> {
+    async fn missing_tables(&mut self, wanted: &[&'static str]) -> Result<Vec<String>> {
+        let d = self.driver;
+        let tables: Vec<String> = self
+            .conn
             .exec_rows(
                 "SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = ?",
-                &name,
+                &[Arg::Text(d.dbname.as_bytes())],
             )
             .await
-            .map_err(|e| self.failed("cannot check", "the tables", &e))?
+            .map_err(|e| d.failed("cannot check", "the tables", &e))?
             .iter()
             .map(|r| Cols(r).text(0))
             .collect();
-        let missing: Vec<&str> = Table::ALL
+        Ok(wanted
             .iter()
-            .map(|t| t.name())
-            .chain(["tpcc_nurand"])
             .filter(|t| !tables.iter().any(|have| have.eq_ignore_ascii_case(t)))
-            .collect();
-        if !missing.is_empty() {
-            return Err(Error::State(format!(
-                "The TPROC-C schema {db} on {name} at {addr} lacks table{s} {list}: delete it \
-                 with deleteschema and build it again with buildschema",
-                name = self.db.name(),
-                addr = peer.addr,
-                s = if missing.len() == 1 { "" } else { "s" },
-                list = missing.join(", "),
-            )));
-        }
-        let max: Option<i64> = conn
-            .query_first(&format!("SELECT MAX(w_id) FROM {}.warehouse", ident(db)))
-            .await
-            .map_err(|e| self.failed("cannot check", "the warehouses", &e))?
-            .and_then(|r| int_of(cell(&r, 0)));
-        let have = max.unwrap_or(0).clamp(0, i64::from(u32::MAX)) as u32;
-        if have < warehouses.max(1) {
-            let ware = self.key("count_ware");
-            return Err(Error::State(if have == 0 {
-                format!(
-                    "The TPROC-C schema {db} has no warehouses: delete it with deleteschema \
-                     and build it again with buildschema"
-                )
-            } else {
-                format!(
-                    "The TPROC-C schema {db} has {have} warehouse{s} but {ware} asks for \
-                     {warehouses}: set {ware} to {have} (diset tpcc {ware} {have}), or build \
-                     a larger schema",
-                    s = if have == 1 { "" } else { "s" },
-                )
-            }));
-        }
-        if self.mode == Mode::StoredProcedures {
-            let routines: Vec<String> = conn
-                .exec_rows(
-                    "SELECT ROUTINE_NAME FROM information_schema.ROUTINES \
-                     WHERE ROUTINE_SCHEMA = ? AND ROUTINE_TYPE = 'PROCEDURE'",
-                    &name,
-                )
-                .await
-                .map_err(|e| self.failed("cannot check", "the stored procedures", &e))?
-                .iter()
-                .map(|r| Cols(r).text(0))
-                .collect();
-            let missing: Vec<&str> = PROCEDURES
-                .into_iter()
-                .filter(|p| !routines.iter().any(|r| r.eq_ignore_ascii_case(p)))
-                .collect();
-            if !missing.is_empty() {
-                return Err(Error::State(format!(
-                    "The TPROC-C schema {db} lacks the stored procedure{s} {list}: delete it \
-                     with deleteschema and build it again with buildschema, or set {key} to \
-                     true to run the transactions as client-side SQL",
-                    s = if missing.len() == 1 { "" } else { "s" },
-                    list = missing.join(", "),
-                    key = self.key("no_stored_procs"),
-                )));
-            }
-        }
-        let nurand = conn
-            .query_rows(&format!(
-                "SELECT c_last, c_id, ol_i_id FROM {}.tpcc_nurand",
-                ident(db)
+            .map(|t| t.to_string())
+            .collect())
+    }
+
+    async fn max_warehouse(&mut self) -> Result<Option<i64>> {
+        let d = self.driver;
+        Ok(self
+            .conn
+            .query_first(&format!(
+                "SELECT MAX(w_id) FROM {}.warehouse",
+                ident(&d.dbname)
             ))
             .await
-            .map_err(|e| self.failed("cannot read", "tpcc_nurand", &e))?;
-        let constants = match nurand.as_slice() {
-            [row] => {
-                let c = |i| {
-                    int_of(cell(row, i))
-                        .and_then(|v| u32::try_from(v).ok())
-                        .unwrap_or(u32::MAX)
-                };
-                Constants {
-                    c_last: c(0),
-                    c_id: c(1),
-                    ol_i_id: c(2),
-                }
-            }
-            other => {
-                return Err(Error::State(format!(
-                    "Table tpcc_nurand of the TPROC-C schema {db} holds {} rows, expected \
-                     exactly 1 (the NURand load constants): delete the schema with \
-                     deleteschema and build it again with buildschema",
-                    other.len()
-                )))
-            }
-        };
-        if constants.c_last > 255 || constants.c_id > 1023 || constants.ol_i_id > 8191 {
-            return Err(Error::State(format!(
-                "Table tpcc_nurand of the TPROC-C schema {db} holds constants out of range \
-                 (c_last 0..255, c_id 0..1023, ol_i_id 0..8191): delete the schema with \
-                 deleteschema and build it again with buildschema"
-            )));
+            .map_err(|e| d.failed("cannot check", "the warehouses", &e))?
+            .and_then(|r| int_of(cell(&r, 0))))
+    }
+
+    async fn routines(&mut self) -> Result<()> {
+        let d = self.driver;
+        if d.mode != Mode::StoredProcedures {
+            return Ok(());
         }
-        Ok((have, constants))
+        let routines: Vec<String> = self
+            .conn
+            .exec_rows(
+                "SELECT ROUTINE_NAME FROM information_schema.ROUTINES \
+                 WHERE ROUTINE_SCHEMA = ? AND ROUTINE_TYPE = 'PROCEDURE'",
+                &[Arg::Text(d.dbname.as_bytes())],
+            )
+            .await
+            .map_err(|e| d.failed("cannot check", "the stored procedures", &e))?
+            .iter()
+            .map(|r| Cols(r).text(0))
+            .collect();
+        let missing: Vec<&str> = PROCEDURES
+            .into_iter()
+            .filter(|p| !routines.iter().any(|r| r.eq_ignore_ascii_case(p)))
+            .collect();
+        if missing.is_empty() {
+            return Ok(());
+        }
+        Err(Error::State(format!(
+            "The TPROC-C schema {db} lacks the stored procedure{s} {list}: delete it with \
+             deleteschema and build it again with buildschema, or set {key} to true to run \
+             the transactions as client-side SQL",
+            db = d.dbname,
+            s = if missing.len() == 1 { "" } else { "s" },
+            list = missing.join(", "),
+            key = d.key("no_stored_procs"),
+        )))
+    }
+
+    async fn nurand(&mut self) -> Result<Vec<[Option<i64>; 3]>> {
+        let d = self.driver;
+        let rows = self
+            .conn
+            .query_rows(&format!(
+                "SELECT c_last, c_id, ol_i_id FROM {}.{NURAND_TABLE}",
+                ident(&d.dbname)
+            ))
+            .await
+            .map_err(|e| d.failed("cannot read", NURAND_TABLE, &e))?;
+        Ok(rows
+            .iter()
+            .map(|row| [0, 1, 2].map(|i| int_of(cell(row, i))))
+            .collect())
+    }
+
+    /// The procedures' and statements' shapes show when a terminal prepares them.
+    async fn statements(&mut self) -> Result<()> {
+        Ok(())
     }
 }
 

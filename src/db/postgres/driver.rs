@@ -29,17 +29,16 @@ use crate::db::postgres::{classify, connect, PgConn, PgTarget};
 use crate::db::KillSwitch;
 use crate::db::{DbError, Failure, Peer};
 use crate::error::{Error, Result};
+use crate::tpcc::fitness::{self, Fitness, Place, NURAND_TABLE};
 use crate::tpcc::summary::{self, LastOrder};
 use crate::tpcc::txn::{
     Counters, Customer, Delivery, Done, Line, Mode, NewOrder, OrderStatus, Payment, StockLevel,
     TxnConn, TxnDb,
 };
-use crate::tpcc::{Constants, Table};
+use crate::tpcc::Constants;
 
 /// The five transactions' routine names, as functions or procedures.
 const ROUTINES: [&str; 5] = ["neword", "payment", "ostat", "delivery", "slev"];
-/// The table holding the load's NURand constants.
-const NURAND_TABLE: &str = "tpcc_nurand";
 /// The SQLSTATE `neword` raises for an unused item (functions.sql): the New-Order rollback.
 const ITEM_NOT_VALID: &str = "HR001";
 
@@ -168,102 +167,22 @@ impl PgDriver {
         Ok((row.get(0), row.get(1)))
     }
 
-    /// Everything `prepare` checks, on the owner's connection.
+    /// Everything `prepare` checks, on the owner's connection: TPROC-C's rules
+    /// (`tpcc::fitness`), asked in PostgreSQL's SQL.
     async fn inspect(&self, conn: &PgConn, warehouses: u32) -> Result<(u32, Constants)> {
         let peer = self.owner.peer();
-        let db = self.db();
-        let client = &conn.client;
-
-        let mut tables: Vec<&str> = Table::ALL.iter().map(|t| t.name()).collect();
-        tables.push(NURAND_TABLE);
-        let sql = "SELECT t FROM unnest($1::text[]) WITH ORDINALITY AS u(t, n)
-                    WHERE to_regclass(u.t) IS NULL ORDER BY u.n";
-        let missing: Vec<String> = client
-            .query(sql, &[&tables])
-            .await
-            .map_err(|e| failed(&peer, "cannot check", "tables", &e))?
-            .iter()
-            .map(|r| r.get(0))
-            .collect();
-        if missing.len() >= Table::ALL.len() {
-            return Err(Error::State(format!(
-                "Database {db} holds no TPROC-C schema: build it with buildschema"
-            )));
-        }
-        if missing.iter().any(|t| t != NURAND_TABLE) {
-            return Err(Error::State(format!(
-                "The TPROC-C schema in database {db} is incomplete, it lacks table(s) {}: \
-                 remove it with deleteschema and build it again with buildschema",
-                missing.join(", ")
-            )));
-        }
-        if !missing.is_empty() {
-            return Err(Error::State(format!(
-                "Database {db} has no table {NURAND_TABLE}, where hammer's buildschema records \
-                 the load's NURand constants: the schema was built by another tool; remove it \
-                 with deleteschema and build it with buildschema"
-            )));
-        }
-
-        let max: Option<i32> = client
-            .query_one("SELECT max(w_id)::int FROM warehouse", &[])
-            .await
-            .map_err(|e| failed(&peer, "cannot check", "warehouses", &e))?
-            .get(0);
-        let max = max.and_then(|m| u32::try_from(m).ok()).unwrap_or(0);
-        if max == 0 {
-            return Err(Error::State(format!(
-                "The TPROC-C schema in database {db} has no warehouses: remove it with \
-                 deleteschema and build it again with buildschema"
-            )));
-        }
-        if max < warehouses {
-            return Err(Error::State(format!(
-                "The TPROC-C schema in database {db} has {max} warehouses but pg_count_ware \
-                 asks for {warehouses}: set it with diset tpcc pg_count_ware {max}, or build \
-                 a schema of {warehouses} warehouses"
-            )));
-        }
-
-        self.check_routines(client, &peer).await?;
-
-        let rows = client
-            .query(
-                "SELECT c_last::int, c_id::int, ol_i_id::int FROM tpcc_nurand",
-                &[],
-            )
-            .await
-            .map_err(|e| failed(&peer, "cannot check", NURAND_TABLE, &e))?;
-        let [row] = rows.as_slice() else {
-            return Err(Error::State(format!(
-                "Table {NURAND_TABLE} in database {db} holds {} rows, not the one row of load \
-                 constants buildschema writes: remove the schema with deleteschema and build \
-                 it again",
-                rows.len()
-            )));
+        let place = Place {
+            db: self.db(),
+            engine: self.name(),
+            addr: &peer.addr,
+            count_ware: "pg_count_ware",
         };
-        let constant = |i: usize| u32::try_from(row.get::<_, i32>(i)).unwrap_or(0);
-        let constants = Constants {
-            c_last: constant(0),
-            c_id: constant(1),
-            ol_i_id: constant(2),
+        let mut f = PgFitness {
+            driver: self,
+            client: &conn.client,
+            peer: &peer,
         };
-
-        // Preparing what the terminals will run shows any routine or column of another shape.
-        let texts = statement_texts(self.flavour);
-        let prepared = join_all(texts.iter().map(|t| client.prepare(t))).await;
-        if let Some(Err(e)) = prepared.into_iter().find(|p| p.is_err()) {
-            let (_, detail) = classify(&e, false);
-            let what = match self.flavour.routines() {
-                Some((_, words)) => format!("the TPROC-C {words}"),
-                None => "hammer's client-side SQL".to_string(),
-            };
-            return Err(Error::State(format!(
-                "Database {db} does not fit {what} ({detail}): the schema was built by another \
-                 tool or version; remove it with deleteschema and build it with buildschema"
-            )));
-        }
-        Ok((max, constants))
+        fitness::check(&mut f, &place, warehouses).await
     }
 
     /// The routines this flavour calls are all there; if only the other flavour's are, say so
@@ -308,6 +227,77 @@ impl PgDriver {
              SQL with diset tpcc pg_no_stored_procs true",
             missing.join(", ")
         )))
+    }
+}
+
+/// The fitness questions, on the owner's connection.
+struct PgFitness<'a> {
+    driver: &'a PgDriver,
+    client: &'a Client,
+    peer: &'a Peer,
+}
+
+impl Fitness for PgFitness<'_> {
+    async fn missing_tables(&mut self, tables: &[&'static str]) -> Result<Vec<String>> {
+        let sql = "SELECT t FROM unnest($1::text[]) WITH ORDINALITY AS u(t, n)
+                    WHERE to_regclass(u.t) IS NULL ORDER BY u.n";
+        Ok(self
+            .client
+            .query(sql, &[&tables])
+            .await
+            .map_err(|e| failed(self.peer, "cannot check", "tables", &e))?
+            .iter()
+            .map(|r| r.get(0))
+            .collect())
+    }
+
+    async fn max_warehouse(&mut self) -> Result<Option<i64>> {
+        let max: Option<i32> = self
+            .client
+            .query_one("SELECT max(w_id)::int FROM warehouse", &[])
+            .await
+            .map_err(|e| failed(self.peer, "cannot check", "warehouses", &e))?
+            .get(0);
+        Ok(max.map(i64::from))
+    }
+
+    async fn routines(&mut self) -> Result<()> {
+        self.driver.check_routines(self.client, self.peer).await
+    }
+
+    async fn nurand(&mut self) -> Result<Vec<[Option<i64>; 3]>> {
+        let rows = self
+            .client
+            .query(
+                "SELECT c_last::int, c_id::int, ol_i_id::int FROM tpcc_nurand",
+                &[],
+            )
+            .await
+            .map_err(|e| failed(self.peer, "cannot check", NURAND_TABLE, &e))?;
+        Ok(rows
+            .iter()
+            .map(|r| [0, 1, 2].map(|i| r.get::<_, Option<i32>>(i).map(i64::from)))
+            .collect())
+    }
+
+    /// Preparing what the terminals will run shows any routine or column of another shape.
+    async fn statements(&mut self) -> Result<()> {
+        let flavour = self.driver.flavour;
+        let texts = statement_texts(flavour);
+        let prepared = join_all(texts.iter().map(|t| self.client.prepare(t))).await;
+        if let Some(Err(e)) = prepared.into_iter().find(|p| p.is_err()) {
+            let (_, detail) = classify(&e, false);
+            let what = match flavour.routines() {
+                Some((_, words)) => format!("the TPROC-C {words}"),
+                None => "hammer's client-side SQL".to_string(),
+            };
+            return Err(Error::State(format!(
+                "Database {} does not fit {what} ({detail}): the schema was built by another \
+                 tool or version; remove it with deleteschema and build it with buildschema",
+                self.driver.db()
+            )));
+        }
+        Ok(())
     }
 }
 
