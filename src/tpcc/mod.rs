@@ -6,6 +6,7 @@
 //! driver share (uniform and NURand numbers, last names, strings).
 
 pub mod build;
+pub mod checks;
 pub mod driver;
 pub mod fitness;
 mod gen;
