@@ -362,7 +362,7 @@ async fn battery(driver: &MyDriver, dbname: &str, blocking: bool) {
     assert!(done.rolled_back, "{done:?}");
     assert_eq!(
         done.summary,
-        format!("New Order: w 1 d 4 c 7 o {o_id} lines 2 rolled back (unused item)")
+        format!("New Order: w 1 d 4 c 7 o {o_id} lines 2 rolled back (item 100001 not valid)")
     );
     assert_eq!(next_o_id(&mut raw, 4).await, o_id, "d_next_o_id unchanged");
     let orders: u32 = one(
@@ -403,7 +403,7 @@ async fn battery(driver: &MyDriver, dbname: &str, blocking: bool) {
     assert_eq!(
         done.summary,
         format!(
-            "Payment: w 1 d 2 c {gc} balance {} credit GC",
+            "Payment: w 1 d 2 c {gc} amount 123.45 balance {} credit GC",
             money(balance)
         )
     );
@@ -461,7 +461,7 @@ async fn battery(driver: &MyDriver, dbname: &str, blocking: bool) {
     assert_eq!(
         done.summary,
         format!(
-            "Payment: w 1 d 2 c {middle} of w 1 d 5 (by name {last}) balance {} credit {}",
+            "Payment: w 1 d 2 c {middle} of w 1 d 5 (by name {last}) amount 5000.00 balance {} credit {}",
             money(balance),
             c_before.4
         )

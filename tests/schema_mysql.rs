@@ -298,7 +298,7 @@ async fn builds_loads_checks_and_deletes_one_warehouse() {
         bad[..2],
         [
             "indexes on orders: missing o_w_id (has PRIMARY)",
-            "procedure SLEV: missing stored procedure SLEV"
+            "procedure SLEV: missing procedure SLEV"
         ],
         "{bad:#?}"
     );

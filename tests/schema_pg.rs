@@ -253,7 +253,7 @@ async fn build_one_warehouse_check_break_and_delete() {
     );
     for what in [
         "routine neword",
-        "indices on stock",
+        "indexes on stock",
         "rows in order_line",
         "Check consistency 4",
     ] {
@@ -262,7 +262,7 @@ async fn build_one_warehouse_check_break_and_delete() {
             "{what} in {checks:#?}"
         );
     }
-    assert!(!checks.iter().any(|c| c.what == "indices on history"));
+    assert!(!checks.iter().any(|c| c.what == "indexes on history"));
     let nurand = case
         .count(
             &case.db,
@@ -318,7 +318,7 @@ async fn build_one_warehouse_check_break_and_delete() {
     assert!(
         failed[0]
             .detail
-            .contains("1 warehouse(s), first warehouse 1"),
+            .contains("first warehouse 1; 1 warehouse fails"),
         "{}",
         failed[0].detail
     );

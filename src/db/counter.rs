@@ -4,12 +4,12 @@
 
 use std::time::{Instant, SystemTime};
 
-use tokio_postgres::SimpleQueryMessage;
-
 use super::{DbError, Failure};
 use crate::config::{Database, Settings};
+use crate::db::mysql::driver::counters as my_counters;
 use crate::db::mysql::wire::{self as mywire, Arg, Wire};
 use crate::db::mysql::{self as my, MyTarget};
+use crate::db::postgres::driver::counters as pg_counters;
 use crate::db::postgres::{self as pg, PgConn, PgTarget};
 
 /// One reading of a server's counters.
@@ -61,13 +61,6 @@ enum Inner {
         district: bool,
     },
 }
-
-const PG_COUNTERS: &str =
-    "SELECT datid::int8, (coalesce(xact_commit, 0) + coalesce(xact_rollback, 0))::int8, \
-     extract(epoch FROM now() - pg_postmaster_start_time())::float8 FROM pg_stat_database";
-const PG_NEW_ORDERS: &str = "SELECT coalesce(sum(d_next_o_id), 0)::int8 FROM district";
-const MY_COUNTERS: &str =
-    "SHOW GLOBAL STATUS WHERE Variable_name IN ('Com_commit', 'Com_rollback', 'Uptime')";
 
 impl CounterSource {
     /// Reads the counters of `db` as its dictionary says: PostgreSQL as `pg_superuser` on
@@ -140,7 +133,7 @@ impl CounterSource {
                         .simple_query("SELECT to_regclass('district') IS NOT NULL")
                         .await
                         .ok()
-                        .and_then(|m| first_cell(&m, 0))
+                        .and_then(|m| pg_counters::first_cell(&m, 0))
                         .is_some_and(|v| v == "t");
                     if found {
                         *schema = Some(conn);
@@ -257,13 +250,6 @@ impl CounterSource {
     }
 }
 
-fn first_cell(messages: &[SimpleQueryMessage], col: usize) -> Option<String> {
-    messages.iter().find_map(|m| match m {
-        SimpleQueryMessage::Row(r) => r.get(col).map(str::to_string),
-        _ => None,
-    })
-}
-
 async fn read_pg(
     admin: &PgTarget,
     stats: &mut Option<PgConn>,
@@ -274,31 +260,24 @@ async fn read_pg(
         return Err(peer.failed("cannot read", Failure::Lost, "not connected"));
     };
     let sent = Instant::now();
-    // The simple protocol: one implicit transaction per reading (a prepared statement
-    // would add a second), which the counter then subtracts as its own.
-    let messages = conn.client.simple_query(PG_COUNTERS).await.map_err(|e| {
+    let server = pg_counters::server(&conn.client).await.map_err(|e| {
         let (kind, detail) = pg::classify(&e, false);
         peer.failed("cannot read counters of", kind, detail)
     })?;
     let received = Instant::now();
-    let mut parts = Vec::new();
-    let mut uptime = 0.0;
-    for m in &messages {
-        if let SimpleQueryMessage::Row(r) = m {
-            let num = |i: usize| r.get(i).and_then(|v| v.parse::<u64>().ok());
-            if let (Some(id), Some(n)) = (num(0), num(1)) {
-                parts.push((id, n));
-            }
-            uptime = r.get(2).and_then(|v| v.parse().ok()).unwrap_or(uptime);
-        }
-    }
+    let parts = server
+        .parts
+        .iter()
+        .map(|p| (p.datid, p.transactions))
+        .collect();
+    let uptime = server.uptime;
     let mut own = 1;
     let mut new_orders = None;
     if let Some(c) = schema.as_ref() {
-        match c.client.simple_query(PG_NEW_ORDERS).await {
-            Ok(m) => {
+        match pg_counters::new_orders(&c.client).await {
+            Ok(n) => {
                 own += 1;
-                new_orders = first_cell(&m, 0).and_then(|v| v.parse().ok());
+                new_orders = n;
             }
             // The schema went away (deleted, or its database dropped): no more NOPM, and
             // the transaction count goes on.
@@ -331,35 +310,14 @@ async fn read_my(
     };
     let failed = |e: mywire::WireError| peer.failed("cannot read counters of", e.kind, e.detail);
     let sent = Instant::now();
-    let status = c.query_rows(MY_COUNTERS).await.map_err(failed)?;
+    let server = my_counters::server(c).await.map_err(failed)?;
     let received = Instant::now();
-    let mut parts = Vec::new();
-    let mut uptime = 0.0;
-    for row in &status {
-        let cell = |i: usize| row.get(i).and_then(my::text_of).unwrap_or_default();
-        let (name, value) = (cell(0), cell(1));
-        let v = value.trim().parse::<u64>().unwrap_or(0);
-        match name.to_ascii_lowercase().as_str() {
-            "com_commit" => parts.push((0, v)),
-            "com_rollback" => parts.push((1, v)),
-            "uptime" => uptime = v as f64,
-            _ => {}
-        }
-    }
+    let parts = vec![(0, server.commits), (1, server.rollbacks)];
+    let uptime = server.uptime;
     let mut new_orders = None;
     if *district {
-        let sql = format!(
-            "SELECT COALESCE(SUM(d_next_o_id), 0) FROM `{}`.district",
-            dbname.replace('`', "``")
-        );
-        match c.query_first(&sql).await {
-            Ok(row) => {
-                new_orders = row
-                    .as_deref()
-                    .and_then(|r| r.first())
-                    .and_then(my::int_of)
-                    .map(|v| v.max(0) as u64)
-            }
+        match my_counters::new_orders(c, dbname).await {
+            Ok(n) => new_orders = n,
             // The connection is gone: the reading failed.
             Err(e) if e.kind == Failure::Lost || e.kind == Failure::Tls => return Err(failed(e)),
             // The schema went away (or the user may not read it): no new orders from now on.

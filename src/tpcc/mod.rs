@@ -6,11 +6,14 @@
 //! driver share (uniform and NURand numbers, last names, strings).
 
 pub mod build;
+pub mod checks;
 pub mod driver;
+pub mod fitness;
 mod gen;
 pub mod inputs;
 pub mod random;
 pub mod schema;
+pub mod summary;
 pub mod txn;
 
 pub use gen::{Format, Generator};

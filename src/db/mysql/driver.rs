@@ -18,6 +18,8 @@
 //! touches STOCK (an unused item rolls back either way), and locks STOCK rows in key order
 //! (also one order across terminals).
 
+pub mod counters;
+
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::LazyLock;
@@ -31,11 +33,13 @@ use crate::db::net::sock::KillSwitch;
 use crate::error::{Error, Result};
 use crate::fault::{Failure, Peer};
 use crate::sqlfile::{render, Named};
+use crate::tpcc::fitness::{self, Fitness, Place, NURAND_TABLE};
+use crate::tpcc::summary::{self, money, LastOrder};
 use crate::tpcc::txn::{
     Counters, Customer, Delivery, Done, Mode, NewOrder, OrderStatus, Payment, StockLevel, TxnConn,
     TxnDb,
 };
-use crate::tpcc::{Constants, Table, DISTRICTS_PER_W};
+use crate::tpcc::{Constants, DISTRICTS_PER_W};
 
 /// Order lines a client-side New-Order can carry: the statements have this many slots
 /// (TPC-C orders have 5 to 15 lines). The stored procedure takes any number.
@@ -298,14 +302,14 @@ impl MyDriver {
         prepared.map_err(|e| fail("cannot prepare statements on", e))
     }
 
+    /// The database exists, then TPROC-C's rules (`tpcc::fitness`), asked in MySQL's SQL.
     async fn prepare_on(&self, conn: &mut Wire, warehouses: u32) -> Result<(u32, Constants)> {
         let db = &self.dbname;
         let peer = self.server.peer();
-        let name = [Arg::Text(db.as_bytes())];
         let exists = conn
             .exec_rows(
                 "SELECT SCHEMA_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?",
-                &name,
+                &[Arg::Text(db.as_bytes())],
             )
             .await
             .map_err(|e| self.failed("cannot check", "the database", &e))?;
@@ -318,118 +322,112 @@ impl MyDriver {
                 key = self.key("dbase"),
             )));
         }
-        let tables: Vec<String> = conn
+        let count_ware = self.key("count_ware");
+        let place = Place {
+            db,
+            engine: self.db.name(),
+            addr: &peer.addr,
+            count_ware: &count_ware,
+        };
+        let mut f = MyFitness { driver: self, conn };
+        fitness::check(&mut f, &place, warehouses).await
+    }
+}
+
+/// The fitness questions, on a connection with no database selected.
+struct MyFitness<'a> {
+    driver: &'a MyDriver,
+    conn: &'a mut Wire,
+}
+
+impl Fitness for MyFitness<'_> {
+    async fn missing_tables(&mut self, wanted: &[&'static str]) -> Result<Vec<String>> {
+        let d = self.driver;
+        let tables: Vec<String> = self
+            .conn
             .exec_rows(
                 "SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = ?",
-                &name,
+                &[Arg::Text(d.dbname.as_bytes())],
             )
             .await
-            .map_err(|e| self.failed("cannot check", "the tables", &e))?
+            .map_err(|e| d.failed("cannot check", "the tables", &e))?
             .iter()
             .map(|r| Cols(r).text(0))
             .collect();
-        let missing: Vec<&str> = Table::ALL
+        Ok(wanted
             .iter()
-            .map(|t| t.name())
-            .chain(["tpcc_nurand"])
             .filter(|t| !tables.iter().any(|have| have.eq_ignore_ascii_case(t)))
-            .collect();
-        if !missing.is_empty() {
-            return Err(Error::State(format!(
-                "The TPROC-C schema {db} on {name} at {addr} lacks table{s} {list}: delete it \
-                 with deleteschema and build it again with buildschema",
-                name = self.db.name(),
-                addr = peer.addr,
-                s = if missing.len() == 1 { "" } else { "s" },
-                list = missing.join(", "),
-            )));
-        }
-        let max: Option<i64> = conn
-            .query_first(&format!("SELECT MAX(w_id) FROM {}.warehouse", ident(db)))
-            .await
-            .map_err(|e| self.failed("cannot check", "the warehouses", &e))?
-            .and_then(|r| int_of(cell(&r, 0)));
-        let have = max.unwrap_or(0).clamp(0, i64::from(u32::MAX)) as u32;
-        if have < warehouses.max(1) {
-            let ware = self.key("count_ware");
-            return Err(Error::State(if have == 0 {
-                format!(
-                    "The TPROC-C schema {db} has no warehouses: delete it with deleteschema \
-                     and build it again with buildschema"
-                )
-            } else {
-                format!(
-                    "The TPROC-C schema {db} has {have} warehouse{s} but {ware} asks for \
-                     {warehouses}: set {ware} to {have} (diset tpcc {ware} {have}), or build \
-                     a larger schema",
-                    s = if have == 1 { "" } else { "s" },
-                )
-            }));
-        }
-        if self.mode == Mode::StoredProcedures {
-            let routines: Vec<String> = conn
-                .exec_rows(
-                    "SELECT ROUTINE_NAME FROM information_schema.ROUTINES \
-                     WHERE ROUTINE_SCHEMA = ? AND ROUTINE_TYPE = 'PROCEDURE'",
-                    &name,
-                )
-                .await
-                .map_err(|e| self.failed("cannot check", "the stored procedures", &e))?
-                .iter()
-                .map(|r| Cols(r).text(0))
-                .collect();
-            let missing: Vec<&str> = PROCEDURES
-                .into_iter()
-                .filter(|p| !routines.iter().any(|r| r.eq_ignore_ascii_case(p)))
-                .collect();
-            if !missing.is_empty() {
-                return Err(Error::State(format!(
-                    "The TPROC-C schema {db} lacks the stored procedure{s} {list}: delete it \
-                     with deleteschema and build it again with buildschema, or set {key} to \
-                     true to run the transactions as client-side SQL",
-                    s = if missing.len() == 1 { "" } else { "s" },
-                    list = missing.join(", "),
-                    key = self.key("no_stored_procs"),
-                )));
-            }
-        }
-        let nurand = conn
-            .query_rows(&format!(
-                "SELECT c_last, c_id, ol_i_id FROM {}.tpcc_nurand",
-                ident(db)
+            .map(|t| t.to_string())
+            .collect())
+    }
+
+    async fn max_warehouse(&mut self) -> Result<Option<i64>> {
+        let d = self.driver;
+        Ok(self
+            .conn
+            .query_first(&format!(
+                "SELECT MAX(w_id) FROM {}.warehouse",
+                ident(&d.dbname)
             ))
             .await
-            .map_err(|e| self.failed("cannot read", "tpcc_nurand", &e))?;
-        let constants = match nurand.as_slice() {
-            [row] => {
-                let c = |i| {
-                    int_of(cell(row, i))
-                        .and_then(|v| u32::try_from(v).ok())
-                        .unwrap_or(u32::MAX)
-                };
-                Constants {
-                    c_last: c(0),
-                    c_id: c(1),
-                    ol_i_id: c(2),
-                }
-            }
-            other => {
-                return Err(Error::State(format!(
-                    "Table tpcc_nurand of the TPROC-C schema {db} holds {} rows, expected \
-                     exactly 1 (the NURand load constants): delete the schema with \
-                     deleteschema and build it again with buildschema",
-                    other.len()
-                )))
-            }
-        };
-        if constants.c_last > 255 || constants.c_id > 1023 || constants.ol_i_id > 8191 {
-            return Err(Error::State(format!(
-                "Table tpcc_nurand of the TPROC-C schema {db} holds constants out of range \
-                 (c_last 0..255, c_id 0..1023, ol_i_id 0..8191): delete the schema with \
-                 deleteschema and build it again with buildschema"
-            )));
+            .map_err(|e| d.failed("cannot check", "the warehouses", &e))?
+            .and_then(|r| int_of(cell(&r, 0))))
+    }
+
+    async fn routines(&mut self) -> Result<()> {
+        let d = self.driver;
+        if d.mode != Mode::StoredProcedures {
+            return Ok(());
         }
-        Ok((have, constants))
+        let routines: Vec<String> = self
+            .conn
+            .exec_rows(
+                "SELECT ROUTINE_NAME FROM information_schema.ROUTINES \
+                 WHERE ROUTINE_SCHEMA = ? AND ROUTINE_TYPE = 'PROCEDURE'",
+                &[Arg::Text(d.dbname.as_bytes())],
+            )
+            .await
+            .map_err(|e| d.failed("cannot check", "the stored procedures", &e))?
+            .iter()
+            .map(|r| Cols(r).text(0))
+            .collect();
+        let missing: Vec<&str> = PROCEDURES
+            .into_iter()
+            .filter(|p| !routines.iter().any(|r| r.eq_ignore_ascii_case(p)))
+            .collect();
+        if missing.is_empty() {
+            return Ok(());
+        }
+        Err(Error::State(format!(
+            "The TPROC-C schema {db} lacks the stored procedure{s} {list}: delete it with \
+             deleteschema and build it again with buildschema, or set {key} to true to run \
+             the transactions as client-side SQL",
+            db = d.dbname,
+            s = if missing.len() == 1 { "" } else { "s" },
+            list = missing.join(", "),
+            key = d.key("no_stored_procs"),
+        )))
+    }
+
+    async fn nurand(&mut self) -> Result<Vec<[Option<i64>; 3]>> {
+        let d = self.driver;
+        let rows = self
+            .conn
+            .query_rows(&format!(
+                "SELECT c_last, c_id, ol_i_id FROM {}.{NURAND_TABLE}",
+                ident(&d.dbname)
+            ))
+            .await
+            .map_err(|e| d.failed("cannot read", NURAND_TABLE, &e))?;
+        Ok(rows
+            .iter()
+            .map(|row| [0, 1, 2].map(|i| int_of(cell(row, i))))
+            .collect())
+    }
+
+    /// The procedures' and statements' shapes show when a terminal prepares them.
+    async fn statements(&mut self) -> Result<()> {
+        Ok(())
     }
 }
 
@@ -504,7 +502,7 @@ impl TxnDb for MyDriver {
                     monitor.insert(Box::new(conn))
                 }
             };
-            match read_counters(conn).await {
+            match read_counters(conn, &self.dbname).await {
                 Ok(c) => return Ok(c),
                 Err(e) => {
                     let kind = e.kind;
@@ -523,22 +521,9 @@ impl TxnDb for MyDriver {
     }
 }
 
-async fn read_counters(conn: &mut Wire) -> Result<Counters, WireError> {
-    let status = conn
-        .query_rows("SHOW GLOBAL STATUS WHERE Variable_name IN ('Com_commit', 'Com_rollback')")
-        .await?;
-    let transactions = status
-        .iter()
-        .map(|r| Cols(r).text(1).trim().parse::<u64>().unwrap_or(0))
-        .sum();
-    let next = conn
-        .query_first("SELECT SUM(d_next_o_id) FROM district")
-        .await?;
-    let new_orders = next
-        .as_ref()
-        .and_then(|r| int_of(cell(r, 0)))
-        .unwrap_or(0)
-        .max(0) as u64;
+async fn read_counters(conn: &mut Wire, db: &str) -> Result<Counters, WireError> {
+    let transactions = counters::server(conn).await?.transactions();
+    let new_orders = counters::new_orders(conn, db).await?.unwrap_or(0);
     Ok(Counters {
         new_orders,
         transactions,
@@ -883,7 +868,11 @@ async fn call_order_status(link: &mut Link, t: &OrderStatus, show: bool) -> Step
     let row = call(link, Proc::OrderStatus, &args, OSTAT_OUT).await?;
     let out = Cols(&row[..]);
     let order = match out.opt_int(5) {
-        Some(o_id) => Some((o_id, out.opt_int(7), out.int(8, "line_count")?)),
+        Some(o_id) => Some(LastOrder {
+            o_id,
+            carrier: out.opt_int(7),
+            lines: out.int(8, "line_count")?,
+        }),
         None => None,
     };
     Ok(order_status_done(
@@ -1239,11 +1228,13 @@ async fn sql_order_status<C: SqlConn>(
     })?;
     let r = Cols(first);
     let balance = r.fixed(4, 2, "c_balance")?;
-    let order = r.opt_int(5).map(|o_id| {
-        let lines = rows
+    let order = r.opt_int(5).map(|o_id| LastOrder {
+        o_id,
+        carrier: r.opt_int(7),
+        lines: rows
             .iter()
-            .filter(|row| !matches!(cell(*row, 8), Value::NULL));
-        (o_id, r.opt_int(7), lines.count() as i64)
+            .filter(|row| !matches!(cell(*row, 8), Value::NULL))
+            .count() as i64,
     });
     conn.end("COMMIT").await?;
     Ok(order_status_done(show, t, c_id, balance, order))
@@ -1327,108 +1318,41 @@ fn new_order_done(show: bool, t: &NewOrder, o_id: i64, total: Option<i64>) -> Do
     if !show {
         return Done::quiet(total.is_none());
     }
-    let head = format!(
-        "New Order: w {} d {} c {} o {o_id} lines {}",
-        t.w_id,
-        t.d_id,
-        t.c_id,
-        t.lines.len()
-    );
-    match total {
-        Some(total) => Done {
-            rolled_back: false,
-            summary: format!("{head} total {}", money(total)),
-        },
-        None => Done {
-            rolled_back: true,
-            summary: format!("{head} rolled back (unused item)"),
-        },
-    }
-}
-
-/// ` (by name X)` for a customer chosen by name.
-fn by_name(customer: &Customer) -> String {
-    match customer {
-        Customer::ById(_) => String::new(),
-        Customer::ByName(last) => format!(" (by name {last})"),
-    }
+    summary::new_order(t, Some(o_id), total.map(money).as_deref())
 }
 
 fn payment_done(show: bool, t: &Payment, c_id: i64, balance: i64, credit: &str) -> Done {
     if !show {
         return Done::quiet(false);
     }
-    let home = if (t.c_w_id, t.c_d_id) == (t.w_id, t.d_id) {
-        String::new()
-    } else {
-        format!(" of w {} d {}", t.c_w_id, t.c_d_id)
-    };
-    Done {
-        rolled_back: false,
-        summary: format!(
-            "Payment: w {} d {} c {c_id}{home}{} balance {} credit {credit}",
-            t.w_id,
-            t.d_id,
-            by_name(&t.customer),
-            money(balance)
-        ),
-    }
+    summary::payment(t, c_id, &money(balance), credit)
 }
 
-/// `order` is the latest order's id, carrier and number of lines.
 fn order_status_done(
     show: bool,
     t: &OrderStatus,
     c_id: i64,
     balance: i64,
-    order: Option<(i64, Option<i64>, i64)>,
+    order: Option<LastOrder>,
 ) -> Done {
     if !show {
         return Done::quiet(false);
     }
-    let order = match order {
-        None => "no order".to_string(),
-        Some((o_id, carrier, lines)) => {
-            let carrier = carrier.map_or("none".to_string(), |c| c.to_string());
-            format!("o {o_id} carrier {carrier} lines {lines}")
-        }
-    };
-    Done {
-        rolled_back: false,
-        summary: format!(
-            "Order Status: w {} d {} c {c_id}{} balance {} {order}",
-            t.w_id,
-            t.d_id,
-            by_name(&t.customer),
-            money(balance)
-        ),
-    }
+    summary::order_status(t, c_id, &money(balance), order)
 }
 
 fn delivery_done(show: bool, t: &Delivery, delivered: i64, skipped: i64) -> Done {
     if !show {
         return Done::quiet(false);
     }
-    Done {
-        rolled_back: false,
-        summary: format!(
-            "Delivery: w {} carrier {} delivered {delivered} skipped {skipped}",
-            t.w_id, t.carrier_id
-        ),
-    }
+    summary::delivery(t, delivered, skipped)
 }
 
 fn stock_level_done(show: bool, t: &StockLevel, low: i64) -> Done {
     if !show {
         return Done::quiet(false);
     }
-    Done {
-        rolled_back: false,
-        summary: format!(
-            "Stock Level: w {} d {} threshold {} low {low}",
-            t.w_id, t.d_id, t.threshold
-        ),
-    }
+    summary::stock_level(t, low)
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1538,13 +1462,6 @@ fn parse_fixed(s: &str, scale: u32) -> Option<i64> {
     Some(if negative { -value } else { value })
 }
 
-/// Cents as a decimal amount: `-120.00`.
-fn money(cents: i64) -> String {
-    let sign = if cents < 0 { "-" } else { "" };
-    let a = cents.unsigned_abs();
-    format!("{sign}{}.{:02}", a / 100, a % 100)
-}
-
 /// NEWORD's total: `ROUND(sum * (1 - discount) * (1 + w_tax + d_tax), 2)`, with the sum in
 /// cents and the rates in units of 0.0001, exactly as the server computes it on DECIMALs.
 fn order_total(sum_cents: i64, discount: i64, w_tax: i64, d_tax: i64) -> i64 {
@@ -1574,14 +1491,6 @@ mod tests {
         assert_eq!(fixed_of(&b(""), 2), None);
         assert_eq!(fixed_of(&b("-"), 2), None);
         assert_eq!(fixed_of(&Value::NULL, 2), None);
-    }
-
-    #[test]
-    fn money_prints_cents() {
-        assert_eq!(money(152033), "1520.33");
-        assert_eq!(money(-12000), "-120.00");
-        assert_eq!(money(-5), "-0.05");
-        assert_eq!(money(0), "0.00");
     }
 
     #[test]

@@ -19,6 +19,8 @@ use crate::db::mysql::{int_of, text_of, MyTarget};
 use crate::error::{Error, Result};
 use crate::fault::Peer;
 use crate::sqlfile;
+use crate::tpcc::checks::{self, Found, Indexes, CONDITIONS};
+use crate::tpcc::fitness::NURAND_TABLE;
 use crate::tpcc::schema::{Check, Loader, Say, SchemaDb};
 use crate::tpcc::{Constants, Table};
 
@@ -471,14 +473,10 @@ impl MySchema {
             )
             .await
             .map_err(|e| q("the database", e))?;
+        checks.push(checks::database(db, !exists.is_empty()));
         if exists.is_empty() {
-            checks.push(Check::fail(
-                format!("database {db}"),
-                format!("TPROC-C schema {db} does not exist"),
-            ));
             return Ok(checks);
         }
-        checks.push(Check::pass(format!("database {db}"), "exists"));
         conn.query_drop(format!("USE {}", ident(db)))
             .await
             .map_err(|e| q("the database", e))?;
@@ -507,43 +505,34 @@ impl MySchema {
             .collect();
         for table in Table::ALL {
             let t = table.name();
-            if tables.contains(t) {
-                checks.push(Check::pass(format!("table {t}"), "present"));
-            } else {
-                checks.push(Check::fail(
-                    format!("table {t}"),
-                    format!("{db} is missing table {t}"),
-                ));
-            }
+            checks.push(checks::table(t, tables.contains(t)));
         }
         for table in Table::ALL.into_iter().filter(|t| *t != Table::History) {
             let t = table.name();
-            let expected = expected_indexes(table);
-            checks.push(match indexes.get(t) {
+            let found = match indexes.get(t) {
+                None if !tables.contains(t) => Indexes::NoTable,
+                None => Indexes::Names {
+                    found: "",
+                    missing: &[],
+                },
                 Some(names) => {
                     let have: Vec<&str> = names.split(", ").collect();
-                    let missing: Vec<&str> = expected
+                    let missing: Vec<&str> = expected_indexes(table)
                         .iter()
                         .copied()
                         .filter(|e| !have.iter().any(|h| h.eq_ignore_ascii_case(e)))
                         .collect();
-                    if missing.is_empty() {
-                        Check::pass(format!("indexes on {t}"), names.clone())
-                    } else {
-                        Check::fail(
-                            format!("indexes on {t}"),
-                            format!("missing {} (has {names})", missing.join(", ")),
-                        )
-                    }
+                    checks.push(checks::indexes(
+                        t,
+                        Indexes::Names {
+                            found: names,
+                            missing: &missing,
+                        },
+                    ));
+                    continue;
                 }
-                None if !tables.contains(t) => {
-                    Check::fail(format!("indexes on {t}"), format!("table {t} is missing"))
-                }
-                None => Check::fail(
-                    format!("indexes on {t}"),
-                    format!("no indices on table {t}"),
-                ),
-            });
+            };
+            checks.push(checks::indexes(t, found));
         }
 
         say.line("Check procedures");
@@ -559,41 +548,23 @@ impl MySchema {
             .map(|r| cell(r, 0).to_ascii_uppercase())
             .collect();
         for p in PROCEDURES {
-            checks.push(if routines.contains(p) {
-                Check::pass(format!("procedure {p}"), "present")
-            } else {
-                Check::fail(
-                    format!("procedure {p}"),
-                    format!("missing stored procedure {p}"),
-                )
-            });
+            let found = routines.contains(p).then_some("present");
+            checks.push(checks::routine("procedure", p, found));
         }
-        checks.push(if tables.contains("tpcc_nurand") {
+        let constants: Option<Vec<[String; 3]>> = if tables.contains(NURAND_TABLE) {
             let rows = conn
                 .query_texts("SELECT c_last, c_id, ol_i_id FROM tpcc_nurand")
                 .await
-                .map_err(|e| q("tpcc_nurand", e))?;
-            match rows.as_slice() {
-                [row] => Check::pass(
-                    "table tpcc_nurand",
-                    format!(
-                        "load constants c_last {}, c_id {}, ol_i_id {}",
-                        cell(row, 0),
-                        cell(row, 1),
-                        cell(row, 2)
-                    ),
-                ),
-                other => Check::fail(
-                    "table tpcc_nurand",
-                    format!("holds {} rows, expected exactly 1", other.len()),
-                ),
-            }
-        } else {
-            Check::fail(
-                "table tpcc_nurand",
-                "missing table tpcc_nurand (the NURand load constants)",
+                .map_err(|e| q(NURAND_TABLE, e))?;
+            Some(
+                rows.iter()
+                    .map(|row| [0, 1, 2].map(|i| cell(row, i)))
+                    .collect(),
             )
-        });
+        } else {
+            None
+        };
+        checks.push(checks::nurand(constants.as_deref()));
 
         // Row counts, and the warehouse count against the dictionary.
         let w = u64::from(warehouses);
@@ -611,94 +582,48 @@ impl MySchema {
                 .max(0) as u64;
             counts.insert(table, n);
         }
-        checks.push(if tables.contains("warehouse") {
-            let max = conn
-                .first_int("SELECT COALESCE(MAX(w_id), 0) FROM warehouse")
+        let max = if tables.contains("warehouse") {
+            conn.first_int("SELECT COALESCE(MAX(w_id), 0) FROM warehouse")
                 .await
                 .map_err(|e| q("the warehouses", e))?
                 .unwrap_or(0)
-                .max(0) as u64;
-            let n = counts.get(&Table::Warehouse).copied().unwrap_or(0);
-            if n == w && max == w {
-                Check::pass(
-                    "warehouse count",
-                    format!("{}, as {} says", plural(n, "warehouse"), self.key("count_ware")),
-                )
-            } else {
-                Check::fail(
-                    "warehouse count",
-                    format!(
-                        "warehouse count {n} (highest w_id {max}) does not equal dict warehouse count of {w} ({})",
-                        self.key("count_ware")
-                    ),
-                )
-            }
+                .max(0) as u64
         } else {
-            Check::fail("warehouse count", "table warehouse is missing")
-        });
+            0
+        };
+        checks.push(checks::warehouse_count(
+            counts.get(&Table::Warehouse).copied(),
+            max,
+            w,
+            &self.key("count_ware"),
+        ));
         for table in Table::ALL {
-            let t = table.name();
-            let min = minimum_rows(table, w);
-            checks.push(match counts.get(&table) {
-                None => Check::fail(format!("rows in {t}"), format!("table {t} is missing")),
-                Some(&n) if n >= min => Check::pass(
-                    format!("rows in {t}"),
-                    format!("{}, at least {min} expected", plural(n, "row")),
-                ),
-                Some(&n) => Check::fail(
-                    format!("rows in {t}"),
-                    format!("row count of {n} is less than expected count of {min}"),
-                ),
-            });
+            checks.push(checks::rows(table, counts.get(&table).copied(), w));
         }
 
-        for (i, condition) in CONSISTENCY.iter().enumerate() {
-            let what = format!("Check consistency {}", i + 1);
-            say.line(&what);
-            if let Some(t) = condition.tables.iter().find(|t| !tables.contains(**t)) {
-                checks.push(Check::fail(
-                    what,
-                    format!("cannot check: table {t} is missing"),
-                ));
+        for (i, (condition, (sql, describe))) in CONDITIONS.iter().zip(&CONSISTENCY).enumerate() {
+            say.line(format!("Check consistency {}", i + 1));
+            if let Some(t) = condition.tables.iter().find(|t| !tables.contains(t.name())) {
+                checks.push(checks::consistency(i, Found::NoTable(t.name())));
                 continue;
             }
             let first = conn
-                .query_first(condition.sql)
+                .query_first(sql)
                 .await
-                .map_err(|e| q(&what, e))?;
-            checks.push(match first {
-                None => {
-                    let (table, unit) = match condition.per {
-                        Per::Warehouse => (Table::Warehouse, "warehouse"),
-                        Per::District => (Table::District, "district"),
-                    };
-                    let n = counts.get(&table).copied().unwrap_or(0);
-                    let scope = if n == 1 {
-                        format!("its 1 {unit}")
-                    } else {
-                        format!("all {}", plural(n, unit))
-                    };
-                    Check::pass(what, format!("{}: holds for {scope}", condition.rule))
-                }
+                .map_err(|e| q(&format!("Check consistency {}", i + 1), e))?;
+            let found = match first {
+                None => Found::Holds {
+                    units: counts.get(&condition.per.table()).copied().unwrap_or(0),
+                },
                 Some(row) => {
                     let v = row_texts(&row);
-                    let offenders: u64 = v.last().and_then(|n| n.parse().ok()).unwrap_or(0);
-                    let unit = match condition.per {
-                        Per::Warehouse => "warehouse",
-                        Per::District => "district",
-                    };
-                    let verb = if offenders == 1 { "fails" } else { "fail" };
-                    Check::fail(
-                        what,
-                        format!(
-                            "{}: {}; {} {verb}",
-                            condition.rule,
-                            (condition.describe)(&v),
-                            plural(offenders, unit)
-                        ),
-                    )
+                    Found::Fails {
+                        offenders: v.last().and_then(|n| n.parse().ok()).unwrap_or(0),
+                        first: describe(&v),
+                    }
                 }
-            });
+            };
+            checks.push(checks::consistency(i, found));
         }
         Ok(checks)
     }
@@ -1077,15 +1002,6 @@ fn check_engine_name(engine: &str, key: &str) -> Result<()> {
     }
 }
 
-/// `1 row`, `2 rows`.
-fn plural(n: u64, unit: &str) -> String {
-    if n == 1 {
-        format!("{n} {unit}")
-    } else {
-        format!("{n} {unit}s")
-    }
-}
-
 /// A name as a quoted identifier.
 fn ident(name: &str) -> String {
     format!("`{}`", name.replace('`', "``"))
@@ -1102,59 +1018,27 @@ fn expected_indexes(table: Table) -> &'static [&'static str] {
     }
 }
 
-/// HammerDB's minimum row counts for `checkschema` (reference 7.9).
-fn minimum_rows(table: Table, w: u64) -> u64 {
-    match table {
-        Table::Warehouse => w,
-        Table::District => 10 * w,
-        Table::Customer | Table::History | Table::Orders => 30_000 * w,
-        Table::Item => 100_000,
-        Table::Stock => 100_000 * w,
-        Table::NewOrder => 8_100 * w,
-        Table::OrderLine => 297_000 * w,
-    }
-}
-
-#[derive(Debug, Clone, Copy)]
-enum Per {
-    Warehouse,
-    District,
-}
-
-/// One TPC-C consistency condition: a query returning the first offender (its key and
-/// values, then the number of offenders) or no row at all.
-struct Condition {
-    rule: &'static str,
-    per: Per,
-    tables: &'static [&'static str],
-    sql: &'static str,
-    describe: fn(&[String]) -> String,
-}
-
-/// Clause 3.3.2.1 to 3.3.2.4, each over every warehouse or district.
-const CONSISTENCY: [Condition; 4] = [
-    Condition {
-        rule: "W_YTD = sum(D_YTD)",
-        per: Per::Warehouse,
-        tables: &["warehouse", "district"],
-        sql: "SELECT w.w_id, w.w_ytd, d.ytd, COUNT(*) OVER () \
+/// TPC-C's consistency conditions (`tpcc::checks::CONDITIONS`, in order): a query returning
+/// the first offender (its key and values, then the number of offenders) or no row at all,
+/// and how to describe that offender.
+type Describe = fn(&[String]) -> String;
+const CONSISTENCY: [(&str, Describe); 4] = [
+    (
+        "SELECT w.w_id, w.w_ytd, d.ytd, COUNT(*) OVER () \
               FROM warehouse w \
               LEFT JOIN (SELECT d_w_id, SUM(d_ytd) AS ytd FROM district GROUP BY d_w_id) d \
                 ON d.d_w_id = w.w_id \
               WHERE d.ytd IS NULL OR w.w_ytd <> d.ytd \
               ORDER BY w.w_id LIMIT 1",
-        describe: |v| {
+        |v| {
             format!(
                 "warehouse {} has W_YTD {} but sum(D_YTD) {}",
                 v[0], v[1], v[2]
             )
         },
-    },
-    Condition {
-        rule: "D_NEXT_O_ID - 1 = max(O_ID) = max(NO_O_ID)",
-        per: Per::District,
-        tables: &["district", "orders", "new_order"],
-        sql: "SELECT d.d_w_id, d.d_id, d.d_next_o_id, o.m, n.m, COUNT(*) OVER () \
+    ),
+    (
+        "SELECT d.d_w_id, d.d_id, d.d_next_o_id, o.m, n.m, COUNT(*) OVER () \
               FROM district d \
               LEFT JOIN (SELECT o_w_id, o_d_id, MAX(o_id) AS m FROM orders \
                          GROUP BY o_w_id, o_d_id) o \
@@ -1165,33 +1049,27 @@ const CONSISTENCY: [Condition; 4] = [
               WHERE d.d_next_o_id - 1 <> COALESCE(o.m, 0) \
                  OR (n.m IS NOT NULL AND n.m <> COALESCE(o.m, 0)) \
               ORDER BY d.d_w_id, d.d_id LIMIT 1",
-        describe: |v| {
+        |v| {
             format!(
                 "district {} of warehouse {} has D_NEXT_O_ID {}, max(O_ID) {}, max(NO_O_ID) {}",
                 v[1], v[0], v[2], v[3], v[4]
             )
         },
-    },
-    Condition {
-        rule: "max(NO_O_ID) - min(NO_O_ID) + 1 = rows in NEW_ORDER",
-        per: Per::District,
-        tables: &["new_order"],
-        sql: "SELECT no_w_id, no_d_id, COUNT(*), MIN(no_o_id), MAX(no_o_id), COUNT(*) OVER () \
+    ),
+    (
+        "SELECT no_w_id, no_d_id, COUNT(*), MIN(no_o_id), MAX(no_o_id), COUNT(*) OVER () \
               FROM new_order GROUP BY no_w_id, no_d_id \
               HAVING COUNT(*) <> MAX(no_o_id) - MIN(no_o_id) + 1 \
               ORDER BY no_w_id, no_d_id LIMIT 1",
-        describe: |v| {
+        |v| {
             format!(
                 "district {} of warehouse {} has {} new orders from {} to {}",
                 v[1], v[0], v[2], v[3], v[4]
             )
         },
-    },
-    Condition {
-        rule: "sum(O_OL_CNT) = rows in ORDER_LINE",
-        per: Per::District,
-        tables: &["district", "orders", "order_line"],
-        sql: "SELECT d.d_w_id, d.d_id, COALESCE(o.n, 0), COALESCE(l.n, 0), COUNT(*) OVER () \
+    ),
+    (
+        "SELECT d.d_w_id, d.d_id, COALESCE(o.n, 0), COALESCE(l.n, 0), COUNT(*) OVER () \
               FROM district d \
               LEFT JOIN (SELECT o_w_id, o_d_id, SUM(o_ol_cnt) AS n FROM orders \
                          GROUP BY o_w_id, o_d_id) o \
@@ -1201,13 +1079,13 @@ const CONSISTENCY: [Condition; 4] = [
                 ON l.ol_w_id = d.d_w_id AND l.ol_d_id = d.d_id \
               WHERE COALESCE(o.n, 0) <> COALESCE(l.n, 0) \
               ORDER BY d.d_w_id, d.d_id LIMIT 1",
-        describe: |v| {
+        |v| {
             format!(
                 "district {} of warehouse {} has sum(O_OL_CNT) {} but {} order lines",
                 v[1], v[0], v[2], v[3]
             )
         },
-    },
+    ),
 ];
 
 /// A row's values as text, `NULL` for NULL.

@@ -12,6 +12,8 @@
 //! without waiting for answers), so a transaction costs one round trip, New-Order two:
 //! whether it commits depends on the item lookup.
 
+pub mod counters;
+
 use std::borrow::Cow;
 use std::collections::HashMap;
 
@@ -27,16 +29,16 @@ use crate::db::postgres::wire::{self as pgwire, Reply, Wire, WireError};
 use crate::db::postgres::{classify, connect, PgConn, PgTarget};
 use crate::error::{Error, Result};
 use crate::fault::{DbError, Failure, Peer};
+use crate::tpcc::fitness::{self, Fitness, Place, NURAND_TABLE};
+use crate::tpcc::summary::{self, LastOrder};
 use crate::tpcc::txn::{
     Counters, Customer, Delivery, Done, Line, Mode, NewOrder, OrderStatus, Payment, StockLevel,
     TxnConn, TxnDb,
 };
-use crate::tpcc::{Constants, Table};
+use crate::tpcc::Constants;
 
 /// The five transactions' routine names, as functions or procedures.
 const ROUTINES: [&str; 5] = ["neword", "payment", "ostat", "delivery", "slev"];
-/// The table holding the load's NURand constants.
-const NURAND_TABLE: &str = "tpcc_nurand";
 /// The SQLSTATE `neword` raises for an unused item (functions.sql): the New-Order rollback.
 const ITEM_NOT_VALID: &str = "HR001";
 
@@ -165,102 +167,22 @@ impl PgDriver {
         Ok((row.get(0), row.get(1)))
     }
 
-    /// Everything `prepare` checks, on the owner's connection.
+    /// Everything `prepare` checks, on the owner's connection: TPROC-C's rules
+    /// (`tpcc::fitness`), asked in PostgreSQL's SQL.
     async fn inspect(&self, conn: &PgConn, warehouses: u32) -> Result<(u32, Constants)> {
         let peer = self.owner.peer();
-        let db = self.db();
-        let client = &conn.client;
-
-        let mut tables: Vec<&str> = Table::ALL.iter().map(|t| t.name()).collect();
-        tables.push(NURAND_TABLE);
-        let sql = "SELECT t FROM unnest($1::text[]) WITH ORDINALITY AS u(t, n)
-                    WHERE to_regclass(u.t) IS NULL ORDER BY u.n";
-        let missing: Vec<String> = client
-            .query(sql, &[&tables])
-            .await
-            .map_err(|e| failed(&peer, "cannot check", "tables", &e))?
-            .iter()
-            .map(|r| r.get(0))
-            .collect();
-        if missing.len() >= Table::ALL.len() {
-            return Err(Error::State(format!(
-                "Database {db} holds no TPROC-C schema: build it with buildschema"
-            )));
-        }
-        if missing.iter().any(|t| t != NURAND_TABLE) {
-            return Err(Error::State(format!(
-                "The TPROC-C schema in database {db} is incomplete, it lacks table(s) {}: \
-                 remove it with deleteschema and build it again with buildschema",
-                missing.join(", ")
-            )));
-        }
-        if !missing.is_empty() {
-            return Err(Error::State(format!(
-                "Database {db} has no table {NURAND_TABLE}, where hammer's buildschema records \
-                 the load's NURand constants: the schema was built by another tool; remove it \
-                 with deleteschema and build it with buildschema"
-            )));
-        }
-
-        let max: Option<i32> = client
-            .query_one("SELECT max(w_id)::int FROM warehouse", &[])
-            .await
-            .map_err(|e| failed(&peer, "cannot check", "warehouses", &e))?
-            .get(0);
-        let max = max.and_then(|m| u32::try_from(m).ok()).unwrap_or(0);
-        if max == 0 {
-            return Err(Error::State(format!(
-                "The TPROC-C schema in database {db} has no warehouses: remove it with \
-                 deleteschema and build it again with buildschema"
-            )));
-        }
-        if max < warehouses {
-            return Err(Error::State(format!(
-                "The TPROC-C schema in database {db} has {max} warehouses but pg_count_ware \
-                 asks for {warehouses}: set it with diset tpcc pg_count_ware {max}, or build \
-                 a schema of {warehouses} warehouses"
-            )));
-        }
-
-        self.check_routines(client, &peer).await?;
-
-        let rows = client
-            .query(
-                "SELECT c_last::int, c_id::int, ol_i_id::int FROM tpcc_nurand",
-                &[],
-            )
-            .await
-            .map_err(|e| failed(&peer, "cannot check", NURAND_TABLE, &e))?;
-        let [row] = rows.as_slice() else {
-            return Err(Error::State(format!(
-                "Table {NURAND_TABLE} in database {db} holds {} rows, not the one row of load \
-                 constants buildschema writes: remove the schema with deleteschema and build \
-                 it again",
-                rows.len()
-            )));
+        let place = Place {
+            db: self.db(),
+            engine: self.name(),
+            addr: &peer.addr,
+            count_ware: "pg_count_ware",
         };
-        let constant = |i: usize| u32::try_from(row.get::<_, i32>(i)).unwrap_or(0);
-        let constants = Constants {
-            c_last: constant(0),
-            c_id: constant(1),
-            ol_i_id: constant(2),
+        let mut f = PgFitness {
+            driver: self,
+            client: &conn.client,
+            peer: &peer,
         };
-
-        // Preparing what the terminals will run shows any routine or column of another shape.
-        let texts = statement_texts(self.flavour);
-        let prepared = join_all(texts.iter().map(|t| client.prepare(t))).await;
-        if let Some(Err(e)) = prepared.into_iter().find(|p| p.is_err()) {
-            let (_, detail) = classify(&e, false);
-            let what = match self.flavour.routines() {
-                Some((_, words)) => format!("the TPROC-C {words}"),
-                None => "hammer's client-side SQL".to_string(),
-            };
-            return Err(Error::State(format!(
-                "Database {db} does not fit {what} ({detail}): the schema was built by another \
-                 tool or version; remove it with deleteschema and build it with buildschema"
-            )));
-        }
-        Ok((max, constants))
+        fitness::check(&mut f, &place, warehouses).await
     }
 
     /// The routines this flavour calls are all there; if only the other flavour's are, say so
@@ -305,6 +227,77 @@ impl PgDriver {
              SQL with diset tpcc pg_no_stored_procs true",
             missing.join(", ")
         )))
+    }
+}
+
+/// The fitness questions, on the owner's connection.
+struct PgFitness<'a> {
+    driver: &'a PgDriver,
+    client: &'a Client,
+    peer: &'a Peer,
+}
+
+impl Fitness for PgFitness<'_> {
+    async fn missing_tables(&mut self, tables: &[&'static str]) -> Result<Vec<String>> {
+        let sql = "SELECT t FROM unnest($1::text[]) WITH ORDINALITY AS u(t, n)
+                    WHERE to_regclass(u.t) IS NULL ORDER BY u.n";
+        Ok(self
+            .client
+            .query(sql, &[&tables])
+            .await
+            .map_err(|e| failed(self.peer, "cannot check", "tables", &e))?
+            .iter()
+            .map(|r| r.get(0))
+            .collect())
+    }
+
+    async fn max_warehouse(&mut self) -> Result<Option<i64>> {
+        let max: Option<i32> = self
+            .client
+            .query_one("SELECT max(w_id)::int FROM warehouse", &[])
+            .await
+            .map_err(|e| failed(self.peer, "cannot check", "warehouses", &e))?
+            .get(0);
+        Ok(max.map(i64::from))
+    }
+
+    async fn routines(&mut self) -> Result<()> {
+        self.driver.check_routines(self.client, self.peer).await
+    }
+
+    async fn nurand(&mut self) -> Result<Vec<[Option<i64>; 3]>> {
+        let rows = self
+            .client
+            .query(
+                "SELECT c_last::int, c_id::int, ol_i_id::int FROM tpcc_nurand",
+                &[],
+            )
+            .await
+            .map_err(|e| failed(self.peer, "cannot check", NURAND_TABLE, &e))?;
+        Ok(rows
+            .iter()
+            .map(|r| [0, 1, 2].map(|i| r.get::<_, Option<i32>>(i).map(i64::from)))
+            .collect())
+    }
+
+    /// Preparing what the terminals will run shows any routine or column of another shape.
+    async fn statements(&mut self) -> Result<()> {
+        let flavour = self.driver.flavour;
+        let texts = statement_texts(flavour);
+        let prepared = join_all(texts.iter().map(|t| self.client.prepare(t))).await;
+        if let Some(Err(e)) = prepared.into_iter().find(|p| p.is_err()) {
+            let (_, detail) = classify(&e, false);
+            let what = match flavour.routines() {
+                Some((_, words)) => format!("the TPROC-C {words}"),
+                None => "hammer's client-side SQL".to_string(),
+            };
+            return Err(Error::State(format!(
+                "Database {} does not fit {what} ({detail}): the schema was built by another \
+                 tool or version; remove it with deleteschema and build it with buildschema",
+                self.driver.db()
+            )));
+        }
+        Ok(())
     }
 }
 
@@ -391,26 +384,14 @@ impl TxnDb for PgDriver {
     }
 
     async fn counters(&self) -> Result<Counters> {
-        // The schema database's own commits and rollbacks. HammerDB sums every database's,
-        // which counts other work on the server as TPM and, worse, drops when any database
-        // is dropped during the run.
-        let transactions_sql = format!(
-            "SELECT coalesce(sum(xact_commit + xact_rollback), 0)::bigint FROM pg_stat_database WHERE datname = '{}'",
-            self.owner.dbname.replace('\'', "''")
-        );
+        // The schema database's own commits and rollbacks (see `counters`).
         let (transactions, new_orders) = tokio::join!(
             read_counter(
                 &self.admin_conn,
                 &self.admin,
-                &transactions_sql,
-                "pg_stat_database",
+                Counter::Transactions(&self.owner.dbname),
             ),
-            read_counter(
-                &self.owner_conn,
-                &self.owner,
-                "SELECT sum(d_next_o_id)::bigint FROM district",
-                "district",
-            ),
+            read_counter(&self.owner_conn, &self.owner, Counter::NewOrders),
         );
         Ok(Counters {
             new_orders: new_orders?,
@@ -419,13 +400,37 @@ impl TxnDb for PgDriver {
     }
 }
 
-/// Runs a one-value query on a kept connection, connecting when there is none and once
-/// more when the kept one turns out to be lost.
+/// What one of the monitor's connections reads.
+#[derive(Clone, Copy)]
+enum Counter<'a> {
+    /// The named database's commits and rollbacks, as the superuser.
+    Transactions(&'a str),
+    /// `sum(d_next_o_id)`, as the owner on the schema database.
+    NewOrders,
+}
+
+impl Counter<'_> {
+    fn what(self) -> &'static str {
+        match self {
+            Counter::Transactions(_) => "pg_stat_database",
+            Counter::NewOrders => "district",
+        }
+    }
+
+    async fn read(self, client: &Client) -> Result<u64, tokio_postgres::Error> {
+        Ok(match self {
+            Counter::Transactions(db) => counters::server(client).await?.of_database(db),
+            Counter::NewOrders => counters::new_orders(client).await?.unwrap_or(0),
+        })
+    }
+}
+
+/// Reads a counter on a kept connection, connecting when there is none and once more when
+/// the kept one turns out to be lost.
 async fn read_counter(
     slot: &Mutex<Option<PgConn>>,
     target: &PgTarget,
-    sql: &str,
-    what: &'static str,
+    counter: Counter<'_>,
 ) -> Result<u64> {
     let mut kept = slot.lock().await;
     let mut attempt = 0;
@@ -440,17 +445,16 @@ async fn read_counter(
                 connect(target).await?
             }
         };
-        match conn.client.query_one(sql, &[]).await {
-            Ok(row) => {
+        match counter.read(&conn.client).await {
+            Ok(n) => {
                 *kept = Some(conn);
-                let n: Option<i64> = row.get(0);
-                return Ok(n.and_then(|n| u64::try_from(n).ok()).unwrap_or(0));
+                return Ok(n);
             }
             Err(e) => {
                 let (kind, _) = classify(&e, false);
                 conn.close().await;
                 if kind != Failure::Lost || attempt > 1 {
-                    return Err(failed(&target.peer(), "cannot query", what, &e).into());
+                    return Err(failed(&target.peer(), "cannot query", counter.what(), &e).into());
                 }
             }
         }
@@ -682,14 +686,6 @@ fn later_rounds(lines: &[Line]) -> Vec<StockRound> {
     rounds
 }
 
-/// The `(by name X)` part of a summary, empty for a customer chosen by id.
-fn by_name(c: &Customer) -> String {
-    match c {
-        Customer::ById(_) => String::new(),
-        Customer::ByName(name) => format!(" (by name {name})"),
-    }
-}
-
 /// `DbError` for a statement that failed, with the driver's own classification.
 fn failed(peer: &Peer, action: &'static str, what: &str, e: &tokio_postgres::Error) -> DbError {
     let (kind, detail) = classify(e, false);
@@ -736,50 +732,7 @@ fn new_order_done(show: bool, t: &NewOrder, o_id: Option<i64>, total: Option<&st
     if !show {
         return Done::quiet(total.is_none());
     }
-    let head = format!(
-        "New Order: w {} d {} c {} o {} lines {}",
-        t.w_id,
-        t.d_id,
-        t.c_id,
-        o_id.map_or_else(|| "-".to_string(), |o| o.to_string()),
-        t.lines.len()
-    );
-    match total {
-        Some(total) => Done {
-            rolled_back: false,
-            summary: format!("{head} total {total}"),
-        },
-        None => {
-            let bad = t
-                .lines
-                .iter()
-                .map(|l| l.item_id)
-                .find(|&i| i > crate::tpcc::ITEMS)
-                .map_or_else(String::new, |i| format!(" (item {i} not valid)"));
-            Done {
-                rolled_back: true,
-                summary: format!("{head} rolled back{bad}"),
-            }
-        }
-    }
-}
-
-fn payment_done(t: &Payment, c_id: i64, balance: &str, credit: &str) -> Done {
-    let remote = if (t.c_w_id, t.c_d_id) == (t.w_id, t.d_id) {
-        String::new()
-    } else {
-        format!(" of w {} d {}", t.c_w_id, t.c_d_id)
-    };
-    Done {
-        rolled_back: false,
-        summary: format!(
-            "Payment: w {} d {} c {c_id}{remote}{} amount {} balance {balance} credit {credit}",
-            t.w_id,
-            t.d_id,
-            by_name(&t.customer),
-            money(t.amount_cents)
-        ),
-    }
+    summary::new_order(t, o_id, total)
 }
 
 /// `Error::Db` for a transaction's failed statement.
@@ -959,7 +912,7 @@ fn payment_result(
     let c_id = need(read(row.int(0), peer, txn)?, 0, peer, txn)?;
     let balance = need(read(row.text(4), peer, txn)?, 4, peer, txn)?;
     let credit = need(read(row.text(5), peer, txn)?, 5, peer, txn)?;
-    Ok(payment_done(t, c_id, &balance, &credit))
+    Ok(summary::payment(t, c_id, &balance, &credit))
 }
 
 fn order_status_result(
@@ -980,22 +933,12 @@ fn order_status_result(
     let o_id = read(row.int(5), peer, txn)?;
     let carrier = read(row.int(7), peer, txn)?;
     let lines = need(read(row.int(8), peer, txn)?, 8, peer, txn)?;
-    let order = match o_id {
-        None => "no order".to_string(),
-        Some(o) => format!(
-            "o {o} carrier {} lines {lines}",
-            carrier.map_or_else(|| "-".to_string(), |c| c.to_string())
-        ),
-    };
-    Ok(Done {
-        rolled_back: false,
-        summary: format!(
-            "Order Status: w {} d {} c {c_id}{} balance {balance} {order}",
-            t.w_id,
-            t.d_id,
-            by_name(&t.customer)
-        ),
-    })
+    let order = o_id.map(|o_id| LastOrder {
+        o_id,
+        carrier,
+        lines,
+    });
+    Ok(summary::order_status(t, c_id, &balance, order))
 }
 
 fn delivery_result(
@@ -1013,13 +956,7 @@ fn delivery_result(
     }
     let delivered = need(read(row.int(0), peer, txn)?, 0, peer, txn)?;
     let skipped = need(read(row.int(1), peer, txn)?, 1, peer, txn)?;
-    Ok(Done {
-        rolled_back: false,
-        summary: format!(
-            "Delivery: w {} carrier {} delivered {delivered} skipped {skipped}",
-            t.w_id, t.carrier_id
-        ),
-    })
+    Ok(summary::delivery(t, delivered, skipped))
 }
 
 fn stock_level_result(
@@ -1043,13 +980,7 @@ fn stock_level_result(
     if !summaries {
         return Ok(Done::quiet(false));
     }
-    Ok(Done {
-        rolled_back: false,
-        summary: format!(
-            "Stock Level: w {} d {} threshold {} low {low}",
-            t.w_id, t.d_id, t.threshold
-        ),
-    })
+    Ok(summary::stock_level(t, low))
 }
 
 impl ClientLink {
@@ -1505,58 +1436,6 @@ mod tests {
                     quantities: vec![8],
                 },
             ]
-        );
-    }
-
-    fn order(lines: Vec<Line>) -> NewOrder {
-        NewOrder {
-            w_id: 1,
-            d_id: 3,
-            c_id: 1201,
-            lines,
-            all_local: true,
-        }
-    }
-
-    #[test]
-    fn summaries_are_one_line_each() {
-        let t = order(vec![line(1, 1, 5); 11]);
-        let done = new_order_done(true, &t, Some(3012), Some("1520.33"));
-        assert_eq!(
-            done,
-            Done {
-                rolled_back: false,
-                summary: "New Order: w 1 d 3 c 1201 o 3012 lines 11 total 1520.33".into()
-            }
-        );
-        let t = order(vec![line(1, 1, 5), line(100_001, 1, 2)]);
-        let done = new_order_done(true, &t, Some(3013), None);
-        assert!(done.rolled_back);
-        assert_eq!(
-            done.summary,
-            "New Order: w 1 d 3 c 1201 o 3013 lines 2 rolled back (item 100001 not valid)"
-        );
-        let p = Payment {
-            w_id: 1,
-            d_id: 2,
-            c_w_id: 1,
-            c_d_id: 2,
-            customer: Customer::ByName("BARPRIESE".into()),
-            amount_cents: 1200,
-        };
-        assert_eq!(
-            payment_done(&p, 77, "-120.00", "GC").summary,
-            "Payment: w 1 d 2 c 77 (by name BARPRIESE) amount 12.00 balance -120.00 credit GC"
-        );
-        let p = Payment {
-            c_w_id: 2,
-            c_d_id: 5,
-            customer: Customer::ById(77),
-            ..p
-        };
-        assert_eq!(
-            payment_done(&p, 77, "10.00", "BC").summary,
-            "Payment: w 1 d 2 c 77 of w 2 d 5 amount 12.00 balance 10.00 credit BC"
         );
     }
 

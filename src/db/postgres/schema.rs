@@ -17,8 +17,10 @@ use crate::db::postgres::{classify, connect, PgConn, PgTarget};
 use crate::error::{Error, Result};
 use crate::fault::{DbError, Failure, Peer};
 use crate::sqlfile;
+use crate::tpcc::checks::{self, Found, Indexes, Per, CONDITIONS};
+use crate::tpcc::fitness::NURAND_TABLE;
 use crate::tpcc::schema::{Check, Loader, Say, SchemaDb};
-use crate::tpcc::{Constants, Table, CUSTOMERS_PER_D, DISTRICTS_PER_W, ITEMS, STOCK_PER_W};
+use crate::tpcc::{Constants, Table};
 
 const TABLES_SQL: &str = include_str!("../../../schemas/pg/tprocc/tables.sql");
 const PARTITIONS_SQL: &str = include_str!("../../../schemas/pg/tprocc/partitions.sql");
@@ -31,8 +33,6 @@ const NURAND_SQL: &str = include_str!("../../../schemas/pg/tprocc/nurand.sql");
 const HAMMER_ROLE: &str = "created by hammer";
 /// The five transactions, as functions or procedures.
 const ROUTINES: [&str; 5] = ["neword", "payment", "ostat", "delivery", "slev"];
-/// The table holding the load's NURand constants.
-const NURAND_TABLE: &str = "tpcc_nurand";
 /// Bytes per COPY data message.
 const COPY_CHUNK: usize = 256 * 1024;
 /// Connections that build keys, gather statistics or count rows at once. Index builds are
@@ -456,14 +456,10 @@ impl SchemaDb for PgSchema {
         let exists: bool = r
             .map_err(|e| failed(&self.admin.peer(), "cannot query", "databases", &e))?
             .get(0);
+        checks.push(checks::database(db, exists));
         if !exists {
-            checks.push(Check::fail(
-                format!("database {db}"),
-                format!("TPROC-C schema {db} does not exist"),
-            ));
             return Ok(checks);
         }
-        checks.push(Check::pass(format!("database {db}"), "exists"));
 
         let conn = match connect(&self.owner).await {
             Ok(conn) => conn,
@@ -604,42 +600,19 @@ impl PgSchema {
             .await
             .map_err(|e| failed(&peer, "cannot check", "tables", &e))?;
         if rows.iter().all(|r| !r.get::<_, bool>(1)) {
-            checks.push(Check::fail(
-                "tables",
-                format!("TPROC-C schema {db} is empty"),
-            ));
+            checks.push(checks::empty(db));
             return Ok(());
         }
         let mut complete = true;
         for row in &rows {
             let (table, present, indexes): (String, bool, i64) =
                 (row.get(0), row.get(1), row.get(2));
-            if !present {
-                complete = false;
-                checks.push(Check::fail(
-                    format!("table {table}"),
-                    format!("missing table {table}"),
-                ));
+            complete &= present;
+            checks.push(checks::table(&table, present));
+            if !present || table == Table::History.name() {
                 continue;
             }
-            checks.push(Check::pass(format!("table {table}"), "present"));
-            if table == Table::History.name() {
-                continue;
-            }
-            checks.push(if indexes > 0 {
-                Check::pass(
-                    format!("indices on {table}"),
-                    format!(
-                        "{indexes} {}",
-                        if indexes == 1 { "index" } else { "indexes" }
-                    ),
-                )
-            } else {
-                Check::fail(
-                    format!("indices on {table}"),
-                    format!("on table {table} no indices"),
-                )
-            });
+            checks.push(checks::indexes(&table, Indexes::Count(indexes)));
         }
         let nurand = conn
             .client
@@ -647,22 +620,21 @@ impl PgSchema {
             .await
             .map_err(|e| failed(&peer, "cannot check", NURAND_TABLE, &e))?
             .get::<_, bool>(0);
-        if nurand {
-            let n: i64 = query("SELECT count(*) FROM tpcc_nurand", NURAND_TABLE).await?[0].get(0);
-            checks.push(if n == 1 {
-                Check::pass(format!("table {NURAND_TABLE}"), "one row of load constants")
-            } else {
-                Check::fail(
-                    format!("table {NURAND_TABLE}"),
-                    format!("{n} rows, expected one row of load constants"),
-                )
-            });
+        let constants: Option<Vec<[String; 3]>> = if nurand {
+            let rows = query(
+                "SELECT c_last::text, c_id::text, ol_i_id::text FROM tpcc_nurand",
+                NURAND_TABLE,
+            )
+            .await?;
+            Some(
+                rows.iter()
+                    .map(|r| [0, 1, 2].map(|i| r.get::<_, Option<String>>(i).unwrap_or_default()))
+                    .collect(),
+            )
         } else {
-            checks.push(Check::fail(
-                format!("table {NURAND_TABLE}"),
-                format!("missing table {NURAND_TABLE} (the load's NURand constants)"),
-            ));
-        }
+            None
+        };
+        checks.push(checks::nurand(constants.as_deref()));
 
         say.line("Check routines");
         let sql = "SELECT p.proname::text, p.prokind::text FROM pg_proc p
@@ -682,11 +654,9 @@ impl PgSchema {
                     _ => "function",
                 })
                 .collect();
-            checks.push(if kinds.is_empty() {
-                Check::fail(format!("routine {name}"), format!("missing routine {name}"))
-            } else {
-                Check::pass(format!("routine {name}"), kinds.join(", "))
-            });
+            let kinds = kinds.join(", ");
+            let found = (!kinds.is_empty()).then_some(kinds.as_str());
+            checks.push(checks::routine("routine", name, found));
         }
         if !complete {
             return Ok(());
@@ -700,125 +670,85 @@ impl PgSchema {
         )
         .await?[0];
         let (max_w, count_w): (i64, i64) = (row.get(0), row.get(1));
-        checks.push(if max_w == i64::from(w) && count_w == i64::from(w) {
-            Check::pass("warehouse count", format!("{w}, the highest w_id {w}"))
-        } else {
-            Check::fail(
-                "warehouse count",
-                format!(
-                    "warehouse count {count_w} (max w_id {max_w}) does not equal dict \
-                     warehouse count of {w}"
-                ),
-            )
-        });
-
         let w = u64::from(w);
-        let minimum = |t: Table| -> u64 {
-            let per_d = u64::from(DISTRICTS_PER_W * CUSTOMERS_PER_D);
-            match t {
-                Table::Warehouse => w,
-                Table::District => u64::from(DISTRICTS_PER_W) * w,
-                Table::Customer | Table::History | Table::Orders => per_d * w,
-                Table::Item => u64::from(ITEMS),
-                Table::Stock => u64::from(STOCK_PER_W) * w,
-                // HammerDB's margins: Delivery shrinks NEW_ORDER, order lines are random.
-                Table::NewOrder => 8_100 * w,
-                Table::OrderLine => 297_000 * w,
-            }
-        };
+        let count = |n: i64| u64::try_from(n).unwrap_or(0);
+        checks.push(checks::warehouse_count(
+            Some(count(count_w)),
+            count(max_w),
+            w,
+            "pg_count_ware",
+        ));
+
         let counts: Vec<String> = Table::ALL
             .iter()
             .map(|t| format!("SELECT count(*) FROM {}", t.name()))
             .collect();
-        let mut jobs: Vec<String> = CONSISTENCY.iter().map(|c| c.sql.to_string()).collect();
+        let mut jobs: Vec<String> = CONSISTENCY.iter().map(|sql| sql.to_string()).collect();
         jobs.extend(counts);
         let results = parallel(&self.owner, "", &jobs, WORKERS, "cannot check").await?;
         let (consistency, counts) = results.split_at(CONSISTENCY.len());
 
+        let mut units = [0u64; 2];
         for (table, rows) in Table::ALL.iter().zip(counts) {
-            let n = u64::try_from(rows[0].get::<_, i64>(0)).unwrap_or(0);
-            let min = minimum(*table);
-            let what = format!("rows in {}", table.name());
-            checks.push(if n >= min {
-                Check::pass(what, format!("{n}, at least {min}"))
-            } else {
-                Check::fail(
-                    what,
-                    format!("row count of {n} is less than expected count of {min}"),
-                )
-            });
+            let n = count(rows[0].get::<_, i64>(0));
+            match table {
+                Table::Warehouse => units[0] = n,
+                Table::District => units[1] = n,
+                _ => {}
+            }
+            checks.push(checks::rows(*table, Some(n), w));
         }
-        for (i, (c, rows)) in CONSISTENCY.iter().zip(consistency).enumerate() {
-            let what = format!("Check consistency {}", i + 1);
-            checks.push(match rows.first() {
-                None => Check::pass(what, format!("{} in every {}", c.rule, c.unit)),
+        for (i, (condition, rows)) in CONDITIONS.iter().zip(consistency).enumerate() {
+            let found = match rows.first() {
+                None => Found::Holds {
+                    units: units[usize::from(condition.per == Per::District)],
+                },
                 Some(r) => {
                     let (bad, w, d): (i64, i32, Option<i32>) = (r.get(0), r.get(1), r.get(2));
-                    let first = match d {
-                        Some(d) => format!("warehouse {w} district {d}"),
-                        None => format!("warehouse {w}"),
-                    };
-                    Check::fail(
-                        what,
-                        format!("{} fails in {bad} {}(s), first {first}", c.rule, c.unit),
-                    )
+                    Found::Fails {
+                        offenders: count(bad),
+                        first: match d {
+                            Some(d) => format!("first district {d} of warehouse {w}"),
+                            None => format!("first warehouse {w}"),
+                        },
+                    }
                 }
-            });
+            };
+            checks.push(checks::consistency(i, found));
         }
         Ok(())
     }
 }
 
-/// A TPC-C consistency condition (clause 3.3.2): a query returning, when some rows break it,
-/// one row of (offenders, first warehouse, first district or NULL).
-struct Condition {
-    rule: &'static str,
-    unit: &'static str,
-    sql: &'static str,
-}
-
-const CONSISTENCY: [Condition; 4] = [
-    Condition {
-        rule: "W_YTD = sum(D_YTD)",
-        unit: "warehouse",
-        sql: "WITH d AS (SELECT d_w_id, sum(d_ytd) AS ytd FROM district GROUP BY d_w_id),
-              bad AS (SELECT w.w_id FROM warehouse w LEFT JOIN d ON d.d_w_id = w.w_id
-                       WHERE d.ytd IS DISTINCT FROM w.w_ytd)
-              SELECT count(*) OVER (), w_id::int, NULL::int FROM bad ORDER BY w_id LIMIT 1",
-    },
-    Condition {
-        rule: "D_NEXT_O_ID - 1 = max(O_ID) = max(NO_O_ID)",
-        unit: "district",
-        sql: "WITH o AS (SELECT o_w_id AS w, o_d_id AS d, max(o_id) AS m FROM orders
-                          GROUP BY o_w_id, o_d_id),
-              n AS (SELECT no_w_id AS w, no_d_id AS d, max(no_o_id) AS m FROM new_order
-                     GROUP BY no_w_id, no_d_id),
-              bad AS (SELECT t.d_w_id AS w, t.d_id AS d FROM district t
-                        LEFT JOIN o ON o.w = t.d_w_id AND o.d = t.d_id
-                        LEFT JOIN n ON n.w = t.d_w_id AND n.d = t.d_id
-                       WHERE o.m IS DISTINCT FROM t.d_next_o_id - 1
-                          OR n.m <> t.d_next_o_id - 1)
-              SELECT count(*) OVER (), w::int, d::int FROM bad ORDER BY w, d LIMIT 1",
-    },
-    Condition {
-        rule: "max(NO_O_ID) - min(NO_O_ID) + 1 = count(NEW_ORDER)",
-        unit: "district",
-        sql: "WITH bad AS (SELECT no_w_id AS w, no_d_id AS d FROM new_order
-                            GROUP BY no_w_id, no_d_id
-                           HAVING max(no_o_id) - min(no_o_id) + 1 <> count(*))
-              SELECT count(*) OVER (), w::int, d::int FROM bad ORDER BY w, d LIMIT 1",
-    },
-    Condition {
-        rule: "sum(O_OL_CNT) = count(ORDER_LINE)",
-        unit: "district",
-        sql: "WITH o AS (SELECT o_w_id AS w, o_d_id AS d, sum(o_ol_cnt) AS n FROM orders
-                          GROUP BY o_w_id, o_d_id),
-              l AS (SELECT ol_w_id AS w, ol_d_id AS d, count(*) AS n FROM order_line
-                     GROUP BY ol_w_id, ol_d_id),
-              bad AS (SELECT w, d FROM o FULL JOIN l USING (w, d)
-                       WHERE o.n IS DISTINCT FROM l.n)
-              SELECT count(*) OVER (), w::int, d::int FROM bad ORDER BY w, d LIMIT 1",
-    },
+/// TPC-C's consistency conditions (`tpcc::checks::CONDITIONS`, in order), each a query
+/// returning, when some rows break it, one row of (offenders, first warehouse, first
+/// district or NULL).
+const CONSISTENCY: [&str; 4] = [
+    "WITH d AS (SELECT d_w_id, sum(d_ytd) AS ytd FROM district GROUP BY d_w_id),
+          bad AS (SELECT w.w_id FROM warehouse w LEFT JOIN d ON d.d_w_id = w.w_id
+                   WHERE d.ytd IS DISTINCT FROM w.w_ytd)
+     SELECT count(*) OVER (), w_id::int, NULL::int FROM bad ORDER BY w_id LIMIT 1",
+    "WITH o AS (SELECT o_w_id AS w, o_d_id AS d, max(o_id) AS m FROM orders
+                 GROUP BY o_w_id, o_d_id),
+          n AS (SELECT no_w_id AS w, no_d_id AS d, max(no_o_id) AS m FROM new_order
+                 GROUP BY no_w_id, no_d_id),
+          bad AS (SELECT t.d_w_id AS w, t.d_id AS d FROM district t
+                    LEFT JOIN o ON o.w = t.d_w_id AND o.d = t.d_id
+                    LEFT JOIN n ON n.w = t.d_w_id AND n.d = t.d_id
+                   WHERE o.m IS DISTINCT FROM t.d_next_o_id - 1
+                      OR n.m <> t.d_next_o_id - 1)
+     SELECT count(*) OVER (), w::int, d::int FROM bad ORDER BY w, d LIMIT 1",
+    "WITH bad AS (SELECT no_w_id AS w, no_d_id AS d FROM new_order
+                   GROUP BY no_w_id, no_d_id
+                  HAVING max(no_o_id) - min(no_o_id) + 1 <> count(*))
+     SELECT count(*) OVER (), w::int, d::int FROM bad ORDER BY w, d LIMIT 1",
+    "WITH o AS (SELECT o_w_id AS w, o_d_id AS d, sum(o_ol_cnt) AS n FROM orders
+                 GROUP BY o_w_id, o_d_id),
+          l AS (SELECT ol_w_id AS w, ol_d_id AS d, count(*) AS n FROM order_line
+                 GROUP BY ol_w_id, ol_d_id),
+          bad AS (SELECT w, d FROM o FULL JOIN l USING (w, d)
+                   WHERE o.n IS DISTINCT FROM l.n)
+     SELECT count(*) OVER (), w::int, d::int FROM bad ORDER BY w, d LIMIT 1",
 ];
 
 /// A loading session: the owner on the schema database, without waiting for WAL flushes.
