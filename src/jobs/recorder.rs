@@ -347,35 +347,6 @@ pub fn snapshot(settings: &Settings, db: Database) -> serde_json::Value {
     serde_json::Value::Object(root)
 }
 
-/// How a run drives its database, e.g. `timed, stored functions, async 10 clients`.
-pub fn run_mode(settings: &Settings, db: Database, opts: &crate::tpcc::driver::Options) -> String {
-    use crate::tpcc::driver::DriverKind;
-    let d = settings.db(db);
-    let p = db.prefix();
-    let mut parts = vec![match opts.driver {
-        DriverKind::Timed => "timed".to_string(),
-        DriverKind::Test => "test".to_string(),
-    }];
-    let procs = format!("{p}_storedprocs");
-    parts.push(if d.get_bool(&format!("{p}_no_stored_procs")) {
-        "client-side SQL".into()
-    } else if d.spec(&procs).is_some() && !d.get_bool(&procs) {
-        "stored functions".into()
-    } else {
-        "stored procedures".into()
-    });
-    if opts.async_scale {
-        parts.push(format!("async {} clients", opts.async_clients));
-    }
-    if opts.key_and_think {
-        parts.push("keying and thinking".into());
-    }
-    if opts.all_warehouses {
-        parts.push("all warehouses".into());
-    }
-    parts.join(", ")
-}
-
 impl Spec {
     /// `buildschema`, `checkschema`, `deleteschema` on the current database.
     pub fn schema(kind: Kind, settings: &Settings) -> Spec {
@@ -412,17 +383,16 @@ impl Spec {
         }
     }
 
-    /// `vurun` of the loaded TPROC-C script.
+    /// `vurun` of the loaded script.
     pub fn run(script: &crate::vu::Script) -> Spec {
-        let o = &script.options;
         Spec {
             kind: Kind::Run,
             profile: Profile {
                 db: script.db.name().into(),
-                workload: "TPROC-C".into(),
-                mode: run_mode(&script.settings, script.db, o),
-                vus: Some(o.virtual_users),
-                warehouses: Some(o.warehouses),
+                workload: script.workload().into(),
+                mode: script.mode(),
+                vus: Some(script.virtual_users()),
+                warehouses: script.warehouses(),
             },
             settings: snapshot(&script.settings, script.db),
         }
