@@ -7,6 +7,7 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
+use hdrhistogram::Histogram;
 use rhai::Dynamic;
 
 use super::id::{new_id, now_ms, unix_ms};
@@ -348,8 +349,8 @@ pub fn snapshot(settings: &Settings, db: Database) -> serde_json::Value {
 }
 
 impl Spec {
-    /// `buildschema`, `checkschema`, `deleteschema` on the current database.
-    pub fn schema(kind: Kind, settings: &Settings) -> Spec {
+    /// `buildschema`, `checkschema`, `deleteschema` of `workload` on the current database.
+    pub fn schema(kind: Kind, settings: &Settings, workload: &str) -> Spec {
         let db = settings.current();
         let d = settings.db(db);
         let p = db.prefix();
@@ -357,7 +358,7 @@ impl Spec {
             kind,
             profile: Profile {
                 db: db.name().into(),
-                workload: "TPROC-C".into(),
+                workload: workload.into(),
                 mode: String::new(),
                 vus: Some(d.get_i64(&format!("{p}_num_vu")) as u32),
                 warehouses: Some(d.get_i64(&format!("{p}_count_ware")) as u32),
@@ -366,15 +367,15 @@ impl Spec {
         }
     }
 
-    /// `datagenrun`.
-    pub fn datagen(settings: &Settings) -> Spec {
+    /// `datagenrun` of `workload`'s data.
+    pub fn datagen(settings: &Settings, workload: &str) -> Spec {
         let db = settings.current();
         let g = &settings.generic;
         Spec {
             kind: Kind::Datagen,
             profile: Profile {
                 db: db.name().into(),
-                workload: "TPROC-C".into(),
+                workload: workload.into(),
                 mode: String::new(),
                 vus: Some(g.get_i64("gen_num_vu") as u32),
                 warehouses: Some(g.get_i64("gen_count_ware") as u32),
@@ -383,18 +384,12 @@ impl Spec {
         }
     }
 
-    /// `vurun` of the loaded script.
-    pub fn run(script: &crate::vu::Script) -> Spec {
+    /// `vurun` of a loaded script, as the session profiles it.
+    pub fn run(profile: Profile, settings: &Settings, db: Database) -> Spec {
         Spec {
             kind: Kind::Run,
-            profile: Profile {
-                db: script.db.name().into(),
-                workload: script.workload().into(),
-                mode: script.mode(),
-                vus: Some(script.virtual_users()),
-                warehouses: script.warehouses(),
-            },
-            settings: snapshot(&script.settings, script.db),
+            profile,
+            settings: snapshot(settings, db),
         }
     }
 
@@ -415,55 +410,51 @@ impl Spec {
     }
 }
 
-/// A run's figures and per-type timings (with their HDR histograms) as stored.
-pub fn run_record(r: &crate::tpcc::driver::RunResult) -> (RunFigures, Vec<(Timing, Vec<u8>)>) {
+/// A run as its job records it: the figures, and per unit type its timing with the HDR
+/// histogram serialized. The session fills it from the workload's result.
+#[derive(Debug, Clone)]
+pub struct RunRecord {
+    pub figures: RunFigures,
+    pub timings: Vec<(Timing, Vec<u8>)>,
+}
+
+/// Counts of one unit type, as a run kept them.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Counts {
+    pub committed: u64,
+    pub rolled_back: u64,
+    pub retried: u64,
+    pub failed: u64,
+}
+
+/// One unit type's timing as stored: its counts, the latency percentiles of `latency` (in
+/// microseconds) and the histogram serialized (empty when it does not serialize).
+pub fn timing(name: &str, counts: Counts, latency: &Histogram<u64>) -> (Timing, Vec<u8>) {
     use hdrhistogram::serialization::{Serializer, V2Serializer};
-    let figures = RunFigures {
-        nopm: r.nopm,
-        tpm: r.tpm,
-        active_vus: r.active_vus,
-        seconds: r.measured.as_secs_f64(),
-        failed_vus: r.failed_vus,
-        reconnects: r.stats.reconnects,
-        transactions: r.transactions(),
-        client_cpu_seconds: r.client_cpu.map(|c| c.as_secs_f64()),
-        stopped_early: r.stopped_early.clone(),
+    let h = latency;
+    let ms = |us: u64| us as f64 / 1000.0;
+    let timing = Timing {
+        name: name.to_string(),
+        committed: counts.committed,
+        rolled_back: counts.rolled_back,
+        retried: counts.retried,
+        failed: counts.failed,
+        mean_ms: if h.is_empty() { 0.0 } else { h.mean() / 1000.0 },
+        p50_ms: ms(h.value_at_quantile(0.50)),
+        p95_ms: ms(h.value_at_quantile(0.95)),
+        p99_ms: ms(h.value_at_quantile(0.99)),
+        max_ms: ms(h.max()),
     };
-    let timings = crate::tpcc::inputs::Kind::ALL
-        .iter()
-        .map(|k| {
-            let s = r.stats.kind(*k);
-            let h = &s.latency;
-            let ms = |us: u64| us as f64 / 1000.0;
-            let timing = Timing {
-                name: k.name().to_string(),
-                committed: s.committed,
-                rolled_back: s.rolled_back,
-                retried: s.retried,
-                failed: s.failed,
-                mean_ms: if h.is_empty() { 0.0 } else { h.mean() / 1000.0 },
-                p50_ms: ms(h.value_at_quantile(0.50)),
-                p95_ms: ms(h.value_at_quantile(0.95)),
-                p99_ms: ms(h.value_at_quantile(0.99)),
-                max_ms: ms(h.max()),
-            };
-            let mut bytes = Vec::new();
-            // A histogram that does not serialize is stored without its buckets.
-            if V2Serializer::new().serialize(h, &mut bytes).is_err() {
-                bytes.clear();
-            }
-            (timing, bytes)
-        })
-        .collect();
-    (figures, timings)
+    let mut bytes = Vec::new();
+    // A histogram that does not serialize is stored without its buckets.
+    if V2Serializer::new().serialize(h, &mut bytes).is_err() {
+        bytes.clear();
+    }
+    (timing, bytes)
 }
 
 /// How a command that ran as a job ended: its status, why, and what it measured.
-pub fn end_of(
-    outcome: &Result<Dynamic, Error>,
-    interrupted: bool,
-    run: Option<&crate::tpcc::driver::RunResult>,
-) -> End {
+pub fn end_of(outcome: &Result<Dynamic, Error>, interrupted: bool, run: Option<&RunRecord>) -> End {
     let mut end = End::new(Status::Success);
     match outcome {
         Err(e) => {
@@ -488,8 +479,8 @@ pub fn end_of(
             }
         }
     }
-    if let Some(r) = run {
-        let (figures, timings) = run_record(r);
+    if let Some(RunRecord { figures, timings }) = run {
+        let r = figures;
         if r.failed_vus > 0 {
             end.status = Status::Failed;
             let failed = vus_failed(r.failed_vus);
@@ -506,8 +497,8 @@ pub fn end_of(
             };
             end.note = Some(why.clone());
         }
-        end.figures = Some(figures);
-        end.timings = timings;
+        end.figures = Some(figures.clone());
+        end.timings = timings.clone();
     }
     end
 }
@@ -648,7 +639,7 @@ mod tests {
         let mut rec = Recorder::new(&settings, Some(home.path()));
         let out = Output::capture();
         let id = rec.begin(
-            Spec::schema(Kind::Check, &settings),
+            Spec::schema(Kind::Check, &settings, "TPROC-C"),
             Database::Pg,
             &settings,
             &out,
@@ -685,7 +676,12 @@ mod tests {
         let mut rec = Recorder::new(&settings, Some(home.path()));
         let out = Output::capture();
         for _ in 0..2 {
-            let id = rec.begin(Spec::datagen(&settings), Database::Pg, &settings, &out);
+            let id = rec.begin(
+                Spec::datagen(&settings, "TPROC-C"),
+                Database::Pg,
+                &settings,
+                &out,
+            );
             assert_eq!(id.len(), 24);
             rec.finish(&out, &End::new(Status::Success));
         }

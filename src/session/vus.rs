@@ -106,7 +106,14 @@ impl Session {
                 script.workload()
             )));
         };
-        let id = self.begin_job(crate::jobs::Spec::run(&script));
+        let profile = crate::jobs::Profile {
+            db: script.db.name().into(),
+            workload: script.workload().into(),
+            mode: script.mode(),
+            vus: Some(script.virtual_users()),
+            warehouses: script.warehouses(),
+        };
+        let id = self.begin_job(crate::jobs::Spec::run(profile, &script.settings, script.db));
         let say = Say::new(self.out.clone(), 1);
         let states: crate::vu::StateSink = {
             let board = board.clone();
