@@ -15,8 +15,7 @@ use crate::config::{Database, Settings};
 use crate::db::engine::ScriptConn;
 use crate::error::{Error, Result};
 use crate::interrupt::Interrupt;
-use crate::tpcc::driver::{StateSink, VuState};
-use crate::tpcc::schema::Say;
+use crate::vu::{Say, StateSink, VuState};
 
 /// A compiled custom script.
 #[derive(Clone)]

@@ -16,6 +16,7 @@ pub mod script;
 pub mod session;
 pub mod shell;
 pub mod sqlfile;
+pub mod task;
 pub mod tpcc;
 pub mod txcount;
 pub mod vu;

@@ -279,22 +279,6 @@ fn lock(s: &Mutex<Series>) -> MutexGuard<'_, Series> {
     s.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// How long `tcstop` and `metstop` wait for their task before aborting it.
-const STOP_TIMEOUT: Duration = Duration::from_secs(5);
-
-/// Waits for a background task that was asked to stop; aborts it after [`STOP_TIMEOUT`].
-/// True when it had to be aborted.
-pub(crate) fn join_or_abort(rt: &tokio::runtime::Handle, mut handle: JoinHandle<()>) -> bool {
-    rt.block_on(async {
-        match tokio::time::timeout(STOP_TIMEOUT, &mut handle).await {
-            Ok(_) => false,
-            Err(_) => {
-                handle.abort();
-                true
-            }
-        }
-    })
-}
 /// The longest pause between two attempts to reach a server that went away.
 const MAX_BACKOFF: Duration = Duration::from_secs(16);
 
@@ -359,7 +343,7 @@ impl TxCounter {
     pub fn stop(&mut self, rt: &tokio::runtime::Handle) -> Option<Stopped> {
         let r = self.running.take()?;
         let _ = r.stop.send(true);
-        let aborted = join_or_abort(rt, r.handle);
+        let aborted = crate::task::join_or_abort(rt, r.handle);
         let series = lock(&r.series).clone();
         self.last = Some(r.series);
         Some(Stopped {

@@ -7,6 +7,7 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
+use hdrhistogram::Histogram;
 use rhai::Dynamic;
 
 use super::id::{new_id, now_ms, unix_ms};
@@ -347,38 +348,9 @@ pub fn snapshot(settings: &Settings, db: Database) -> serde_json::Value {
     serde_json::Value::Object(root)
 }
 
-/// How a run drives its database, e.g. `timed, stored functions, async 10 clients`.
-pub fn run_mode(settings: &Settings, db: Database, opts: &crate::tpcc::driver::Options) -> String {
-    use crate::tpcc::driver::DriverKind;
-    let d = settings.db(db);
-    let p = db.prefix();
-    let mut parts = vec![match opts.driver {
-        DriverKind::Timed => "timed".to_string(),
-        DriverKind::Test => "test".to_string(),
-    }];
-    let procs = format!("{p}_storedprocs");
-    parts.push(if d.get_bool(&format!("{p}_no_stored_procs")) {
-        "client-side SQL".into()
-    } else if d.spec(&procs).is_some() && !d.get_bool(&procs) {
-        "stored functions".into()
-    } else {
-        "stored procedures".into()
-    });
-    if opts.async_scale {
-        parts.push(format!("async {} clients", opts.async_clients));
-    }
-    if opts.key_and_think {
-        parts.push("keying and thinking".into());
-    }
-    if opts.all_warehouses {
-        parts.push("all warehouses".into());
-    }
-    parts.join(", ")
-}
-
 impl Spec {
-    /// `buildschema`, `checkschema`, `deleteschema` on the current database.
-    pub fn schema(kind: Kind, settings: &Settings) -> Spec {
+    /// `buildschema`, `checkschema`, `deleteschema` of `workload` on the current database.
+    pub fn schema(kind: Kind, settings: &Settings, workload: &str) -> Spec {
         let db = settings.current();
         let d = settings.db(db);
         let p = db.prefix();
@@ -386,7 +358,7 @@ impl Spec {
             kind,
             profile: Profile {
                 db: db.name().into(),
-                workload: "TPROC-C".into(),
+                workload: workload.into(),
                 mode: String::new(),
                 vus: Some(d.get_i64(&format!("{p}_num_vu")) as u32),
                 warehouses: Some(d.get_i64(&format!("{p}_count_ware")) as u32),
@@ -395,15 +367,15 @@ impl Spec {
         }
     }
 
-    /// `datagenrun`.
-    pub fn datagen(settings: &Settings) -> Spec {
+    /// `datagenrun` of `workload`'s data.
+    pub fn datagen(settings: &Settings, workload: &str) -> Spec {
         let db = settings.current();
         let g = &settings.generic;
         Spec {
             kind: Kind::Datagen,
             profile: Profile {
                 db: db.name().into(),
-                workload: "TPROC-C".into(),
+                workload: workload.into(),
                 mode: String::new(),
                 vus: Some(g.get_i64("gen_num_vu") as u32),
                 warehouses: Some(g.get_i64("gen_count_ware") as u32),
@@ -412,19 +384,12 @@ impl Spec {
         }
     }
 
-    /// `vurun` of the loaded TPROC-C script.
-    pub fn run(script: &crate::vu::Script) -> Spec {
-        let o = &script.options;
+    /// `vurun` of a loaded script, as the session profiles it.
+    pub fn run(profile: Profile, settings: &Settings, db: Database) -> Spec {
         Spec {
             kind: Kind::Run,
-            profile: Profile {
-                db: script.db.name().into(),
-                workload: "TPROC-C".into(),
-                mode: run_mode(&script.settings, script.db, o),
-                vus: Some(o.virtual_users),
-                warehouses: Some(o.warehouses),
-            },
-            settings: snapshot(&script.settings, script.db),
+            profile,
+            settings: snapshot(settings, db),
         }
     }
 
@@ -445,55 +410,51 @@ impl Spec {
     }
 }
 
-/// A run's figures and per-type timings (with their HDR histograms) as stored.
-pub fn run_record(r: &crate::tpcc::driver::RunResult) -> (RunFigures, Vec<(Timing, Vec<u8>)>) {
+/// A run as its job records it: the figures, and per unit type its timing with the HDR
+/// histogram serialized. The session fills it from the workload's result.
+#[derive(Debug, Clone)]
+pub struct RunRecord {
+    pub figures: RunFigures,
+    pub timings: Vec<(Timing, Vec<u8>)>,
+}
+
+/// Counts of one unit type, as a run kept them.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Counts {
+    pub committed: u64,
+    pub rolled_back: u64,
+    pub retried: u64,
+    pub failed: u64,
+}
+
+/// One unit type's timing as stored: its counts, the latency percentiles of `latency` (in
+/// microseconds) and the histogram serialized (empty when it does not serialize).
+pub fn timing(name: &str, counts: Counts, latency: &Histogram<u64>) -> (Timing, Vec<u8>) {
     use hdrhistogram::serialization::{Serializer, V2Serializer};
-    let figures = RunFigures {
-        nopm: r.nopm,
-        tpm: r.tpm,
-        active_vus: r.active_vus,
-        seconds: r.measured.as_secs_f64(),
-        failed_vus: r.failed_vus,
-        reconnects: r.stats.reconnects,
-        transactions: r.transactions(),
-        client_cpu_seconds: r.client_cpu.map(|c| c.as_secs_f64()),
-        stopped_early: r.stopped_early.clone(),
+    let h = latency;
+    let ms = |us: u64| us as f64 / 1000.0;
+    let timing = Timing {
+        name: name.to_string(),
+        committed: counts.committed,
+        rolled_back: counts.rolled_back,
+        retried: counts.retried,
+        failed: counts.failed,
+        mean_ms: if h.is_empty() { 0.0 } else { h.mean() / 1000.0 },
+        p50_ms: ms(h.value_at_quantile(0.50)),
+        p95_ms: ms(h.value_at_quantile(0.95)),
+        p99_ms: ms(h.value_at_quantile(0.99)),
+        max_ms: ms(h.max()),
     };
-    let timings = crate::tpcc::inputs::Kind::ALL
-        .iter()
-        .map(|k| {
-            let s = r.stats.kind(*k);
-            let h = &s.latency;
-            let ms = |us: u64| us as f64 / 1000.0;
-            let timing = Timing {
-                name: k.name().to_string(),
-                committed: s.committed,
-                rolled_back: s.rolled_back,
-                retried: s.retried,
-                failed: s.failed,
-                mean_ms: if h.is_empty() { 0.0 } else { h.mean() / 1000.0 },
-                p50_ms: ms(h.value_at_quantile(0.50)),
-                p95_ms: ms(h.value_at_quantile(0.95)),
-                p99_ms: ms(h.value_at_quantile(0.99)),
-                max_ms: ms(h.max()),
-            };
-            let mut bytes = Vec::new();
-            // A histogram that does not serialize is stored without its buckets.
-            if V2Serializer::new().serialize(h, &mut bytes).is_err() {
-                bytes.clear();
-            }
-            (timing, bytes)
-        })
-        .collect();
-    (figures, timings)
+    let mut bytes = Vec::new();
+    // A histogram that does not serialize is stored without its buckets.
+    if V2Serializer::new().serialize(h, &mut bytes).is_err() {
+        bytes.clear();
+    }
+    (timing, bytes)
 }
 
 /// How a command that ran as a job ended: its status, why, and what it measured.
-pub fn end_of(
-    outcome: &Result<Dynamic, Error>,
-    interrupted: bool,
-    run: Option<&crate::tpcc::driver::RunResult>,
-) -> End {
+pub fn end_of(outcome: &Result<Dynamic, Error>, interrupted: bool, run: Option<&RunRecord>) -> End {
     let mut end = End::new(Status::Success);
     match outcome {
         Err(e) => {
@@ -518,8 +479,8 @@ pub fn end_of(
             }
         }
     }
-    if let Some(r) = run {
-        let (figures, timings) = run_record(r);
+    if let Some(RunRecord { figures, timings }) = run {
+        let r = figures;
         if r.failed_vus > 0 {
             end.status = Status::Failed;
             let failed = vus_failed(r.failed_vus);
@@ -536,8 +497,8 @@ pub fn end_of(
             };
             end.note = Some(why.clone());
         }
-        end.figures = Some(figures);
-        end.timings = timings;
+        end.figures = Some(figures.clone());
+        end.timings = timings.clone();
     }
     end
 }
@@ -678,7 +639,7 @@ mod tests {
         let mut rec = Recorder::new(&settings, Some(home.path()));
         let out = Output::capture();
         let id = rec.begin(
-            Spec::schema(Kind::Check, &settings),
+            Spec::schema(Kind::Check, &settings, "TPROC-C"),
             Database::Pg,
             &settings,
             &out,
@@ -715,7 +676,12 @@ mod tests {
         let mut rec = Recorder::new(&settings, Some(home.path()));
         let out = Output::capture();
         for _ in 0..2 {
-            let id = rec.begin(Spec::datagen(&settings), Database::Pg, &settings, &out);
+            let id = rec.begin(
+                Spec::datagen(&settings, "TPROC-C"),
+                Database::Pg,
+                &settings,
+                &out,
+            );
             assert_eq!(id.len(), 24);
             rec.finish(&out, &End::new(Status::Success));
         }

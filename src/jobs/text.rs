@@ -79,13 +79,10 @@ pub fn status(s: &Summary) -> String {
     out
 }
 
-/// HammerDB's result line, `TEST RESULT : System achieved 1234 NOPM from 5678 PostgreSQL TPM`.
+/// HammerDB's result line, `TEST RESULT : System achieved 1234 NOPM from 5678 PostgreSQL TPM`
+/// (the run's own words, NOPM first).
 pub fn result_line(db: &str, f: &RunFigures) -> Option<String> {
-    let (n, t) = (f.nopm?, f.tpm?);
-    Some(format!(
-        "TEST RESULT : System achieved {:.0} NOPM from {:.0} {db} TPM",
-        n, t
-    ))
+    Some(crate::tpcc::result::test_result(db, f.nopm?, f.tpm?, true))
 }
 
 /// `jobs ID`: the status and a summary of what it did.

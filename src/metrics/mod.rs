@@ -249,7 +249,7 @@ impl Metrics {
     pub fn stop(&mut self, rt: &tokio::runtime::Handle) -> Option<Stopped> {
         let r = self.running.take()?;
         let _ = r.stop.send(true);
-        let aborted = crate::txcount::join_or_abort(rt, r.handle);
+        let aborted = crate::task::join_or_abort(rt, r.handle);
         let series = lock(&r.series).clone();
         self.last = Some(r.series);
         Some(Stopped {

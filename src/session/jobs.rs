@@ -24,8 +24,9 @@ impl Session {
         };
         let (id, kind, db, settings) = (job.id.clone(), job.kind, job.db, job.settings.clone());
         let run = self.vu.last_run.as_ref().filter(|(r, _)| *r == id);
+        let record = run.map(|(_, r)| run_record(r));
         let mut end =
-            crate::jobs::recorder::end_of(&outcome, self.interrupt.is_set(), run.map(|r| &r.1));
+            crate::jobs::recorder::end_of(&outcome, self.interrupt.is_set(), record.as_ref());
         let figures = run.map(|(rid, r)| values::run_map(rid, r));
         // A failed job's server may be gone, and data generation needs none: no waiting.
         let facts = end.status != crate::jobs::Status::Failed && kind != JobKind::Datagen;
@@ -134,4 +135,35 @@ fn job_verdict(
         stopped: end.status == crate::jobs::Status::Stopped,
         caught: Box::new(caught.into()),
     }
+}
+
+/// A run as its job records it: the figures and the per-type timings, filled from the
+/// workload's result.
+fn run_record(r: &crate::tpcc::driver::RunResult) -> crate::jobs::recorder::RunRecord {
+    use crate::jobs::recorder::{timing, Counts};
+    let figures = crate::jobs::RunFigures {
+        nopm: r.nopm,
+        tpm: r.tpm,
+        active_vus: r.active_vus,
+        seconds: r.measured.as_secs_f64(),
+        failed_vus: r.failed_vus,
+        reconnects: r.stats.reconnects,
+        transactions: r.transactions(),
+        client_cpu_seconds: r.client_cpu.map(|c| c.as_secs_f64()),
+        stopped_early: r.stopped_early.clone(),
+    };
+    let timings = crate::tpcc::inputs::Kind::ALL
+        .iter()
+        .map(|k| {
+            let s = r.stats.kind(*k);
+            let counts = Counts {
+                committed: s.committed,
+                rolled_back: s.rolled_back,
+                retried: s.retried,
+                failed: s.failed,
+            };
+            timing(k.name(), counts, &s.latency)
+        })
+        .collect();
+    crate::jobs::recorder::RunRecord { figures, timings }
 }

@@ -75,7 +75,7 @@ pub struct Session {
     rt: tokio::runtime::Handle,
     home: Option<PathBuf>,
     pub interrupt: Interrupt,
-    vu: crate::vu::VuManager,
+    vu: crate::vu::VuManager<crate::custom::CustomScript, crate::tpcc::driver::RunResult>,
     tc: crate::txcount::TxCounter,
     metrics: crate::metrics::Metrics,
     /// The job history: records each build, check, delete, data generation and run.

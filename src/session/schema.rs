@@ -57,7 +57,11 @@ impl Session {
                 p = db.prefix()
             )));
         }
-        self.begin_job(crate::jobs::Spec::schema(JobKind::Build, &self.settings));
+        self.begin_job(crate::jobs::Spec::schema(
+            JobKind::Build,
+            &self.settings,
+            crate::tpcc::NAME,
+        ));
         self.out.line(format!(
             "Ready to create a {w} Warehouse {} TPROC-C schema in {}",
             db.name(),
@@ -116,7 +120,11 @@ impl Session {
 
     fn check_schema_job(&mut self, _args: &[String]) -> Result<Dynamic> {
         self.refuse_with_vus("check schema")?;
-        self.begin_job(crate::jobs::Spec::schema(JobKind::Check, &self.settings));
+        self.begin_job(crate::jobs::Spec::schema(
+            JobKind::Check,
+            &self.settings,
+            crate::tpcc::NAME,
+        ));
         let db = self.current();
         let (w, _) = self.build_sizes();
         self.out.line("Checking schema with 1 Virtual User");
@@ -153,7 +161,11 @@ impl Session {
 
     fn delete_schema_job(&mut self, _args: &[String]) -> Result<Dynamic> {
         self.refuse_with_vus("delete schema")?;
-        self.begin_job(crate::jobs::Spec::schema(JobKind::Delete, &self.settings));
+        self.begin_job(crate::jobs::Spec::schema(
+            JobKind::Delete,
+            &self.settings,
+            crate::tpcc::NAME,
+        ));
         let db = self.current();
         self.out.line("Deleting schema with 1 Virtual User");
         let say = Say::new(self.out.clone(), 1);
@@ -255,7 +267,10 @@ impl Session {
         }
         let dir = self.datagen_dir();
         check_writable_dir(&dir)?;
-        self.begin_job(crate::jobs::Spec::datagen(&self.settings));
+        self.begin_job(crate::jobs::Spec::datagen(
+            &self.settings,
+            crate::tpcc::NAME,
+        ));
         self.out.line(format!(
             "Ready to generate the data for a {} Warehouse {} TPROC-C schema in directory {}",
             plan.warehouses,

@@ -8,14 +8,18 @@ use rhai::Dynamic;
 
 use super::{values, Session};
 use crate::error::{Error, Result};
-use crate::tpcc::schema::Say;
+use crate::vu::Say;
 
 impl Session {
     // ---- loadscript / vucreate / vurun / vustatus / vucomplete / vudestroy -------------
 
     pub fn loadscript(&mut self, _args: &[String]) -> Result<Dynamic> {
         self.vu.custom = None;
-        self.vu.script = Some(crate::vu::Script::load(&self.settings));
+        let engine = crate::db::engine(self.current());
+        let options =
+            crate::tpcc::driver::Options::load(&self.settings, engine.tpcc_mode(&self.settings));
+        let schema = engine.tpcc_describe(&self.settings);
+        self.vu.script = Some(crate::vu::Script::new(&self.settings, schema, options));
         self.out
             .line("Script loaded, Type \"print script\" to view");
         Ok(Dynamic::UNIT)
@@ -87,25 +91,38 @@ impl Session {
         // Virtual-user options are HammerDB's globals, read at run time, not frozen.
         script.use_vu_options(&self.settings)?;
         if script.timed() != self.vu.monitor
-            || board.len() != script.options.virtual_users as usize + usize::from(script.timed())
+            || board.len() != script.virtual_users() as usize + usize::from(script.timed())
         {
             return Err(Error::State(
                 "Error: the loaded script needs other virtual users than those created; vudestroy, then vurun".into(),
             ));
         }
         for n in 1..=board.len() {
-            board.set(n, crate::tpcc::driver::VuState::WaitIdle);
+            board.set(n, crate::vu::VuState::WaitIdle);
         }
-        let id = self.begin_job(crate::jobs::Spec::run(&script));
+        let Some(opts) = script.options::<crate::tpcc::driver::Options>().cloned() else {
+            return Err(Error::State(format!(
+                "Error: hammer cannot run {} scripts",
+                script.workload()
+            )));
+        };
+        let profile = crate::jobs::Profile {
+            db: script.db.name().into(),
+            workload: script.workload().into(),
+            mode: script.mode(),
+            vus: Some(script.virtual_users()),
+            warehouses: script.warehouses(),
+        };
+        let id = self.begin_job(crate::jobs::Spec::run(profile, &script.settings, script.db));
         let say = Say::new(self.out.clone(), 1);
-        let states: crate::tpcc::driver::StateSink = {
+        let states: crate::vu::StateSink = {
             let board = board.clone();
             Arc::new(move |vu, state| board.set(vu, state))
         };
         let result = self.rt.block_on(crate::db::run_tpcc(
             &script.settings,
             script.db,
-            script.options.clone(),
+            opts.clone(),
             say.clone(),
             states,
             self.interrupt.clone(),
@@ -115,22 +132,22 @@ impl Session {
             Err(e) => {
                 // Nothing ran: the schema or the connection was not right.
                 for n in 1..=board.len() {
-                    board.set(n, crate::tpcc::driver::VuState::WaitIdle);
+                    board.set(n, crate::vu::VuState::WaitIdle);
                 }
                 return Err(e);
             }
         };
-        if script.timed() || script.options.show_output {
+        if script.timed() || opts.show_output {
             self.out
                 .line("Transactions (hammer; after rampup for timed runs):");
         }
-        for line in result.stats.table() {
+        for line in crate::tpcc::result::table(&result.stats) {
             self.out.line(line);
         }
-        if script.options.time_profile {
+        if opts.time_profile {
             for (vu, stats) in &result.per_vu {
                 self.out.line(format!("Vuser {vu} time profile:"));
-                for line in stats.table() {
+                for line in crate::tpcc::result::table(stats) {
                     self.out.line(format!("  {line}"));
                 }
             }
@@ -164,7 +181,7 @@ impl Session {
             user_delay: std::time::Duration::from_millis(g.get_i64("user_delay") as u64),
             repeat_delay: std::time::Duration::from_millis(g.get_i64("repeat_delay") as u64),
         };
-        let states: crate::tpcc::driver::StateSink = {
+        let states: crate::vu::StateSink = {
             let board = board.clone();
             Arc::new(move |vu, state| board.set(vu, state))
         };

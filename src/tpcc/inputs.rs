@@ -35,7 +35,7 @@ impl Kind {
     }
 
     /// HammerDB's names in test output and results.
-    pub fn name(self) -> &'static str {
+    pub const fn name(self) -> &'static str {
         match self {
             Kind::NewOrder => "new order",
             Kind::Payment => "payment",

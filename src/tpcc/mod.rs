@@ -1,9 +1,13 @@
-//! TPROC-C: the data model, its random rules and row generation (TPC-C clause 4.3.3).
+//! TPROC-C: the data model, its random rules and row generation (TPC-C clause 4.3.3), and the
+//! workload the virtual-user runtime drives.
 //!
 //! [`Table`] names the nine tables and the column order the generator writes; the loaders
 //! name these columns explicitly, so the DDL may order them as it likes. [`Generator`]
 //! writes the initial population as delimited text; [`random`] holds the rules it and the
-//! driver share (uniform and NURand numbers, last names, strings).
+//! driver share (uniform and NURand numbers, last names, strings). The run: [`options`] (what
+//! `loadscript` freezes), [`inputs`] (the deck and each transaction's inputs), [`txn`] (what a
+//! database must run), [`driver`] (the terminal and monitor as a [`crate::vu::Workload`]),
+//! [`result`] (the result and its text: TEST RESULT, the table).
 
 pub mod build;
 pub mod checks;
@@ -11,12 +15,15 @@ pub mod driver;
 pub mod fitness;
 mod gen;
 pub mod inputs;
+pub mod options;
 pub mod random;
+pub mod result;
 pub mod schema;
 pub mod summary;
 pub mod txn;
 
 pub use gen::{Format, Generator};
+pub use options::NAME;
 pub use random::Constants;
 
 /// Rows of ITEM, independent of the number of warehouses.

@@ -7,32 +7,10 @@ use std::future::Future;
 
 use super::{Constants, Table};
 use crate::error::Result;
-use crate::output::Output;
 
-/// Where schema work reports its progress: `Vuser N:` lines on the session's output.
-#[derive(Clone)]
-pub struct Say {
-    out: Output,
-    prefix: String,
-}
-
-impl Say {
-    pub fn new(out: Output, vuser: usize) -> Self {
-        Say {
-            out,
-            prefix: format!("Vuser {vuser}:"),
-        }
-    }
-
-    pub fn line(&self, text: impl AsRef<str>) {
-        self.out.line(format!("{}{}", self.prefix, text.as_ref()));
-    }
-
-    /// The same output, as another virtual user.
-    pub fn as_vuser(&self, vuser: usize) -> Say {
-        Say::new(self.out.clone(), vuser)
-    }
-}
+/// Where schema work reports its progress: `Vuser N:` lines on the session's output (the
+/// virtual users' own voice, kept in [`crate::vu`]).
+pub use crate::vu::Say;
 
 /// One line of `checkschema`'s verdict.
 #[derive(Debug, Clone, PartialEq)]

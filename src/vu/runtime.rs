@@ -1,0 +1,706 @@
+//! The virtual-user runtime: workers started one delay apart, each with one terminal on a
+//! thread of its own or many on shared threads (with a connection each or a shared pool),
+//! the stop, reconnecting, and the merge of every terminal's statistics.
+//!
+//! Each terminal keeps its own counters and histograms; nothing shared is locked per unit.
+//! Terminals stop between units and sleep in short cancellable steps.
+//!
+//! Nothing waits on the server for ever. A call whose reply does not come within the reply
+//! timeout counts as a lost connection (reconnect, count, go on). Once the run is stopping
+//! (its end, Ctrl-C, a failed monitor), a terminal still waiting on the server after a short
+//! grace has its connection cut, which wakes it whether it waits in tokio or asleep in a
+//! blocking `recv`; its call is counted as abandoned, and the result says how many were.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use rand::rngs::SmallRng;
+use rand::SeedableRng;
+use tokio::sync::TryAcquireError;
+
+use super::monitor::{monitor_run, Measured};
+use super::say::Say;
+use super::shared::{lost, nap, RunOptions, Shared, CUT_GRACE, STOP_GRACE};
+use super::stats::Stats;
+use super::workload::{Monitor, Place, Workload};
+use super::{StateSink, VuState};
+use crate::error::{Error, Result};
+use crate::fault::Failure;
+use crate::interrupt::Interrupt;
+
+/// What a run measured, whatever the workload; `F` is the monitor's figures.
+#[derive(Debug, Clone)]
+pub struct Outcome<F> {
+    /// What the monitor's readings gave (timed runs that reached their end count).
+    pub figures: Option<F>,
+    pub active_vus: u32,
+    /// The measured window (the duration, or less when stopped early).
+    pub measured: Duration,
+    /// All terminals merged: after rampup for timed runs, everything otherwise.
+    pub stats: Stats,
+    /// Per virtual user, when `time_profile` is on.
+    pub per_vu: Vec<(usize, Stats)>,
+    /// The run ended early: Ctrl-C, or the server stayed away.
+    pub stopped_early: Option<String>,
+    /// Virtual users that finished FAILED.
+    pub failed_vus: u32,
+    /// The CPU time hammer's own process used in the measured window (timed runs, where the
+    /// platform tells).
+    pub client_cpu: Option<Duration>,
+    /// Calls still waiting for the server when the stopping run cut their connections.
+    pub abandoned_calls: u64,
+}
+
+/// The connections a virtual user's terminals run their units on. A terminal of its own
+/// holds a pool of one; with a shared pool of N, a virtual user's asynchronous clients share
+/// N connections as a TPC-C transaction monitor would, so thousands of keyed and thinking
+/// terminals need only a few server sessions.
+struct Pool<C> {
+    /// Idle connections; `None` is a slot whose connection was lost and not yet replaced.
+    slots: std::sync::Mutex<Vec<Option<C>>>,
+    /// One permit per slot: a terminal holds one while it runs a unit.
+    permits: tokio::sync::Semaphore,
+}
+
+impl<C> Pool<C> {
+    fn new(conns: Vec<C>) -> Self {
+        let n = conns.len();
+        Pool {
+            slots: std::sync::Mutex::new(conns.into_iter().map(Some).collect()),
+            permits: tokio::sync::Semaphore::new(n),
+        }
+    }
+
+    fn take(&self) -> Option<C> {
+        self.slots
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .pop()
+            .flatten()
+    }
+
+    fn put(&self, conn: Option<C>) {
+        self.slots
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(conn);
+    }
+}
+
+/// Closes a pool's connections, once no terminal uses them.
+async fn close_pool<W: Workload>(pool: &Pool<W::Conn>) {
+    let conns: Vec<W::Conn> = {
+        let mut slots = pool.slots.lock().unwrap_or_else(|e| e.into_inner());
+        slots.drain(..).flatten().collect()
+    };
+    for c in conns {
+        W::close(c).await;
+    }
+}
+
+/// A deadlocked or serialization-failed unit is run again this many times.
+const RETRIES: u32 = 10;
+/// Errors a terminal prints before it only counts them.
+const ERRORS_SHOWN: u32 = 5;
+
+/// Runs one unit, bounded: by the reply timeout (a connection whose driver does not bound
+/// its own reads, such as tokio-postgres's, is given up on), and by the cut (a call still
+/// waiting when the stopping run cuts its connections is abandoned). A blocking connection
+/// bounds its own reads and is woken by the cut itself.
+async fn bounded<W: Workload>(
+    w: &W,
+    conn: &mut W::Conn,
+    unit: W::Unit,
+    t: &mut W::Terminal,
+    cut: &Interrupt,
+) -> Result<W::Done> {
+    let reply_timeout = w.reply_timeout();
+    tokio::select! {
+        biased;
+        r = tokio::time::timeout(reply_timeout, w.execute(conn, unit, t)) => r.unwrap_or_else(|_| {
+            Err(lost(&w.peer(), format!(
+                "no reply within {} s (the reply timeout)",
+                reply_timeout.as_secs_f64()
+            )))
+        }),
+        _ = cut.wait() => Err(lost(&w.peer(), "the run stopped while the call waited".into())),
+    }
+}
+
+fn is_kind(e: &Error, f: Failure) -> bool {
+    matches!(e, Error::Db(d) if d.kind == f)
+}
+
+/// One terminal: run units on connections from `pool` until its work is done or the stop,
+/// and keep count in its virtual user's `stats`. A lost connection is reconnected (with
+/// backoff, for up to a minute); a server that stays away stops the run.
+async fn run_terminal<W: Workload>(
+    vu: &Vu<W>,
+    mut t: W::Terminal,
+    pool: &Pool<W::Conn>,
+) -> Result<()> {
+    let Vu {
+        w,
+        opts,
+        shared,
+        say,
+        stats,
+        measure_all,
+        ..
+    } = vu;
+    let w = &**w;
+    let measure_all = *measure_all;
+    let mut errors_shown = 0;
+    while !shared.stop.is_set() {
+        let Some(kind) = w.next(&mut t, say) else {
+            w.end(t, say);
+            break;
+        };
+        if let Some(d) = w.keying(&mut t, kind) {
+            if !nap(d, &shared.stop).await {
+                break;
+            }
+        }
+        // The response time includes any wait for a shared connection, as a terminal sees it.
+        let started = Instant::now();
+        let _permit = match pool.permits.try_acquire() {
+            Ok(p) => p,
+            Err(TryAcquireError::Closed) => break,
+            // Only a shared connection is ever busy: wait for it, or for the stop.
+            Err(TryAcquireError::NoPermits) => {
+                let waited = tokio::select! {
+                    p = pool.permits.acquire() => p,
+                    _ = shared.stop.wait() => break,
+                };
+                let Ok(p) = waited else { break };
+                p
+            }
+        };
+        // An empty slot is a connection given up on, and the run is stopping.
+        let Some(mut conn) = pool.take() else { break };
+        let mut attempt = 0;
+        let result = loop {
+            match bounded(w, &mut conn, kind, &mut t, &shared.cut).await {
+                Err(e) if is_kind(&e, Failure::Retry) && attempt < RETRIES => attempt += 1,
+                other => break other,
+            }
+        };
+        let elapsed = started.elapsed();
+        if result.is_err() && shared.cut.is_set() {
+            // The run is over and this call was cut off: neither a failure nor a reconnect.
+            shared.abandoned.fetch_add(1, Ordering::Relaxed);
+            drop(conn);
+            pool.put(None);
+            break;
+        }
+        // A timed run counts only what completes between the monitor's two counter readings,
+        // so that its figures describe the same window as the monitor's.
+        let in_window = measure_all || shared.measuring.load(Ordering::Relaxed);
+        let lost = matches!(&result, Err(e) if e.is_connection_loss());
+        let mut gave_up = None;
+        if lost {
+            drop(conn);
+            if let Err(e) = &result {
+                say.line(format!("{e}; reconnecting"));
+            }
+            match reconnect(vu).await {
+                Some(Ok(c)) => {
+                    say.line("reconnected");
+                    pool.put(Some(c));
+                }
+                Some(Err(e)) => {
+                    pool.put(None);
+                    gave_up = Some(e);
+                }
+                None => pool.put(None),
+            }
+        } else {
+            pool.put(Some(conn));
+        }
+        drop(_permit);
+        {
+            let mut all = stats.lock().unwrap_or_else(|e| e.into_inner());
+            if lost && gave_up.is_none() {
+                all.reconnects += 1;
+            }
+            if in_window {
+                let s = &mut all.by_kind[W::index(kind)];
+                s.retried += u64::from(attempt);
+                match &result {
+                    Ok(d) if W::rolled_back(d) => s.rolled_back += 1,
+                    Ok(_) => s.committed += 1,
+                    Err(_) => s.failed += 1,
+                }
+                if result.is_ok() {
+                    let _ = s.latency.record((elapsed.as_micros() as u64).max(1));
+                }
+            }
+        }
+        if let Some(e) = gave_up {
+            let why = format!(
+                "the server did not come back within {} s: {e}",
+                opts.reconnect_for.as_secs_f64()
+            );
+            shared.give_up(&why);
+            return Err(Error::State(why));
+        }
+        match result {
+            Ok(d) => w.done(&mut t, say, kind, d, elapsed),
+            Err(_) if lost => {}
+            Err(e) => {
+                if opts.raise_error {
+                    return Err(e);
+                }
+                if errors_shown < ERRORS_SHOWN {
+                    errors_shown += 1;
+                    let more = if errors_shown == ERRORS_SHOWN {
+                        " (further errors are only counted)"
+                    } else {
+                        ""
+                    };
+                    let name = w.type_names()[W::index(kind)];
+                    say.line(format!("{name} failed: {e}{more}"));
+                }
+            }
+        }
+        if let Some(d) = w.think(&mut t, kind) {
+            if !nap(d, &shared.stop).await {
+                break;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// What a virtual user's terminals share: the workload, the run's options and state, the
+/// virtual user's output and its statistics (behind a lock taken once per unit, by its own
+/// terminals only).
+struct Vu<W> {
+    w: Arc<W>,
+    opts: Arc<RunOptions>,
+    shared: Arc<Shared>,
+    say: Say,
+    stats: Arc<std::sync::Mutex<Stats>>,
+    /// The virtual user has a thread of its own and one terminal: its connection may block.
+    own_thread: bool,
+    /// No monitor bounds a measured window: every unit counts.
+    measure_all: bool,
+}
+
+impl<W: Workload> Vu<W> {
+    /// Opens a terminal's connection, blocking when the virtual user has its own thread; the
+    /// stop ends the attempt.
+    async fn connect(&self) -> Result<W::Conn> {
+        let conn = tokio::select! {
+            c = self.w.connect() => c?,
+            _ = self.shared.stop.wait() => {
+                return Err(Error::State("stopped while connecting".into()))
+            }
+        };
+        if self.own_thread {
+            W::into_blocking(conn)
+        } else {
+            Ok(conn)
+        }
+    }
+}
+
+impl<W> Clone for Vu<W> {
+    fn clone(&self) -> Self {
+        Vu {
+            w: self.w.clone(),
+            opts: self.opts.clone(),
+            shared: self.shared.clone(),
+            say: self.say.clone(),
+            stats: self.stats.clone(),
+            own_thread: self.own_thread,
+            measure_all: self.measure_all,
+        }
+    }
+}
+
+/// A terminal with a connection of its own: connects, runs, closes.
+async fn own_terminal<W: Workload>(vu: &Vu<W>, t: W::Terminal) -> Result<()> {
+    let pool = Pool::new(vec![vu.connect().await?]);
+    let outcome = run_terminal(vu, t, &pool).await;
+    close_pool::<W>(&pool).await;
+    outcome
+}
+
+/// Tries to connect again with doubling waits; `None` when stopped meanwhile.
+async fn reconnect<W: Workload>(vu: &Vu<W>) -> Option<Result<W::Conn>> {
+    let (stop, limit) = (&vu.shared.stop, vu.opts.reconnect_for);
+    let started = Instant::now();
+    let mut wait = Duration::from_millis(250);
+    loop {
+        if !nap(wait, stop).await {
+            return None;
+        }
+        match vu.connect().await {
+            Ok(c) => return Some(Ok(c)),
+            Err(e) if started.elapsed() >= limit => return Some(Err(e)),
+            Err(_) => wait = (wait * 2).min(Duration::from_secs(5)),
+        }
+    }
+}
+
+/// A virtual user's asynchronous clients: `terminals` terminals logging in `login_delay`
+/// apart, on a connection each or sharing a pool.
+async fn run_clients<W: Workload>(
+    vu: &Vu<W>,
+    plan: &W::Plan,
+    worker: Place,
+    rng: &mut SmallRng,
+    terminals: u32,
+) -> Result<()> {
+    let opts = &vu.opts;
+    let pool = if opts.pool > 0 {
+        let mut conns = Vec::new();
+        for _ in 0..opts.pool.min(terminals) {
+            match vu.w.connect().await {
+                Ok(c) => conns.push(c),
+                Err(e) => {
+                    close_pool::<W>(&Pool::new(conns)).await;
+                    return Err(e);
+                }
+            }
+        }
+        Some(Arc::new(Pool::new(conns)))
+    } else {
+        None
+    };
+    let mut set = tokio::task::JoinSet::new();
+    for c in 0..terminals {
+        let (vu, pool) = (vu.clone(), pool.clone());
+        let place = Place {
+            client: Some(c),
+            ..worker
+        };
+        let t = vu.w.terminal(plan, place, SmallRng::from_rng(&mut *rng));
+        let login_delay = opts.login_delay * c;
+        set.spawn(async move {
+            if !nap(login_delay, &vu.shared.stop).await {
+                return Ok(());
+            }
+            match &pool {
+                Some(pool) => run_terminal(&vu, t, pool).await,
+                None => own_terminal(&vu, t).await,
+            }
+        });
+    }
+    let mut outcome = Ok(());
+    while let Some(j) = set.join_next().await {
+        let o = j.unwrap_or_else(|e| Err(Error::State(format!("terminal task failed: {e}"))));
+        if outcome.is_ok() {
+            outcome = o;
+        }
+    }
+    if let Some(pool) = pool {
+        close_pool::<W>(&pool).await;
+    }
+    outcome
+}
+
+/// Whether `HAMMER_VU_THREADS=shared` asks for every virtual user on the runtime's shared
+/// threads, to compare the two ways (`scripts/bench/driver.sh`).
+fn shared_threads() -> bool {
+    std::env::var("HAMMER_VU_THREADS").is_ok_and(|v| v == "shared")
+}
+
+/// An error starting a virtual user's thread, with what to do when it is a limit.
+fn hinted(e: &std::io::Error) -> String {
+    match e.raw_os_error() {
+        // EMFILE, ENFILE
+        Some(24 | 23) => {
+            format!("{e}; the open-files limit (ulimit -n) is too low for this many virtual users")
+        }
+        // EAGAIN from clone: threads or memory
+        Some(11) => format!("{e}; the limit on threads (ulimit -u) or memory is reached"),
+        _ => e.to_string(),
+    }
+}
+
+/// Fires a stop when dropped, unless disarmed.
+struct StopOnDrop(Option<Interrupt>);
+
+impl Drop for StopOnDrop {
+    fn drop(&mut self) {
+        if let Some(stop) = self.0.take() {
+            stop.fire();
+        }
+    }
+}
+
+/// Runs `work` on a thread of its own with a runtime of its own, and hands back its result.
+/// Dropped before that (the run abandoned), it fires `stop`, which ends `work` between two
+/// units, as a task's abort would.
+async fn on_own_thread<T: Send + 'static>(
+    vu: usize,
+    stop: Interrupt,
+    work: impl std::future::Future<Output = T> + Send + 'static,
+) -> std::result::Result<T, String> {
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    std::thread::Builder::new()
+        .name(format!("vuser-{vu}"))
+        .spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build();
+            let _ = tx.send(match runtime {
+                Ok(rt) => Ok(rt.block_on(work)),
+                Err(e) => Err(format!(
+                    "cannot start a runtime on its thread: {}",
+                    hinted(&e)
+                )),
+            });
+        })
+        .map_err(|e| format!("cannot start a thread of its own: {}", hinted(&e)))?;
+    let mut armed = StopOnDrop(Some(stop));
+    let outcome = rx.await;
+    armed.0 = None;
+    outcome.map_err(|_| "stopped without an answer: its thread panicked".to_string())?
+}
+
+/// Runs a workload: checks the database, starts the virtual users one `user_delay` apart,
+/// and when the workload has a monitor lets virtual user 1 time the run.
+pub async fn run<W: Workload>(
+    w: Arc<W>,
+    opts: RunOptions,
+    say: Say,
+    states: StateSink,
+    interrupt: Interrupt,
+) -> Result<Outcome<<W::Monitor as Monitor>::Figures>> {
+    let plan = tokio::select! {
+        r = tokio::time::timeout(w.reply_timeout(), w.prepare()) => {
+            r.unwrap_or_else(|_| Err(Error::State(format!(
+                "the server did not answer the pre-run checks within {} s (the reply timeout)",
+                w.reply_timeout().as_secs_f64()
+            ))))?
+        }
+        _ = interrupt.wait() => return Err(Error::Interrupted),
+    };
+    let plan = Arc::new(plan);
+    let mut seed = SmallRng::from_os_rng();
+    let monitor = w.monitor().is_some();
+    let types = w.type_names().len();
+    let shared = Arc::new(Shared {
+        stop: Interrupt::default(),
+        cut: Interrupt::default(),
+        abandoned: AtomicU64::new(0),
+        measuring: AtomicBool::new(!monitor),
+        gave_up: std::sync::OnceLock::new(),
+    });
+    // Once stopping, the terminals get a grace to finish their calls; then their connections
+    // are cut, and a virtual user that still has not ended after that is abandoned.
+    let abandon = Interrupt::default();
+    let reaper = {
+        let (w, shared, abandon) = (w.clone(), shared.clone(), abandon.clone());
+        tokio::spawn(async move {
+            shared.stop.wait().await;
+            tokio::time::sleep(STOP_GRACE).await;
+            shared.cut.fire();
+            w.cut();
+            tokio::time::sleep(CUT_GRACE).await;
+            abandon.fire();
+        })
+    };
+    // Ctrl-C reaches the terminals through the run's own stop flag.
+    let forward = {
+        let stop = shared.stop.clone();
+        tokio::spawn(async move {
+            interrupt.wait().await;
+            stop.fire();
+        })
+    };
+    let first_worker = if monitor { 2 } else { 1 };
+    let opts = Arc::new(opts);
+    let mut workers = tokio::task::JoinSet::new();
+    let all_shared = shared_threads();
+    for i in 0..opts.virtual_users {
+        let vu = first_worker + i as usize;
+        let (w, opts, shared, states, plan) = (
+            w.clone(),
+            opts.clone(),
+            shared.clone(),
+            states.clone(),
+            plan.clone(),
+        );
+        let vsay = say.as_vuser(vu);
+        let mut rng = SmallRng::from_rng(&mut seed);
+        let delay = opts.user_delay * i;
+        let terminals = opts.terminals.max(1);
+        // One terminal gets a thread of its own and waits for replies in a blocking read;
+        // many share the runtime's threads, as tasks.
+        let own_thread = terminals == 1 && !all_shared;
+        let stop = shared.stop.clone();
+        let place = Place {
+            worker: i + 1,
+            workers: opts.virtual_users,
+            client: None,
+        };
+        let work = async move {
+            if !nap(delay, &shared.stop).await {
+                states(vu, VuState::FinishSuccess);
+                return (vu, Stats::new(types), Ok(()));
+            }
+            states(vu, VuState::Running);
+            vsay.line("RUNNING");
+            w.started(&vsay);
+            let ctx = Vu {
+                w,
+                opts,
+                shared,
+                say: vsay,
+                stats: Arc::new(std::sync::Mutex::new(Stats::new(types))),
+                own_thread,
+                measure_all: !monitor,
+            };
+            let outcome = if terminals == 1 {
+                let t = ctx.w.terminal(&plan, place, rng);
+                own_terminal(&ctx, t).await
+            } else {
+                run_clients(&ctx, &plan, place, &mut rng, terminals).await
+            };
+            let stats = std::mem::replace(
+                &mut *ctx.stats.lock().unwrap_or_else(|e| e.into_inner()),
+                Stats::new(0),
+            );
+            (vu, stats, outcome)
+        };
+        if own_thread {
+            workers.spawn(async move {
+                on_own_thread(vu, stop, work).await.unwrap_or_else(|why| {
+                    let e = Error::State(why);
+                    (vu, Stats::new(types), Err(e))
+                })
+            });
+        } else {
+            workers.spawn(work);
+        }
+    }
+
+    let mut result = Outcome {
+        figures: None,
+        active_vus: opts.virtual_users,
+        measured: Duration::ZERO,
+        stats: Stats::new(types),
+        per_vu: Vec::new(),
+        stopped_early: None,
+        failed_vus: 0,
+        client_cpu: None,
+        abandoned_calls: 0,
+    };
+    let monitor_task = if monitor {
+        states(1, VuState::Running);
+        say.line("RUNNING");
+        let (w, opts, shared, msay) = (w.clone(), opts.clone(), shared.clone(), say.clone());
+        Some(tokio::spawn(async move {
+            let Some(m) = w.monitor() else {
+                return Err(Error::State("the workload has no monitor".into()));
+            };
+            let outcome = monitor_run(m, &*w, &opts, &shared, &msay).await;
+            if let Err(e) = &outcome {
+                // Without the monitor nothing is measured: stop the terminals now.
+                msay.line(format!("Error in Virtual User 1: {e}"));
+                shared.give_up(&format!("the monitor failed: {e}"));
+            }
+            outcome
+        }))
+    } else {
+        None
+    };
+    let mut finished = 0;
+    let mut abandoned_vus = 0;
+    loop {
+        let joined = tokio::select! {
+            j = workers.join_next() => match j {
+                Some(j) => j,
+                None => break,
+            },
+            _ = abandon.wait(), if !workers.is_empty() && abandoned_vus == 0 => {
+                abandoned_vus = workers.len();
+                say.line(format!(
+                    "{abandoned_vus} virtual user(s) did not end within {} s of the stop and were abandoned",
+                    (STOP_GRACE + CUT_GRACE).as_secs()
+                ));
+                workers.abort_all();
+                continue;
+            }
+        };
+        let (vu, stats, outcome) = joined.unwrap_or_else(|e| {
+            (
+                0,
+                Stats::new(types),
+                Err(Error::State(format!("virtual user task failed: {e}"))),
+            )
+        });
+        finished += 1;
+        match outcome {
+            Ok(()) => {
+                states(vu, VuState::FinishSuccess);
+                say.as_vuser(vu).line("FINISHED SUCCESS");
+            }
+            Err(e) => {
+                result.failed_vus += 1;
+                states(vu, VuState::FinishFailed);
+                say.line(format!("Error in Virtual User {vu}: {e}"));
+                say.as_vuser(vu).line("FINISHED FAILED");
+            }
+        }
+        if opts.time_profile {
+            result.per_vu.push((vu, stats.clone()));
+        }
+        result.stats.merge(&stats);
+        if monitor && finished == opts.virtual_users as usize && !shared.stop.is_set() {
+            // Every worker has ended before the monitor: nothing is left to measure.
+            shared.stop.fire();
+        }
+    }
+    if let Some(task) = monitor_task {
+        // The workers have all ended: wake the monitor if it still waits.
+        shared.stop.fire();
+        let outcome = task
+            .await
+            .map_err(|e| Error::State(format!("monitor task failed: {e}")))
+            .and_then(|r| r);
+        match outcome {
+            Ok(Measured {
+                figures,
+                measured,
+                stopped_early,
+                client_cpu,
+            }) => {
+                result.figures = figures;
+                result.measured = measured;
+                result.stopped_early = stopped_early;
+                result.client_cpu = client_cpu;
+                states(1, VuState::FinishSuccess);
+                say.line("FINISHED SUCCESS");
+            }
+            Err(_) => {
+                // (The error was said when the monitor failed.)
+                states(1, VuState::FinishFailed);
+                say.line("FINISHED FAILED");
+                result.failed_vus += 1;
+            }
+        }
+    }
+    forward.abort();
+    reaper.abort();
+    let abandoned = shared.abandoned.load(Ordering::Relaxed);
+    if abandoned > 0 {
+        say.line(format!(
+            "{abandoned} call(s) still waiting for the server when the run stopped were abandoned \
+             (their connections cut {} s after the stop)",
+            STOP_GRACE.as_secs()
+        ));
+    }
+    result.abandoned_calls = abandoned;
+    if let Some(why) = shared.gave_up.get() {
+        result.stopped_early = Some(why.clone());
+    } else if !monitor && shared.stop.is_set() {
+        result.stopped_early = Some("stopped by Ctrl-C".into());
+    }
+    Ok(result)
+}

@@ -1,0 +1,348 @@
+//! The runtime driven by a tiny test-only workload: iterations, Ctrl-C, the abandoned call,
+//! reconnect counting, a server that stays away, and the monitor's window.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use rand::rngs::SmallRng;
+
+use super::*;
+use crate::config::Database;
+use crate::error::{Error, Result};
+use crate::fault::{Failure, Peer};
+use crate::interrupt::Interrupt;
+use crate::output::Output;
+
+/// A workload whose units alternate between two types and take `unit_time`; the first
+/// `lose` calls fail as lost connections (after which, with `stay_away`, connecting fails);
+/// with `hang`, every call waits for ever.
+#[derive(Default)]
+struct Fake {
+    units: u64,
+    unit_time: Duration,
+    lose: AtomicU64,
+    hang: bool,
+    stay_away: bool,
+    refuse: AtomicBool,
+    connects: AtomicU64,
+    cuts: AtomicU64,
+    executed: AtomicU64,
+    timed: bool,
+}
+
+fn peer() -> Peer {
+    Peer {
+        db: Database::Pg,
+        addr: "test:1".into(),
+        user: "tester".into(),
+    }
+}
+
+impl Workload for Fake {
+    type Conn = ();
+    type Terminal = u64;
+    type Unit = usize;
+    type Done = ();
+    type Plan = ();
+    type Monitor = Self;
+
+    fn type_names(&self) -> &'static [&'static str] {
+        &["even", "odd"]
+    }
+
+    fn index(unit: usize) -> usize {
+        unit
+    }
+
+    async fn prepare(&self) -> Result<()> {
+        Ok(())
+    }
+
+    fn monitor(&self) -> Option<&Self> {
+        self.timed.then_some(self)
+    }
+
+    async fn connect(&self) -> Result<()> {
+        self.connects.fetch_add(1, Ordering::Relaxed);
+        if self.refuse.load(Ordering::Relaxed) {
+            return Err(Error::Db(peer().error(Failure::Refused, "refused")));
+        }
+        Ok(())
+    }
+
+    async fn close(_: ()) {}
+
+    fn reply_timeout(&self) -> Duration {
+        Duration::from_secs(60)
+    }
+
+    fn peer(&self) -> Peer {
+        peer()
+    }
+
+    fn cut(&self) -> usize {
+        self.cuts.fetch_add(1, Ordering::Relaxed);
+        0
+    }
+
+    fn terminal(&self, _: &(), _: Place, _: SmallRng) -> u64 {
+        0
+    }
+
+    fn next(&self, t: &mut u64, _: &Say) -> Option<usize> {
+        (*t < self.units).then(|| {
+            *t += 1;
+            (*t % 2) as usize
+        })
+    }
+
+    async fn execute(&self, _: &mut (), _: usize, _: &mut u64) -> Result<()> {
+        self.executed.fetch_add(1, Ordering::Relaxed);
+        if self.hang {
+            std::future::pending::<()>().await;
+        }
+        let lose = self
+            .lose
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1));
+        if lose.is_ok() {
+            if self.stay_away {
+                self.refuse.store(true, Ordering::Relaxed);
+            }
+            return Err(Error::Db(peer().failed("lost", Failure::Lost, "test")));
+        }
+        tokio::time::sleep(self.unit_time).await;
+        Ok(())
+    }
+
+    fn rolled_back(_: &()) -> bool {
+        false
+    }
+}
+
+impl Monitor for Fake {
+    type Reading = u64;
+    type Figures = u64;
+
+    async fn read(&self) -> Result<u64> {
+        Ok(self.executed.load(Ordering::Relaxed))
+    }
+
+    fn figures(&self, start: &u64, end: &u64, _: Duration, say: &Say) -> u64 {
+        say.line("FIGURES");
+        end - start
+    }
+}
+
+fn opts(virtual_users: u32) -> RunOptions {
+    RunOptions {
+        virtual_users,
+        user_delay: Duration::ZERO,
+        terminals: 1,
+        login_delay: Duration::ZERO,
+        pool: 0,
+        raise_error: false,
+        reconnect_for: Duration::from_secs(5),
+        time_profile: true,
+        rampup: Duration::ZERO,
+        duration: Duration::from_millis(400),
+    }
+}
+
+async fn go(w: Arc<Fake>, o: RunOptions, interrupt: Interrupt) -> (Outcome<u64>, Vec<String>) {
+    let out = Output::capture();
+    let states: StateSink = Arc::new(|_, _| {});
+    let r = run(w, o, Say::new(out.clone(), 1), states, interrupt)
+        .await
+        .expect("the run starts");
+    (r, out.take_captured())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn terminals_run_their_units_and_end() {
+    let w = Arc::new(Fake {
+        units: 5,
+        ..Fake::default()
+    });
+    let (r, lines) = go(w.clone(), opts(2), Interrupt::default()).await;
+    assert_eq!(r.stats.finished(), 10);
+    assert_eq!(
+        (
+            r.stats.kind(0usize).committed,
+            r.stats.kind(1usize).committed
+        ),
+        (4, 6)
+    );
+    assert_eq!(
+        (r.failed_vus, r.abandoned_calls, r.stopped_early),
+        (0, 0, None)
+    );
+    assert_eq!(r.per_vu.len(), 2);
+    assert_eq!(w.connects.load(Ordering::Relaxed), 2);
+    assert!(
+        lines.contains(&"Vuser 1:FINISHED SUCCESS".to_string()),
+        "{lines:?}"
+    );
+    // Asynchronous clients on a shared pool of one connection: the same work.
+    let w = Arc::new(Fake {
+        units: 3,
+        ..Fake::default()
+    });
+    let (r, _) = go(
+        w.clone(),
+        RunOptions {
+            terminals: 4,
+            pool: 1,
+            ..opts(1)
+        },
+        Interrupt::default(),
+    )
+    .await;
+    assert_eq!(r.stats.finished(), 12);
+    assert_eq!(w.connects.load(Ordering::Relaxed), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ctrl_c_stops_between_units() {
+    let w = Arc::new(Fake {
+        units: u64::MAX,
+        unit_time: Duration::from_millis(5),
+        ..Fake::default()
+    });
+    let interrupt = Interrupt::default();
+    let fire = {
+        let i = interrupt.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            i.fire();
+        })
+    };
+    let started = std::time::Instant::now();
+    let (r, _) = go(w, opts(2), interrupt).await;
+    fire.await.unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "no grace was needed"
+    );
+    assert_eq!(r.stopped_early.as_deref(), Some("stopped by Ctrl-C"));
+    assert_eq!((r.failed_vus, r.abandoned_calls), (0, 0));
+    assert!(r.stats.finished() > 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_still_waiting_at_the_stop_is_abandoned() {
+    let w = Arc::new(Fake {
+        units: 10,
+        hang: true,
+        ..Fake::default()
+    });
+    let interrupt = Interrupt::default();
+    let i = interrupt.clone();
+    let fire = tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        i.fire();
+    });
+    let started = std::time::Instant::now();
+    let (r, lines) = go(w.clone(), opts(2), interrupt).await;
+    fire.await.unwrap();
+    let took = started.elapsed();
+    // Ended by the cut a grace after the stop, well before the abandon (a grace later).
+    assert!(
+        took >= STOP_GRACE && took < STOP_GRACE + Duration::from_secs(4),
+        "{took:?}"
+    );
+    assert_eq!(r.abandoned_calls, 2);
+    // Neither a failure nor a reconnect.
+    assert_eq!(
+        (r.stats.finished(), r.stats.reconnects, r.failed_vus),
+        (0, 0, 0)
+    );
+    // The stopping run cut the connections once (the reaper may still be finishing its
+    // step when the run has returned).
+    for _ in 0..100 {
+        if w.cuts.load(Ordering::Relaxed) > 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(w.cuts.load(Ordering::Relaxed), 1);
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("Vuser 1:2 call(s) still waiting for the server")),
+        "{lines:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lost_connections_are_reconnected_and_counted() {
+    let w = Arc::new(Fake {
+        units: 5,
+        lose: AtomicU64::new(2),
+        ..Fake::default()
+    });
+    let (r, lines) = go(w.clone(), opts(1), Interrupt::default()).await;
+    assert_eq!(r.stats.reconnects, 2);
+    // A lost call is a failed unit, counted but not said as a failure.
+    assert_eq!((r.stats.finished(), r.failed_vus), (5, 0));
+    assert_eq!(
+        r.stats.by_kind.iter().map(|s| s.failed).sum::<u64>(),
+        2,
+        "{:?}",
+        r.stats
+    );
+    assert_eq!(w.connects.load(Ordering::Relaxed), 3);
+    let reconnected = lines.iter().filter(|l| *l == "Vuser 1:reconnected").count();
+    assert_eq!(reconnected, 2, "{lines:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_stays_away_stops_the_run() {
+    let w = Arc::new(Fake {
+        units: 3,
+        lose: AtomicU64::new(1),
+        stay_away: true,
+        ..Fake::default()
+    });
+    let o = RunOptions {
+        reconnect_for: Duration::ZERO,
+        ..opts(1)
+    };
+    let (r, lines) = go(w, o, Interrupt::default()).await;
+    assert_eq!(r.failed_vus, 1);
+    assert_eq!(r.stats.reconnects, 0);
+    let why = r.stopped_early.expect("the run gave up");
+    assert!(
+        why.starts_with("the server did not come back within 0 s: "),
+        "{why}"
+    );
+    assert!(
+        lines.iter().any(|l| l == "Vuser 1:FINISHED FAILED"),
+        "{lines:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_monitor_times_a_window_and_stops_the_workers() {
+    let w = Arc::new(Fake {
+        units: u64::MAX,
+        unit_time: Duration::from_millis(2),
+        timed: true,
+        ..Fake::default()
+    });
+    let (r, lines) = go(w, opts(2), Interrupt::default()).await;
+    let counted = r.figures.expect("the monitor's figures");
+    assert!(counted > 0);
+    assert!(r.measured >= Duration::from_millis(400), "{:?}", r.measured);
+    assert_eq!((r.failed_vus, r.stopped_early), (0, None));
+    // Workers are virtual users 2 and 3; the monitor says the figures.
+    for line in [
+        "Vuser 1:Rampup complete, Taking start Transaction Count.",
+        "Vuser 1:FIGURES",
+        "Vuser 2:FINISHED SUCCESS",
+        "Vuser 3:FINISHED SUCCESS",
+        "Vuser 1:FINISHED SUCCESS",
+    ] {
+        assert!(lines.iter().any(|l| l == line), "{line} in {lines:?}");
+    }
+}
