@@ -12,7 +12,7 @@ use std::time::Duration;
 use rhai::{Array, Dynamic, Engine, EvalAltResult, ImmutableString, Position, Scope, AST};
 
 use crate::config::{Database, Settings};
-use crate::db::script_conn::ScriptConn;
+use crate::db::engine::ScriptConn;
 use crate::error::{Error, Result};
 use crate::interrupt::Interrupt;
 use crate::tpcc::driver::{StateSink, VuState};
@@ -243,7 +243,7 @@ fn run_one(
 ) -> std::result::Result<(), String> {
     let conn = rt.block_on(async {
         tokio::select! {
-            c = ScriptConn::connect(settings, db) => c.map_err(|e| e.to_string()),
+            c = crate::db::engine(db).script_conn(settings) => c.map_err(|e| e.to_string()),
             _ = interrupt.wait() => Err("interrupted by Ctrl-C while connecting".to_string()),
         }
     })?;

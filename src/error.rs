@@ -207,7 +207,7 @@ pub enum Error {
 
     /// A database connection or statement failed; the text names host:port and user.
     #[error("{0}")]
-    Db(#[from] crate::db::DbError),
+    Db(#[from] crate::fault::DbError),
 
     /// `quit` was called: not a failure, the way out of a script or the console.
     #[error("quit")]
@@ -248,7 +248,7 @@ impl Error {
 impl Error {
     /// A lost or refused connection: worth reconnecting and trying again.
     pub fn is_connection_loss(&self) -> bool {
-        use crate::db::Failure;
+        use crate::fault::Failure;
         matches!(self, Error::Db(e) if matches!(e.kind, Failure::Lost | Failure::Refused | Failure::Unreachable))
     }
 }

@@ -10,7 +10,7 @@ mod common;
 
 use common::Servers;
 use hammer::config::{Database, Settings, Target};
-use hammer::db::my_driver::MyDriver;
+use hammer::db::mysql::driver::MyDriver;
 use hammer::db::Failure;
 use hammer::error::Error;
 use hammer::interrupt::Interrupt;
@@ -1122,7 +1122,7 @@ async fn unencrypted_bytes_before_tls_are_refused() {
         }),
         bounds: Default::default(),
     };
-    match hammer::db::mywire::connect(&target).await {
+    match hammer::db::mysql::wire::connect(&target).await {
         Err(e) => {
             assert_eq!(e.kind, Failure::Tls, "{e}");
             assert!(e.to_string().contains("unencrypted bytes"), "{e}");

@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use common::Servers;
 use hammer::config::{Database, Settings, Target};
-use hammer::db::pg_driver::PgDriver;
+use hammer::db::postgres::driver::PgDriver;
 use hammer::db::postgres::{connect, PgConn, PgTarget};
 use hammer::db::Failure;
 use hammer::error::Error;
@@ -180,7 +180,7 @@ async fn next_o_id(raw: &PgConn, d: u32) -> i64 {
 
 /// One driver connection and the superuser's view of the same database.
 struct Run<'a> {
-    conn: &'a mut hammer::db::pg_driver::PgTxnConn,
+    conn: &'a mut hammer::db::postgres::driver::PgTxnConn,
     raw: &'a PgConn,
     flavour: Flavour,
 }

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use common::Fixture;
 use hammer::config::Database;
 use hammer::db::mysql::MyTarget;
-use hammer::db::{mywire, Failure};
+use hammer::db::{mysql::wire as mywire, Failure};
 
 const PASSWORD: &str = "s3cret-Pa55word";
 

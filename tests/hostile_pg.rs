@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use hammer::db::pgwire::{self, Wire};
+use hammer::db::postgres::wire::{self as pgwire, Wire};
 use hammer::db::postgres::{self, PgTarget};
 use hammer::db::{Bounds, Failure, KillSwitch};
 
@@ -209,6 +209,7 @@ fn fake_with(
 
 fn target(port: u16, sslmode: &str, require_auth: &str) -> PgTarget {
     PgTarget {
+        db: hammer::config::Database::Pg,
         host: "127.0.0.1".into(),
         port,
         user: "hammer".into(),

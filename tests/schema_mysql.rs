@@ -10,7 +10,7 @@ use std::collections::HashMap;
 
 use common::Servers;
 use hammer::config::{Database, Settings, Target};
-use hammer::db::my_schema::{LoadMethod, MySchema};
+use hammer::db::mysql::schema::{LoadMethod, MySchema};
 use hammer::error::Error;
 use hammer::output::Output;
 use hammer::tpcc::schema::{Check, Loader, Say, SchemaDb};

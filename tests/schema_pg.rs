@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use common::Servers;
 use hammer::config::{Database, Settings, Target};
-use hammer::db::pg_schema::PgSchema;
+use hammer::db::postgres::schema::PgSchema;
 use hammer::db::postgres::{connect, PgConn, PgTarget};
 use hammer::output::Output;
 use hammer::tpcc::schema::{Check, Loader, Say, SchemaDb};
@@ -119,6 +119,7 @@ impl Drop for Cleanup {
                 .expect("runtime");
             rt.block_on(async {
                 let target = PgTarget {
+                    db: hammer::config::Database::Pg,
                     host: servers.pg_host,
                     port: servers.pg_port,
                     user: servers.pg_user,

@@ -87,7 +87,7 @@ fn pg_verify_full_checks_the_servers_certificate() {
     let settings = f.engine.session_handle().lock().unwrap().settings.clone();
     let rt = tokio::runtime::Runtime::new().unwrap();
     let admin = hammer::db::postgres::PgTarget::admin(&settings);
-    let wire = rt.block_on(hammer::db::pgwire::open(&admin));
+    let wire = rt.block_on(hammer::db::postgres::wire::open(&admin));
     assert!(wire.is_ok(), "{:?}", wire.err());
     rt.block_on(wire.unwrap().close());
     // A CA that did not sign the server's certificate: TLS fails, nothing is sent in clear.

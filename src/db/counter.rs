@@ -6,11 +6,11 @@ use std::time::{Instant, SystemTime};
 
 use tokio_postgres::SimpleQueryMessage;
 
-use super::mysql::{self as my, MyTarget};
-use super::mywire::{self, Arg, Wire};
-use super::postgres::{self as pg, PgConn, PgTarget};
 use super::{DbError, Failure};
 use crate::config::{Database, Settings};
+use crate::db::mysql::wire::{self as mywire, Arg, Wire};
+use crate::db::mysql::{self as my, MyTarget};
+use crate::db::postgres::{self as pg, PgConn, PgTarget};
 
 /// One reading of a server's counters.
 #[derive(Debug, Clone)]

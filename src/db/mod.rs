@@ -1,170 +1,69 @@
-//! Connections to the databases hammer drives, built from the dictionaries, with failures classified.
+//! Connections to the databases hammer drives, and the one dispatch point: [`engine`] picks the
+//! code that serves a database; nothing else matches on [`Database`] to pick code.
 //!
-//! Everything that knows which database it talks to lives below this module.
+//! An engine is a family's code for one database. A family (`db::postgres`, `db::mysql`) takes
+//! its database as a value and reads its keys by the database's prefix, so a database that
+//! speaks a family's protocol with its own SQL differences (YugabyteDB or CockroachDB for
+//! PostgreSQL, TiDB for MySQL, as MariaDB is for MySQL today) is a dialect of that family, not a
+//! copy of it. `db::net` holds what every family's connection shares (socket, TLS).
+//!
+//! Adding an engine:
+//! 1. its name and dictionary prefix in `crate::database` (a variant, `ALL`, `prefix`, `name`);
+//! 2. its dictionary in `config::keys`: its own block of keys, or its family's block under its
+//!    prefix;
+//! 3. its code: a dialect of an existing family (what differs, decided by the family's
+//!    `Database` value), or a new folder `db/<family>/` whose `engine.rs` implements
+//!    [`engine::Engine`] (connection, wire client, schema and workload drivers, counters);
+//! 4. one arm in [`engine`] below;
+//! 5. its server in `scripts/ci/servers.sh` and its row in the engine-generic tests
+//!    (`tests/engines.rs`), which put every engine through the same battery.
 
 pub mod counter;
-pub mod facts;
-mod leantls;
-pub mod my_driver;
-pub mod my_schema;
+pub mod engine;
 pub mod mysql;
-pub mod mywire;
-pub mod pg_driver;
-pub mod pg_schema;
-pub mod pgwire;
+pub(crate) mod net;
 pub mod postgres;
-pub mod script_conn;
-mod sock;
-mod tls;
 
-pub use sock::{Bounds, KillSwitch};
-
-use std::fmt;
-use std::time::Duration;
-
-use thiserror::Error;
+pub use crate::fault::{DbError, Failure, Peer};
+pub use engine::{Engine, ServerInfo};
+pub use net::sock::{Bounds, KillSwitch};
+pub use net::CONNECT_TIMEOUT;
 
 use crate::config::{Database, Settings};
+use crate::error::Result;
+use crate::interrupt::Interrupt;
+use crate::output::Output;
+use crate::tpcc::build::{Plan, Summary};
+use crate::tpcc::driver::{Options, RunResult, StateSink};
+use crate::tpcc::schema::{Check, Say};
 
-/// How long a connection attempt may take before the server counts as unreachable.
-pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
-
-/// Why a connection or statement failed, as a user would act on it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Failure {
-    /// Nothing listens there (connection refused, or no socket file).
-    Refused,
-    /// No answer in time, or no route to the host.
-    Unreachable,
-    /// The server rejected the user or password.
-    Auth,
-    /// The server has no database of that name.
-    UnknownDatabase,
-    /// TLS was asked for and could not be set up.
-    Tls,
-    /// The connection was lost after it was made.
-    Lost,
-    /// A deadlock or serialization failure: the transaction was rolled back and may run again.
-    Retry,
-    /// Anything else the server or driver said.
-    Other,
-}
-
-impl fmt::Display for Failure {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Failure::Refused => "connection refused",
-            Failure::Unreachable => "server unreachable",
-            Failure::Auth => "authentication failed",
-            Failure::UnknownDatabase => "unknown database",
-            Failure::Tls => "TLS failed",
-            Failure::Lost => "connection lost",
-            Failure::Retry => "deadlock or serialization failure",
-            Failure::Other => "error",
-        })
+/// The engine that serves `db`: the only place a database picks its code.
+pub fn engine(db: Database) -> &'static dyn Engine {
+    match db {
+        Database::Pg => &postgres::engine::POSTGRESQL,
+        Database::Maria => &mysql::engine::MARIADB,
+        Database::Mysql => &mysql::engine::MYSQL,
     }
-}
-
-/// A failed database operation: which server, as whom, what kind of failure, and the detail.
-/// It never holds a password.
-#[derive(Debug, Clone, Error)]
-#[error("{action} {db} at {addr} as user {user}: {kind} ({detail})")]
-pub struct DbError {
-    pub action: &'static str,
-    pub db: &'static str,
-    pub addr: String,
-    pub user: String,
-    pub kind: Failure,
-    pub detail: String,
-}
-
-/// Where and as whom to connect: what error messages print about a connection.
-#[derive(Debug, Clone)]
-pub struct Peer {
-    pub db: Database,
-    pub addr: String,
-    pub user: String,
-}
-
-impl Peer {
-    pub fn error(&self, kind: Failure, detail: impl Into<String>) -> DbError {
-        self.failed("cannot connect to", kind, detail)
-    }
-
-    pub fn failed(
-        &self,
-        action: &'static str,
-        kind: Failure,
-        detail: impl Into<String>,
-    ) -> DbError {
-        DbError {
-            action,
-            db: self.db.name(),
-            addr: self.addr.clone(),
-            user: self.user.clone(),
-            kind,
-            detail: detail.into(),
-        }
-    }
-}
-
-/// What `librarycheck` learns from a server that answers.
-#[derive(Debug, Clone)]
-pub struct ServerInfo {
-    pub version: String,
-    pub tls: bool,
-    /// Where the connection went: `peer.addr` is the socket path or `host:port` reached.
-    pub peer: Peer,
-    /// The port the server says it listens on (MariaDB/MySQL's `@@port`), when asked.
-    pub port: Option<u16>,
-    /// Why the connection went elsewhere than the settings first pointed, if it did.
-    pub note: Option<String>,
 }
 
 /// Connects with the settings a database's own tools use (the PostgreSQL superuser on its
 /// default database; the MariaDB/MySQL user with no database selected) and reads the version.
 pub async fn probe(settings: &Settings, db: Database) -> Result<ServerInfo, DbError> {
-    match db {
-        Database::Pg => postgres::probe(&postgres::PgTarget::admin(settings)).await,
-        Database::Maria | Database::Mysql => {
-            mysql::probe(&mysql::MyTarget::server(settings, db)).await
-        }
-    }
+    engine(db).probe(settings).await
 }
 
 /// `buildschema` on the given database.
 pub async fn build_schema(
     settings: &Settings,
     db: Database,
-    plan: crate::tpcc::build::Plan,
-    say: crate::tpcc::schema::Say,
-    out: crate::output::Output,
-    interrupt: crate::interrupt::Interrupt,
-) -> crate::error::Result<crate::tpcc::build::Summary> {
-    use crate::tpcc::build::build;
-    use std::sync::Arc;
-    match db {
-        Database::Pg => {
-            build(
-                Arc::new(pg_schema::PgSchema::new(settings)),
-                plan,
-                say,
-                out,
-                interrupt,
-            )
-            .await
-        }
-        Database::Maria | Database::Mysql => {
-            build(
-                Arc::new(my_schema::MySchema::new(settings, db)),
-                plan,
-                say,
-                out,
-                interrupt,
-            )
-            .await
-        }
-    }
+    plan: Plan,
+    say: Say,
+    out: Output,
+    interrupt: Interrupt,
+) -> Result<Summary> {
+    engine(db)
+        .tpcc_build(settings, plan, say, out, interrupt)
+        .await
 }
 
 /// `checkschema` on the given database.
@@ -172,49 +71,21 @@ pub async fn check_schema(
     settings: &Settings,
     db: Database,
     warehouses: u32,
-    say: &crate::tpcc::schema::Say,
-) -> crate::error::Result<Vec<crate::tpcc::schema::Check>> {
-    use crate::tpcc::schema::SchemaDb;
-    match db {
-        Database::Pg => {
-            pg_schema::PgSchema::new(settings)
-                .check(warehouses, say)
-                .await
-        }
-        Database::Maria | Database::Mysql => {
-            my_schema::MySchema::new(settings, db)
-                .check(warehouses, say)
-                .await
-        }
-    }
+    say: &Say,
+) -> Result<Vec<Check>> {
+    engine(db).tpcc_check(settings, warehouses, say).await
 }
 
 /// `deleteschema` on the given database.
-pub async fn delete_schema(
-    settings: &Settings,
-    db: Database,
-    say: &crate::tpcc::schema::Say,
-) -> crate::error::Result<Vec<String>> {
-    use crate::tpcc::schema::SchemaDb;
-    match db {
-        Database::Pg => pg_schema::PgSchema::new(settings).delete(say).await,
-        Database::Maria | Database::Mysql => {
-            my_schema::MySchema::new(settings, db).delete(say).await
-        }
-    }
+pub async fn delete_schema(settings: &Settings, db: Database, say: &Say) -> Result<Vec<String>> {
+    engine(db).tpcc_delete(settings, say).await
 }
 
 /// Options of HammerDB's dictionaries that hammer does not implement and that change what a
 /// build makes: a build with one of them on is refused rather than silently ignoring it.
 pub fn unsupported_build_options(settings: &Settings, db: Database) -> Vec<String> {
-    let options: &[(&str, &str)] = match db {
-        Database::Pg => &[
-            ("pg_oracompat", "EnterpriseDB Oracle compatibility"),
-            ("pg_cituscompat", "Citus distribution"),
-        ],
-        Database::Maria | Database::Mysql => &[],
-    };
-    options
+    engine(db)
+        .unsupported_build_options()
         .iter()
         .filter(|(key, _)| settings.db(db).get_bool(key))
         .map(|(key, what)| format!("{key} ({what})"))
@@ -223,79 +94,36 @@ pub fn unsupported_build_options(settings: &Settings, db: Database) -> Vec<Strin
 
 /// Where the schema goes, for `buildschema`'s confirmation line.
 pub fn describe_schema(settings: &Settings, db: Database) -> String {
-    use crate::tpcc::schema::SchemaDb;
-    match db {
-        Database::Pg => pg_schema::PgSchema::new(settings).describe(),
-        Database::Maria | Database::Mysql => my_schema::MySchema::new(settings, db).describe(),
-    }
+    engine(db).tpcc_describe(settings)
 }
 
 /// `vurun` of the TPROC-C driver on the given database.
 pub async fn run_tpcc(
     settings: &Settings,
     db: Database,
-    opts: crate::tpcc::driver::Options,
-    say: crate::tpcc::schema::Say,
-    states: crate::tpcc::driver::StateSink,
-    interrupt: crate::interrupt::Interrupt,
-) -> crate::error::Result<crate::tpcc::driver::RunResult> {
-    use crate::tpcc::driver::{run, DriverKind};
-    use std::sync::Arc;
-    let summaries = opts.show_output && opts.driver == DriverKind::Test;
-    match db {
-        Database::Pg => {
-            run(
-                Arc::new(pg_driver::PgDriver::new(settings).with_summaries(summaries)),
-                opts,
-                say,
-                states,
-                interrupt,
-            )
-            .await
-        }
-        Database::Maria | Database::Mysql => {
-            run(
-                Arc::new(my_driver::MyDriver::new(settings, db).with_summaries(summaries)),
-                opts,
-                say,
-                states,
-                interrupt,
-            )
-            .await
-        }
-    }
+    opts: Options,
+    say: Say,
+    states: StateSink,
+    interrupt: Interrupt,
+) -> Result<RunResult> {
+    engine(db)
+        .tpcc_run(settings, opts, say, states, interrupt)
+        .await
 }
 
-/// The `std::io::Error` somewhere in an error's source chain, if any.
-fn io_source<'a>(err: &'a (dyn std::error::Error + 'static)) -> Option<&'a std::io::Error> {
-    let mut cur: Option<&(dyn std::error::Error + 'static)> = Some(err);
-    while let Some(e) = cur {
-        if let Some(io) = e.downcast_ref::<std::io::Error>() {
-            return Some(io);
+/// The server's version line and the settings a job records, as `(name, value)`.
+pub async fn server_facts(settings: &Settings, db: Database) -> Result<engine::Facts, DbError> {
+    engine(db).server_facts(settings).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_database_has_its_own_engine() {
+        for db in Database::ALL {
+            assert_eq!(engine(db).database(), db, "{}", db.name());
         }
-        cur = e.source();
-    }
-    None
-}
-
-/// Classifies an operating-system error met while connecting.
-fn io_failure(e: &std::io::Error) -> Failure {
-    use std::io::ErrorKind::*;
-    match e.kind() {
-        ConnectionRefused | NotFound | AddrNotAvailable => Failure::Refused,
-        ConnectionReset | ConnectionAborted | BrokenPipe | UnexpectedEof => Failure::Lost,
-        InvalidData => Failure::Tls,
-        _ => Failure::Unreachable,
-    }
-}
-
-/// The `host:port` or socket path a message should name.
-fn addr(host: &str, port: u16) -> String {
-    if host.starts_with('/') {
-        host.to_string()
-    } else if host.contains(':') {
-        format!("[{host}]:{port}")
-    } else {
-        format!("{host}:{port}")
     }
 }

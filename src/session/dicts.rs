@@ -315,24 +315,16 @@ impl Session {
 
     pub fn librarycheck(&mut self, _args: &[String]) -> Result<Dynamic> {
         let settings = self.settings.clone();
-        // All servers are asked at once, so three unreachable hosts cost one timeout, not three.
-        let probes = self.block_on(async {
-            let (pg, maria, mysql) = tokio::join!(
-                crate::db::probe(&settings, Database::Pg),
-                crate::db::probe(&settings, Database::Maria),
-                crate::db::probe(&settings, Database::Mysql),
-            );
-            [pg, maria, mysql]
-        })?;
+        // All servers are asked at once, so unreachable hosts cost one timeout, not one each.
+        let probes = self.block_on(futures_util::future::join_all(
+            Database::ALL.map(|db| crate::db::probe(&settings, db)),
+        ))?;
         let mut entries = Vec::new();
         for (db, probe) in Database::ALL.iter().zip(probes) {
             let name = db.name();
             self.out
                 .line(format!("Checking database library for {name}"));
-            let driver = match db {
-                Database::Pg => "tokio-postgres",
-                _ => "mywire",
-            };
+            let driver = crate::db::engine(*db).client();
             self.out.line(format!(
                 "Success ... {driver} driver is built into hammer for {name}"
             ));

@@ -65,7 +65,7 @@ impl Session {
             let facts = self.rt.block_on(async {
                 tokio::time::timeout(
                     std::time::Duration::from_secs(5),
-                    crate::db::facts::server_facts(settings, db),
+                    crate::db::server_facts(settings, db),
                 )
                 .await
             });

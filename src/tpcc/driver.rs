@@ -24,8 +24,8 @@ use super::random::uniform;
 use super::schema::Say;
 use super::txn::{Counters, Done, TxnConn, TxnDb};
 use super::Constants;
-use crate::db::Failure;
 use crate::error::{Error, Result};
+use crate::fault::Failure;
 use crate::interrupt::Interrupt;
 
 /// `*_driver`: a functional test or a measured run.
@@ -353,7 +353,7 @@ async fn execute<C: TxnConn>(conn: &mut C, kind: Kind, t: &mut Terminal) -> Resu
 
 /// A connection-level failure the runtime itself decides on (a reply overdue, a call
 /// abandoned at the stop), said like the databases' own.
-fn lost(peer: &crate::db::Peer, why: String) -> Error {
+fn lost(peer: &crate::fault::Peer, why: String) -> Error {
     Error::Db(peer.failed("gave up waiting for", Failure::Lost, why))
 }
 

@@ -2,8 +2,8 @@
 //!
 //! The terminal generates every input (TPC-C clause 2); a database implementation only
 //! executes: through stored procedures or functions, or as client-side SQL in an explicit
-//! transaction with the same business logic (`schemas/<db>/tprocc/`). `db::pg_driver` and
-//! `db::my_driver` implement [`TxnDb`].
+//! transaction with the same business logic (`schemas/<db>/tprocc/`). `db::postgres::driver` and
+//! `db::mysql::driver` implement [`TxnDb`].
 
 use std::future::Future;
 
@@ -162,7 +162,7 @@ pub trait TxnDb: Send + Sync + 'static {
     fn reply_timeout(&self) -> std::time::Duration;
 
     /// The server and login the terminals run on, for messages about their connections.
-    fn peer(&self) -> crate::db::Peer;
+    fn peer(&self) -> crate::fault::Peer;
 
     /// Shuts down every connection this database has opened and any it opens from now on, so
     /// that a call waiting on a server that stopped answering ends at once, on whichever

@@ -4,7 +4,7 @@
 //! [`Format::COPY`](crate::tpcc::Format::COPY) text, which is exactly `LOAD DATA`'s default
 //! format (fields ended by a tab, lines by a newline, `\` escapes, `\N` for NULL), so they are
 //! streamed to the server untouched as the data of a `LOAD DATA LOCAL INFILE` (the lean
-//! connection of `db::mywire` sends the rows it is given, never a file). Where the server
+//! connection of `db::mysql::wire` sends the rows it is given, never a file). Where the server
 //! refuses `LOAD DATA LOCAL` the same text is parsed into multi-row INSERTs.
 
 use std::collections::{HashMap, HashSet};
@@ -13,18 +13,18 @@ use std::sync::{Arc, Mutex};
 
 use mysql_common::Value;
 
-use super::mysql::{int_of, text_of, MyTarget};
-use super::mywire::{self, Arg, Wire, WireError};
-use super::Peer;
 use crate::config::{Database, Settings};
+use crate::db::mysql::wire::{self as mywire, Arg, Wire, WireError};
+use crate::db::mysql::{int_of, text_of, MyTarget};
 use crate::error::{Error, Result};
+use crate::fault::Peer;
 use crate::sqlfile;
 use crate::tpcc::schema::{Check, Loader, Say, SchemaDb};
 use crate::tpcc::{Constants, Table};
 
-const TABLES_SQL: &str = include_str!("../../schemas/mysql/tprocc/tables.sql");
-const PROCEDURES_SQL: &str = include_str!("../../schemas/mysql/tprocc/procedures.sql");
-const NURAND_SQL: &str = include_str!("../../schemas/mysql/tprocc/nurand.sql");
+const TABLES_SQL: &str = include_str!("../../../schemas/mysql/tprocc/tables.sql");
+const PROCEDURES_SQL: &str = include_str!("../../../schemas/mysql/tprocc/procedures.sql");
+const NURAND_SQL: &str = include_str!("../../../schemas/mysql/tprocc/nurand.sql");
 
 /// The tables' character set and collation (tables.sql); the database gets them too, so that
 /// the stored procedures' text variables compare like the columns they are compared with.
@@ -1003,7 +1003,7 @@ impl Loader for MyLoader {
             Err(LoadError::Driver(e)) => Err(self.failed(table, &e)),
             Err(LoadError::Bad(why)) => Err(Error::Db(self.peer.failed(
                 "cannot load rows into",
-                super::Failure::Other,
+                crate::db::Failure::Other,
                 format!("table {}: {why}", table.name()),
             ))),
         }

@@ -48,7 +48,7 @@ impl Default for Bounds {
 }
 
 /// A duplicate of a connection's socket, kept only to shut it down from another thread.
-pub(super) enum Plug {
+pub(crate) enum Plug {
     Tcp(std::net::TcpStream),
     Unix(std::os::unix::net::UnixStream),
 }
@@ -122,7 +122,7 @@ enum Io {
 }
 
 /// One connection's socket.
-pub(super) struct Sock {
+pub(crate) struct Sock {
     io: Io,
     /// How long a reply may take, from the request's last write.
     reply_timeout: Duration,
@@ -178,7 +178,7 @@ fn restarted<T>(mut call: impl FnMut() -> io::Result<T>) -> io::Result<T> {
 }
 
 /// Turns TCP keepalive on, with hammer's timings.
-pub(super) fn keepalive(s: &TcpStream) -> io::Result<()> {
+pub(crate) fn keepalive(s: &TcpStream) -> io::Result<()> {
     let ka = socket2::TcpKeepalive::new()
         .with_time(KEEPALIVE_IDLE)
         .with_interval(KEEPALIVE_INTERVAL)
@@ -188,25 +188,34 @@ pub(super) fn keepalive(s: &TcpStream) -> io::Result<()> {
 
 /// A socket's duplicate under a kill switch, for a connection whose socket hammer does not
 /// read itself (tokio-postgres's): held as long as the connection lives.
-pub(super) type PlugGuard = Arc<Plug>;
+pub(crate) type PlugGuard = Arc<Plug>;
 
 /// Puts a TCP socket under `kill`.
-pub(super) fn plug_tcp(s: &TcpStream, kill: &KillSwitch) -> io::Result<PlugGuard> {
+pub(crate) fn plug_tcp(s: &TcpStream, kill: &KillSwitch) -> io::Result<PlugGuard> {
     let plug = Arc::new(Plug::Tcp(socket2::SockRef::from(s).try_clone()?.into()));
     kill.register(&plug);
     Ok(plug)
 }
 
 /// Puts a unix socket under `kill`.
-pub(super) fn plug_unix(s: &UnixStream, kill: &KillSwitch) -> io::Result<PlugGuard> {
+pub(crate) fn plug_unix(s: &UnixStream, kill: &KillSwitch) -> io::Result<PlugGuard> {
     let plug = Arc::new(Plug::Unix(socket2::SockRef::from(s).try_clone()?.into()));
     kill.register(&plug);
     Ok(plug)
 }
 
+/// The error for a server that closed the connection while hammer waited for its answer
+/// (a read of no bytes), as the lean connections and their TLS report it.
+pub(crate) fn closed() -> io::Error {
+    io::Error::new(
+        io::ErrorKind::UnexpectedEof,
+        "the server closed the connection",
+    )
+}
+
 impl Sock {
     /// Connects over TCP (no Nagle, keepalive on). The caller bounds the connect itself.
-    pub(super) async fn tcp(host: &str, port: u16, b: &Bounds) -> io::Result<Sock> {
+    pub(crate) async fn tcp(host: &str, port: u16, b: &Bounds) -> io::Result<Sock> {
         let s = TcpStream::connect((host, port)).await?;
         s.set_nodelay(true)?;
         keepalive(&s)?;
@@ -215,7 +224,7 @@ impl Sock {
     }
 
     /// Connects to a unix socket. The caller bounds the connect itself.
-    pub(super) async fn unix(path: impl AsRef<Path>, b: &Bounds) -> io::Result<Sock> {
+    pub(crate) async fn unix(path: impl AsRef<Path>, b: &Bounds) -> io::Result<Sock> {
         let s = UnixStream::connect(path).await?;
         let plug = Plug::Unix(socket2::SockRef::from(&s).try_clone()?.into());
         Ok(Sock::new(Io::Unix(s), plug, b))
@@ -236,7 +245,7 @@ impl Sock {
     /// The same socket, blocking. Its reads and writes then hold the thread until done (or
     /// the deadline, or the kill switch), so only a task alone on its thread
     /// (`tpcc::driver`'s own-thread virtual users) may ask.
-    pub(super) fn into_blocking(self) -> io::Result<Sock> {
+    pub(crate) fn into_blocking(self) -> io::Result<Sock> {
         let io = match self.io {
             Io::Tcp(s) => {
                 let s = s.into_std()?;
@@ -261,11 +270,11 @@ impl Sock {
         })
     }
 
-    pub(super) fn is_blocking(&self) -> bool {
+    pub(crate) fn is_blocking(&self) -> bool {
         matches!(self.io, Io::BlockingTcp(_) | Io::BlockingUnix(_))
     }
 
-    pub(super) fn is_tcp(&self) -> bool {
+    pub(crate) fn is_tcp(&self) -> bool {
         matches!(self.io, Io::Tcp(_) | Io::BlockingTcp(_))
     }
 
@@ -280,7 +289,7 @@ impl Sock {
     }
 
     /// Reads what has arrived, waiting until the reply's deadline at most.
-    pub(super) async fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+    pub(crate) async fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let now = Instant::now();
         if now >= self.deadline {
             return Err(self.overdue());
@@ -302,7 +311,7 @@ impl Sock {
     }
 
     /// Writes all of `buf` and starts the deadline of the reply it asks for.
-    pub(super) async fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+    pub(crate) async fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
         let timeout = self.reply_timeout;
         let written = match &mut self.io {
             Io::Tcp(s) => tokio::time::timeout(timeout, s.write_all(buf)).await,
@@ -325,7 +334,7 @@ impl Sock {
         Ok(())
     }
 
-    pub(super) async fn shutdown(&mut self) -> io::Result<()> {
+    pub(crate) async fn shutdown(&mut self) -> io::Result<()> {
         match &mut self.io {
             Io::Tcp(s) => s.shutdown().await,
             Io::Unix(s) => s.shutdown().await,
@@ -337,7 +346,7 @@ impl Sock {
     /// Tells tokio that the socket has nothing more to read, which the last read showed: the
     /// next read then waits for the reply instead of first trying a read that would block.
     /// A blocking socket has nothing to tell.
-    pub(super) fn drained(&self) {
+    pub(crate) fn drained(&self) {
         let would_block = || Err::<(), _>(io::ErrorKind::WouldBlock.into());
         let _ = match &self.io {
             Io::Tcp(s) => s.try_io(Interest::READABLE, would_block),

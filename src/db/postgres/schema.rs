@@ -12,20 +12,20 @@ use futures_util::future::try_join_all;
 use futures_util::SinkExt;
 use tokio_postgres::Row;
 
-use super::postgres::{classify, connect, PgConn, PgTarget};
-use super::{DbError, Failure, Peer};
 use crate::config::{Database, Settings};
+use crate::db::postgres::{classify, connect, PgConn, PgTarget};
 use crate::error::{Error, Result};
+use crate::fault::{DbError, Failure, Peer};
 use crate::sqlfile;
 use crate::tpcc::schema::{Check, Loader, Say, SchemaDb};
 use crate::tpcc::{Constants, Table, CUSTOMERS_PER_D, DISTRICTS_PER_W, ITEMS, STOCK_PER_W};
 
-const TABLES_SQL: &str = include_str!("../../schemas/pg/tprocc/tables.sql");
-const PARTITIONS_SQL: &str = include_str!("../../schemas/pg/tprocc/partitions.sql");
-const KEYS_SQL: &str = include_str!("../../schemas/pg/tprocc/keys.sql");
-const FUNCTIONS_SQL: &str = include_str!("../../schemas/pg/tprocc/functions.sql");
-const PROCEDURES_SQL: &str = include_str!("../../schemas/pg/tprocc/procedures.sql");
-const NURAND_SQL: &str = include_str!("../../schemas/pg/tprocc/nurand.sql");
+const TABLES_SQL: &str = include_str!("../../../schemas/pg/tprocc/tables.sql");
+const PARTITIONS_SQL: &str = include_str!("../../../schemas/pg/tprocc/partitions.sql");
+const KEYS_SQL: &str = include_str!("../../../schemas/pg/tprocc/keys.sql");
+const FUNCTIONS_SQL: &str = include_str!("../../../schemas/pg/tprocc/functions.sql");
+const PROCEDURES_SQL: &str = include_str!("../../../schemas/pg/tprocc/procedures.sql");
+const NURAND_SQL: &str = include_str!("../../../schemas/pg/tprocc/nurand.sql");
 
 /// The comment that marks a role as hammer's own.
 const HAMMER_ROLE: &str = "created by hammer";

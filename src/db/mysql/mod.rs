@@ -1,13 +1,25 @@
+//! The MariaDB/MySQL family: its logins (this file), its wire client (`wire`), its TPROC-C
+//! schema builder (`schema`) and workload driver (`driver`).
+//!
 //! MariaDB and MySQL logins from the dictionaries (TCP or the `*_socket` path, TLS per
 //! `*_ssl`), server errors classified by their codes, and `librarycheck`'s probe. Every
-//! connection is `db::mywire`'s lean one.
+//! connection is `db::mysql::wire`'s lean one.
+
+pub mod driver;
+pub mod engine;
+pub mod schema;
+pub mod script;
+pub mod wire;
 
 use std::path::{Path, PathBuf};
 
 use mysql_common::Value;
 
-use super::{addr, mywire, DbError, Failure, Peer, ServerInfo};
 use crate::config::{Database, Settings};
+use crate::db::engine::ServerInfo;
+use crate::db::mysql::wire as mywire;
+use crate::db::net::addr;
+use crate::fault::{DbError, Failure, Peer};
 
 /// One MariaDB/MySQL login.
 #[derive(Clone)]
@@ -23,7 +35,7 @@ pub struct MyTarget {
     pub tls: Option<MyTls>,
     /// The longest a reply may take (`*_reply_timeout`), and the switch that cuts the
     /// connections from outside.
-    pub bounds: super::sock::Bounds,
+    pub bounds: crate::db::net::sock::Bounds,
 }
 
 /// TLS settings from the `*_ssl*` keys.
@@ -90,11 +102,11 @@ impl MyTarget {
             password,
             dbname: None,
             tls,
-            bounds: super::sock::Bounds {
+            bounds: crate::db::net::sock::Bounds {
                 reply_timeout: std::time::Duration::from_secs(
                     d.get_i64(&format!("{p}_reply_timeout")).max(1) as u64,
                 ),
-                kill: super::sock::KillSwitch::default(),
+                kill: crate::db::net::sock::KillSwitch::default(),
             },
         }
     }

@@ -21,12 +21,12 @@ use tokio_postgres::error::SqlState;
 use tokio_postgres::types::{FromSql, ToSql, Type};
 use tokio_postgres::{Client, Row, Statement};
 
-use super::pgwire::{self, Reply, Wire, WireError};
-use super::postgres::{classify, connect, PgConn, PgTarget};
-use super::KillSwitch;
-use super::{DbError, Failure, Peer};
 use crate::config::{Database, Settings};
+use crate::db::net::sock::KillSwitch;
+use crate::db::postgres::wire::{self as pgwire, Reply, Wire, WireError};
+use crate::db::postgres::{classify, connect, PgConn, PgTarget};
 use crate::error::{Error, Result};
+use crate::fault::{DbError, Failure, Peer};
 use crate::tpcc::txn::{
     Counters, Customer, Delivery, Done, Line, Mode, NewOrder, OrderStatus, Payment, StockLevel,
     TxnConn, TxnDb,
@@ -1367,7 +1367,7 @@ mod sql {
     use crate::sqlfile::{render, Named};
 
     static FILE: LazyLock<Named> =
-        LazyLock::new(|| Named::parse(include_str!("../../schemas/pg/tprocc/driver.sql")));
+        LazyLock::new(|| Named::parse(include_str!("../../../schemas/pg/tprocc/driver.sql")));
 
     const ROUTINES: [&str; 5] = ["neword", "payment", "ostat", "delivery", "slev"];
 

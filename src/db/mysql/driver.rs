@@ -4,7 +4,7 @@
 //! `*_prepared` is implied). With stored procedures each transaction is one `CALL` whose OUT
 //! parameters, passed as `NULL` placeholders, come back as a row; the procedures
 //! (`schemas/mysql/tprocc/procedures.sql`) run their own `START TRANSACTION ... COMMIT`.
-//! Both modes go over the lean connection of `db::mywire` (a fraction of a general client
+//! Both modes go over the lean connection of `db::mysql::wire` (a fraction of a general client
 //! library's CPU per statement), with no fallback to another client: what that connection
 //! refuses (an authentication that would give the password away) is an error.
 //! With client-side SQL (`*_no_stored_procs`) the session runs with autocommit off, so a
@@ -24,12 +24,12 @@ use std::sync::LazyLock;
 
 use mysql_common::Value;
 
-use super::mysql::MyTarget;
-use super::mywire::{self, Arg, Stmt, Wire, WireError};
-use super::KillSwitch;
-use super::{Failure, Peer};
 use crate::config::{Database, Settings};
+use crate::db::mysql::wire::{self as mywire, Arg, Stmt, Wire, WireError};
+use crate::db::mysql::MyTarget;
+use crate::db::net::sock::KillSwitch;
 use crate::error::{Error, Result};
+use crate::fault::{Failure, Peer};
 use crate::sqlfile::{render, Named};
 use crate::tpcc::txn::{
     Counters, Customer, Delivery, Done, Mode, NewOrder, OrderStatus, Payment, StockLevel, TxnConn,
@@ -86,7 +86,7 @@ struct Sql {
 }
 
 static SQL: LazyLock<Sql> = LazyLock::new(|| {
-    let file = Named::parse(include_str!("../../schemas/mysql/tprocc/driver.sql"));
+    let file = Named::parse(include_str!("../../../schemas/mysql/tprocc/driver.sql"));
     let districts = DISTRICTS_PER_W as usize;
     let item_slots = slots("?", MAX_LINES);
     let stock_keys = slots("(?, ?)", MAX_LINES);
@@ -558,7 +558,7 @@ pub struct MyConn {
 }
 
 impl MyConn {
-    /// The lean connection of `db::mywire` the transactions run on.
+    /// The lean connection of `db::mysql::wire` the transactions run on.
     fn wire(&self) -> &Wire {
         match &self.link {
             Link::Wire(wire, _) | Link::WireClient(wire, _) => wire,
@@ -1656,7 +1656,7 @@ mod tests {
 
     #[test]
     fn procedures_match_the_schema() {
-        let sql = include_str!("../../schemas/mysql/tprocc/procedures.sql");
+        let sql = include_str!("../../../schemas/mysql/tprocc/procedures.sql");
         for p in PROCEDURES {
             assert!(sql.contains(&format!("CREATE PROCEDURE {p}(")), "{p}");
         }

@@ -1,3 +1,6 @@
+//! The PostgreSQL family: its connection (this file), its wire client (`wire`), its TPROC-C
+//! schema builder (`schema`) and workload driver (`driver`).
+//!
 //! PostgreSQL through tokio-postgres: connection settings from the `pg` dictionary, over a
 //! socket hammer opens itself (TLS per `pg_sslmode`, keepalive on, under the kill switch),
 //! authentication held to `pg_require_auth`, and errors classified with the driver's own
@@ -8,6 +11,14 @@
 //! hammer sends the TLS request and runs the handshake itself, and hands tokio-postgres a
 //! stream that reads the server's authentication request before tokio-postgres does: a method
 //! the user did not allow ends the login there, before any password is sent.
+
+pub mod driver;
+pub mod engine;
+pub mod schema;
+pub mod script;
+pub mod wire;
+
+use wire::SslAnswer;
 
 use std::io;
 use std::path::PathBuf;
@@ -23,14 +34,18 @@ use tokio::task::JoinHandle;
 use tokio_postgres::error::SqlState;
 use tokio_postgres::{Client, Config, NoTls};
 
-use super::sock::{Bounds, KillSwitch};
-use super::{addr, io_failure, io_source, DbError, Failure, Peer, ServerInfo, CONNECT_TIMEOUT};
 use crate::config::{Database, Settings};
+use crate::db::engine::ServerInfo;
+use crate::db::net::sock::{Bounds, KillSwitch};
+use crate::db::net::{addr, io_failure, io_source, CONNECT_TIMEOUT};
+use crate::fault::{DbError, Failure, Peer};
 
 /// One PostgreSQL login: server, role, password, database, TLS and authentication rules, and
 /// the bounds of its waits.
 #[derive(Clone)]
 pub struct PgTarget {
+    /// Which database of the family this login is for: its dictionary and key prefix.
+    pub db: Database,
     pub host: String,
     pub port: u16,
     pub user: String,
@@ -59,37 +74,54 @@ impl std::fmt::Debug for PgTarget {
 }
 
 impl PgTarget {
-    fn from_dict(settings: &Settings, user: &str, pass: &str, db: &str) -> Self {
-        let d = settings.db(Database::Pg);
+    /// The login that `db`'s dictionary names with the keys `{prefix}_{user}`, `{prefix}_{pass}`
+    /// and `{prefix}_{dbname}`, and the family's connection keys.
+    fn from_dict(settings: &Settings, db: Database, user: &str, pass: &str, dbname: &str) -> Self {
+        let d = settings.db(db);
+        let p = db.prefix();
+        let key = |name: &str| d.get(&format!("{p}_{name}")).to_string();
         PgTarget {
-            host: d.get("pg_host").to_string(),
-            port: d.get_i64("pg_port") as u16,
-            user: d.get(user).to_string(),
-            password: d.get(pass).to_string(),
-            dbname: d.get(db).to_string(),
-            sslmode: d.get("pg_sslmode").to_string(),
-            sslrootcert: d.get("pg_sslrootcert").to_string(),
-            require_auth: d.get("pg_require_auth").to_string(),
+            db,
+            host: key("host"),
+            port: d.get_i64(&format!("{p}_port")) as u16,
+            user: key(user),
+            password: key(pass),
+            dbname: key(dbname),
+            sslmode: key("sslmode"),
+            sslrootcert: key("sslrootcert"),
+            require_auth: key("require_auth"),
             bounds: Bounds {
-                reply_timeout: Duration::from_secs(d.get_i64("pg_reply_timeout").max(1) as u64),
+                reply_timeout: Duration::from_secs(
+                    d.get_i64(&format!("{p}_reply_timeout")).max(1) as u64
+                ),
                 kill: KillSwitch::default(),
             },
         }
     }
 
     /// The superuser on its default database: what creates schemas and reads server counters.
-    pub fn admin(settings: &Settings) -> Self {
-        Self::from_dict(
-            settings,
-            "pg_superuser",
-            "pg_superuserpass",
-            "pg_defaultdbase",
-        )
+    pub fn admin_of(settings: &Settings, db: Database) -> Self {
+        Self::from_dict(settings, db, "superuser", "superuserpass", "defaultdbase")
     }
 
     /// The schema owner on the schema's database: what the workload runs as.
+    pub fn owner_of(settings: &Settings, db: Database) -> Self {
+        Self::from_dict(settings, db, "user", "pass", "dbase")
+    }
+
+    /// [`Self::admin_of`] PostgreSQL itself.
+    pub fn admin(settings: &Settings) -> Self {
+        Self::admin_of(settings, Database::Pg)
+    }
+
+    /// [`Self::owner_of`] PostgreSQL itself.
     pub fn owner(settings: &Settings) -> Self {
-        Self::from_dict(settings, "pg_user", "pg_pass", "pg_dbase")
+        Self::owner_of(settings, Database::Pg)
+    }
+
+    /// This login's key `name` as its dictionary spells it (`pg_sslmode`).
+    pub fn key(&self, name: &str) -> String {
+        format!("{}_{name}", self.db.prefix())
     }
 
     /// The same login, its connections under `kill`.
@@ -105,7 +137,7 @@ impl PgTarget {
 
     pub fn peer(&self) -> Peer {
         Peer {
-            db: Database::Pg,
+            db: self.db,
             addr: addr(&self.host, self.port),
             user: self.user.clone(),
         }
@@ -137,18 +169,21 @@ impl PgTarget {
         match self.sslmode.as_str() {
             "verify-ca" | "verify-full" => {
                 let ca = self.root_cert()?;
-                let trust = super::tls::Trust::Ca {
+                let trust = crate::db::net::tls::Trust::Ca {
                     file: &ca,
                     names: self.sslmode == "verify-full",
-                    way_out: "connect by a name the certificate has (pg_host), or set \
-                              pg_sslmode verify-ca to check the chain only"
-                        .into(),
+                    way_out: format!(
+                        "connect by a name the certificate has ({}), or set {} verify-ca to \
+                         check the chain only",
+                        self.key("host"),
+                        self.key("sslmode")
+                    ),
                 };
-                super::tls::client_config(trust, None)
+                crate::db::net::tls::client_config(trust, None)
                     .map(Arc::new)
-                    .map_err(|e| format!("{e} (pg_sslrootcert)"))
+                    .map_err(|e| format!("{e} ({})", self.key("sslrootcert")))
             }
-            _ => Ok(super::tls::encrypt_only_shared()),
+            _ => Ok(crate::db::net::tls::encrypt_only_shared()),
         }
     }
 
@@ -160,9 +195,11 @@ impl PgTarget {
         match default {
             Some(path) if path.exists() => Ok(path),
             _ => Err(format!(
-                "pg_sslmode {} checks the server's certificate against a CA: set pg_sslrootcert \
-                 to the CA file (there is no ~/.postgresql/root.crt either)",
-                self.sslmode
+                "{} {} checks the server's certificate against a CA: set {} to the CA file \
+                 (there is no ~/.postgresql/root.crt either)",
+                self.key("sslmode"),
+                self.sslmode,
+                self.key("sslrootcert")
             )),
         }
     }
@@ -175,7 +212,8 @@ impl PgTarget {
                 Ok(ServerName::try_from("localhost").expect("a valid name"))
             }
             Err(e) => Err(format!(
-                "pg_host {} cannot be checked against a certificate: {e}",
+                "{} {} cannot be checked against a certificate: {e}",
+                self.key("host"),
                 self.host
             )),
         }
@@ -190,7 +228,10 @@ impl PgTarget {
     }
 
     pub(super) fn policy(&self) -> AuthPolicy {
-        AuthPolicy(self.require_auth.clone())
+        AuthPolicy {
+            allowed: self.require_auth.clone(),
+            prefix: self.db.prefix(),
+        }
     }
 }
 
@@ -231,23 +272,28 @@ impl AuthMethod {
 /// refused ones (`!password`); empty allows every method but a cleartext password over a
 /// connection that is neither encrypted nor a unix socket.
 #[derive(Debug, Clone)]
-pub struct AuthPolicy(String);
+pub struct AuthPolicy {
+    /// The key's value: methods allowed, or refused with `!`.
+    allowed: String,
+    /// The dictionary prefix, so messages name the key the user sets.
+    prefix: &'static str,
+}
 
 impl AuthPolicy {
     /// Whether the login may go on with `method` over a channel that is `private` (TLS or a
     /// unix socket), or the message that says why not and what to set.
     pub fn allows(&self, method: AuthMethod, private: bool) -> Result<(), String> {
         let word = method.word();
-        let listed: Vec<&str> = self.0.split(',').filter(|w| !w.is_empty()).collect();
+        let p = self.prefix;
+        let listed: Vec<&str> = self.allowed.split(',').filter(|w| !w.is_empty()).collect();
         if listed.is_empty() {
             if method == AuthMethod::Password && !private {
-                return Err(
+                return Err(format!(
                     "the server asks for the password in clear text over an unencrypted \
                      connection, which anyone on the path could read: hammer refuses. Use TLS \
-                     (pg_sslmode require or verify-full) or the unix socket, or set \
-                     pg_require_auth password to allow it"
-                        .into(),
-                );
+                     ({p}_sslmode require or verify-full) or the unix socket, or set \
+                     {p}_require_auth password to allow it"
+                ));
             }
             return Ok(());
         }
@@ -259,8 +305,8 @@ impl AuthPolicy {
                 m => format!("authentication method {}", m.word()),
             };
             return Err(format!(
-                "the server asks for {asked}, which pg_require_auth {} does not allow",
-                self.0
+                "the server asks for {asked}, which {p}_require_auth {} does not allow",
+                self.allowed
             ));
         }
         Ok(())
@@ -326,7 +372,7 @@ enum Stream {
 /// server says.
 struct Guarded {
     inner: Stream,
-    _plug: super::sock::PlugGuard,
+    _plug: crate::db::net::sock::PlugGuard,
     guard: AuthGuard,
 }
 
@@ -517,7 +563,7 @@ impl From<io::Error> for StreamError {
 async fn open_stream(t: &PgTarget) -> Result<Guarded, StreamError> {
     if let Some(path) = t.socket_path() {
         let s = UnixStream::connect(path).await?;
-        let plug = super::sock::plug_unix(&s, &t.bounds.kill)?;
+        let plug = crate::db::net::sock::plug_unix(&s, &t.bounds.kill)?;
         return Ok(Guarded {
             inner: Stream::Unix(s),
             _plug: plug,
@@ -526,8 +572,8 @@ async fn open_stream(t: &PgTarget) -> Result<Guarded, StreamError> {
     }
     let mut s = TcpStream::connect((t.host.as_str(), t.port)).await?;
     s.set_nodelay(true)?;
-    super::sock::keepalive(&s)?;
-    let plug = super::sock::plug_tcp(&s, &t.bounds.kill)?;
+    crate::db::net::sock::keepalive(&s)?;
+    let plug = crate::db::net::sock::plug_tcp(&s, &t.bounds.kill)?;
     if t.sslmode == "disable" {
         return Ok(Guarded {
             inner: Stream::Tcp(s),
@@ -538,30 +584,21 @@ async fn open_stream(t: &PgTarget) -> Result<Guarded, StreamError> {
     // The configuration first: a missing CA file is said before anything is sent.
     let config = t.tls_config().map_err(StreamError::Tls)?;
     let name = t.server_name().map_err(StreamError::Tls)?;
-    // SSLRequest: length 8, code 80877103.
-    s.write_all(&[0, 0, 0, 8, 0x04, 0xd2, 0x16, 0x2f]).await?;
+    s.write_all(&wire::SSL_REQUEST).await?;
     let mut answer = [0u8; 1];
     s.read_exact(&mut answer).await?;
-    match answer[0] {
-        b'S' => {}
-        b'N' if t.tls_required() => {
-            return Err(StreamError::Tls(format!(
-                "the server does not support TLS, which pg_sslmode {} requires",
-                t.sslmode
-            )))
-        }
-        b'N' => {
+    match wire::ssl_answer(t, answer[0]) {
+        SslAnswer::Tls => {}
+        SslAnswer::Plain => {
             return Ok(Guarded {
                 inner: Stream::Tcp(s),
                 _plug: plug,
                 guard: AuthGuard::new(t, false),
             })
         }
-        other => {
-            return Err(StreamError::Tls(format!(
-                "an answer {other} to the TLS request"
-            )))
-        }
+        // This path has always called an unknown answer a TLS failure (the wire client a
+        // protocol error): both stop before anything is sent.
+        SslAnswer::Required(why) | SslAnswer::Unknown(why) => return Err(StreamError::Tls(why)),
     }
     let tls = tokio_rustls::TlsConnector::from(config)
         .connect(name, s)
@@ -625,8 +662,9 @@ pub fn overdue(peer: &Peer, timeout: Duration) -> DbError {
         "no reply from",
         Failure::Lost,
         format!(
-            "nothing within {} s (pg_reply_timeout)",
-            timeout.as_secs_f64()
+            "nothing within {} s ({}_reply_timeout)",
+            timeout.as_secs_f64(),
+            peer.db.prefix()
         ),
     )
 }
@@ -725,158 +763,4 @@ pub async fn probe(t: &PgTarget) -> Result<ServerInfo, DbError> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_default_policy_refuses_only_cleartext_in_the_open() {
-        let p = AuthPolicy(String::new());
-        assert!(p.allows(AuthMethod::ScramSha256, false).is_ok());
-        assert!(p.allows(AuthMethod::Md5, false).is_ok());
-        assert!(p.allows(AuthMethod::None, false).is_ok());
-        assert!(p.allows(AuthMethod::Password, true).is_ok());
-        let e = p.allows(AuthMethod::Password, false).unwrap_err();
-        assert!(e.contains("pg_require_auth password"), "{e}");
-    }
-
-    #[test]
-    fn listed_and_negated_methods() {
-        let only = AuthPolicy("scram-sha-256".into());
-        assert!(only.allows(AuthMethod::ScramSha256, false).is_ok());
-        let e = only.allows(AuthMethod::Md5, true).unwrap_err();
-        assert!(e.contains("md5") && e.contains("scram-sha-256"), "{e}");
-        assert!(only.allows(AuthMethod::None, true).is_err());
-        let not_clear = AuthPolicy("!password".into());
-        assert!(not_clear.allows(AuthMethod::Password, true).is_err());
-        assert!(not_clear.allows(AuthMethod::Md5, false).is_ok());
-        let clear = AuthPolicy("password".into());
-        assert!(clear.allows(AuthMethod::Password, false).is_ok());
-    }
-
-    fn message(tag: u8, body: &[u8]) -> Vec<u8> {
-        let mut m = vec![tag];
-        m.extend_from_slice(&((body.len() + 4) as i32).to_be_bytes());
-        m.extend_from_slice(body);
-        m
-    }
-
-    fn guard(policy: &str, private: bool) -> AuthGuard {
-        AuthGuard {
-            policy: AuthPolicy(policy.into()),
-            private,
-            head: Vec::new(),
-            skip: 0,
-            login: Step::Asked,
-        }
-    }
-
-    fn scram_exchange() -> Vec<Vec<u8>> {
-        let mut sasl = 10i32.to_be_bytes().to_vec();
-        sasl.extend_from_slice(b"SCRAM-SHA-256\0\0");
-        vec![
-            message(b'R', &sasl),
-            message(b'R', &[0, 0, 0, 11, b'x', b'y']),
-            message(b'R', &[0, 0, 0, 12, b'z']),
-            message(b'R', &[0, 0, 0, 0]),
-        ]
-    }
-
-    #[test]
-    fn the_guard_reads_requests_split_anywhere() {
-        let mut bytes = scram_exchange().concat();
-        bytes.extend(message(b'S', b"server_version\x0015.1\x00"));
-        bytes.extend(message(b'Z', b"I"));
-        for cut in 0..bytes.len() {
-            let mut g = guard("scram-sha-256", false);
-            g.scan(&bytes[..cut]).unwrap();
-            g.scan(&bytes[cut..]).unwrap();
-            assert_eq!(g.login, Step::Accepted, "cut {cut}");
-        }
-    }
-
-    #[test]
-    fn scram_must_run_to_its_end() {
-        let steps = scram_exchange();
-        // AuthenticationOk without SASLFinal.
-        let mut g = guard("", false);
-        let skipped = [steps[0].clone(), steps[1].clone(), steps[3].clone()].concat();
-        let e = g.scan(&skipped).unwrap_err();
-        assert_eq!(e.kind, Failure::Auth);
-        assert!(e.why.contains("without completing SCRAM"), "{e}");
-        // A cleartext request once SCRAM has begun.
-        let mut g = guard("", true);
-        let clear = [steps[0].clone(), message(b'R', &3i32.to_be_bytes())].concat();
-        assert!(g.scan(&clear).unwrap_err().why.contains("out of turn"));
-    }
-
-    #[test]
-    fn the_guard_refuses_cleartext_before_the_password_goes() {
-        let bytes = message(b'R', &3i32.to_be_bytes());
-        let mut g = guard("", false);
-        assert!(g.scan(&bytes).unwrap_err().why.contains("clear text"));
-        let mut g = guard("", true);
-        g.scan(&bytes).unwrap();
-        assert_eq!(g.login, Step::Password);
-        let mut g = guard("md5", false);
-        assert!(g.scan(&bytes).is_err());
-        let mut g = guard("", false);
-        assert!(g.scan(&message(b'R', &[0, 0, 0])).is_err());
-    }
-
-    #[test]
-    fn trust_is_a_method_too() {
-        let mut g = guard("scram-sha-256", false);
-        let e = g.scan(&message(b'R', &0i32.to_be_bytes())).unwrap_err();
-        assert!(e.why.contains("no authentication"), "{e}");
-        let mut g = guard("", false);
-        g.scan(&message(b'R', &0i32.to_be_bytes())).unwrap();
-        assert_eq!(g.login, Step::Accepted);
-    }
-
-    #[test]
-    fn a_huge_message_is_refused_from_its_header() {
-        let mut g = guard("", false);
-        g.scan(&message(b'R', &0i32.to_be_bytes())).unwrap();
-        let e = g.scan(&[b'D', 0x7f, 0xff, 0xff, 0xff]).unwrap_err();
-        assert_eq!(e.kind, Failure::Lost);
-        assert!(e.why.contains("2147483647"), "{e}");
-    }
-
-    mod properties {
-        use super::*;
-        use proptest::prelude::*;
-
-        proptest! {
-            #[test]
-            fn the_guard_never_panics_on_any_bytes(
-                bytes in proptest::collection::vec(any::<u8>(), 0..2048),
-                cut in 0usize..2048,
-            ) {
-                let mut g = guard("", false);
-                let cut = cut.min(bytes.len());
-                if g.scan(&bytes[..cut]).is_ok() {
-                    let _ = g.scan(&bytes[cut..]);
-                }
-                // The guard never holds more than one header.
-                prop_assert!(g.head.len() <= 9);
-            }
-
-            #[test]
-            fn a_mutated_login_never_passes_unchecked(
-                flips in proptest::collection::vec((0usize..48, any::<u8>()), 1..4),
-            ) {
-                // A cleartext request over an open channel, then anything.
-                let mut bytes = message(b'R', &3i32.to_be_bytes());
-                let mut rest = message(b'R', &0i32.to_be_bytes());
-                rest.extend(message(b'Z', b"I"));
-                for (at, v) in flips {
-                    let at = at % rest.len();
-                    rest[at] = v;
-                }
-                bytes.extend(rest);
-                let mut g = guard("", false);
-                prop_assert!(g.scan(&bytes).is_err());
-            }
-        }
-    }
-}
+mod tests;

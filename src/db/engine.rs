@@ -1,0 +1,150 @@
+//! The contract every engine keeps: what the rest of hammer may ask of a database's code
+//! ([`Engine`]), what a probe learns ([`ServerInfo`]), and the plain SQL connection a custom
+//! workload gets ([`ScriptConn`], over each family's [`ScriptSql`]). The function `db::engine`
+//! (in `db/mod.rs`) picks the engine for a database; this file says what an engine is.
+
+use std::future::Future;
+use std::pin::Pin;
+
+use crate::config::{Database, Settings};
+use crate::error::Result;
+use crate::fault::{DbError, Peer};
+use crate::interrupt::Interrupt;
+use crate::output::Output;
+use crate::tpcc::build::{Plan, Summary};
+use crate::tpcc::driver::{Options, RunResult, StateSink};
+use crate::tpcc::schema::{Check, Say};
+
+/// What `librarycheck` learns from a server that answers.
+#[derive(Debug, Clone)]
+pub struct ServerInfo {
+    pub version: String,
+    pub tls: bool,
+    /// Where the connection went: `peer.addr` is the socket path or `host:port` reached.
+    pub peer: Peer,
+    /// The port the server says it listens on (MariaDB/MySQL's `@@port`), when asked.
+    pub port: Option<u16>,
+    /// Why the connection went elsewhere than the settings first pointed, if it did.
+    pub note: Option<String>,
+}
+
+/// A server's version line and the settings a job records, as `(name, value)`.
+pub type Facts = (String, Vec<(String, String)>);
+
+/// A boxed future: what an engine's async answers are, so the dispatch can be one table.
+pub type Pending<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// What the rest of hammer may ask of a database's code.
+pub trait Engine: Sync {
+    /// The database this engine serves.
+    fn database(&self) -> Database;
+
+    /// The client built into hammer for it, as `librarycheck` names it.
+    fn client(&self) -> &'static str;
+
+    /// Connects with the settings the database's own tools use and reads the version.
+    fn probe<'a>(&'a self, settings: &'a Settings) -> Pending<'a, Result<ServerInfo, DbError>>;
+
+    /// The server's version line and the settings a job records, as `(name, value)`.
+    fn server_facts<'a>(&'a self, settings: &'a Settings) -> Pending<'a, Result<Facts, DbError>>;
+
+    /// A plain SQL connection as the schema owner, for custom workloads.
+    fn script_conn<'a>(
+        &'a self,
+        settings: &'a Settings,
+    ) -> Pending<'a, Result<ScriptConn, DbError>>;
+
+    /// HammerDB's options this engine does not implement that change what a build makes, as
+    /// `(key, what it does)`: a build with one of them on is refused.
+    fn unsupported_build_options(&self) -> &'static [(&'static str, &'static str)] {
+        &[]
+    }
+
+    /// How the TPROC-C transactions run under these settings, for `print script`.
+    fn tpcc_mode(&self, settings: &Settings) -> &'static str;
+
+    /// Where the TPROC-C schema goes, for `buildschema`'s confirmation line.
+    fn tpcc_describe(&self, settings: &Settings) -> String;
+
+    /// `buildschema` of TPROC-C.
+    fn tpcc_build<'a>(
+        &'a self,
+        settings: &'a Settings,
+        plan: Plan,
+        say: Say,
+        out: Output,
+        interrupt: Interrupt,
+    ) -> Pending<'a, Result<Summary>>;
+
+    /// `checkschema` of TPROC-C.
+    fn tpcc_check<'a>(
+        &'a self,
+        settings: &'a Settings,
+        warehouses: u32,
+        say: &'a Say,
+    ) -> Pending<'a, Result<Vec<Check>>>;
+
+    /// `deleteschema` of TPROC-C: what was dropped.
+    fn tpcc_delete<'a>(
+        &'a self,
+        settings: &'a Settings,
+        say: &'a Say,
+    ) -> Pending<'a, Result<Vec<String>>>;
+
+    /// `vurun` of the TPROC-C driver.
+    fn tpcc_run<'a>(
+        &'a self,
+        settings: &'a Settings,
+        opts: Options,
+        say: Say,
+        states: StateSink,
+        interrupt: Interrupt,
+    ) -> Pending<'a, Result<RunResult>>;
+}
+
+/// Rows as text, `None` for NULL.
+pub type Rows = Vec<Vec<Option<String>>>;
+
+/// What a family's connection answers for a custom workload.
+pub trait ScriptSql: Send {
+    /// Runs SQL and returns the rows of its (last) result.
+    fn query<'a>(&'a mut self, sql: &'a str) -> Pending<'a, Result<Rows, DbError>>;
+
+    /// Runs SQL that returns no rows; the number of rows it affected.
+    fn execute<'a>(&'a mut self, sql: &'a str) -> Pending<'a, Result<u64, DbError>>;
+
+    /// The statement that opens a transaction in this dialect (`BEGIN`, `START TRANSACTION`).
+    fn begin_statement(&self) -> &'static str;
+
+    /// Closes the connection politely.
+    fn close(self: Box<Self>) -> Pending<'static, ()>;
+}
+
+/// A connection as the schema owner on the schema's database.
+pub struct ScriptConn(Box<dyn ScriptSql>);
+
+impl ScriptConn {
+    pub fn new(conn: impl ScriptSql + 'static) -> Self {
+        ScriptConn(Box::new(conn))
+    }
+
+    /// Runs SQL and returns the rows of its (last) result.
+    pub async fn query(&mut self, sql: &str) -> Result<Rows, DbError> {
+        self.0.query(sql).await
+    }
+
+    /// Runs SQL that returns no rows; the number of rows it affected.
+    pub async fn execute(&mut self, sql: &str) -> Result<u64, DbError> {
+        self.0.execute(sql).await
+    }
+
+    /// Opens a transaction (`BEGIN` / `START TRANSACTION`).
+    pub async fn begin(&mut self) -> Result<u64, DbError> {
+        let sql = self.0.begin_statement();
+        self.0.execute(sql).await
+    }
+
+    pub async fn close(self) {
+        self.0.close().await
+    }
+}

@@ -1,0 +1,166 @@
+//! The MariaDB/MySQL family's answers to [`Engine`]: one value per database of the family
+//! (MariaDB and MySQL are dialects of one family), which its code reads its keys from.
+
+use std::sync::Arc;
+
+use crate::config::{Database, Settings};
+use crate::db::engine::ScriptConn;
+use crate::db::engine::{Engine, Facts, Pending, ServerInfo};
+use crate::db::mysql::driver::MyDriver;
+use crate::db::mysql::schema::MySchema;
+use crate::db::mysql::script::MyScript;
+use crate::db::mysql::wire as mywire;
+use crate::db::mysql::{probe, text_of, MyTarget};
+use crate::error::Result;
+use crate::fault::DbError;
+use crate::interrupt::Interrupt;
+use crate::output::Output;
+use crate::tpcc::build::{build, Plan, Summary};
+use crate::tpcc::driver::{run, DriverKind, Options, RunResult, StateSink};
+use crate::tpcc::schema::{Check, Say, SchemaDb};
+
+/// The MariaDB/MySQL variables a job records.
+const MY_SETTINGS: &[&str] = &[
+    "innodb_buffer_pool_size",
+    "innodb_log_file_size",
+    "innodb_flush_log_at_trx_commit",
+    "max_connections",
+];
+
+/// The MariaDB/MySQL family's code for one database.
+pub struct Mysql {
+    db: Database,
+}
+
+/// MariaDB.
+pub static MARIADB: Mysql = Mysql {
+    db: Database::Maria,
+};
+
+/// MySQL.
+pub static MYSQL: Mysql = Mysql {
+    db: Database::Mysql,
+};
+
+impl Engine for Mysql {
+    fn database(&self) -> Database {
+        self.db
+    }
+
+    fn client(&self) -> &'static str {
+        "mywire"
+    }
+
+    fn probe<'a>(&'a self, settings: &'a Settings) -> Pending<'a, Result<ServerInfo, DbError>> {
+        Box::pin(async move { probe(&MyTarget::server(settings, self.db)).await })
+    }
+
+    fn server_facts<'a>(&'a self, settings: &'a Settings) -> Pending<'a, Result<Facts, DbError>> {
+        Box::pin(async move {
+            let t = MyTarget::server(settings, self.db);
+            let mut conn = mywire::connect(&t).await?;
+            let sql = format!(
+                "select version(), {}",
+                MY_SETTINGS
+                    .iter()
+                    .map(|v| format!("cast(@@{v} as char)"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+            let row = conn.query_first(&sql).await;
+            conn.close().await;
+            let row = row.map_err(|e| t.peer().failed("cannot query", e.kind, e.detail))?;
+            let Some(row) = row else {
+                return Ok((self.db.name().to_string(), Vec::new()));
+            };
+            let text = |i: usize| -> String { row.get(i).and_then(text_of).unwrap_or_default() };
+            let values = MY_SETTINGS
+                .iter()
+                .enumerate()
+                .map(|(i, name)| (name.to_string(), text(i + 1)))
+                .collect();
+            Ok((format!("{} {}", self.db.name(), text(0)), values))
+        })
+    }
+
+    fn script_conn<'a>(
+        &'a self,
+        settings: &'a Settings,
+    ) -> Pending<'a, Result<ScriptConn, DbError>> {
+        Box::pin(async move {
+            let t = MyTarget::schema(settings, self.db);
+            let wire = mywire::connect(&t).await?;
+            Ok(ScriptConn::new(MyScript {
+                wire: Box::new(wire),
+                peer: t.peer(),
+            }))
+        })
+    }
+
+    fn tpcc_mode(&self, settings: &Settings) -> &'static str {
+        let p = self.db.prefix();
+        if settings
+            .db(self.db)
+            .get_bool(&format!("{p}_no_stored_procs"))
+        {
+            "client-side SQL"
+        } else {
+            "stored procedures (CALL)"
+        }
+    }
+
+    fn tpcc_describe(&self, settings: &Settings) -> String {
+        MySchema::new(settings, self.db).describe()
+    }
+
+    fn tpcc_build<'a>(
+        &'a self,
+        settings: &'a Settings,
+        plan: Plan,
+        say: Say,
+        out: Output,
+        interrupt: Interrupt,
+    ) -> Pending<'a, Result<Summary>> {
+        Box::pin(build(
+            Arc::new(MySchema::new(settings, self.db)),
+            plan,
+            say,
+            out,
+            interrupt,
+        ))
+    }
+
+    fn tpcc_check<'a>(
+        &'a self,
+        settings: &'a Settings,
+        warehouses: u32,
+        say: &'a Say,
+    ) -> Pending<'a, Result<Vec<Check>>> {
+        Box::pin(async move {
+            MySchema::new(settings, self.db)
+                .check(warehouses, say)
+                .await
+        })
+    }
+
+    fn tpcc_delete<'a>(
+        &'a self,
+        settings: &'a Settings,
+        say: &'a Say,
+    ) -> Pending<'a, Result<Vec<String>>> {
+        Box::pin(async move { MySchema::new(settings, self.db).delete(say).await })
+    }
+
+    fn tpcc_run<'a>(
+        &'a self,
+        settings: &'a Settings,
+        opts: Options,
+        say: Say,
+        states: StateSink,
+        interrupt: Interrupt,
+    ) -> Pending<'a, Result<RunResult>> {
+        let summaries = opts.show_output && opts.driver == DriverKind::Test;
+        let driver = MyDriver::new(settings, self.db).with_summaries(summaries);
+        Box::pin(run(Arc::new(driver), opts, say, states, interrupt))
+    }
+}
