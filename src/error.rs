@@ -160,7 +160,7 @@ pub enum Error {
 
     /// The counter's first connection or reading failed.
     #[error("Transaction Counter Failed to Start: {why}")]
-    CounterFailed { why: crate::db::DbError },
+    CounterFailed { why: crate::fault::DbError },
 
     /// `metstart` while metrics run.
     #[error("CPU metrics are already running on {host}, call metstop to stop")]
