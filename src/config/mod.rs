@@ -303,37 +303,47 @@ impl Settings {
         let dict = self.dict(target);
         let sections = dict.sections();
         if !sections.contains(&section) {
-            return Err(Error::Config(format!(
-                "Dictionary \"{section}\" for {label} does not exist; valid dictionaries are {}\n{}",
-                sections.join(", "),
-                target.hint()
-            )));
+            return Err(Error::UnknownDictionary {
+                section: section.to_string(),
+                target: label.to_string(),
+                valid: sections.iter().map(|s| s.to_string()).collect(),
+                hint: target.hint(),
+            });
         }
         let spec = match dict.spec(key) {
             Some(spec) if spec.section == section => spec.clone(),
             Some(spec) => {
-                return Err(Error::Config(format!(
-                    "Dictionary \"{section}\" for {label} exists but key \"{key}\" doesn't, key \"{key}\" is in the \"{}\" dictionary\n{}",
-                    spec.section,
-                    target.hint()
-                )))
+                return Err(Error::UnknownKey {
+                    section: section.to_string(),
+                    target: label.to_string(),
+                    key: key.to_string(),
+                    way_out: format!(", key \"{key}\" is in the \"{}\" dictionary", spec.section),
+                    hint: target.hint(),
+                })
             }
             None => return Err(self.unknown_key(target, section, key)),
         };
         let dict = self.dict_mut(target);
         dict.set_checked(&spec, raw).map_err(|why| {
-            let shown = if spec.is_secret() { MASK.to_string() } else { raw.to_string() };
-            Error::Config(format!(
-                "Value {shown} for {section}:{key} is not valid: it {why}; {key} keeps its value {}",
-                dict.shown(key)
-            ))
+            let shown = if spec.is_secret() {
+                MASK.to_string()
+            } else {
+                raw.to_string()
+            };
+            Error::BadValue {
+                section: section.to_string(),
+                key: key.to_string(),
+                value: shown,
+                why: why.to_string(),
+                kept: dict.shown(key).to_string(),
+            }
         })
     }
 
     fn unknown_key(&self, target: Target, section: &str, key: &str) -> Error {
         let label = target.label();
-        let mut msg =
-            format!("Dictionary \"{section}\" for {label} exists but key \"{key}\" doesn't");
+        // What follows "key k doesn't": where the key is, what it is, or what was meant.
+        let mut way_out = String::new();
         let elsewhere = Database::ALL
             .into_iter()
             .map(Target::Db)
@@ -342,29 +352,33 @@ impl Settings {
             .find_map(|t| self.dict(t).spec(key).map(|s| (t, s.section)));
         if let Some((other, other_section)) = elsewhere {
             match other {
-                Target::Db(db) => msg.push_str(&format!(
+                Target::Db(db) => way_out.push_str(&format!(
                     ", key \"{key}\" is in the \"{other_section}\" dictionary of {}: use dbset db {} first",
                     db.name(),
                     db.prefix()
                 )),
-                Target::Generic => msg.push_str(&format!(
+                Target::Generic => way_out.push_str(&format!(
                     ", key \"{key}\" is in the \"{other_section}\" dictionary of the generic settings: use giset {other_section} {key} value"
                 )),
             }
         } else if let Some(why) = keys::unused_key(key) {
-            msg.push_str(&format!(
+            way_out.push_str(&format!(
                 "; it is a HammerDB setting that hammer does not use: {why}"
             ));
         } else {
-            msg.push_str(&format!(", it cannot be found in any {label} dictionary"));
+            way_out.push_str(&format!(", it cannot be found in any {label} dictionary"));
             if let Some(near) = nearest(key, self.dict(target).specs.iter().map(|s| s.key.as_str()))
             {
-                msg.push_str(&format!("; did you mean {near}?"));
+                way_out.push_str(&format!("; did you mean {near}?"));
             }
         }
-        msg.push('\n');
-        msg.push_str(&target.hint());
-        Error::Config(msg)
+        Error::UnknownKey {
+            section: section.to_string(),
+            target: label.to_string(),
+            key: key.to_string(),
+            way_out,
+            hint: target.hint(),
+        }
     }
 }
 

@@ -200,30 +200,25 @@ pub fn format(
 }
 
 fn store(rec: &mut Recorder) -> Result<&Store, Error> {
-    rec.store()
-        .map_err(|why| Error::State(format!("Error: cannot read the jobs: {why}")))
+    rec.store().map_err(|why| Error::JobsUnreadable {
+        why: why.to_string(),
+    })
 }
 
 fn read<T>(r: Result<T, super::store::StoreError>) -> Result<T, Error> {
-    r.map_err(|e| Error::State(format!("Error: {e}")))
+    r.map_err(|e| Error::JobStore { why: e.to_string() })
 }
 
 fn resolve(store: &Store, arg: &IdArg) -> Result<String, Error> {
     store.resolve(arg).map_err(|e| match e {
-        Lookup::Missing(id) => {
-            Error::State(format!("Jobid {id} does not exist; type jobs for the list"))
-        }
-        Lookup::Ambiguous(prefix, ids) => Error::State(format!(
-            "Jobid {prefix} is the start of several jobs ({}); give more of it",
-            ids.join(", ")
-        )),
-        Lookup::Store(e) => Error::State(format!("Error: {e}")),
+        Lookup::Missing(id) => Error::NoSuchJob { id },
+        Lookup::Ambiguous(prefix, ids) => Error::AmbiguousJob { prefix, ids },
+        Lookup::Store(e) => Error::JobStore { why: e.to_string() },
     })
 }
 
 fn detail(store: &Store, id: &str) -> Result<Detail, Error> {
-    read(store.detail(id))?
-        .ok_or_else(|| Error::State(format!("Jobid {id} does not exist; type jobs for the list")))
+    read(store.detail(id))?.ok_or_else(|| Error::NoSuchJob { id: id.to_string() })
 }
 
 /// `jobs ID` in JSON: the summary and, for runs, the figures.
@@ -293,7 +288,10 @@ pub fn run(
 ) -> Result<Dynamic, Error> {
     let store = store(rec)?;
     match req {
-        Request::Format(_) => Err(Error::State("jobs format is set by the session".into())),
+        Request::Format(_) => Err(Error::SetElsewhere {
+            what: "jobs format",
+            by: "session",
+        }),
         Request::Table | Request::List => {
             let jobs = read(store.list())?;
             let path = store.path().display().to_string();

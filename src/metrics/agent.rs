@@ -95,9 +95,11 @@ pub async fn listen(bind: &str, port: u16) -> Result<TcpListener> {
             }
             _ => format!("{e}"),
         };
-        Error::State(format!(
-            "Error: the Metrics Agent cannot listen on {bind}:{port}: {why}"
-        ))
+        Error::AgentListen {
+            bind: bind.to_string(),
+            port,
+            why,
+        }
     })
 }
 

@@ -27,21 +27,25 @@ impl Session {
     }
 
     fn set_database(&mut self, prefix: &str) -> Result<Dynamic> {
-        let supported: Vec<&str> = Database::ALL.iter().map(|d| d.prefix()).collect();
+        let supported: Vec<String> = Database::ALL
+            .iter()
+            .map(|d| d.prefix().to_string())
+            .collect();
         let Some(db) = Database::from_prefix(prefix) else {
             if let Some((p, name)) = UNSUPPORTED
                 .iter()
                 .find(|(p, _)| p.eq_ignore_ascii_case(prefix))
             {
-                return Err(Error::Config(format!(
-                    "{name} ({p}) is not supported by hammer (yet); choose one from {}",
-                    supported.join(" ")
-                )));
+                return Err(Error::UnsupportedDatabase {
+                    name: name.to_string(),
+                    prefix: p.to_string(),
+                    valid: supported,
+                });
             }
-            return Err(Error::Config(format!(
-                "Unknown prefix {prefix}, choose one from {}",
-                supported.join(" ")
-            )));
+            return Err(Error::UnknownDatabase {
+                prefix: prefix.to_string(),
+                valid: supported,
+            });
         };
         if db != self.current() {
             self.settings
@@ -62,13 +66,12 @@ impl Session {
                 ));
                 Ok(Dynamic::UNIT)
             }
-            "TPROC-H" | "TPC-H" => Err(Error::Config(format!(
-                "{} is not supported by hammer yet; TPROC-C is",
-                name.to_ascii_uppercase()
-            ))),
-            _ => Err(Error::Config(format!(
-                "Unknown benchmark {name}, choose one from TPROC-C (or its compatible name TPC-C)"
-            ))),
+            "TPROC-H" | "TPC-H" => Err(Error::UnsupportedBenchmark {
+                name: name.to_ascii_uppercase(),
+            }),
+            _ => Err(Error::UnknownBenchmark {
+                name: name.to_string(),
+            }),
         }
     }
 
@@ -100,11 +103,11 @@ impl Session {
         if secret && value == crate::config::MASK {
             // A line recalled from the history has its password masked: running it again
             // must not make the mask the password.
-            return Err(Error::Config(format!(
-                "{} is how hammer shows a password, not a password: {section}:{key} keeps its value; \
-                 type the password itself (the console's history keeps passwords masked)",
-                crate::config::MASK
-            )));
+            return Err(Error::MaskedPassword {
+                mask: crate::config::MASK,
+                section: section.to_string(),
+                key: key.to_string(),
+            });
         }
         let change = self.settings.set(target, section, key, value)?;
         // A password is never shown, not even masked: "from ******** to ********" would read
@@ -182,9 +185,7 @@ impl Session {
 
     pub fn metset(&mut self, args: &[String]) -> Result<Dynamic> {
         if self.metrics.status().is_some() {
-            return Err(Error::State(
-                "Stop Metrics before setting configuration: metstop stops them".into(),
-            ));
+            return Err(Error::MetricsRunningSet);
         }
         self.set_option("metset", "metrics", METSET_OPTIONS, args)
     }

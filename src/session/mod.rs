@@ -126,7 +126,9 @@ impl Session {
 
     /// Runs a command by name after checking its argument count against the table.
     pub fn run(&mut self, name: &str, args: &[String]) -> Result<Dynamic> {
-        let unknown = || Error::State(format!("Unknown command {name}"));
+        let unknown = || Error::UnknownCommand {
+            name: name.to_string(),
+        };
         let cmd = commands::find(name).ok_or_else(unknown)?;
         if args.len() < cmd.min_args || args.len() > cmd.max_args {
             let msg = match cmd.name {
@@ -197,9 +199,9 @@ impl Session {
 }
 
 fn vus_exist_error() -> Error {
-    Error::State(
-        "Error: Virtual Users exist, destroy with vudestroy before changing settings".into(),
-    )
+    Error::VusExist {
+        doing: "changing settings",
+    }
 }
 
 fn arg_count(cmd: &Command) -> String {
@@ -232,5 +234,16 @@ mod tests {
             assert!(commands::find(name).is_some(), "{name} is not in the table");
         }
         assert_eq!(METHODS.len(), commands::COMMANDS.len());
+    }
+
+    /// A custom run's failed virtual users and a TPROC-C run's read the same in the job.
+    #[test]
+    fn vus_failed_says_what_the_recorder_says() {
+        for count in [1, 2, 10] {
+            assert_eq!(
+                Error::VusFailed { count }.to_string(),
+                crate::jobs::recorder::vus_failed(count)
+            );
+        }
     }
 }

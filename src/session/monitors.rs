@@ -18,9 +18,7 @@ impl Session {
 
     pub fn tcstart(&mut self, _args: &[String]) -> Result<Dynamic> {
         if let Some(id) = self.tc.thread_id() {
-            return Err(Error::State(format!(
-                "Transaction Counter thread already running with threadid:{id}; tcstop stops it"
-            )));
+            return Err(Error::CounterRunning { thread: id });
         }
         let g = &self.settings.generic;
         let opts = crate::txcount::Options {
@@ -40,11 +38,7 @@ impl Session {
         });
         let (nopm, first) = match connected {
             Ok(Ok(c)) => c,
-            Ok(Err(e)) => {
-                return Err(Error::State(format!(
-                    "Transaction Counter Failed to Start: {e}"
-                )))
-            }
+            Ok(Err(e)) => return Err(Error::CounterFailed { why: e }),
             Err(e) => {
                 self.rt.block_on(source.close());
                 return Err(e);
@@ -96,14 +90,14 @@ impl Session {
 
     pub fn tcstop(&mut self, _args: &[String]) -> Result<Dynamic> {
         let Some(id) = self.tc.thread_id() else {
-            return Err(Error::State("Transaction Counter is not running".into()));
+            return Err(Error::CounterNotRunning);
         };
         self.out.line(format!(
             "Transaction Counter thread running with threadid:{id}"
         ));
         self.out.line("Stopping Transaction Counter");
         let Some(stopped) = self.tc.stop(&self.rt) else {
-            return Err(Error::State("Transaction Counter is not running".into()));
+            return Err(Error::CounterNotRunning);
         };
         if stopped.aborted {
             self.out
@@ -127,10 +121,7 @@ impl Session {
 
     pub fn metstart(&mut self, _args: &[String]) -> Result<Dynamic> {
         if let Some((opts, _)) = self.metrics.status() {
-            return Err(Error::State(format!(
-                "CPU metrics are already running on {}, call metstop to stop",
-                opts.host
-            )));
+            return Err(Error::MetricsRunning { host: opts.host });
         }
         let g = &self.settings.generic;
         let opts = crate::metrics::Options {
@@ -178,17 +169,16 @@ impl Session {
 
     pub fn metstop(&mut self, _args: &[String]) -> Result<Dynamic> {
         let Some((opts, _)) = self.metrics.status() else {
-            return Err(Error::State(format!(
-                "CPU Metrics are not running on {}",
-                self.settings.generic.get("agent_hostname")
-            )));
+            return Err(Error::MetricsNotRunning {
+                host: Some(self.settings.generic.get("agent_hostname").to_string()),
+            });
         };
         self.out.line(format!(
             "Stopping Metrics Agent and Display on {}",
             opts.endpoint()
         ));
         let Some(stopped) = self.metrics.stop(&self.rt) else {
-            return Err(Error::State("CPU Metrics are not running".into()));
+            return Err(Error::MetricsNotRunning { host: None });
         };
         if stopped.aborted {
             self.out

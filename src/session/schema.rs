@@ -17,9 +17,9 @@ impl Session {
 
     fn refuse_with_vus(&self, what: &str) -> Result<()> {
         if self.vus_exist() {
-            return Err(Error::State(format!(
-                "Error: Cannot {what} with Virtual Users active, destroy Virtual Users first"
-            )));
+            return Err(Error::VusActive {
+                what: what.to_string(),
+            });
         }
         Ok(())
     }
@@ -45,17 +45,19 @@ impl Session {
         let (w, b) = self.build_sizes();
         let unsupported = crate::db::unsupported_build_options(&self.settings, db);
         if !unsupported.is_empty() {
-            return Err(Error::Config(format!(
-                "hammer does not support {}; set it to false to build",
-                unsupported.join(" or ")
-            )));
+            return Err(Error::UnsupportedBuildOptions {
+                options: unsupported,
+            });
         }
         if b > w {
-            return Err(Error::State(format!(
-                "Error:Build virtual users must be less than or equal to number of warehouses\n\
-                 You have {b} virtual users building {w} warehouses (diset tpcc {p}_num_vu or {p}_count_ware)",
-                p = db.prefix()
-            )));
+            return Err(Error::TooManyBuilders {
+                vus: b.into(),
+                warehouses: w.into(),
+                way_out: Some(format!(
+                    "diset tpcc {p}_num_vu or {p}_count_ware",
+                    p = db.prefix()
+                )),
+            });
         }
         self.begin_job(crate::jobs::Spec::schema(
             JobKind::Build,
@@ -197,23 +199,22 @@ impl Session {
         let (vus, ware) = (g.get_i64("gen_num_vu"), g.get_i64("gen_count_ware"));
         match *option {
             "scale_fact" => {
-                return Err(Error::Config(
-                    "scale_fact belongs to TPROC-H, which hammer does not support yet".into(),
-                ))
+                return Err(Error::TprochOption {
+                    option: option.to_string(),
+                })
             }
             "vu" | "warehouse" => {
-                let n: i64 = args[1].trim().parse().map_err(|_| {
-                    Error::Config(format!(
-                        "Error: {} must be an integer, not {}",
-                        option, args[1]
-                    ))
+                let n: i64 = args[1].trim().parse().map_err(|_| Error::NotAnInteger {
+                    option: option.to_string(),
+                    value: args[1].clone(),
                 })?;
                 let (v, w) = if *option == "vu" { (n, ware) } else { (vus, n) };
                 if v > w && n >= 1 {
-                    return Err(Error::Config(format!(
-                        "Error:Build virtual users must be less than or equal to number of warehouses\n\
-                         You have {v} virtual users building {w} warehouses"
-                    )));
+                    return Err(Error::TooManyBuilders {
+                        vus: v,
+                        warehouses: w,
+                        way_out: None,
+                    });
                 }
             }
             _ => {
@@ -259,11 +260,11 @@ impl Session {
             loaders: g.get_i64("gen_num_vu") as u32,
         };
         if plan.loaders > plan.warehouses {
-            return Err(Error::Config(format!(
-                "Error:Build virtual users must be less than or equal to number of warehouses\n\
-                 You have {} virtual users building {} warehouses",
-                plan.loaders, plan.warehouses
-            )));
+            return Err(Error::TooManyBuilders {
+                vus: plan.loaders.into(),
+                warehouses: plan.warehouses.into(),
+                way_out: None,
+            });
         }
         let dir = self.datagen_dir();
         check_writable_dir(&dir)?;
@@ -294,10 +295,10 @@ impl Session {
 /// Refuses a path that is not an existing directory this process can write in.
 fn check_writable_dir(dir: &std::path::Path) -> Result<()> {
     if !dir.is_dir() {
-        return Err(Error::Config(format!(
-            "Error: directory {} does not exist; create it or choose another with dgset directory",
-            dir.display()
-        )));
+        return Err(Error::NoDirectory {
+            dir: dir.display().to_string(),
+            way_out: "dgset directory",
+        });
     }
     let probe = dir.join(format!(".hammer-write-test-{}", std::process::id()));
     match std::fs::File::create(&probe) {
@@ -305,9 +306,10 @@ fn check_writable_dir(dir: &std::path::Path) -> Result<()> {
             let _ = std::fs::remove_file(&probe);
             Ok(())
         }
-        Err(e) => Err(Error::Config(format!(
-            "Error: directory {} is not writable ({e}); choose another with dgset directory",
-            dir.display()
-        ))),
+        Err(e) => Err(Error::DirectoryNotWritable {
+            dir: dir.display().to_string(),
+            why: e.to_string(),
+            way_out: "dgset directory",
+        }),
     }
 }

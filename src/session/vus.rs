@@ -42,9 +42,7 @@ impl Session {
 
     pub fn vucreate(&mut self, _args: &[String]) -> Result<Dynamic> {
         if self.vus_exist() {
-            return Err(Error::State(
-                "Error: Virtual Users exist, destroy with vudestroy before creating".into(),
-            ));
+            return Err(Error::VusExist { doing: "creating" });
         }
         if self.vu.script.is_none() && self.vu.custom.is_none() {
             let _ = self.loadscript(&[])?;
@@ -84,18 +82,14 @@ impl Session {
         }
         let (Some(mut script), Some(board)) = (self.vu.script.clone(), self.vu.board.clone())
         else {
-            return Err(Error::State(
-                "Error: There is no workload to run because the Script is empty".into(),
-            ));
+            return Err(Error::NoScript);
         };
         // Virtual-user options are HammerDB's globals, read at run time, not frozen.
         script.use_vu_options(&self.settings)?;
         if script.timed() != self.vu.monitor
             || board.len() != script.virtual_users() as usize + usize::from(script.timed())
         {
-            return Err(Error::State(
-                "Error: the loaded script needs other virtual users than those created; vudestroy, then vurun".into(),
-            ));
+            return Err(Error::VusMismatch);
         }
         for n in 1..=board.len() {
             board.set(n, crate::vu::VuState::WaitIdle);
@@ -201,7 +195,7 @@ impl Session {
         self.out.line("ALL VIRTUAL USERS COMPLETE");
         if failed > 0 {
             // The job ends FAILED with this as its reason, and vurun raises it.
-            return Err(Error::State(crate::jobs::recorder::vus_failed(failed)));
+            return Err(Error::VusFailed { count: failed });
         }
         Ok(id.into())
     }
@@ -234,7 +228,7 @@ impl Session {
 
     pub fn vudestroy(&mut self, _args: &[String]) -> Result<Dynamic> {
         if self.vu.board.take().is_none() {
-            return Err(Error::State("No Virtual Users found to destroy".into()));
+            return Err(Error::NoVus);
         }
         self.out.line("vudestroy success");
         Ok(Dynamic::UNIT)
@@ -243,7 +237,7 @@ impl Session {
     /// The last run's result as a map: `#{id, nopm, tpm, active_vus, seconds, new_order: #{...}, ...}`.
     pub fn lastrun(&mut self, _args: &[String]) -> Result<Dynamic> {
         let Some((id, r)) = &self.vu.last_run else {
-            return Err(Error::State("No run yet: vurun first".into()));
+            return Err(Error::NoRun);
         };
         Ok(values::run_map(id, r).into())
     }
