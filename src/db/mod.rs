@@ -138,7 +138,7 @@ pub async fn build_schema(
     match db {
         Database::Pg => {
             build(
-                Arc::new(postgres::schema::PgSchema::new(settings)),
+                Arc::new(postgres::schema::PgSchema::new(settings, Database::Pg)),
                 plan,
                 say,
                 out,
@@ -169,7 +169,7 @@ pub async fn check_schema(
     use crate::tpcc::schema::SchemaDb;
     match db {
         Database::Pg => {
-            postgres::schema::PgSchema::new(settings)
+            postgres::schema::PgSchema::new(settings, Database::Pg)
                 .check(warehouses, say)
                 .await
         }
@@ -189,7 +189,11 @@ pub async fn delete_schema(
 ) -> crate::error::Result<Vec<String>> {
     use crate::tpcc::schema::SchemaDb;
     match db {
-        Database::Pg => postgres::schema::PgSchema::new(settings).delete(say).await,
+        Database::Pg => {
+            postgres::schema::PgSchema::new(settings, Database::Pg)
+                .delete(say)
+                .await
+        }
         Database::Maria | Database::Mysql => {
             mysql::schema::MySchema::new(settings, db).delete(say).await
         }
@@ -217,7 +221,7 @@ pub fn unsupported_build_options(settings: &Settings, db: Database) -> Vec<Strin
 pub fn describe_schema(settings: &Settings, db: Database) -> String {
     use crate::tpcc::schema::SchemaDb;
     match db {
-        Database::Pg => postgres::schema::PgSchema::new(settings).describe(),
+        Database::Pg => postgres::schema::PgSchema::new(settings, Database::Pg).describe(),
         Database::Maria | Database::Mysql => mysql::schema::MySchema::new(settings, db).describe(),
     }
 }
@@ -237,7 +241,10 @@ pub async fn run_tpcc(
     match db {
         Database::Pg => {
             run(
-                Arc::new(postgres::driver::PgDriver::new(settings).with_summaries(summaries)),
+                Arc::new(
+                    postgres::driver::PgDriver::new(settings, Database::Pg)
+                        .with_summaries(summaries),
+                ),
                 opts,
                 say,
                 states,

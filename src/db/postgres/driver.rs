@@ -64,6 +64,8 @@ impl Flavour {
 /// PostgreSQL as a [`TxnDb`]: the schema owner's and the superuser's logins, the flavour, and
 /// the connections `counters` keeps between calls.
 pub struct PgDriver {
+    /// The engine, whose prefix names the dictionary keys (`pg_storedprocs`).
+    db: Database,
     owner: PgTarget,
     admin: PgTarget,
     flavour: Flavour,
@@ -78,17 +80,21 @@ pub struct PgDriver {
 }
 
 impl PgDriver {
-    pub fn new(settings: &Settings) -> Self {
-        let d = settings.db(Database::Pg);
-        let flavour = if d.get_bool("pg_no_stored_procs") {
+    /// TPROC-C on `db`, an engine of the PostgreSQL family, from its dictionary (keys
+    /// `{prefix}_storedprocs` and the like).
+    pub fn new(settings: &Settings, db: Database) -> Self {
+        let d = settings.db(db);
+        let p = db.prefix();
+        let flavour = if d.get_bool(&format!("{p}_no_stored_procs")) {
             Flavour::ClientSql
-        } else if d.get_bool("pg_storedprocs") {
+        } else if d.get_bool(&format!("{p}_storedprocs")) {
             Flavour::Procedures
         } else {
             Flavour::Functions
         };
         let kill = KillSwitch::default();
         PgDriver {
+            db,
             owner: PgTarget::owner(settings).with_kill_switch(&kill),
             admin: PgTarget::admin(settings).with_kill_switch(&kill),
             flavour,
@@ -118,6 +124,11 @@ impl PgDriver {
         &self.owner.dbname
     }
 
+    /// A dictionary key of this engine: `pg_storedprocs` for `storedprocs`.
+    fn key(&self, name: &str) -> String {
+        format!("{}_{name}", self.db.prefix())
+    }
+
     /// Connects as the owner; a refused login or a missing database is explained with what
     /// the superuser can see, since both usually mean the schema was never built.
     async fn connect_owner(&self) -> Result<PgConn> {
@@ -129,6 +140,7 @@ impl PgDriver {
             return Err(e.into());
         }
         let (db, user, addr) = (self.db(), &self.owner.user, e.addr.clone());
+        let (engine, db_key, user_key) = (self.db.name(), self.key("dbase"), self.key("user"));
         let Ok((db_exists, role_exists)) = self.db_and_role_exist().await else {
             return Err(e.into());
         };
@@ -136,18 +148,19 @@ impl PgDriver {
             let role = if role_exists {
                 String::new()
             } else {
-                format!(" and user {user} (pg_user) does not either")
+                format!(" and user {user} ({user_key}) does not either")
             };
             return Err(Error::State(format!(
-                "TPROC-C schema database {db} (pg_dbase) does not exist on PostgreSQL at \
-                 {addr}{role}: build the schema with buildschema, or set pg_dbase and pg_user \
-                 to those of an existing schema"
+                "TPROC-C schema database {db} ({db_key}) does not exist on {engine} at \
+                 {addr}{role}: build the schema with buildschema, or set {db_key} and \
+                 {user_key} to those of an existing schema"
             )));
         }
         if !role_exists {
             return Err(Error::State(format!(
-                "User {user} (pg_user) does not exist on PostgreSQL at {addr}: set pg_user to \
-                 the owner of the schema in database {db}, or build the schema with buildschema"
+                "User {user} ({user_key}) does not exist on {engine} at {addr}: set \
+                 {user_key} to the owner of the schema in database {db}, or build the schema \
+                 with buildschema"
             )));
         }
         Err(e.into())
@@ -171,11 +184,12 @@ impl PgDriver {
     /// (`tpcc::fitness`), asked in PostgreSQL's SQL.
     async fn inspect(&self, conn: &PgConn, warehouses: u32) -> Result<(u32, Constants)> {
         let peer = self.owner.peer();
+        let count_ware = self.key("count_ware");
         let place = Place {
             db: self.db(),
-            engine: self.name(),
+            engine: self.db.name(),
             addr: &peer.addr,
-            count_ware: "pg_count_ware",
+            count_ware: &count_ware,
         };
         let mut f = PgFitness {
             driver: self,
@@ -207,6 +221,7 @@ impl PgDriver {
             return Ok(());
         }
         let db = self.db();
+        let (procs, no_procs) = (self.key("storedprocs"), self.key("no_stored_procs"));
         let (other, other_words, wanted) = if kind == "f" {
             ("p", "stored procedures", "false")
         } else {
@@ -215,16 +230,16 @@ impl PgDriver {
         if ROUTINES.iter().all(|n| has(n, other)) {
             let flip = if wanted == "true" { "false" } else { "true" };
             return Err(Error::State(format!(
-                "Database {db} has the TPROC-C transactions as {other_words}, but \
-                 pg_storedprocs is {wanted}, which calls {words}: set diset tpcc pg_storedprocs \
-                 {flip} to call the {other_words}, or rebuild the schema with pg_storedprocs \
-                 {wanted} (deleteschema, then buildschema)"
+                "Database {db} has the TPROC-C transactions as {other_words}, but {procs} is \
+                 {wanted}, which calls {words}: set diset tpcc {procs} {flip} to call the \
+                 {other_words}, or rebuild the schema with {procs} {wanted} (deleteschema, \
+                 then buildschema)"
             )));
         }
         Err(Error::State(format!(
-            "Database {db} lacks the TPROC-C {words} {} (pg_storedprocs is {wanted}): rebuild \
-             the schema (deleteschema, then buildschema), or run the transactions as client-side \
-             SQL with diset tpcc pg_no_stored_procs true",
+            "Database {db} lacks the TPROC-C {words} {} ({procs} is {wanted}): rebuild the \
+             schema (deleteschema, then buildschema), or run the transactions as client-side \
+             SQL with diset tpcc {no_procs} true",
             missing.join(", ")
         )))
     }
@@ -305,7 +320,7 @@ impl TxnDb for PgDriver {
     type Conn = PgTxnConn;
 
     fn name(&self) -> &'static str {
-        "PostgreSQL"
+        self.db.name()
     }
 
     fn mode(&self) -> Mode {

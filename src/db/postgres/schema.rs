@@ -47,6 +47,8 @@ const PARTITION_MIN_W: u32 = 200;
 
 /// HammerDB's PostgreSQL TPROC-C schema, with the settings read when it was made.
 pub struct PgSchema {
+    /// The engine, whose prefix names the dictionary keys (`pg_tspace`).
+    db: Database,
     admin: PgTarget,
     owner: PgTarget,
     tablespace: String,
@@ -55,15 +57,24 @@ pub struct PgSchema {
 }
 
 impl PgSchema {
-    pub fn new(settings: &Settings) -> Self {
-        let d = settings.db(Database::Pg);
+    /// The schema of `db`, an engine of the PostgreSQL family, from its dictionary (keys
+    /// `{prefix}_tspace` and the like).
+    pub fn new(settings: &Settings, db: Database) -> Self {
+        let d = settings.db(db);
+        let p = db.prefix();
         PgSchema {
+            db,
             admin: PgTarget::admin(settings),
             owner: PgTarget::owner(settings),
-            tablespace: d.get("pg_tspace").to_string(),
-            partition: d.get_bool("pg_partition"),
-            procedures: d.get_bool("pg_storedprocs"),
+            tablespace: d.get(&format!("{p}_tspace")).to_string(),
+            partition: d.get_bool(&format!("{p}_partition")),
+            procedures: d.get_bool(&format!("{p}_storedprocs")),
         }
+    }
+
+    /// A dictionary key of this engine: `pg_superuser` for `superuser`.
+    fn key(&self, name: &str) -> String {
+        format!("{}_{name}", self.db.prefix())
     }
 
     fn db(&self) -> &str {
@@ -169,6 +180,8 @@ impl PgSchema {
     /// The refusals `create` makes before it changes anything.
     async fn refusals(&self, facts: &Facts, peer: &Peer) -> Result<()> {
         let (admin, user, db) = (&self.admin.user, self.user(), self.db());
+        let (superuser, pass, user_key) =
+            (self.key("superuser"), self.key("pass"), self.key("user"));
         if facts.db_exists {
             let conn = connect(&self.admin_on_schema()).await?;
             let tables = self.tables_in(&conn, peer).await;
@@ -183,25 +196,25 @@ impl PgSchema {
         let may_create_role = facts.superuser || facts.create_role;
         if !facts.role_exists && !may_create_role {
             return Err(Error::State(format!(
-                "User {admin} (pg_superuser) may not create roles, so cannot create user \
-                 {user}: it needs the SUPERUSER or CREATEROLE attribute; set pg_superuser to \
+                "User {admin} ({superuser}) may not create roles, so cannot create user \
+                 {user}: it needs the SUPERUSER or CREATEROLE attribute; set {superuser} to \
                  a role that has it, or create role {user} first"
             )));
         }
         let may_create_db = facts.superuser || facts.create_db;
         if !facts.db_exists && !may_create_db {
             return Err(Error::State(format!(
-                "User {admin} (pg_superuser) may not create databases, so cannot create \
-                 database {db}: it needs the SUPERUSER or CREATEDB attribute; set pg_superuser \
+                "User {admin} ({superuser}) may not create databases, so cannot create \
+                 database {db}: it needs the SUPERUSER or CREATEDB attribute; set {superuser} \
                  to a role that has it, or create an empty database {db} first"
             )));
         }
         if facts.role_exists && !facts.role_is_ours {
             if let Some(why) = self.owner_login_refused(facts).await? {
                 return Err(Error::State(format!(
-                    "User {user} exists but does not log in with pg_pass ({why}); hammer did \
-                     not create it, so leaves its password alone: set pg_pass to its password, \
-                     or choose another pg_user"
+                    "User {user} exists but does not log in with {pass} ({why}); hammer did \
+                     not create it, so leaves its password alone: set {pass} to its password, \
+                     or choose another {user_key}"
                 )));
             }
         }
@@ -231,7 +244,8 @@ impl PgSchema {
         // else's role is never altered (`refusals` stopped the build if it cannot log in).
         if facts.role_is_ours && self.owner_login_refused(facts).await?.is_some() {
             say.line(format!(
-                "Resetting the password of User {user}, created by hammer, to pg_pass"
+                "Resetting the password of User {user}, created by hammer, to {}",
+                self.key("pass")
             ));
             let sql = format!("ALTER ROLE {role} LOGIN PASSWORD {password}");
             exec(conn, peer, "cannot alter", &format!("role {user}"), &sql).await?;
@@ -337,7 +351,7 @@ impl SchemaDb for PgSchema {
     type Loader = PgLoader;
 
     fn name(&self) -> &'static str {
-        Database::Pg.name()
+        self.db.name()
     }
 
     fn describe(&self) -> String {
@@ -481,8 +495,9 @@ impl SchemaDb for PgSchema {
         let (user, db) = (self.user(), self.db());
         if db == self.admin.dbname {
             return Err(Error::State(format!(
-                "Database {db} is pg_defaultdbase, which hammer connects to as the superuser; \
-                 it will not drop it"
+                "Database {db} is {}, which hammer connects to as the superuser; it will not \
+                 drop it",
+                self.key("defaultdbase")
             )));
         }
         let conn = connect(&self.admin).await?;
@@ -676,7 +691,7 @@ impl PgSchema {
             Some(count(count_w)),
             count(max_w),
             w,
-            "pg_count_ware",
+            &self.key("count_ware"),
         ));
 
         let counts: Vec<String> = Table::ALL
