@@ -2,8 +2,8 @@
 //!
 //! Three flavours, chosen from the dictionary when the driver is made:
 //! * functions (`pg_storedprocs` false): `SELECT ... FROM neword(...)` and the like, one
-//!   prepared statement per transaction in autocommit (`schemas/pg/tprocc/functions.sql`);
-//! * procedures (`pg_storedprocs` true): `CALL neword(...)`, likewise (`procedures.sql`);
+//!   prepared statement per transaction in autocommit (`schemas/pg/tprocc/routines.sql`);
+//! * procedures (`pg_storedprocs` true): `CALL neword(...)`, likewise (the same bodies);
 //! * client-side SQL (`pg_no_stored_procs` true, hammer's addition): the same business logic
 //!   as plain prepared statements inside `BEGIN ... COMMIT`.
 //!
@@ -39,7 +39,7 @@ use crate::tpcc::Constants;
 
 /// The five transactions' routine names, as functions or procedures.
 const ROUTINES: [&str; 5] = ["neword", "payment", "ostat", "delivery", "slev"];
-/// The SQLSTATE `neword` raises for an unused item (functions.sql): the New-Order rollback.
+/// The SQLSTATE `neword` raises for an unused item (routines.sql, as functions): the New-Order rollback.
 const ITEM_NOT_VALID: &str = "HR001";
 
 /// How the transactions reach the server.

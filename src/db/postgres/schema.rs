@@ -25,8 +25,9 @@ use crate::tpcc::{Constants, Table};
 const TABLES_SQL: &str = include_str!("../../../schemas/pg/tprocc/tables.sql");
 const PARTITIONS_SQL: &str = include_str!("../../../schemas/pg/tprocc/partitions.sql");
 const KEYS_SQL: &str = include_str!("../../../schemas/pg/tprocc/keys.sql");
-const FUNCTIONS_SQL: &str = include_str!("../../../schemas/pg/tprocc/functions.sql");
-const PROCEDURES_SQL: &str = include_str!("../../../schemas/pg/tprocc/procedures.sql");
+/// The five transactions, written once; `flavours.sql` makes them functions or procedures.
+const ROUTINES_SQL: &str = include_str!("../../../schemas/pg/tprocc/routines.sql");
+const FLAVOURS_SQL: &str = include_str!("../../../schemas/pg/tprocc/flavours.sql");
 const NURAND_SQL: &str = include_str!("../../../schemas/pg/tprocc/nurand.sql");
 
 /// The comment that marks a role as hammer's own.
@@ -407,12 +408,8 @@ impl SchemaDb for PgSchema {
         say.line(format!("CREATING TPCC {}", self.routine_kind()));
         let conn = connect(owner).await?;
         let r = async {
-            let sql = if self.procedures {
-                PROCEDURES_SQL
-            } else {
-                FUNCTIONS_SQL
-            };
-            transaction(&conn, &peer, "cannot create", &sqlfile::split(sql)).await?;
+            let sql = routines_sql(self.procedures);
+            transaction(&conn, &peer, "cannot create", &sqlfile::split(&sql)).await?;
 
             let mut statements = vec![format!("DROP TABLE IF EXISTS {NURAND_TABLE}")];
             statements.extend(sqlfile::split(NURAND_SQL));
@@ -766,6 +763,29 @@ const CONSISTENCY: [&str; 4] = [
      SELECT count(*) OVER (), w::int, d::int FROM bad ORDER BY w, d LIMIT 1",
 ];
 
+/// The slots `routines.sql` leaves for `flavours.sql` to fill.
+const FLAVOUR_SLOTS: [&str; 8] = [
+    "kind",
+    "neword_outputs",
+    "neword_begin",
+    "neword_unused_item",
+    "payment_outputs",
+    "ostat_outputs",
+    "delivery_outputs",
+    "slev_outputs",
+];
+
+/// The five transactions as procedures or as functions, from the one text of their bodies.
+fn routines_sql(procedures: bool) -> String {
+    let flavours = sqlfile::Named::parse(FLAVOURS_SQL);
+    let suffix = if procedures { "procedure" } else { "function" };
+    let values: Vec<(&str, &str)> = FLAVOUR_SLOTS
+        .iter()
+        .map(|slot| (*slot, flavours.get(&format!("{slot}_{suffix}"))))
+        .collect();
+    sqlfile::render(ROUTINES_SQL, &values)
+}
+
 /// A loading session: the owner on the schema database, without waiting for WAL flushes.
 pub struct PgLoader {
     conn: PgConn,
@@ -971,13 +991,35 @@ mod tests {
     }
 
     #[test]
+    fn both_flavours_come_from_one_text() {
+        for procedures in [false, true] {
+            let sql = routines_sql(procedures);
+            assert!(!sql.contains("{{"), "every slot filled");
+            let statements = sqlfile::split(&sql);
+            // The DROP of either flavour, then the five routines.
+            assert_eq!(statements.len(), 6);
+            let kind = if procedures { "PROCEDURE" } else { "FUNCTION" };
+            for (name, statement) in ROUTINES.iter().zip(&statements[1..]) {
+                assert!(
+                    statement.starts_with(&format!("CREATE {kind} {name}(")),
+                    "{statement}"
+                );
+            }
+            let bodies = statements.join("\n");
+            assert_eq!(bodies.contains("INOUT"), procedures);
+            assert_eq!(bodies.contains("ERRCODE = 'HR001'"), !procedures);
+            assert_eq!(bodies.contains("rolled_back := 1;"), procedures);
+        }
+    }
+
+    #[test]
     fn every_sql_file_splits_into_statements() {
         for sql in [
             TABLES_SQL,
             PARTITIONS_SQL,
             KEYS_SQL,
-            FUNCTIONS_SQL,
-            PROCEDURES_SQL,
+            &routines_sql(false),
+            &routines_sql(true),
             NURAND_SQL,
         ] {
             assert!(!sqlfile::split(sql).is_empty());
