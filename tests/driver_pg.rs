@@ -758,7 +758,7 @@ impl Run<'_> {
 /// `blocking` runs them on a blocking socket, as a virtual user with its own thread does.
 async fn exercise(settings: &Settings, flavour: Flavour, blocking: bool) {
     let s = flavoured(settings, flavour);
-    let driver = PgDriver::new(&s).with_summaries(true);
+    let driver = PgDriver::new(&s, Database::Pg).with_summaries(true);
     let mode = match flavour {
         Flavour::ClientSql => Mode::ClientSql,
         _ => Mode::StoredProcedures,
@@ -889,7 +889,10 @@ async fn functions_and_client_sql_on_a_function_schema() {
     exercise(&settings, Flavour::ClientSql, true).await;
     let superuser = raw(&settings).await;
     for (s, blocking) in [(&plain, false), (&plain, true), (&settings, true)] {
-        let mut conn = PgDriver::new(s).connect().await.expect("connect");
+        let mut conn = PgDriver::new(s, Database::Pg)
+            .connect()
+            .await
+            .expect("connect");
         if blocking {
             conn = conn.into_blocking().expect("a blocking socket");
         }
@@ -909,7 +912,7 @@ async fn functions_and_client_sql_on_a_function_schema() {
     let mut wrong = settings.clone();
     set(&mut wrong, "tpcc", "pg_pass", "not-the-password");
     for _ in 0..20 {
-        let e = PgDriver::new(&wrong)
+        let e = PgDriver::new(&wrong, Database::Pg)
             .connect()
             .await
             .err()
@@ -923,7 +926,7 @@ async fn functions_and_client_sql_on_a_function_schema() {
     }
 
     // More warehouses than the schema has.
-    let e = prepare_error(PgDriver::new(&settings).prepare(2).await);
+    let e = prepare_error(PgDriver::new(&settings, Database::Pg).prepare(2).await);
     assert!(
         e.contains(&format!(
             "schema {name} has 1 warehouse but pg_count_ware asks for 2"
@@ -932,14 +935,14 @@ async fn functions_and_client_sql_on_a_function_schema() {
     );
     // Procedures asked for, functions found: say so and how to choose, do not switch.
     let procs = flavoured(&settings, Flavour::Procedures);
-    let e = prepare_error(PgDriver::new(&procs).prepare(1).await);
+    let e = prepare_error(PgDriver::new(&procs, Database::Pg).prepare(1).await);
     assert!(
         e.contains("as functions, but pg_storedprocs is true")
             && e.contains("diset tpcc pg_storedprocs false")
             && e.contains("buildschema"),
         "{e}"
     );
-    let e = PgDriver::new(&procs)
+    let e = PgDriver::new(&procs, Database::Pg)
         .connect()
         .await
         .err()
@@ -952,7 +955,7 @@ async fn functions_and_client_sql_on_a_function_schema() {
         .batch_execute("DROP FUNCTION slev(int, int, int)")
         .await
         .expect("drop slev");
-    let e = prepare_error(PgDriver::new(&settings).prepare(1).await);
+    let e = prepare_error(PgDriver::new(&settings, Database::Pg).prepare(1).await);
     assert!(
         e.contains("lacks the TPROC-C functions slev") && e.contains("pg_no_stored_procs"),
         "{e}"
@@ -962,7 +965,7 @@ async fn functions_and_client_sql_on_a_function_schema() {
     hammer::db::delete_schema(&settings, Database::Pg, &say())
         .await
         .expect("deleteschema");
-    let e = prepare_error(PgDriver::new(&settings).prepare(1).await);
+    let e = prepare_error(PgDriver::new(&settings, Database::Pg).prepare(1).await);
     assert!(
         e.contains("does not exist") && e.contains("buildschema"),
         "{e}"
@@ -982,7 +985,7 @@ async fn procedures_on_a_procedure_schema() {
     exercise(&settings, Flavour::Procedures, true).await;
 
     let functions = flavoured(&settings, Flavour::Functions);
-    let e = prepare_error(PgDriver::new(&functions).prepare(1).await);
+    let e = prepare_error(PgDriver::new(&functions, Database::Pg).prepare(1).await);
     assert!(
         e.contains("as stored procedures, but pg_storedprocs is false")
             && e.contains("diset tpcc pg_storedprocs true"),
@@ -990,7 +993,7 @@ async fn procedures_on_a_procedure_schema() {
     );
     // Client-side SQL needs no routines.
     let client = flavoured(&settings, Flavour::ClientSql);
-    PgDriver::new(&client)
+    PgDriver::new(&client, Database::Pg)
         .prepare(1)
         .await
         .expect("client-side SQL needs no routines");
@@ -1004,7 +1007,11 @@ async fn procedures_on_a_procedure_schema() {
 async fn prepare_names_what_is_missing() {
     // Neither the database nor its owner exist.
     let name = name("none");
-    let e = prepare_error(PgDriver::new(&settings(&name)).prepare(1).await);
+    let e = prepare_error(
+        PgDriver::new(&settings(&name), Database::Pg)
+            .prepare(1)
+            .await,
+    );
     assert!(
         e.contains(&format!("database {name} (pg_dbase) does not exist"))
             && e.contains(&format!("user {name} (pg_user) does not either"))
@@ -1018,7 +1025,7 @@ async fn prepare_names_what_is_missing() {
     let mut s = settings(&name);
     set(&mut s, "tpcc", "pg_user", &servers.pg_user);
     set(&mut s, "tpcc", "pg_pass", &servers.pg_pass);
-    let e = prepare_error(PgDriver::new(&s).prepare(1).await);
+    let e = prepare_error(PgDriver::new(&s, Database::Pg).prepare(1).await);
     assert!(
         e.contains(&format!(
             "database {name} (pg_dbase) does not exist on PostgreSQL"
@@ -1028,7 +1035,7 @@ async fn prepare_names_what_is_missing() {
 
     // A database without a schema.
     set(&mut s, "tpcc", "pg_dbase", "template1");
-    let e = prepare_error(PgDriver::new(&s).prepare(1).await);
+    let e = prepare_error(PgDriver::new(&s, Database::Pg).prepare(1).await);
     assert!(
         e.contains("Database template1 holds no TPROC-C schema: build it with buildschema"),
         "{e}"

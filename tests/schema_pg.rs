@@ -62,7 +62,7 @@ impl Case {
     }
 
     fn schema(&self) -> PgSchema {
-        PgSchema::new(&self.settings)
+        PgSchema::new(&self.settings, Database::Pg)
     }
 
     fn lines(&self) -> Vec<String> {

@@ -115,7 +115,7 @@ impl Engine for Postgres {
     }
 
     fn tpcc_describe(&self, settings: &Settings) -> String {
-        PgSchema::new(settings).describe()
+        PgSchema::new(settings, self.db).describe()
     }
 
     fn tpcc_build<'a>(
@@ -127,7 +127,7 @@ impl Engine for Postgres {
         interrupt: Interrupt,
     ) -> Pending<'a, Result<Summary>> {
         Box::pin(build(
-            Arc::new(PgSchema::new(settings)),
+            Arc::new(PgSchema::new(settings, self.db)),
             plan,
             say,
             out,
@@ -141,7 +141,11 @@ impl Engine for Postgres {
         warehouses: u32,
         say: &'a Say,
     ) -> Pending<'a, Result<Vec<Check>>> {
-        Box::pin(async move { PgSchema::new(settings).check(warehouses, say).await })
+        Box::pin(async move {
+            PgSchema::new(settings, self.db)
+                .check(warehouses, say)
+                .await
+        })
     }
 
     fn tpcc_delete<'a>(
@@ -149,7 +153,7 @@ impl Engine for Postgres {
         settings: &'a Settings,
         say: &'a Say,
     ) -> Pending<'a, Result<Vec<String>>> {
-        Box::pin(async move { PgSchema::new(settings).delete(say).await })
+        Box::pin(async move { PgSchema::new(settings, self.db).delete(say).await })
     }
 
     fn tpcc_run<'a>(
@@ -161,7 +165,7 @@ impl Engine for Postgres {
         interrupt: Interrupt,
     ) -> Pending<'a, Result<RunResult>> {
         let summaries = opts.show_output && opts.driver == DriverKind::Test;
-        let driver = PgDriver::new(settings).with_summaries(summaries);
+        let driver = PgDriver::new(settings, self.db).with_summaries(summaries);
         Box::pin(run(Arc::new(driver), opts, say, states, interrupt))
     }
 }

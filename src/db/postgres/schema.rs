@@ -25,8 +25,9 @@ use crate::tpcc::{Constants, Table};
 const TABLES_SQL: &str = include_str!("../../../schemas/pg/tprocc/tables.sql");
 const PARTITIONS_SQL: &str = include_str!("../../../schemas/pg/tprocc/partitions.sql");
 const KEYS_SQL: &str = include_str!("../../../schemas/pg/tprocc/keys.sql");
-const FUNCTIONS_SQL: &str = include_str!("../../../schemas/pg/tprocc/functions.sql");
-const PROCEDURES_SQL: &str = include_str!("../../../schemas/pg/tprocc/procedures.sql");
+/// The five transactions, written once; `flavours.sql` makes them functions or procedures.
+const ROUTINES_SQL: &str = include_str!("../../../schemas/pg/tprocc/routines.sql");
+const FLAVOURS_SQL: &str = include_str!("../../../schemas/pg/tprocc/flavours.sql");
 const NURAND_SQL: &str = include_str!("../../../schemas/pg/tprocc/nurand.sql");
 
 /// The comment that marks a role as hammer's own.
@@ -47,6 +48,8 @@ const PARTITION_MIN_W: u32 = 200;
 
 /// HammerDB's PostgreSQL TPROC-C schema, with the settings read when it was made.
 pub struct PgSchema {
+    /// The engine, whose prefix names the dictionary keys (`pg_tspace`).
+    db: Database,
     admin: PgTarget,
     owner: PgTarget,
     tablespace: String,
@@ -55,15 +58,24 @@ pub struct PgSchema {
 }
 
 impl PgSchema {
-    pub fn new(settings: &Settings) -> Self {
-        let d = settings.db(Database::Pg);
+    /// The schema of `db`, an engine of the PostgreSQL family, from its dictionary (keys
+    /// `{prefix}_tspace` and the like).
+    pub fn new(settings: &Settings, db: Database) -> Self {
+        let d = settings.db(db);
+        let p = db.prefix();
         PgSchema {
+            db,
             admin: PgTarget::admin(settings),
             owner: PgTarget::owner(settings),
-            tablespace: d.get("pg_tspace").to_string(),
-            partition: d.get_bool("pg_partition"),
-            procedures: d.get_bool("pg_storedprocs"),
+            tablespace: d.get(&format!("{p}_tspace")).to_string(),
+            partition: d.get_bool(&format!("{p}_partition")),
+            procedures: d.get_bool(&format!("{p}_storedprocs")),
         }
+    }
+
+    /// A dictionary key of this engine: `pg_superuser` for `superuser`.
+    fn key(&self, name: &str) -> String {
+        format!("{}_{name}", self.db.prefix())
     }
 
     fn db(&self) -> &str {
@@ -169,6 +181,8 @@ impl PgSchema {
     /// The refusals `create` makes before it changes anything.
     async fn refusals(&self, facts: &Facts, peer: &Peer) -> Result<()> {
         let (admin, user, db) = (&self.admin.user, self.user(), self.db());
+        let (superuser, pass, user_key) =
+            (self.key("superuser"), self.key("pass"), self.key("user"));
         if facts.db_exists {
             let conn = connect(&self.admin_on_schema()).await?;
             let tables = self.tables_in(&conn, peer).await;
@@ -183,25 +197,25 @@ impl PgSchema {
         let may_create_role = facts.superuser || facts.create_role;
         if !facts.role_exists && !may_create_role {
             return Err(Error::State(format!(
-                "User {admin} (pg_superuser) may not create roles, so cannot create user \
-                 {user}: it needs the SUPERUSER or CREATEROLE attribute; set pg_superuser to \
+                "User {admin} ({superuser}) may not create roles, so cannot create user \
+                 {user}: it needs the SUPERUSER or CREATEROLE attribute; set {superuser} to \
                  a role that has it, or create role {user} first"
             )));
         }
         let may_create_db = facts.superuser || facts.create_db;
         if !facts.db_exists && !may_create_db {
             return Err(Error::State(format!(
-                "User {admin} (pg_superuser) may not create databases, so cannot create \
-                 database {db}: it needs the SUPERUSER or CREATEDB attribute; set pg_superuser \
+                "User {admin} ({superuser}) may not create databases, so cannot create \
+                 database {db}: it needs the SUPERUSER or CREATEDB attribute; set {superuser} \
                  to a role that has it, or create an empty database {db} first"
             )));
         }
         if facts.role_exists && !facts.role_is_ours {
             if let Some(why) = self.owner_login_refused(facts).await? {
                 return Err(Error::State(format!(
-                    "User {user} exists but does not log in with pg_pass ({why}); hammer did \
-                     not create it, so leaves its password alone: set pg_pass to its password, \
-                     or choose another pg_user"
+                    "User {user} exists but does not log in with {pass} ({why}); hammer did \
+                     not create it, so leaves its password alone: set {pass} to its password, \
+                     or choose another {user_key}"
                 )));
             }
         }
@@ -231,7 +245,8 @@ impl PgSchema {
         // else's role is never altered (`refusals` stopped the build if it cannot log in).
         if facts.role_is_ours && self.owner_login_refused(facts).await?.is_some() {
             say.line(format!(
-                "Resetting the password of User {user}, created by hammer, to pg_pass"
+                "Resetting the password of User {user}, created by hammer, to {}",
+                self.key("pass")
             ));
             let sql = format!("ALTER ROLE {role} LOGIN PASSWORD {password}");
             exec(conn, peer, "cannot alter", &format!("role {user}"), &sql).await?;
@@ -337,7 +352,7 @@ impl SchemaDb for PgSchema {
     type Loader = PgLoader;
 
     fn name(&self) -> &'static str {
-        Database::Pg.name()
+        self.db.name()
     }
 
     fn describe(&self) -> String {
@@ -393,12 +408,8 @@ impl SchemaDb for PgSchema {
         say.line(format!("CREATING TPCC {}", self.routine_kind()));
         let conn = connect(owner).await?;
         let r = async {
-            let sql = if self.procedures {
-                PROCEDURES_SQL
-            } else {
-                FUNCTIONS_SQL
-            };
-            transaction(&conn, &peer, "cannot create", &sqlfile::split(sql)).await?;
+            let sql = routines_sql(self.procedures);
+            transaction(&conn, &peer, "cannot create", &sqlfile::split(&sql)).await?;
 
             let mut statements = vec![format!("DROP TABLE IF EXISTS {NURAND_TABLE}")];
             statements.extend(sqlfile::split(NURAND_SQL));
@@ -481,8 +492,9 @@ impl SchemaDb for PgSchema {
         let (user, db) = (self.user(), self.db());
         if db == self.admin.dbname {
             return Err(Error::State(format!(
-                "Database {db} is pg_defaultdbase, which hammer connects to as the superuser; \
-                 it will not drop it"
+                "Database {db} is {}, which hammer connects to as the superuser; it will not \
+                 drop it",
+                self.key("defaultdbase")
             )));
         }
         let conn = connect(&self.admin).await?;
@@ -676,7 +688,7 @@ impl PgSchema {
             Some(count(count_w)),
             count(max_w),
             w,
-            "pg_count_ware",
+            &self.key("count_ware"),
         ));
 
         let counts: Vec<String> = Table::ALL
@@ -750,6 +762,29 @@ const CONSISTENCY: [&str; 4] = [
                    WHERE o.n IS DISTINCT FROM l.n)
      SELECT count(*) OVER (), w::int, d::int FROM bad ORDER BY w, d LIMIT 1",
 ];
+
+/// The slots `routines.sql` leaves for `flavours.sql` to fill.
+const FLAVOUR_SLOTS: [&str; 8] = [
+    "kind",
+    "neword_outputs",
+    "neword_begin",
+    "neword_unused_item",
+    "payment_outputs",
+    "ostat_outputs",
+    "delivery_outputs",
+    "slev_outputs",
+];
+
+/// The five transactions as procedures or as functions, from the one text of their bodies.
+fn routines_sql(procedures: bool) -> String {
+    let flavours = sqlfile::Named::parse(FLAVOURS_SQL);
+    let suffix = if procedures { "procedure" } else { "function" };
+    let values: Vec<(&str, &str)> = FLAVOUR_SLOTS
+        .iter()
+        .map(|slot| (*slot, flavours.get(&format!("{slot}_{suffix}"))))
+        .collect();
+    sqlfile::render(ROUTINES_SQL, &values)
+}
 
 /// A loading session: the owner on the schema database, without waiting for WAL flushes.
 pub struct PgLoader {
@@ -956,13 +991,35 @@ mod tests {
     }
 
     #[test]
+    fn both_flavours_come_from_one_text() {
+        for procedures in [false, true] {
+            let sql = routines_sql(procedures);
+            assert!(!sql.contains("{{"), "every slot filled");
+            let statements = sqlfile::split(&sql);
+            // The DROP of either flavour, then the five routines.
+            assert_eq!(statements.len(), 6);
+            let kind = if procedures { "PROCEDURE" } else { "FUNCTION" };
+            for (name, statement) in ROUTINES.iter().zip(&statements[1..]) {
+                assert!(
+                    statement.starts_with(&format!("CREATE {kind} {name}(")),
+                    "{statement}"
+                );
+            }
+            let bodies = statements.join("\n");
+            assert_eq!(bodies.contains("INOUT"), procedures);
+            assert_eq!(bodies.contains("ERRCODE = 'HR001'"), !procedures);
+            assert_eq!(bodies.contains("rolled_back := 1;"), procedures);
+        }
+    }
+
+    #[test]
     fn every_sql_file_splits_into_statements() {
         for sql in [
             TABLES_SQL,
             PARTITIONS_SQL,
             KEYS_SQL,
-            FUNCTIONS_SQL,
-            PROCEDURES_SQL,
+            &routines_sql(false),
+            &routines_sql(true),
             NURAND_SQL,
         ] {
             assert!(!sqlfile::split(sql).is_empty());

@@ -1,16 +1,22 @@
--- The five TPROC-C transactions as PostgreSQL FUNCTIONS (pg_storedprocs = false).
+-- The five TPROC-C transactions for PostgreSQL, written once for both flavours: as FUNCTIONS
+-- (pg_storedprocs = false) and as PROCEDURES (pg_storedprocs = true, PG 11+). The slots in double
+-- braces are filled from flavours.sql, which holds what differs: the routine kind, the
+-- output parameters (OUT, or INOUT defaulting to NULL) and the New-Order rollback.
 --
--- Call each with SELECT * FROM <name>(...) in autocommit: the statement is the transaction
--- (slev, with one output, also as SELECT slev(...)).
--- The terminal (client) generates every input, as TPC-C clause 2 says; the functions
+-- Functions: call each with SELECT * FROM <name>(...) in autocommit: the statement is the
+-- transaction (slev, with one output, also as SELECT slev(...)).
+-- Procedures: call each with CALL <name>(inputs...) in autocommit, outside any BEGIN block:
+-- the procedure is the transaction, and neword ends it itself when it rolls back. The
+-- outputs are INOUT parameters defaulting to NULL, so the call passes the inputs only and
+-- gets one row of outputs back (CALL works as a prepared statement too).
+-- The terminal (client) generates every input, as TPC-C clause 2 says; the routines
 -- implement the transaction profiles of clauses 2.4 to 2.8 and nothing random happens here.
--- procedures.sql holds the same logic as PROCEDURES, and schemas/mysql/tprocc/procedures.sql
--- the same logic for MariaDB/MySQL.
+-- schemas/mysql/tprocc/procedures.sql holds the same logic for MariaDB/MySQL.
 --
 --   neword(w_id int, d_id int, c_id int, ol_cnt int, all_local int,
 --          item_ids int[], supply_w_ids int[], quantities int[], entry_d timestamptz)
 --     -> order_id int, total_amount numeric, cust_discount numeric, cust_last varchar,
---        cust_credit varchar, wh_tax numeric, dist_tax numeric
+--        cust_credit varchar, wh_tax numeric, dist_tax numeric (procedures: rolled_back int)
 --   payment(w_id int, d_id int, c_w_id int, c_d_id int, c_id int, byname int,
 --           c_last varchar, h_amount numeric, h_date timestamptz)
 --     -> cust_id int, cust_first varchar, cust_middle varchar, cust_last varchar,
@@ -39,7 +45,7 @@
 --   * Payment's BC customers get "c_id c_d_id c_w_id d_id w_id h_amount | " put in front
 --     of c_data, cut to 500 characters; h_data is w_name, four spaces, d_name.
 --
--- The New-Order rollback (clause 2.4.2.3): an item id that does not exist (the client
+-- The New-Order rollback (clause 2.4.2.3). Functions: an item id that does not exist (the client
 -- sends 100001 as the last line of 1 % of orders) raises SQLSTATE HR001, message
 -- 'Item number is not valid', after the rest of the profile has run. The error rolls the
 -- whole statement back, as the specification requires; the client counts HR001 as a
@@ -47,6 +53,16 @@
 -- c_id, o_id, c_last and c_credit the terminal should show (clause 2.4.3.4).
 -- Any other error (a missing row: SQLSTATE P0002; bad arguments: 22023; deadlock or
 -- serialization failure: 40P01 / 40001) is an ordinary error; the server has rolled back.
+-- Procedures: when an item id does not exist (the client
+-- sends 100001 as the last line of 1 % of orders) neword executes ROLLBACK and returns
+-- normally with rolled_back = 1; order_id, cust_last and cust_credit are still filled in
+-- for the terminal (clause 2.4.3.4), total_amount is NULL. Otherwise rolled_back = 0 and
+-- the transaction commits when the CALL ends. The server counts a rolled-back New-Order
+-- once in xact_rollback and once in xact_commit (the empty transaction that follows the
+-- ROLLBACK until the CALL ends), so TPM from pg_stat_database over-counts those 1 %.
+-- Errors (missing rows P0002, bad arguments 22023, deadlock 40P01, serialization 40001)
+-- are raised as usual and the server rolls the CALL's transaction back.
+
 
 -- go
 -- Both flavours share names: drop whichever is there so exactly one set exists, as
@@ -68,11 +84,10 @@ BEGIN
 END
 $$;
 -- go
-CREATE FUNCTION neword(
+CREATE {{kind}} neword(
     p_w_id int, p_d_id int, p_c_id int, p_ol_cnt int, p_all_local int,
     p_item_ids int[], p_supply_w_ids int[], p_quantities int[], p_entry_d timestamptz,
-    OUT order_id int, OUT total_amount numeric, OUT cust_discount numeric,
-    OUT cust_last varchar, OUT cust_credit varchar, OUT wh_tax numeric, OUT dist_tax numeric)
+    {{neword_outputs}})
 LANGUAGE plpgsql AS $$
 DECLARE
     v_entry_d   timestamptz := coalesce(p_entry_d, current_timestamp);
@@ -88,7 +103,7 @@ DECLARE
     v_amount    numeric(6,2);
     v_sum       numeric(12,2) := 0;
 BEGIN
-    IF p_ol_cnt IS NULL OR p_ol_cnt < 1
+    {{neword_begin}}
        OR coalesce(cardinality(p_item_ids), 0) <> p_ol_cnt
        OR coalesce(cardinality(p_supply_w_ids), 0) <> p_ol_cnt
        OR coalesce(cardinality(p_quantities), 0) <> p_ol_cnt THEN
@@ -130,10 +145,7 @@ BEGIN
         SELECT i.i_price, i.i_name, i.i_data INTO v_price, v_i_name, v_i_data
           FROM item i WHERE i.i_id = v_i_id;
         IF NOT FOUND THEN
-            RAISE EXCEPTION 'Item number is not valid'
-                USING ERRCODE = 'HR001',
-                      DETAIL = format('w_id=%s d_id=%s c_id=%s o_id=%s c_last=%s c_credit=%s i_id=%s',
-                                      p_w_id, p_d_id, p_c_id, order_id, cust_last, cust_credit, v_i_id);
+            {{neword_unused_item}}
         END IF;
 
         UPDATE stock s
@@ -168,11 +180,10 @@ BEGIN
 END
 $$;
 -- go
-CREATE FUNCTION payment(
+CREATE {{kind}} payment(
     p_w_id int, p_d_id int, p_c_w_id int, p_c_d_id int, p_c_id int, p_byname int,
     p_c_last varchar, p_h_amount numeric, p_h_date timestamptz,
-    OUT cust_id int, OUT cust_first varchar, OUT cust_middle varchar, OUT cust_last varchar,
-    OUT cust_balance numeric, OUT cust_credit varchar)
+    {{payment_outputs}})
 LANGUAGE plpgsql AS $$
 DECLARE
     v_h_date timestamptz := coalesce(p_h_date, current_timestamp);
@@ -233,11 +244,9 @@ BEGIN
 END
 $$;
 -- go
-CREATE FUNCTION ostat(
+CREATE {{kind}} ostat(
     p_w_id int, p_d_id int, p_c_id int, p_byname int, p_c_last varchar,
-    OUT cust_id int, OUT cust_first varchar, OUT cust_middle varchar, OUT cust_last varchar,
-    OUT cust_balance numeric, OUT order_id int, OUT entry_d timestamptz, OUT carrier_id int,
-    OUT line_count int, OUT order_lines text)
+    {{ostat_outputs}})
 LANGUAGE plpgsql AS $$
 DECLARE
     v_count int;
@@ -281,9 +290,9 @@ BEGIN
 END
 $$;
 -- go
-CREATE FUNCTION delivery(
+CREATE {{kind}} delivery(
     p_w_id int, p_carrier_id int, p_delivery_d timestamptz,
-    OUT delivered int, OUT skipped int)
+    {{delivery_outputs}})
 LANGUAGE plpgsql AS $$
 DECLARE
     v_delivery_d timestamptz := coalesce(p_delivery_d, current_timestamp);
@@ -326,7 +335,7 @@ BEGIN
 END
 $$;
 -- go
-CREATE FUNCTION slev(p_w_id int, p_d_id int, p_threshold int, OUT stock_count int)
+CREATE {{kind}} slev(p_w_id int, p_d_id int, p_threshold int, {{slev_outputs}})
 LANGUAGE plpgsql AS $$
 DECLARE
     v_next_o_id int;

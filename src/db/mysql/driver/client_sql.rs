@@ -1,0 +1,469 @@
+//! The client-side SQL mode: the procedures' business logic as prepared statements inside
+//! the session's own transaction, in as few statements as the logic allows.
+
+use mysql_common::Value;
+
+use super::done::{
+    delivery_done, new_order_done, order_status_done, payment_done, stock_level_done,
+};
+use super::sql::{MAX_LINES, SQL};
+use super::values::{cell, order_total, Cols, Fail, Step};
+use crate::db::mysql::wire::{Arg, Stmt, Wire, WireError};
+use crate::tpcc::summary::{money, LastOrder};
+use crate::tpcc::txn::{Customer, Delivery, Done, NewOrder, OrderStatus, Payment, StockLevel};
+use crate::tpcc::DISTRICTS_PER_W;
+
+/// The client-side statements, prepared once per connection (19 of them).
+pub(super) struct ClientSql<S> {
+    district_lock: S,
+    district_next: S,
+    items: S,
+    insert_order: S,
+    insert_new_order: S,
+    stock_lock: S,
+    stock_update: S,
+    order_lines: S,
+    pay_ytd: S,
+    customers_by_name: S,
+    pay_customer: S,
+    pay_customer_update: S,
+    insert_history: S,
+    order_status: S,
+    oldest_new_orders: S,
+    delete_new_orders: S,
+    deliver_lines: S,
+    deliver_orders: S,
+    stock_level: S,
+}
+
+impl<S> ClientSql<S> {
+    pub(super) async fn prepare<C: SqlConn<Stmt = S>>(conn: &mut C) -> Result<Self, C::Error> {
+        Ok(ClientSql {
+            district_lock: conn.prepare(&SQL.district_lock).await?,
+            district_next: conn.prepare(&SQL.district_next).await?,
+            items: conn.prepare(&SQL.items).await?,
+            insert_order: conn.prepare(&SQL.insert_order).await?,
+            insert_new_order: conn.prepare(&SQL.insert_new_order).await?,
+            stock_lock: conn.prepare(&SQL.stock_lock).await?,
+            stock_update: conn.prepare(&SQL.stock_update).await?,
+            order_lines: conn.prepare(&SQL.order_lines).await?,
+            pay_ytd: conn.prepare(&SQL.pay_ytd).await?,
+            customers_by_name: conn.prepare(&SQL.customers_by_name).await?,
+            pay_customer: conn.prepare(&SQL.pay_customer).await?,
+            pay_customer_update: conn.prepare(&SQL.pay_customer_update).await?,
+            insert_history: conn.prepare(&SQL.insert_history).await?,
+            order_status: conn.prepare(&SQL.order_status).await?,
+            oldest_new_orders: conn.prepare(&SQL.oldest_new_orders).await?,
+            delete_new_orders: conn.prepare(&SQL.delete_new_orders).await?,
+            deliver_lines: conn.prepare(&SQL.deliver_lines).await?,
+            deliver_orders: conn.prepare(&SQL.deliver_orders).await?,
+            stock_level: conn.prepare(&SQL.stock_level).await?,
+        })
+    }
+}
+
+/// A connection client-side SQL runs on, with its kind of prepared statement (one kind
+/// today: the lean connection's; the seam keeps the transactions apart from the protocol).
+pub(super) trait SqlConn {
+    type Stmt;
+    type Error;
+    /// Prepares a statement.
+    async fn prepare(&mut self, sql: &str) -> Result<Self::Stmt, Self::Error>;
+    /// The first row the statement gives, if any.
+    async fn first(&mut self, st: &Self::Stmt, args: Vec<Value>) -> Step<Option<Vec<Value>>>;
+    /// Every row the statement gives.
+    async fn all(&mut self, st: &Self::Stmt, args: Vec<Value>) -> Step<Vec<Vec<Value>>>;
+    /// Runs a statement that gives no rows.
+    async fn run(&mut self, st: &Self::Stmt, args: Vec<Value>) -> Step<()>;
+    /// `COMMIT` or `ROLLBACK`.
+    async fn end(&mut self, sql: &str) -> Step<()>;
+}
+
+/// Values as the lean connection binds them.
+pub(super) fn wire_args(values: &[Value]) -> Step<Vec<Arg<'_>>> {
+    values
+        .iter()
+        .map(|v| match v {
+            Value::Int(i) => Ok(Arg::Int(*i)),
+            Value::Bytes(b) => Ok(Arg::Text(b)),
+            Value::NULL => Ok(Arg::Null),
+            other => Err(Fail::Data(format!("a parameter of {other:?}"))),
+        })
+        .collect()
+}
+
+impl SqlConn for Wire {
+    type Stmt = Stmt;
+    type Error = WireError;
+
+    async fn prepare(&mut self, sql: &str) -> Result<Stmt, WireError> {
+        Wire::prepare(self, sql).await
+    }
+
+    async fn first(&mut self, st: &Stmt, args: Vec<Value>) -> Step<Option<Vec<Value>>> {
+        Ok(self.execute(*st, &wire_args(&args)?, 0).await?)
+    }
+
+    async fn all(&mut self, st: &Stmt, args: Vec<Value>) -> Step<Vec<Vec<Value>>> {
+        Ok(self.execute_all(*st, &wire_args(&args)?).await?)
+    }
+
+    async fn run(&mut self, st: &Stmt, args: Vec<Value>) -> Step<()> {
+        self.execute_all(*st, &wire_args(&args)?).await?;
+        Ok(())
+    }
+
+    async fn end(&mut self, sql: &str) -> Step<()> {
+        self.query(sql).await?;
+        Ok(())
+    }
+}
+
+/// Integer parameters.
+pub(super) fn ints<const N: usize>(values: [i64; N]) -> Vec<Value> {
+    values.into_iter().map(Value::Int).collect()
+}
+
+/// A STOCK row a New-Order changes, with what its lines add up to.
+pub(super) struct StockRow {
+    w: i64,
+    i: i64,
+    quantity: i64,
+    dist_info: Value,
+    ytd: i64,
+    count: i64,
+    remote: i64,
+}
+
+pub(super) async fn sql_new_order<C: SqlConn>(
+    conn: &mut C,
+    st: &ClientSql<C::Stmt>,
+    t: &NewOrder,
+    show: bool,
+) -> Step<Done> {
+    let n = t.lines.len();
+    if n == 0 || n > MAX_LINES {
+        return Err(Fail::Data(format!(
+            "{n} order lines; client-side SQL takes 1 to {MAX_LINES}"
+        )));
+    }
+    let (w, d, c) = (i64::from(t.w_id), i64::from(t.d_id), i64::from(t.c_id));
+
+    let district = conn.first(&st.district_lock, ints([w, d])).await?;
+    let district =
+        district.ok_or_else(|| Fail::Data(format!("district {d} of warehouse {w} not found")))?;
+    let district = Cols(&district);
+    let d_tax = district.fixed(0, 4, "d_tax")?;
+    let o_id = district.int(1, "d_next_o_id")?;
+    conn.run(&st.district_next, ints([w, d])).await?;
+
+    let mut args = Vec::with_capacity(MAX_LINES + 3);
+    args.extend((0..MAX_LINES).map(|k| t.lines.get(k).map_or(Value::NULL, |l| int(l.item_id))));
+    args.extend([Value::Int(w), Value::Int(d), Value::Int(c)]);
+    let rows = conn.all(&st.items, args).await?;
+    let first = rows.first().ok_or_else(|| {
+        Fail::Data(format!(
+            "warehouse {w}, or customer {c} of district {d}, not found"
+        ))
+    })?;
+    let head = Cols(first);
+    let w_tax = head.fixed(0, 4, "w_tax")?;
+    let discount = head.fixed(1, 4, "c_discount")?;
+    // Item id and price in cents.
+    let mut items: Vec<(i64, i64)> = Vec::with_capacity(rows.len());
+    for row in &rows {
+        let r = Cols(row);
+        if let Some(id) = r.opt_int(4) {
+            items.push((id, r.fixed(5, 2, "i_price")?));
+        }
+    }
+    let price = |item: u32| {
+        items
+            .iter()
+            .find(|(id, _)| *id == i64::from(item))
+            .map(|(_, p)| *p)
+    };
+    if t.lines.iter().any(|l| price(l.item_id).is_none()) {
+        // Clause 2.4.2.3: an unused item rolls the whole transaction back.
+        conn.end("ROLLBACK").await?;
+        return Ok(new_order_done(show, t, o_id, None));
+    }
+
+    conn.run(
+        &st.insert_order,
+        ints([o_id, d, w, c, n as i64, i64::from(t.all_local)]),
+    )
+    .await?;
+    conn.run(&st.insert_new_order, ints([o_id, d, w])).await?;
+
+    let mut args = Vec::with_capacity(1 + 2 * MAX_LINES);
+    args.push(Value::Int(d));
+    for k in 0..MAX_LINES {
+        match t.lines.get(k) {
+            Some(l) => args.extend([int(l.supply_w_id), int(l.item_id)]),
+            None => args.extend([Value::NULL, Value::NULL]),
+        }
+    }
+    let rows = conn.all(&st.stock_lock, args).await?;
+    let mut stock = Vec::with_capacity(rows.len());
+    for row in rows {
+        let r = Cols(&row);
+        stock.push(StockRow {
+            w: r.int(0, "s_w_id")?,
+            i: r.int(1, "s_i_id")?,
+            quantity: r.int(2, "s_quantity")?,
+            dist_info: cell(&row, 3).clone(),
+            ytd: 0,
+            count: 0,
+            remote: 0,
+        });
+    }
+    let mut lines = Vec::with_capacity(6 * MAX_LINES + 3);
+    lines.extend([Value::Int(o_id), Value::Int(d), Value::Int(w)]);
+    let mut sum = 0i64;
+    for (k, l) in t.lines.iter().enumerate() {
+        let (supply, item, qty) = (
+            i64::from(l.supply_w_id),
+            i64::from(l.item_id),
+            i64::from(l.quantity),
+        );
+        let s = stock
+            .iter_mut()
+            .find(|s| s.w == supply && s.i == item)
+            .ok_or_else(|| {
+                Fail::Data(format!(
+                    "stock of item {item} in warehouse {supply} not found"
+                ))
+            })?;
+        s.quantity = if s.quantity >= qty + 10 {
+            s.quantity - qty
+        } else {
+            s.quantity - qty + 91
+        };
+        s.ytd += qty;
+        s.count += 1;
+        s.remote += i64::from(supply != w);
+        let amount = qty * price(l.item_id).unwrap_or(0);
+        sum += amount;
+        lines.extend([
+            Value::Int(k as i64 + 1),
+            Value::Int(item),
+            Value::Int(supply),
+            Value::Int(qty),
+            Value::Bytes(money(amount).into_bytes()),
+            s.dist_info.clone(),
+        ]);
+    }
+    lines.resize(6 * MAX_LINES + 3, Value::NULL);
+    let mut update = Vec::with_capacity(6 * MAX_LINES);
+    for s in stock.iter().filter(|s| s.count > 0) {
+        update.extend([s.w, s.i, s.quantity, s.ytd, s.count, s.remote].map(Value::Int));
+    }
+    update.resize(6 * MAX_LINES, Value::NULL);
+    conn.run(&st.stock_update, update).await?;
+    conn.run(&st.order_lines, lines).await?;
+    conn.end("COMMIT").await?;
+    Ok(new_order_done(
+        show,
+        t,
+        o_id,
+        Some(order_total(sum, discount, w_tax, d_tax)),
+    ))
+}
+
+/// The middle customer of those with a last name (clause 2.5.2.2): position ceil(n/2) of
+/// the list ordered by c_first.
+pub(super) async fn customer_by_name<C: SqlConn>(
+    conn: &mut C,
+    st: &ClientSql<C::Stmt>,
+    w: i64,
+    d: i64,
+    last: &str,
+) -> Step<i64> {
+    let args = vec![
+        Value::Int(w),
+        Value::Int(d),
+        Value::Bytes(last.as_bytes().to_vec()),
+    ];
+    let rows = conn.all(&st.customers_by_name, args).await?;
+    match rows.get(rows.len().saturating_sub(1) / 2) {
+        Some(row) => Cols(row).int(0, "c_id"),
+        None => Err(Fail::Data(format!(
+            "no customer named {last} in district {d} of warehouse {w}"
+        ))),
+    }
+}
+
+pub(super) async fn sql_payment<C: SqlConn>(
+    conn: &mut C,
+    st: &ClientSql<C::Stmt>,
+    t: &Payment,
+    show: bool,
+) -> Step<Done> {
+    let (w, d, c_w, c_d) = (
+        i64::from(t.w_id),
+        i64::from(t.d_id),
+        i64::from(t.c_w_id),
+        i64::from(t.c_d_id),
+    );
+    let cents = i64::from(t.amount_cents);
+    let amount = money(cents);
+    let amount = || Value::Bytes(amount.as_bytes().to_vec());
+    conn.run(
+        &st.pay_ytd,
+        vec![amount(), amount(), Value::Int(w), Value::Int(d)],
+    )
+    .await?;
+    let c_id = match &t.customer {
+        Customer::ById(id) => i64::from(*id),
+        Customer::ByName(last) => customer_by_name(conn, st, c_w, c_d, last).await?,
+    };
+    let row = conn
+        .first(&st.pay_customer, ints([w, d, c_w, c_d, c_id]))
+        .await?;
+    let row = row.ok_or_else(|| {
+        Fail::Data(format!(
+            "warehouse {w}, district {d}, or customer {c_id} of district {c_d} warehouse \
+             {c_w}, not found"
+        ))
+    })?;
+    let r = Cols(&row);
+    let h_data = format!("{}    {}", r.text(0), r.text(1));
+    let credit = r.text(5);
+    let balance = r.fixed(6, 2, "c_balance")? - cents;
+    conn.run(
+        &st.pay_customer_update,
+        vec![
+            amount(),
+            amount(),
+            Value::Int(d),
+            Value::Int(w),
+            amount(),
+            Value::Int(c_w),
+            Value::Int(c_d),
+            Value::Int(c_id),
+        ],
+    )
+    .await?;
+    conn.run(
+        &st.insert_history,
+        vec![
+            Value::Int(c_id),
+            Value::Int(c_d),
+            Value::Int(c_w),
+            Value::Int(d),
+            Value::Int(w),
+            amount(),
+            Value::Bytes(h_data.into_bytes()),
+        ],
+    )
+    .await?;
+    conn.end("COMMIT").await?;
+    Ok(payment_done(show, t, c_id, balance, &credit))
+}
+
+pub(super) async fn sql_order_status<C: SqlConn>(
+    conn: &mut C,
+    st: &ClientSql<C::Stmt>,
+    t: &OrderStatus,
+    show: bool,
+) -> Step<Done> {
+    let (w, d) = (i64::from(t.w_id), i64::from(t.d_id));
+    let c_id = match &t.customer {
+        Customer::ById(id) => i64::from(*id),
+        Customer::ByName(last) => customer_by_name(conn, st, w, d, last).await?,
+    };
+    let rows = conn.all(&st.order_status, ints([w, d, c_id])).await?;
+    let first = rows.first().ok_or_else(|| {
+        Fail::Data(format!(
+            "customer {c_id} of district {d} warehouse {w} not found"
+        ))
+    })?;
+    let r = Cols(first);
+    let balance = r.fixed(4, 2, "c_balance")?;
+    let order = r.opt_int(5).map(|o_id| LastOrder {
+        o_id,
+        carrier: r.opt_int(7),
+        lines: rows
+            .iter()
+            .filter(|row| !matches!(cell(*row, 8), Value::NULL))
+            .count() as i64,
+    });
+    conn.end("COMMIT").await?;
+    Ok(order_status_done(show, t, c_id, balance, order))
+}
+
+pub(super) async fn sql_delivery<C: SqlConn>(
+    conn: &mut C,
+    st: &ClientSql<C::Stmt>,
+    t: &Delivery,
+    show: bool,
+) -> Step<Done> {
+    let w = i64::from(t.w_id);
+    let districts = DISTRICTS_PER_W as usize;
+    let rows = conn
+        .all(&st.oldest_new_orders, vec![Value::Int(w); districts])
+        .await?;
+    let mut keys = Vec::with_capacity(2 * districts);
+    for row in &rows {
+        let r = Cols(row);
+        keys.extend([
+            Value::Int(r.int(0, "no_d_id")?),
+            Value::Int(r.int(1, "no_o_id")?),
+        ]);
+    }
+    let delivered = rows.len() as i64;
+    if delivered > 0 {
+        keys.resize(2 * districts, Value::NULL);
+        let with_w = |prefix: &[Value]| {
+            let mut args = prefix.to_vec();
+            args.extend(keys.iter().cloned());
+            args
+        };
+        conn.run(&st.delete_new_orders, with_w(&[Value::Int(w)]))
+            .await?;
+        conn.run(&st.deliver_lines, with_w(&[Value::Int(w)]))
+            .await?;
+        let mut args = with_w(&[Value::Int(w)]);
+        args.extend([int(t.carrier_id), Value::Int(w)]);
+        args.extend(keys.iter().cloned());
+        conn.run(&st.deliver_orders, args).await?;
+    }
+    conn.end("COMMIT").await?;
+    Ok(delivery_done(
+        show,
+        t,
+        delivered,
+        DISTRICTS_PER_W as i64 - delivered,
+    ))
+}
+
+pub(super) async fn sql_stock_level<C: SqlConn>(
+    conn: &mut C,
+    st: &ClientSql<C::Stmt>,
+    t: &StockLevel,
+    show: bool,
+) -> Step<Done> {
+    let row = conn
+        .first(
+            &st.stock_level,
+            ints([i64::from(t.threshold), i64::from(t.w_id), i64::from(t.d_id)]),
+        )
+        .await?;
+    let (low, district) = match &row {
+        Some(row) => (Cols(row).int(0, "count")?, Cols(row).opt_int(1)),
+        None => (0, None),
+    };
+    if district.is_none() {
+        return Err(Fail::Data(format!(
+            "district {} of warehouse {} not found",
+            t.d_id, t.w_id
+        )));
+    }
+    conn.end("COMMIT").await?;
+    Ok(stock_level_done(show, t, low))
+}
+
+fn int(v: u32) -> Value {
+    Value::Int(i64::from(v))
+}

@@ -1,0 +1,186 @@
+//! The stored-procedure mode: each transaction one prepared `CALL`, one round trip.
+
+use mysql_common::Value;
+
+use super::done::{
+    delivery_done, new_order_done, order_status_done, payment_done, stock_level_done,
+};
+use super::sql::{DELIVERY_OUT, MAX_LINES, NEWORD_OUT, OSTAT_OUT, PAYMENT_OUT, SLEV_OUT};
+use super::values::{Cols, Fail, Step};
+use crate::db::mysql::wire::{Arg, Stmt, Wire};
+use crate::tpcc::summary::{money, LastOrder};
+use crate::tpcc::txn::{Customer, Delivery, Done, NewOrder, OrderStatus, Payment, StockLevel};
+
+/// The procedure calls prepared on a lean connection.
+pub(super) struct WireProcs {
+    pub(super) neword: Stmt,
+    pub(super) payment: Stmt,
+    pub(super) ostat: Stmt,
+    pub(super) delivery: Stmt,
+    pub(super) slev: Stmt,
+}
+
+/// Executes a prepared `CALL` with `args` and `n` NULL placeholders for the OUT parameters,
+/// and returns the OUT parameters.
+async fn call(wire: &mut Wire, stmt: Stmt, args: &[Arg<'_>], n: usize) -> Step<Vec<Value>> {
+    let row = wire.execute(stmt, args, n).await.map_err(Fail::Wire)?;
+    row.ok_or_else(|| Fail::Data("the procedure returned no OUT parameters".into()))
+}
+
+pub(super) fn arg(v: u32) -> Arg<'static> {
+    Arg::Int(i64::from(v))
+}
+
+/// A comma-separated list of numbers, as NEWORD takes its lines.
+pub(super) fn list(values: impl Iterator<Item = u32>) -> String {
+    let mut s = String::with_capacity(8 * MAX_LINES);
+    let mut buf = itoa::Buffer::new();
+    for (i, v) in values.enumerate() {
+        if i > 0 {
+            s.push(',');
+        }
+        s.push_str(buf.format(v));
+    }
+    s
+}
+
+pub(super) async fn new_order(
+    wire: &mut Wire,
+    procs: &WireProcs,
+    t: &NewOrder,
+    show: bool,
+) -> Step<Done> {
+    let items = list(t.lines.iter().map(|l| l.item_id));
+    let supply = list(t.lines.iter().map(|l| l.supply_w_id));
+    let quantities = list(t.lines.iter().map(|l| l.quantity));
+    let args = [
+        arg(t.w_id),
+        arg(t.d_id),
+        arg(t.c_id),
+        Arg::Int(t.lines.len() as i64),
+        Arg::Int(i64::from(t.all_local)),
+        Arg::Text(items.as_bytes()),
+        Arg::Text(supply.as_bytes()),
+        Arg::Text(quantities.as_bytes()),
+    ];
+    let row = call(wire, procs.neword, &args, NEWORD_OUT).await?;
+    let out = Cols(&row[..]);
+    let o_id = out.int(0, "order_id")?;
+    let rolled_back = out.int(7, "rolled_back")? == 1;
+    let total = if rolled_back {
+        None
+    } else {
+        Some(out.fixed(1, 2, "total_amount")?)
+    };
+    Ok(new_order_done(show, t, o_id, total))
+}
+
+pub(super) async fn payment(
+    wire: &mut Wire,
+    procs: &WireProcs,
+    t: &Payment,
+    show: bool,
+) -> Step<Done> {
+    let (c_id, byname, last) = match &t.customer {
+        Customer::ById(id) => (*id, 0, ""),
+        Customer::ByName(last) => (0, 1, last.as_str()),
+    };
+    let amount = money(i64::from(t.amount_cents));
+    let args = [
+        arg(t.w_id),
+        arg(t.d_id),
+        arg(t.c_w_id),
+        arg(t.c_d_id),
+        arg(c_id),
+        Arg::Int(byname),
+        Arg::Text(last.as_bytes()),
+        Arg::Text(amount.as_bytes()),
+    ];
+    let row = call(wire, procs.payment, &args, PAYMENT_OUT).await?;
+    let out = Cols(&row[..]);
+    Ok(payment_done(
+        show,
+        t,
+        out.int(0, "cust_id")?,
+        out.fixed(4, 2, "cust_balance")?,
+        &out.text(5),
+    ))
+}
+
+pub(super) async fn order_status(
+    wire: &mut Wire,
+    procs: &WireProcs,
+    t: &OrderStatus,
+    show: bool,
+) -> Step<Done> {
+    let (c_id, byname, last) = match &t.customer {
+        Customer::ById(id) => (*id, 0, ""),
+        Customer::ByName(last) => (0, 1, last.as_str()),
+    };
+    let args = [
+        arg(t.w_id),
+        arg(t.d_id),
+        arg(c_id),
+        Arg::Int(byname),
+        Arg::Text(last.as_bytes()),
+    ];
+    let row = call(wire, procs.ostat, &args, OSTAT_OUT).await?;
+    let out = Cols(&row[..]);
+    let order = match out.opt_int(5) {
+        Some(o_id) => Some(LastOrder {
+            o_id,
+            carrier: out.opt_int(7),
+            lines: out.int(8, "line_count")?,
+        }),
+        None => None,
+    };
+    Ok(order_status_done(
+        show,
+        t,
+        out.int(0, "cust_id")?,
+        out.fixed(4, 2, "cust_balance")?,
+        order,
+    ))
+}
+
+pub(super) async fn delivery(
+    wire: &mut Wire,
+    procs: &WireProcs,
+    t: &Delivery,
+    show: bool,
+) -> Step<Done> {
+    let args = [arg(t.w_id), arg(t.carrier_id)];
+    let row = call(wire, procs.delivery, &args, DELIVERY_OUT).await?;
+    let out = Cols(&row[..]);
+    Ok(delivery_done(
+        show,
+        t,
+        out.int(0, "delivered")?,
+        out.int(1, "skipped")?,
+    ))
+}
+
+pub(super) async fn stock_level(
+    wire: &mut Wire,
+    procs: &WireProcs,
+    t: &StockLevel,
+    show: bool,
+) -> Step<Done> {
+    let args = [arg(t.w_id), arg(t.d_id), arg(t.threshold)];
+    let row = call(wire, procs.slev, &args, SLEV_OUT).await?;
+    Ok(stock_level_done(
+        show,
+        t,
+        Cols(&row[..]).int(0, "stock_count")?,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_are_comma_separated() {
+        assert_eq!(list([12, 407, 93001].into_iter()), "12,407,93001");
+    }
+}

@@ -1,0 +1,207 @@
+//! The driver's statements for MariaDB and MySQL, assembled from
+//! `schemas/mysql/tprocc/driver.sql` with their placeholder lists filled in.
+
+use std::fmt::Write as _;
+use std::sync::LazyLock;
+
+use crate::sqlfile::{render, Named};
+use crate::tpcc::DISTRICTS_PER_W;
+
+/// Order lines a client-side New-Order can carry: the statements have this many slots
+/// (TPC-C orders have 5 to 15 lines). The stored procedure takes any number.
+pub const MAX_LINES: usize = 15;
+
+/// The five stored procedures the procedure mode calls.
+pub(super) const PROCEDURES: [&str; 5] = ["NEWORD", "PAYMENT", "OSTAT", "DELIVERY", "SLEV"];
+
+// The OUT parameters of each procedure (`schemas/mysql/tprocc/driver.sql` has a `?` each).
+pub(super) const NEWORD_OUT: usize = 8;
+pub(super) const PAYMENT_OUT: usize = 6;
+pub(super) const OSTAT_OUT: usize = 10;
+pub(super) const DELIVERY_OUT: usize = 2;
+pub(super) const SLEV_OUT: usize = 1;
+
+/// The driver's statements, from `schemas/mysql/tprocc/driver.sql` with the slot lists
+/// filled in: New-Order carries up to [`MAX_LINES`] lines, Delivery one order per district.
+pub(super) struct Sql {
+    pub(super) call_neword: String,
+    pub(super) call_payment: String,
+    pub(super) call_ostat: String,
+    pub(super) call_delivery: String,
+    pub(super) call_slev: String,
+    pub(super) district_lock: String,
+    pub(super) district_next: String,
+    pub(super) items: String,
+    pub(super) insert_order: String,
+    pub(super) insert_new_order: String,
+    pub(super) stock_lock: String,
+    pub(super) stock_update: String,
+    pub(super) order_lines: String,
+    pub(super) pay_ytd: String,
+    pub(super) customers_by_name: String,
+    pub(super) pay_customer: String,
+    pub(super) pay_customer_update: String,
+    pub(super) insert_history: String,
+    pub(super) order_status: String,
+    pub(super) oldest_new_orders: String,
+    pub(super) delete_new_orders: String,
+    pub(super) deliver_lines: String,
+    pub(super) deliver_orders: String,
+    pub(super) stock_level: String,
+}
+
+pub(super) static SQL: LazyLock<Sql> = LazyLock::new(|| {
+    let file = Named::parse(include_str!("../../../../schemas/mysql/tprocc/driver.sql"));
+    let districts = DISTRICTS_PER_W as usize;
+    let item_slots = slots("?", MAX_LINES);
+    let stock_keys = slots("(?, ?)", MAX_LINES);
+    let stock_rows = rows(&["w", "i", "q", "ytd", "cnt", "rem"], &[INT; 6], MAX_LINES);
+    let line_rows = rows(
+        &["n", "i", "w", "q", "a", "info"],
+        &[INT, INT, INT, INT, MONEY, "CHAR(24)"],
+        MAX_LINES,
+    );
+    let district_keys = slots("(?, ?)", districts);
+    let vars: [(&str, &str); 5] = [
+        ("item_slots", &item_slots),
+        ("stock_keys", &stock_keys),
+        ("stock_rows", &stock_rows),
+        ("line_rows", &line_rows),
+        ("district_keys", &district_keys),
+    ];
+    let get = |name: &str| render(file.get(name), &vars);
+    Sql {
+        call_neword: get("call_neword"),
+        call_payment: get("call_payment"),
+        call_ostat: get("call_ostat"),
+        call_delivery: get("call_delivery"),
+        call_slev: get("call_slev"),
+        district_lock: get("district_lock"),
+        district_next: get("district_next"),
+        items: get("items"),
+        insert_order: get("insert_order"),
+        insert_new_order: get("insert_new_order"),
+        stock_lock: get("stock_lock"),
+        stock_update: get("stock_update"),
+        order_lines: get("order_lines"),
+        pay_ytd: get("pay_ytd"),
+        customers_by_name: get("customers_by_name"),
+        pay_customer: get("pay_customer"),
+        pay_customer_update: get("pay_customer_update"),
+        insert_history: get("insert_history"),
+        order_status: get("order_status"),
+        oldest_new_orders: (1..=DISTRICTS_PER_W)
+            .map(|d| render(file.get("oldest_new_order"), &[("d", &d.to_string())]))
+            .collect::<Vec<_>>()
+            .join(" UNION ALL "),
+        delete_new_orders: get("delete_new_orders"),
+        deliver_lines: get("deliver_lines"),
+        deliver_orders: get("deliver_orders"),
+        stock_level: get("stock_level"),
+    }
+});
+
+pub(super) const INT: &str = "SIGNED";
+pub(super) const MONEY: &str = "DECIMAL(6,2)";
+
+/// `n` copies of `item`, comma-separated.
+pub(super) fn slots(item: &str, n: usize) -> String {
+    vec![item; n].join(", ")
+}
+
+/// A derived table of `n` rows of typed placeholders: `SELECT CAST(? AS t) AS name, ...
+/// UNION ALL SELECT ...` (every placeholder cast, so the column types never depend on the
+/// values of one execution).
+pub(super) fn rows(names: &[&str], types: &[&str], n: usize) -> String {
+    let row = |named: bool| {
+        names
+            .iter()
+            .zip(types)
+            .map(|(name, ty)| {
+                if named {
+                    format!("CAST(? AS {ty}) AS {name}")
+                } else {
+                    format!("CAST(? AS {ty})")
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut sql = format!("SELECT {}", row(true));
+    for _ in 1..n {
+        let _ = write!(sql, " UNION ALL SELECT {}", row(false));
+    }
+    sql
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slots_and_rows() {
+        assert_eq!(slots("(?, ?)", 2), "(?, ?), (?, ?)");
+        assert_eq!(
+            rows(&["a", "b"], &[INT, MONEY], 2),
+            "SELECT CAST(? AS SIGNED) AS a, CAST(? AS DECIMAL(6,2)) AS b \
+             UNION ALL SELECT CAST(? AS SIGNED), CAST(? AS DECIMAL(6,2))"
+        );
+    }
+
+    #[test]
+    fn statements_have_the_placeholders_the_code_sends() {
+        let count = |s: &str| s.matches('?').count();
+        assert_eq!(count(&SQL.call_neword), 8 + NEWORD_OUT);
+        assert_eq!(count(&SQL.call_payment), 8 + PAYMENT_OUT);
+        assert_eq!(count(&SQL.call_ostat), 5 + OSTAT_OUT);
+        assert_eq!(count(&SQL.call_delivery), 2 + DELIVERY_OUT);
+        assert_eq!(count(&SQL.call_slev), 3 + SLEV_OUT);
+        assert_eq!(count(&SQL.items), MAX_LINES + 3);
+        assert_eq!(count(&SQL.stock_lock), 1 + 2 * MAX_LINES);
+        assert_eq!(count(&SQL.stock_update), 6 * MAX_LINES);
+        assert_eq!(count(&SQL.order_lines), 3 + 6 * MAX_LINES);
+        let districts = DISTRICTS_PER_W as usize;
+        assert_eq!(count(&SQL.oldest_new_orders), districts);
+        assert_eq!(count(&SQL.delete_new_orders), 1 + 2 * districts);
+        assert_eq!(count(&SQL.deliver_lines), 1 + 2 * districts);
+        assert_eq!(count(&SQL.deliver_orders), 3 + 4 * districts);
+        assert_eq!(count(&SQL.stock_level), 3);
+        let q = &*SQL;
+        for text in [
+            &q.call_neword,
+            &q.call_payment,
+            &q.call_ostat,
+            &q.call_delivery,
+            &q.call_slev,
+            &q.district_lock,
+            &q.district_next,
+            &q.items,
+            &q.insert_order,
+            &q.insert_new_order,
+            &q.stock_lock,
+            &q.stock_update,
+            &q.order_lines,
+            &q.pay_ytd,
+            &q.customers_by_name,
+            &q.pay_customer,
+            &q.pay_customer_update,
+            &q.insert_history,
+            &q.order_status,
+            &q.oldest_new_orders,
+            &q.delete_new_orders,
+            &q.deliver_lines,
+            &q.deliver_orders,
+            &q.stock_level,
+        ] {
+            assert!(!text.is_empty() && !text.contains("{{"), "{text}");
+        }
+    }
+
+    #[test]
+    fn procedures_match_the_schema() {
+        let sql = include_str!("../../../../schemas/mysql/tprocc/procedures.sql");
+        for p in PROCEDURES {
+            assert!(sql.contains(&format!("CREATE PROCEDURE {p}(")), "{p}");
+        }
+    }
+}

@@ -1,0 +1,225 @@
+//! A transaction's results, from either kind of connection, read into its summary; and the
+//! errors a transaction or a check reports.
+
+use std::borrow::Cow;
+
+use tokio_postgres::error::SqlState;
+use tokio_postgres::types::{FromSql, Type};
+use tokio_postgres::Row;
+
+use super::numeric::Numeric;
+use crate::db::postgres::classify;
+use crate::db::postgres::wire::{self as pgwire, Reply, WireError};
+use crate::error::{Error, Result};
+use crate::fault::{DbError, Failure, Peer};
+use crate::tpcc::summary::{self, LastOrder};
+use crate::tpcc::txn::{Delivery, Done, NewOrder, OrderStatus, Payment, StockLevel};
+
+/// `DbError` for a statement that failed, with the driver's own classification.
+pub(super) fn failed(
+    peer: &Peer,
+    action: &'static str,
+    what: &str,
+    e: &tokio_postgres::Error,
+) -> DbError {
+    let (kind, detail) = classify(e, false);
+    peer.failed(action, kind, format!("{what}: {detail}"))
+}
+
+/// What a transaction's outputs are read into.
+pub(super) fn col<'a, T: FromSql<'a>>(row: &'a Row, i: usize, peer: &Peer, txn: &str) -> Result<T> {
+    row.try_get(i).map_err(|e| {
+        Error::Db(peer.failed(
+            "cannot read the result from",
+            Failure::Other,
+            format!("{txn}: column {i}: {e}"),
+        ))
+    })
+}
+
+pub(super) fn new_order_done(
+    show: bool,
+    t: &NewOrder,
+    o_id: Option<i64>,
+    total: Option<&str>,
+) -> Done {
+    if !show {
+        return Done::quiet(total.is_none());
+    }
+    summary::new_order(t, o_id, total)
+}
+
+/// `Error::Db` for a transaction's failed statement.
+pub(super) fn txn_failed(peer: &Peer, txn: &str, e: &tokio_postgres::Error) -> Error {
+    let (kind, mut detail) = classify(e, false);
+    if e.code() == Some(&SqlState::NOT_NULL_VIOLATION) {
+        // Client-side SQL: a row the transaction needs was missing (see `sql`).
+        detail = format!("a warehouse, district, customer or stock row is missing ({detail})");
+    }
+    Error::Db(peer.failed("cannot run", kind, format!("{txn}: {detail}")))
+}
+
+/// `Error::Db` for a transaction that found no row where it needs one.
+pub(super) fn not_found(peer: &Peer, txn: &str, what: &str) -> Error {
+    Error::Db(peer.failed(
+        "cannot run",
+        Failure::Other,
+        format!("{txn}: {what} not found"),
+    ))
+}
+
+/// A transaction's result row, from either kind of connection.
+pub(super) trait Outputs {
+    /// Column `i` as an integer, `None` for NULL.
+    fn int(&self, i: usize) -> Result<Option<i64>, String>;
+    /// Column `i` as text (a NUMERIC as PostgreSQL prints it), `None` for NULL.
+    fn text(&self, i: usize) -> Result<Option<Cow<'_, str>>, String>;
+}
+
+impl Outputs for Reply<'_> {
+    fn int(&self, i: usize) -> Result<Option<i64>, String> {
+        Reply::int(self, i)
+    }
+
+    fn text(&self, i: usize) -> Result<Option<Cow<'_, str>>, String> {
+        Reply::text(self, i).map(|t| t.map(Cow::Borrowed))
+    }
+}
+
+impl Outputs for Row {
+    fn int(&self, i: usize) -> Result<Option<i64>, String> {
+        self.try_get::<_, Option<i32>>(i)
+            .map(|v| v.map(i64::from))
+            .map_err(|e| format!("column {i}: {e}"))
+    }
+
+    fn text(&self, i: usize) -> Result<Option<Cow<'_, str>>, String> {
+        let numeric = self
+            .columns()
+            .get(i)
+            .is_some_and(|c| *c.type_() == Type::NUMERIC);
+        let v = if numeric {
+            self.try_get::<_, Option<Numeric>>(i)
+                .map(|v| v.map(|n| Cow::Owned(n.0)))
+        } else {
+            self.try_get::<_, Option<String>>(i)
+                .map(|v| v.map(Cow::Owned))
+        };
+        v.map_err(|e| format!("column {i}: {e}"))
+    }
+}
+
+/// An output read, or the error that says which transaction's result was unreadable.
+pub(super) fn read<T>(r: std::result::Result<T, String>, peer: &Peer, txn: &str) -> Result<T> {
+    r.map_err(|e| {
+        Error::Db(peer.failed(
+            "cannot read the result from",
+            Failure::Other,
+            format!("{txn}: {e}"),
+        ))
+    })
+}
+
+/// An output that must not be NULL.
+pub(super) fn need<T>(v: Option<T>, i: usize, peer: &Peer, txn: &str) -> Result<T> {
+    v.ok_or_else(|| {
+        Error::Db(peer.failed(
+            "cannot read the result from",
+            Failure::Other,
+            format!("{txn}: column {i} is NULL"),
+        ))
+    })
+}
+
+/// `Error::Db` for a routine call that failed.
+pub(super) fn routine_failed(peer: &Peer, txn: &str, e: &WireError) -> Error {
+    let (kind, detail) = pgwire::classify(e);
+    Error::Db(peer.failed("cannot run", kind, format!("{txn}: {detail}")))
+}
+
+pub(super) fn payment_result(
+    peer: &Peer,
+    summaries: bool,
+    t: &Payment,
+    row: Option<&impl Outputs>,
+) -> Result<Done> {
+    let txn = "Payment";
+    let Some(row) = row else {
+        return Err(not_found(peer, txn, "customer"));
+    };
+    if !summaries {
+        return Ok(Done::quiet(false));
+    }
+    let c_id = need(read(row.int(0), peer, txn)?, 0, peer, txn)?;
+    let balance = need(read(row.text(4), peer, txn)?, 4, peer, txn)?;
+    let credit = need(read(row.text(5), peer, txn)?, 5, peer, txn)?;
+    Ok(summary::payment(t, c_id, &balance, &credit))
+}
+
+pub(super) fn order_status_result(
+    peer: &Peer,
+    summaries: bool,
+    t: &OrderStatus,
+    row: Option<&impl Outputs>,
+) -> Result<Done> {
+    let txn = "Order Status";
+    let Some(row) = row else {
+        return Err(not_found(peer, txn, "customer"));
+    };
+    if !summaries {
+        return Ok(Done::quiet(false));
+    }
+    let c_id = need(read(row.int(0), peer, txn)?, 0, peer, txn)?;
+    let balance = need(read(row.text(4), peer, txn)?, 4, peer, txn)?;
+    let o_id = read(row.int(5), peer, txn)?;
+    let carrier = read(row.int(7), peer, txn)?;
+    let lines = need(read(row.int(8), peer, txn)?, 8, peer, txn)?;
+    let order = o_id.map(|o_id| LastOrder {
+        o_id,
+        carrier,
+        lines,
+    });
+    Ok(summary::order_status(t, c_id, &balance, order))
+}
+
+pub(super) fn delivery_result(
+    peer: &Peer,
+    summaries: bool,
+    t: &Delivery,
+    row: Option<&impl Outputs>,
+) -> Result<Done> {
+    let txn = "Delivery";
+    let Some(row) = row else {
+        return Err(not_found(peer, txn, "a result row"));
+    };
+    if !summaries {
+        return Ok(Done::quiet(false));
+    }
+    let delivered = need(read(row.int(0), peer, txn)?, 0, peer, txn)?;
+    let skipped = need(read(row.int(1), peer, txn)?, 1, peer, txn)?;
+    Ok(summary::delivery(t, delivered, skipped))
+}
+
+pub(super) fn stock_level_result(
+    peer: &Peer,
+    summaries: bool,
+    t: &StockLevel,
+    row: Option<&impl Outputs>,
+) -> Result<Done> {
+    let txn = "Stock Level";
+    let low = match row {
+        Some(row) => read(row.int(0), peer, txn)?,
+        None => None,
+    };
+    let Some(low) = low else {
+        return Err(not_found(
+            peer,
+            txn,
+            &format!("district {} of warehouse {}", t.d_id, t.w_id),
+        ));
+    };
+    if !summaries {
+        return Ok(Done::quiet(false));
+    }
+    Ok(summary::stock_level(t, low))
+}
