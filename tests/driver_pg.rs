@@ -136,7 +136,7 @@ async fn check(settings: &Settings) {
 async fn raw(settings: &Settings) -> PgConn {
     let target = PgTarget {
         dbname: settings.db(Database::Pg).get("pg_dbase").to_string(),
-        ..PgTarget::admin(settings)
+        ..PgTarget::admin_of(settings, hammer::config::Database::Pg)
     };
     connect(&target).await.expect("superuser connects")
 }

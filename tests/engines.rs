@@ -12,7 +12,6 @@ mod common;
 
 use common::Servers;
 use hammer::config::{Database, Settings, Target};
-use hammer::db::counter::CounterSource;
 use hammer::interrupt::Interrupt;
 use hammer::output::Output;
 use hammer::tpcc::build::Plan;
@@ -192,7 +191,7 @@ fn battery(db: Database, configure: Configure) {
 
     let reading = rt
         .block_on(async {
-            let mut source = CounterSource::new(&settings, db);
+            let mut source = hammer::db::counter_source(&settings, db);
             let found = source.connect().await?;
             let r = source.read().await;
             source.close().await;

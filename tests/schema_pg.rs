@@ -73,7 +73,7 @@ impl Case {
     async fn admin(&self, db: &str) -> PgConn {
         let target = PgTarget {
             dbname: db.to_string(),
-            ..PgTarget::admin(&self.settings)
+            ..PgTarget::admin_of(&self.settings, hammer::config::Database::Pg)
         };
         connect(&target).await.expect("superuser connects")
     }

@@ -86,7 +86,7 @@ fn pg_verify_full_checks_the_servers_certificate() {
     // The driver's lean connection checks it too.
     let settings = f.engine.session_handle().lock().unwrap().settings.clone();
     let rt = tokio::runtime::Runtime::new().unwrap();
-    let admin = hammer::db::postgres::PgTarget::admin(&settings);
+    let admin = hammer::db::postgres::PgTarget::admin_of(&settings, hammer::config::Database::Pg);
     let wire = rt.block_on(hammer::db::postgres::wire::open(&admin));
     assert!(wire.is_ok(), "{:?}", wire.err());
     rt.block_on(wire.unwrap().close());

@@ -1,16 +1,13 @@
 //! What the transaction counter reads from a server: the server-wide commit and rollback
-//! counters (PostgreSQL `pg_stat_database`, MariaDB/MySQL `Com_commit` + `Com_rollback`), the
-//! server's uptime, and TPROC-C's new orders (`sum(d_next_o_id)`) where the schema exists.
+//! counters, the server's uptime, and TPROC-C's new orders (`sum(d_next_o_id)`) where the
+//! schema exists. Each family reads them its own way ([`CounterConn`], in its `counter.rs`);
+//! the bound on a reading and the reconnecting are here, once.
 
 use std::time::{Instant, SystemTime};
 
-use super::{DbError, Failure};
-use crate::config::{Database, Settings};
-use crate::db::mysql::driver::counters as my_counters;
-use crate::db::mysql::wire::{self as mywire, Arg, Wire};
-use crate::db::mysql::{self as my, MyTarget};
-use crate::db::postgres::driver::counters as pg_counters;
-use crate::db::postgres::{self as pg, PgConn, PgTarget};
+use crate::config::Database;
+use crate::db::engine::Pending;
+use crate::fault::{DbError, Failure, Peer};
 
 /// One reading of a server's counters.
 #[derive(Debug, Clone)]
@@ -36,54 +33,46 @@ impl Reading {
     }
 }
 
-/// A connection (or two) that reads counters, reconnecting on demand.
-pub struct CounterSource {
-    db: Database,
-    inner: Inner,
+/// A family's connection (or two) that reads counters.
+pub trait CounterConn: Send {
+    /// The login the counters are read as, for messages.
+    fn peer(&self) -> Peer;
+
+    /// The database whose TPROC-C districts give NOPM.
+    fn schema_db(&self) -> &str;
+
+    fn is_connected(&self) -> bool;
+
+    /// How long a reading may wait for the server before it counts as lost.
+    fn reply_timeout(&self) -> std::time::Duration;
+
+    /// Connects; whether the schema database holds TPROC-C districts (then readings carry
+    /// new orders). A missing schema is not an error: the counter counts any workload.
+    fn connect(&mut self) -> Pending<'_, Result<bool, DbError>>;
+
+    /// One reading on the open connections.
+    fn read(&mut self) -> Pending<'_, Result<Reading, DbError>>;
+
+    /// Forgets the connections without a word: they are mid-reply.
+    fn drop_connections(&mut self);
+
+    /// Closes the connections politely.
+    fn close(&mut self) -> Pending<'_, ()>;
 }
 
-// One per counter, so the size of the PostgreSQL variant (its clients) does not matter.
-#[allow(clippy::large_enum_variant)]
-enum Inner {
-    Pg {
-        /// The superuser on its default database: `pg_stat_database` covers every database.
-        admin: PgTarget,
-        /// The schema owner on the schema database, for `district`.
-        owner: PgTarget,
-        stats: Option<PgConn>,
-        schema: Option<PgConn>,
-    },
-    My {
-        target: MyTarget,
-        /// The schema database, for `district`.
-        dbname: String,
-        conn: Option<Box<Wire>>,
-        district: bool,
-    },
+/// Reads a server's counters, reconnecting on demand, each reading within the reply timeout.
+pub struct CounterSource {
+    db: Database,
+    inner: Box<dyn CounterConn>,
 }
 
 impl CounterSource {
-    /// Reads the counters of `db` as its dictionary says: PostgreSQL as `pg_superuser` on
-    /// `pg_defaultdbase` (NOPM as `pg_user` on `pg_dbase`), MariaDB/MySQL as `*_user`.
-    pub fn new(settings: &Settings, db: Database) -> Self {
-        let inner = match db {
-            Database::Pg => Inner::Pg {
-                admin: PgTarget::admin(settings),
-                owner: PgTarget::owner(settings),
-                stats: None,
-                schema: None,
-            },
-            Database::Maria | Database::Mysql => Inner::My {
-                target: MyTarget::server(settings, db),
-                dbname: settings
-                    .db(db)
-                    .get(&format!("{}_dbase", db.prefix()))
-                    .to_string(),
-                conn: None,
-                district: false,
-            },
-        };
-        CounterSource { db, inner }
+    /// A source over a family's connection for `db` (the engine's `counter_source` makes one).
+    pub fn with(db: Database, inner: impl CounterConn + 'static) -> Self {
+        CounterSource {
+            db,
+            inner: Box::new(inner),
+        }
     }
 
     pub fn db(&self) -> Database {
@@ -92,110 +81,36 @@ impl CounterSource {
 
     /// `PostgreSQL at 127.0.0.1:5432 as user postgres`, for messages.
     pub fn describe(&self) -> String {
-        let peer = match &self.inner {
-            Inner::Pg { admin, .. } => admin.peer(),
-            Inner::My { target, .. } => target.peer(),
-        };
+        let peer = self.inner.peer();
         format!("{} at {} as user {}", self.db.name(), peer.addr, peer.user)
     }
 
     /// The database whose TPROC-C districts give NOPM.
     pub fn schema_db(&self) -> &str {
-        match &self.inner {
-            Inner::Pg { owner, .. } => &owner.dbname,
-            Inner::My { dbname, .. } => dbname,
-        }
+        self.inner.schema_db()
     }
 
     pub fn is_connected(&self) -> bool {
-        match &self.inner {
-            Inner::Pg { stats, .. } => stats.is_some(),
-            Inner::My { conn, .. } => conn.is_some(),
-        }
+        self.inner.is_connected()
     }
 
     /// Connects; returns whether the schema database holds TPROC-C districts (then readings
     /// carry new orders). A missing schema is not an error: the counter counts any workload.
     pub async fn connect(&mut self) -> Result<bool, DbError> {
         self.close().await;
-        match &mut self.inner {
-            Inner::Pg {
-                admin,
-                owner,
-                stats,
-                schema,
-            } => {
-                *stats = Some(pg::connect(admin).await?);
-                // The owner's login may not exist (no schema built): then there is no NOPM.
-                if let Ok(conn) = pg::connect(owner).await {
-                    let found = conn
-                        .client
-                        .simple_query("SELECT to_regclass('district') IS NOT NULL")
-                        .await
-                        .ok()
-                        .and_then(|m| pg_counters::first_cell(&m, 0))
-                        .is_some_and(|v| v == "t");
-                    if found {
-                        *schema = Some(conn);
-                    } else {
-                        conn.close().await;
-                    }
-                }
-                Ok(schema.is_some())
-            }
-            Inner::My {
-                target,
-                dbname,
-                conn,
-                district,
-            } => {
-                let mut c = mywire::connect(target).await?;
-                let found = c
-                    .exec_rows(
-                        "SELECT COUNT(*) FROM information_schema.tables \
-                         WHERE table_schema = ? AND table_name = 'district'",
-                        &[Arg::Text(dbname.as_bytes())],
-                    )
-                    .await;
-                *district = matches!(&found, Ok(rows) if rows
-                    .first()
-                    .and_then(|r| r.first())
-                    .and_then(my::int_of)
-                    .is_some_and(|n| n > 0));
-                *conn = Some(Box::new(c));
-                Ok(*district)
-            }
-        }
-    }
-
-    /// How long a reading may wait for the server before it counts as lost.
-    fn reply_timeout(&self) -> std::time::Duration {
-        match &self.inner {
-            Inner::Pg { admin, .. } => admin.bounds.reply_timeout,
-            Inner::My { target, .. } => target.bounds.reply_timeout,
-        }
+        self.inner.connect().await
     }
 
     /// Reads the counters, connecting first when not connected, within the reply timeout. A
     /// failure leaves the source disconnected; the next call connects again.
     pub async fn read(&mut self) -> Result<Reading, DbError> {
-        let limit = self.reply_timeout();
+        let limit = self.inner.reply_timeout();
         match tokio::time::timeout(limit, self.read_once()).await {
             Ok(r) => r,
             Err(_) => {
                 // The connections are mid-reply: dropped, not closed politely.
-                match &mut self.inner {
-                    Inner::Pg { stats, schema, .. } => {
-                        stats.take();
-                        schema.take();
-                    }
-                    Inner::My { conn, .. } => drop(conn.take()),
-                }
-                let peer = match &self.inner {
-                    Inner::Pg { admin, .. } => admin.peer(),
-                    Inner::My { target, .. } => target.peer(),
-                };
-                Err(peer.failed(
+                self.inner.drop_connections();
+                Err(self.inner.peer().failed(
                     "no reply from",
                     Failure::Lost,
                     format!(
@@ -211,20 +126,7 @@ impl CounterSource {
         if !self.is_connected() {
             self.connect().await?;
         }
-        let result = match &mut self.inner {
-            Inner::Pg {
-                admin,
-                stats,
-                schema,
-                ..
-            } => read_pg(admin, stats, schema).await,
-            Inner::My {
-                target,
-                dbname,
-                conn,
-                district,
-            } => read_my(target, dbname, conn, district).await,
-        };
+        let result = self.inner.read().await;
         if result.is_err() {
             self.close().await;
         }
@@ -233,105 +135,6 @@ impl CounterSource {
 
     /// Closes the connections.
     pub async fn close(&mut self) {
-        match &mut self.inner {
-            Inner::Pg { stats, schema, .. } => {
-                for slot in [stats, schema] {
-                    if let Some(conn) = slot.take() {
-                        conn.close().await;
-                    }
-                }
-            }
-            Inner::My { conn, .. } => {
-                if let Some(c) = conn.take() {
-                    c.close().await;
-                }
-            }
-        }
+        self.inner.close().await
     }
-}
-
-async fn read_pg(
-    admin: &PgTarget,
-    stats: &mut Option<PgConn>,
-    schema: &mut Option<PgConn>,
-) -> Result<Reading, DbError> {
-    let peer = admin.peer();
-    let Some(conn) = stats.as_ref() else {
-        return Err(peer.failed("cannot read", Failure::Lost, "not connected"));
-    };
-    let sent = Instant::now();
-    let server = pg_counters::server(&conn.client).await.map_err(|e| {
-        let (kind, detail) = pg::classify(&e, false);
-        peer.failed("cannot read counters of", kind, detail)
-    })?;
-    let received = Instant::now();
-    let parts = server
-        .parts
-        .iter()
-        .map(|p| (p.datid, p.transactions))
-        .collect();
-    let uptime = server.uptime;
-    let mut own = 1;
-    let mut new_orders = None;
-    if let Some(c) = schema.as_ref() {
-        match pg_counters::new_orders(&c.client).await {
-            Ok(n) => {
-                own += 1;
-                new_orders = n;
-            }
-            // The schema went away (deleted, or its database dropped): no more NOPM, and
-            // the transaction count goes on.
-            Err(_) => {
-                if let Some(c) = schema.take() {
-                    c.close().await;
-                }
-            }
-        }
-    }
-    Ok(Reading {
-        parts,
-        uptime,
-        new_orders,
-        own,
-        at: sent + (received - sent) / 2,
-        wall: SystemTime::now(),
-    })
-}
-
-async fn read_my(
-    target: &MyTarget,
-    dbname: &str,
-    conn: &mut Option<Box<Wire>>,
-    district: &mut bool,
-) -> Result<Reading, DbError> {
-    let peer = target.peer();
-    let Some(c) = conn.as_mut() else {
-        return Err(peer.failed("cannot read", Failure::Lost, "not connected"));
-    };
-    let failed = |e: mywire::WireError| peer.failed("cannot read counters of", e.kind, e.detail);
-    let sent = Instant::now();
-    let server = my_counters::server(c).await.map_err(failed)?;
-    let received = Instant::now();
-    let parts = vec![(0, server.commits), (1, server.rollbacks)];
-    let uptime = server.uptime;
-    let mut new_orders = None;
-    if *district {
-        match my_counters::new_orders(c, dbname).await {
-            Ok(n) => new_orders = n,
-            // The connection is gone: the reading failed.
-            Err(e) if e.kind == Failure::Lost || e.kind == Failure::Tls => return Err(failed(e)),
-            // The schema went away (or the user may not read it): no new orders from now on.
-            Err(_) => *district = false,
-        }
-    }
-    Ok(Reading {
-        parts,
-        uptime,
-        new_orders,
-        // Com_commit and Com_rollback count COMMIT and ROLLBACK statements; reading
-        // status and districts issues neither.
-        own: 0,
-        at: sent + (received - sent) / 2,
-        wall: SystemTime::now(),
-    })
 }

@@ -7,6 +7,7 @@ use std::future::Future;
 use std::pin::Pin;
 
 use crate::config::{Database, Settings};
+use crate::db::counter::CounterSource;
 use crate::error::Result;
 use crate::fault::{DbError, Peer};
 use crate::interrupt::Interrupt;
@@ -53,6 +54,9 @@ pub trait Engine: Sync {
         &'a self,
         settings: &'a Settings,
     ) -> Pending<'a, Result<ScriptConn, DbError>>;
+
+    /// Reads the server's transaction counters (and TPROC-C's new orders where it can).
+    fn counter_source(&self, settings: &Settings) -> CounterSource;
 
     /// HammerDB's options this engine does not implement that change what a build makes, as
     /// `(key, what it does)`: a build with one of them on is refused.

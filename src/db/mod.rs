@@ -116,6 +116,12 @@ pub async fn server_facts(settings: &Settings, db: Database) -> Result<engine::F
     engine(db).server_facts(settings).await
 }
 
+/// Reads `db`'s transaction counters as its dictionary says (PostgreSQL as `pg_superuser` on
+/// `pg_defaultdbase`, NOPM as `pg_user` on `pg_dbase`; MariaDB/MySQL as `*_user`).
+pub fn counter_source(settings: &Settings, db: Database) -> counter::CounterSource {
+    engine(db).counter_source(settings)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

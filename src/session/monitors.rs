@@ -29,7 +29,7 @@ impl Session {
             unique_log_name: g.get_bool("tc_unique_log_name"),
             log_timestamps: g.get_bool("tc_log_timestamps"),
         };
-        let mut source = crate::db::counter::CounterSource::new(&self.settings, self.current());
+        let mut source = crate::db::counter_source(&self.settings, self.current());
         let what = source.describe();
         let connected = self.block_on(async {
             let nopm = source.connect().await?;

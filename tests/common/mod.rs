@@ -210,7 +210,7 @@ impl Servers {
         }
         let target = PgTarget {
             dbname: db.to_string(),
-            ..PgTarget::admin(&settings)
+            ..PgTarget::admin_of(&settings, hammer::config::Database::Pg)
         };
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()

@@ -4,8 +4,10 @@
 use std::sync::Arc;
 
 use crate::config::{Database, Settings};
+use crate::db::counter::CounterSource;
 use crate::db::engine::ScriptConn;
 use crate::db::engine::{Engine, Facts, Pending, ServerInfo};
+use crate::db::mysql::counter::MyCounter;
 use crate::db::mysql::driver::MyDriver;
 use crate::db::mysql::schema::MySchema;
 use crate::db::mysql::script::MyScript;
@@ -95,6 +97,14 @@ impl Engine for Mysql {
                 peer: t.peer(),
             }))
         })
+    }
+
+    fn counter_source(&self, settings: &Settings) -> CounterSource {
+        let dbname = settings
+            .db(self.db)
+            .get(&format!("{}_dbase", self.db.prefix()));
+        let target = MyTarget::server(settings, self.db);
+        CounterSource::with(self.db, MyCounter::new(target, dbname.to_string()))
     }
 
     fn tpcc_mode(&self, settings: &Settings) -> &'static str {

@@ -5,6 +5,7 @@
 //! `*_ssl`), server errors classified by their codes, and `librarycheck`'s probe. Every
 //! connection is `db::mysql::wire`'s lean one.
 
+pub mod counter;
 pub mod driver;
 pub mod engine;
 pub mod schema;

@@ -79,8 +79,8 @@ impl PgDriver {
         let kill = KillSwitch::default();
         PgDriver {
             db,
-            owner: PgTarget::owner(settings).with_kill_switch(&kill),
-            admin: PgTarget::admin(settings).with_kill_switch(&kill),
+            owner: PgTarget::owner_of(settings, db).with_kill_switch(&kill),
+            admin: PgTarget::admin_of(settings, db).with_kill_switch(&kill),
             flavour,
             admin_conn: Mutex::new(None),
             owner_conn: Mutex::new(None),

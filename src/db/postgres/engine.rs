@@ -4,8 +4,10 @@
 use std::sync::Arc;
 
 use crate::config::{Database, Settings};
+use crate::db::counter::CounterSource;
 use crate::db::engine::ScriptConn;
 use crate::db::engine::{Engine, Facts, Pending, ServerInfo};
+use crate::db::postgres::counter::PgCounter;
 use crate::db::postgres::driver::PgDriver;
 use crate::db::postgres::schema::PgSchema;
 use crate::db::postgres::script::PgScript;
@@ -93,6 +95,12 @@ impl Engine for Postgres {
                 peer: t.peer(),
             }))
         })
+    }
+
+    fn counter_source(&self, settings: &Settings) -> CounterSource {
+        let admin = PgTarget::admin_of(settings, self.db);
+        let owner = PgTarget::owner_of(settings, self.db);
+        CounterSource::with(self.db, PgCounter::new(admin, owner))
     }
 
     fn unsupported_build_options(&self) -> &'static [(&'static str, &'static str)] {

@@ -12,6 +12,7 @@
 //! stream that reads the server's authentication request before tokio-postgres does: a method
 //! the user did not allow ends the login there, before any password is sent.
 
+pub mod counter;
 pub mod driver;
 pub mod engine;
 pub mod schema;
@@ -107,16 +108,6 @@ impl PgTarget {
     /// The schema owner on the schema's database: what the workload runs as.
     pub fn owner_of(settings: &Settings, db: Database) -> Self {
         Self::from_dict(settings, db, "user", "pass", "dbase")
-    }
-
-    /// [`Self::admin_of`] PostgreSQL itself.
-    pub fn admin(settings: &Settings) -> Self {
-        Self::admin_of(settings, Database::Pg)
-    }
-
-    /// [`Self::owner_of`] PostgreSQL itself.
-    pub fn owner(settings: &Settings) -> Self {
-        Self::owner_of(settings, Database::Pg)
     }
 
     /// This login's key `name` as its dictionary spells it (`pg_sslmode`).

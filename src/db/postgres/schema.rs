@@ -65,8 +65,8 @@ impl PgSchema {
         let p = db.prefix();
         PgSchema {
             db,
-            admin: PgTarget::admin(settings),
-            owner: PgTarget::owner(settings),
+            admin: PgTarget::admin_of(settings, db),
+            owner: PgTarget::owner_of(settings, db),
             tablespace: d.get(&format!("{p}_tspace")).to_string(),
             partition: d.get_bool(&format!("{p}_partition")),
             procedures: d.get_bool(&format!("{p}_storedprocs")),

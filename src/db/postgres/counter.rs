@@ -1,0 +1,139 @@
+//! The transaction counter's connections on PostgreSQL: the superuser on its default database
+//! for `pg_stat_database` (which covers every database), the schema owner for TPROC-C's
+//! districts. The queries are the family's one counter definition (`driver::counters`).
+
+use std::time::{Instant, SystemTime};
+
+use crate::db::counter::{CounterConn, Reading};
+use crate::db::engine::Pending;
+use crate::db::postgres::driver::counters;
+use crate::db::postgres::{classify, connect, PgConn, PgTarget};
+use crate::fault::{DbError, Failure, Peer};
+
+/// The counter's logins and their connections, when open.
+pub struct PgCounter {
+    /// The superuser on its default database: `pg_stat_database` covers every database.
+    pub admin: PgTarget,
+    /// The schema owner on the schema database, for `district`.
+    pub owner: PgTarget,
+    pub stats: Option<PgConn>,
+    pub schema: Option<PgConn>,
+}
+
+impl PgCounter {
+    pub fn new(admin: PgTarget, owner: PgTarget) -> Self {
+        PgCounter {
+            admin,
+            owner,
+            stats: None,
+            schema: None,
+        }
+    }
+}
+
+impl CounterConn for PgCounter {
+    fn peer(&self) -> Peer {
+        self.admin.peer()
+    }
+
+    fn schema_db(&self) -> &str {
+        &self.owner.dbname
+    }
+
+    fn is_connected(&self) -> bool {
+        self.stats.is_some()
+    }
+
+    fn reply_timeout(&self) -> std::time::Duration {
+        self.admin.bounds.reply_timeout
+    }
+
+    fn connect(&mut self) -> Pending<'_, Result<bool, DbError>> {
+        Box::pin(async move {
+            self.stats = Some(connect(&self.admin).await?);
+            // The owner's login may not exist (no schema built): then there is no NOPM.
+            if let Ok(conn) = connect(&self.owner).await {
+                let found = conn
+                    .client
+                    .simple_query("SELECT to_regclass('district') IS NOT NULL")
+                    .await
+                    .ok()
+                    .and_then(|m| counters::first_cell(&m, 0))
+                    .is_some_and(|v| v == "t");
+                if found {
+                    self.schema = Some(conn);
+                } else {
+                    conn.close().await;
+                }
+            }
+            Ok(self.schema.is_some())
+        })
+    }
+
+    fn read(&mut self) -> Pending<'_, Result<Reading, DbError>> {
+        Box::pin(read_pg(&self.admin, &mut self.stats, &mut self.schema))
+    }
+
+    fn drop_connections(&mut self) {
+        self.stats.take();
+        self.schema.take();
+    }
+
+    fn close(&mut self) -> Pending<'_, ()> {
+        Box::pin(async move {
+            for slot in [&mut self.stats, &mut self.schema] {
+                if let Some(conn) = slot.take() {
+                    conn.close().await;
+                }
+            }
+        })
+    }
+}
+
+async fn read_pg(
+    admin: &PgTarget,
+    stats: &mut Option<PgConn>,
+    schema: &mut Option<PgConn>,
+) -> Result<Reading, DbError> {
+    let peer = admin.peer();
+    let Some(conn) = stats.as_ref() else {
+        return Err(peer.failed("cannot read", Failure::Lost, "not connected"));
+    };
+    let sent = Instant::now();
+    let server = counters::server(&conn.client).await.map_err(|e| {
+        let (kind, detail) = classify(&e, false);
+        peer.failed("cannot read counters of", kind, detail)
+    })?;
+    let received = Instant::now();
+    let parts = server
+        .parts
+        .iter()
+        .map(|p| (p.datid, p.transactions))
+        .collect();
+    let uptime = server.uptime;
+    let mut own = 1;
+    let mut new_orders = None;
+    if let Some(c) = schema.as_ref() {
+        match counters::new_orders(&c.client).await {
+            Ok(n) => {
+                own += 1;
+                new_orders = n;
+            }
+            // The schema went away (deleted, or its database dropped): no more NOPM, and
+            // the transaction count goes on.
+            Err(_) => {
+                if let Some(c) = schema.take() {
+                    c.close().await;
+                }
+            }
+        }
+    }
+    Ok(Reading {
+        parts,
+        uptime,
+        new_orders,
+        own,
+        at: sent + (received - sent) / 2,
+        wall: SystemTime::now(),
+    })
+}
