@@ -1,6 +1,9 @@
 //! Background tasks the session owns (the transaction counter, the CPU metrics): stopped by
-//! their owner, waited for with a bound, aborted when they do not end.
+//! their owner, waited for with a bound, aborted when they do not end; and [`Pending`], the
+//! boxed future a trait's async answers take.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::time::Duration;
 
 use tokio::task::JoinHandle;
@@ -21,3 +24,6 @@ pub fn join_or_abort(rt: &tokio::runtime::Handle, mut handle: JoinHandle<()>) ->
         }
     })
 }
+
+/// A boxed future: what an engine's async answers are, so that a trait's async answers can be called through `dyn`.
+pub type Pending<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;

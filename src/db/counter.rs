@@ -6,8 +6,8 @@
 use std::time::{Instant, SystemTime};
 
 use crate::config::Database;
-use crate::db::engine::Pending;
 use crate::fault::{DbError, Failure, Peer};
+use crate::task::Pending;
 
 /// One reading of a server's counters.
 #[derive(Debug, Clone)]

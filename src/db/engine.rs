@@ -3,9 +3,6 @@
 //! workload gets ([`ScriptConn`], over each family's [`ScriptSql`]). The function `db::engine`
 //! (in `db/mod.rs`) picks the engine for a database; this file says what an engine is.
 
-use std::future::Future;
-use std::pin::Pin;
-
 use crate::config::{Database, Settings};
 use crate::db::counter::CounterSource;
 use crate::error::Result;
@@ -32,8 +29,7 @@ pub struct ServerInfo {
 /// A server's version line and the settings a job records, as `(name, value)`.
 pub type Facts = (String, Vec<(String, String)>);
 
-/// A boxed future: what an engine's async answers are, so the dispatch can be one table.
-pub type Pending<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+pub use crate::task::Pending;
 
 /// What the rest of hammer may ask of a database's code.
 pub trait Engine: Sync {
