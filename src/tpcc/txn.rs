@@ -125,7 +125,7 @@ pub trait TxnConn: Send + 'static {
     fn close(self) -> impl Future<Output = ()> + Send;
 
     /// The connection for a terminal alone on its thread, whose calls may block it: a lean
-    /// connection moves to a blocking socket (see `db::sock`), any other stays as it is.
+    /// connection moves to a blocking socket (see `db::net::sock`), any other stays as it is.
     fn into_blocking(self) -> Result<Self>
     where
         Self: Sized,

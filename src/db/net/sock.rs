@@ -244,7 +244,7 @@ impl Sock {
 
     /// The same socket, blocking. Its reads and writes then hold the thread until done (or
     /// the deadline, or the kill switch), so only a task alone on its thread
-    /// (`tpcc::driver`'s own-thread virtual users) may ask.
+    /// (`vu::runtime`'s own-thread virtual users) may ask.
     pub(crate) fn into_blocking(self) -> io::Result<Sock> {
         let io = match self.io {
             Io::Tcp(s) => {

@@ -462,7 +462,7 @@ mod tests {
 
     #[tokio::test]
     async fn nothing_after_close_notify_counts() {
-        // The last words come before the close (pgwire hands on a FATAL error first).
+        // The last words come before the close (the PostgreSQL wire client hands on a FATAL error first).
         let (plain, error) = opened(|s| {
             [
                 s.record(APPLICATION_DATA, b"last", 0),
