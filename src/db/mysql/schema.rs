@@ -1,4 +1,5 @@
-//! The TPROC-C schema on MariaDB and MySQL: creation, LOAD DATA loading, procedures, checks, removal.
+//! The TPROC-C schema on MariaDB and MySQL: creation, procedures, removal; the loading
+//! (`load`) and `checkschema` (`check`) in their own files.
 //!
 //! One [`MySchema`] serves both dictionaries (`maria_*` and `mysql_*` keys). Rows arrive as
 //! [`Format::COPY`](crate::tpcc::Format::COPY) text, which is exactly `LOAD DATA`'s default
@@ -7,108 +8,30 @@
 //! connection of `db::mysql::wire` sends the rows it is given, never a file). Where the server
 //! refuses `LOAD DATA LOCAL` the same text is parsed into multi-row INSERTs.
 
-use std::collections::{HashMap, HashSet};
-use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+mod check;
+mod load;
+mod queries;
+
+use std::sync::atomic::{AtomicBool, AtomicU8};
 use std::sync::{Arc, Mutex};
 
-use mysql_common::Value;
+use self::check::{check_on, Names};
+pub use self::load::{LoadMethod, MyLoader};
+use self::load::{Shared, CHARSET, COLLATION, METHOD_UNKNOWN};
+use self::queries::{cell, ident, Queries};
 
 use crate::config::{Database, Settings};
 use crate::db::mysql::wire::{self as mywire, Arg, Wire, WireError};
-use crate::db::mysql::{int_of, text_of, MyTarget};
+use crate::db::mysql::MyTarget;
 use crate::error::{Error, Result};
 use crate::fault::Peer;
 use crate::sqlfile;
-use crate::tpcc::checks::{self, Found, Indexes, CONDITIONS};
-use crate::tpcc::fitness::NURAND_TABLE;
-use crate::tpcc::schema::{Check, Loader, Say, SchemaDb};
+use crate::tpcc::schema::{Check, Say, SchemaDb};
 use crate::tpcc::{Constants, Table};
 
 const TABLES_SQL: &str = include_str!("../../../schemas/mysql/tprocc/tables.sql");
 const PROCEDURES_SQL: &str = include_str!("../../../schemas/mysql/tprocc/procedures.sql");
 const NURAND_SQL: &str = include_str!("../../../schemas/mysql/tprocc/nurand.sql");
-
-/// The tables' character set and collation (tables.sql); the database gets them too, so that
-/// the stored procedures' text variables compare like the columns they are compared with.
-const CHARSET: &str = "latin1";
-const COLLATION: &str = "latin1_bin";
-
-/// The five transactions' stored procedures (procedures.sql).
-const PROCEDURES: [&str; 5] = ["NEWORD", "PAYMENT", "OSTAT", "DELIVERY", "SLEV"];
-
-/// Rows per INSERT statement when `LOAD DATA LOCAL` is refused, as HammerDB's loader.
-const INSERT_ROWS: usize = 1_000;
-/// An INSERT statement is sent early once its text reaches this size, far below the
-/// smallest default `max_allowed_packet` (16 MB on MariaDB, 64 MB on MySQL).
-const INSERT_BYTES: usize = 4 << 20;
-
-/// Server errors meaning `LOAD DATA LOCAL` is switched off: ER_NOT_ALLOWED_COMMAND (1148),
-/// MySQL's ER_CLIENT_LOCAL_FILES_DISABLED (3948), MariaDB's ER_LOAD_INFILE_CAPABILITY_DISABLED (4166).
-const INFILE_REFUSED: [u16; 3] = [1148, 3948, 4166];
-
-/// How rows reach the tables.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LoadMethod {
-    /// `LOAD DATA LOCAL INFILE`, the text streamed as it is.
-    LoadData,
-    /// Multi-row `INSERT ... VALUES` built from the text, for servers with `local_infile` off.
-    Insert,
-}
-
-impl LoadMethod {
-    fn describe(self) -> &'static str {
-        match self {
-            LoadMethod::LoadData => "LOAD DATA LOCAL INFILE",
-            LoadMethod::Insert => "multi-row INSERT statements",
-        }
-    }
-}
-
-const METHOD_UNKNOWN: u8 = 0;
-const METHOD_LOAD_DATA: u8 = 1;
-const METHOD_INSERT: u8 = 2;
-
-/// What the schema and its loaders share: the load method (one loader's discovery that
-/// `LOAD DATA LOCAL` is refused spares the others the attempt) and where to say so.
-struct Shared {
-    method: AtomicU8,
-    /// Set once the method in use has been said, so it is said once per build.
-    said: AtomicBool,
-    /// The build's output, remembered by `create`: loaders have none of their own.
-    say: Mutex<Option<Say>>,
-}
-
-impl Shared {
-    fn method(&self) -> Option<LoadMethod> {
-        match self.method.load(Ordering::Relaxed) {
-            METHOD_LOAD_DATA => Some(LoadMethod::LoadData),
-            METHOD_INSERT => Some(LoadMethod::Insert),
-            _ => None,
-        }
-    }
-
-    fn set_method(&self, method: LoadMethod) {
-        let v = match method {
-            LoadMethod::LoadData => METHOD_LOAD_DATA,
-            LoadMethod::Insert => METHOD_INSERT,
-        };
-        self.method.store(v, Ordering::Relaxed);
-    }
-
-    fn remember(&self, say: &Say) {
-        *self.say.lock().unwrap_or_else(|e| e.into_inner()) = Some(say.clone());
-    }
-
-    /// Says `text` unless the method has been said already.
-    fn say_once(&self, text: String) {
-        if self.said.swap(true, Ordering::Relaxed) {
-            return;
-        }
-        if let Some(say) = self.say.lock().unwrap_or_else(|e| e.into_inner()).as_ref() {
-            say.line(text);
-        }
-    }
-}
 
 /// The TPROC-C schema on a MariaDB or MySQL server, from the `maria_*` or `mysql_*` keys.
 pub struct MySchema {
@@ -460,174 +383,6 @@ impl MySchema {
         Ok(())
     }
 
-    async fn check_on(&self, conn: &mut Wire, warehouses: u32, say: &Say) -> Result<Vec<Check>> {
-        let db = &self.dbname;
-        let q = |what: &str, e: WireError| self.failed("cannot check", what, &e);
-        let mut checks = Vec::new();
-
-        say.line("Check database");
-        let exists = conn
-            .exec_texts(
-                "SELECT SCHEMA_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?",
-                db,
-            )
-            .await
-            .map_err(|e| q("the database", e))?;
-        checks.push(checks::database(db, !exists.is_empty()));
-        if exists.is_empty() {
-            return Ok(checks);
-        }
-        conn.query_drop(format!("USE {}", ident(db)))
-            .await
-            .map_err(|e| q("the database", e))?;
-
-        say.line("Check tables and indices");
-        let tables: HashSet<String> = conn
-            .exec_texts(
-                "SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = ?",
-                db,
-            )
-            .await
-            .map_err(|e| q("the tables", e))?
-            .iter()
-            .map(|r| cell(r, 0).to_ascii_lowercase())
-            .collect();
-        let indexes: HashMap<String, String> = conn
-            .exec_texts(
-                "SELECT TABLE_NAME, GROUP_CONCAT(DISTINCT INDEX_NAME ORDER BY INDEX_NAME SEPARATOR ', ') \
-                 FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = ? GROUP BY TABLE_NAME",
-                db,
-            )
-            .await
-            .map_err(|e| q("the indexes", e))?
-            .iter()
-            .map(|r| (cell(r, 0).to_ascii_lowercase(), cell(r, 1)))
-            .collect();
-        for table in Table::ALL {
-            let t = table.name();
-            checks.push(checks::table(t, tables.contains(t)));
-        }
-        for table in Table::ALL.into_iter().filter(|t| *t != Table::History) {
-            let t = table.name();
-            let found = match indexes.get(t) {
-                None if !tables.contains(t) => Indexes::NoTable,
-                None => Indexes::Names {
-                    found: "",
-                    missing: &[],
-                },
-                Some(names) => {
-                    let have: Vec<&str> = names.split(", ").collect();
-                    let missing: Vec<&str> = expected_indexes(table)
-                        .iter()
-                        .copied()
-                        .filter(|e| !have.iter().any(|h| h.eq_ignore_ascii_case(e)))
-                        .collect();
-                    checks.push(checks::indexes(
-                        t,
-                        Indexes::Names {
-                            found: names,
-                            missing: &missing,
-                        },
-                    ));
-                    continue;
-                }
-            };
-            checks.push(checks::indexes(t, found));
-        }
-
-        say.line("Check procedures");
-        let routines: HashSet<String> = conn
-            .exec_texts(
-                "SELECT ROUTINE_NAME FROM information_schema.ROUTINES \
-                 WHERE ROUTINE_SCHEMA = ? AND ROUTINE_TYPE = 'PROCEDURE'",
-                db,
-            )
-            .await
-            .map_err(|e| q("the procedures", e))?
-            .iter()
-            .map(|r| cell(r, 0).to_ascii_uppercase())
-            .collect();
-        for p in PROCEDURES {
-            let found = routines.contains(p).then_some("present");
-            checks.push(checks::routine("procedure", p, found));
-        }
-        let constants: Option<Vec<[String; 3]>> = if tables.contains(NURAND_TABLE) {
-            let rows = conn
-                .query_texts("SELECT c_last, c_id, ol_i_id FROM tpcc_nurand")
-                .await
-                .map_err(|e| q(NURAND_TABLE, e))?;
-            Some(
-                rows.iter()
-                    .map(|row| [0, 1, 2].map(|i| cell(row, i)))
-                    .collect(),
-            )
-        } else {
-            None
-        };
-        checks.push(checks::nurand(constants.as_deref()));
-
-        // Row counts, and the warehouse count against the dictionary.
-        let w = u64::from(warehouses);
-        let mut counts: HashMap<Table, u64> = HashMap::new();
-        for table in Table::ALL {
-            let t = table.name();
-            if !tables.contains(t) {
-                continue;
-            }
-            let n = conn
-                .first_int(&format!("SELECT COUNT(*) FROM {t}"))
-                .await
-                .map_err(|e| q(&format!("the rows of {t}"), e))?
-                .unwrap_or(0)
-                .max(0) as u64;
-            counts.insert(table, n);
-        }
-        let max = if tables.contains("warehouse") {
-            conn.first_int("SELECT COALESCE(MAX(w_id), 0) FROM warehouse")
-                .await
-                .map_err(|e| q("the warehouses", e))?
-                .unwrap_or(0)
-                .max(0) as u64
-        } else {
-            0
-        };
-        checks.push(checks::warehouse_count(
-            counts.get(&Table::Warehouse).copied(),
-            max,
-            w,
-            &self.key("count_ware"),
-        ));
-        for table in Table::ALL {
-            checks.push(checks::rows(table, counts.get(&table).copied(), w));
-        }
-
-        for (i, (condition, (sql, describe))) in CONDITIONS.iter().zip(&CONSISTENCY).enumerate() {
-            say.line(format!("Check consistency {}", i + 1));
-            if let Some(t) = condition.tables.iter().find(|t| !tables.contains(t.name())) {
-                checks.push(checks::consistency(i, Found::NoTable(t.name())));
-                continue;
-            }
-            let first = conn
-                .query_first(sql)
-                .await
-                .map_err(|e| q(&format!("Check consistency {}", i + 1), e))?;
-            let found = match first {
-                None => Found::Holds {
-                    units: counts.get(&condition.per.table()).copied().unwrap_or(0),
-                },
-                Some(row) => {
-                    let v = row_texts(&row);
-                    Found::Fails {
-                        offenders: v.last().and_then(|n| n.parse().ok()).unwrap_or(0),
-                        first: describe(&v),
-                    }
-                }
-            };
-            checks.push(checks::consistency(i, found));
-        }
-        Ok(checks)
-    }
-
     async fn delete_on(&self, conn: &mut Wire, say: &Say) -> Result<Vec<String>> {
         let db = &self.dbname;
         if SYSTEM_SCHEMAS.iter().any(|s| s.eq_ignore_ascii_case(db)) {
@@ -767,7 +522,12 @@ impl SchemaDb for MySchema {
     async fn check(&self, warehouses: u32, say: &Say) -> Result<Vec<Check>> {
         say.line(format!("Checking {} TPROC-C schema", self.dbname));
         self.with_conn(&self.server, async |conn| {
-            self.check_on(conn, warehouses, say).await
+            let names = Names {
+                db: &self.dbname,
+                count_ware: self.key("count_ware"),
+                peer: self.peer(),
+            };
+            check_on(conn, &names, warehouses, say).await
         })
         .await
     }
@@ -775,167 +535,6 @@ impl SchemaDb for MySchema {
     async fn delete(&self, say: &Say) -> Result<Vec<String>> {
         self.with_conn(&self.server, async |conn| self.delete_on(conn, say).await)
             .await
-    }
-}
-
-/// One loading session on the schema's database.
-pub struct MyLoader {
-    conn: Box<Wire>,
-    peer: Peer,
-    shared: Arc<Shared>,
-}
-
-impl MyLoader {
-    fn failed(&self, table: Table, e: &WireError) -> Error {
-        Error::Db(self.peer.failed(
-            "cannot load rows into",
-            e.kind,
-            format!("table {}: {}", table.name(), e.detail),
-        ))
-    }
-
-    /// One `LOAD DATA LOCAL` statement in one transaction. `LOCAL` makes the server treat
-    /// bad or duplicate rows as warnings rather than errors (it cannot stop the client
-    /// mid-file), so anything but a clean load of every row is rolled back and reported.
-    async fn load_data(&mut self, table: Table, rows: &[u8]) -> Result<(), LoadError> {
-        let expected = count_lines(rows);
-        let sql = format!(
-            // The defaults are Format::COPY: FIELDS TERMINATED BY '\t' ESCAPED BY '\\',
-            // LINES TERMINATED BY '\n'. They are left implicit because spelling them out
-            // would break under sql_mode NO_BACKSLASH_ESCAPES.
-            "LOAD DATA LOCAL INFILE '{name}.tsv' INTO TABLE {name} CHARACTER SET {CHARSET} ({cols})",
-            name = table.name(),
-            cols = table.columns().join(", ")
-        );
-        self.conn
-            .query_drop("START TRANSACTION")
-            .await
-            .map_err(LoadError::Driver)?;
-        let done = match self.conn.load_local(&sql, rows).await {
-            Ok(done) => done,
-            Err(e) => {
-                self.rollback().await;
-                return Err(LoadError::Driver(e));
-            }
-        };
-        let (loaded, warnings) = (done.affected, done.warnings);
-        if loaded != expected || warnings > 0 {
-            let shown = self
-                .conn
-                .query_texts("SHOW WARNINGS LIMIT 3")
-                .await
-                .unwrap_or_default();
-            self.rollback().await;
-            let first = shown
-                .first()
-                .map(|r| format!("; first: {} {}: {}", cell(r, 0), cell(r, 1), cell(r, 2)))
-                .unwrap_or_default();
-            return Err(LoadError::Bad(format!(
-                "LOAD DATA read {loaded} of {expected} rows with {warnings} warnings{first}; rolled back"
-            )));
-        }
-        self.conn
-            .query_drop("COMMIT")
-            .await
-            .map_err(LoadError::Driver)
-    }
-
-    /// The same rows as multi-row INSERTs of about [`INSERT_ROWS`] rows, in one transaction.
-    async fn insert(&mut self, table: Table, rows: &[u8]) -> Result<(), LoadError> {
-        let head = format!(
-            "INSERT INTO {} ({}) VALUES ",
-            table.name(),
-            table.columns().join(", ")
-        );
-        let ncols = table.columns().len();
-        self.conn
-            .query_drop("START TRANSACTION")
-            .await
-            .map_err(LoadError::Driver)?;
-        let mut sql = String::with_capacity(INSERT_BYTES + 64 * 1024);
-        let mut in_stmt = 0;
-        for (i, line) in lines(rows).enumerate() {
-            if in_stmt == 0 {
-                sql.clear();
-                sql.push_str(&head);
-            } else {
-                sql.push(',');
-            }
-            if let Err(why) = push_row(&mut sql, line, ncols) {
-                self.rollback().await;
-                return Err(LoadError::Bad(format!("row {}: {why}", i + 1)));
-            }
-            in_stmt += 1;
-            if in_stmt == INSERT_ROWS || sql.len() >= INSERT_BYTES {
-                if let Err(e) = self.conn.query_drop(&sql).await {
-                    self.rollback().await;
-                    return Err(LoadError::Driver(e));
-                }
-                in_stmt = 0;
-            }
-        }
-        if in_stmt > 0 {
-            if let Err(e) = self.conn.query_drop(&sql).await {
-                self.rollback().await;
-                return Err(LoadError::Driver(e));
-            }
-        }
-        self.conn
-            .query_drop("COMMIT")
-            .await
-            .map_err(LoadError::Driver)
-    }
-
-    async fn rollback(&mut self) {
-        // On a lost connection the server rolls back by itself.
-        let _ = self.conn.query_drop("ROLLBACK").await;
-    }
-}
-
-/// Why a load failed: the driver's error, or rows the server would not take cleanly.
-enum LoadError {
-    Driver(WireError),
-    Bad(String),
-}
-
-impl Loader for MyLoader {
-    async fn load(&mut self, table: Table, rows: &[u8]) -> Result<()> {
-        if rows.is_empty() {
-            return Ok(());
-        }
-        let outcome = match self.shared.method() {
-            Some(LoadMethod::Insert) => self.insert(table, rows).await,
-            _ => match self.load_data(table, rows).await {
-                Err(LoadError::Driver(s)) if INFILE_REFUSED.contains(&s.code) => {
-                    self.shared.set_method(LoadMethod::Insert);
-                    self.shared.say_once(format!(
-                        "The server refuses LOAD DATA LOCAL ({}): loading rows with {}",
-                        s.detail,
-                        LoadMethod::Insert.describe()
-                    ));
-                    self.insert(table, rows).await
-                }
-                other => {
-                    if other.is_ok() && self.shared.method().is_none() {
-                        self.shared.set_method(LoadMethod::LoadData);
-                    }
-                    other
-                }
-            },
-        };
-        match outcome {
-            Ok(()) => Ok(()),
-            Err(LoadError::Driver(e)) => Err(self.failed(table, &e)),
-            Err(LoadError::Bad(why)) => Err(Error::Db(self.peer.failed(
-                "cannot load rows into",
-                crate::db::Failure::Other,
-                format!("table {}: {why}", table.name()),
-            ))),
-        }
-    }
-
-    async fn close(self) {
-        self.conn.close().await;
     }
 }
 
@@ -1002,264 +601,10 @@ fn check_engine_name(engine: &str, key: &str) -> Result<()> {
     }
 }
 
-/// A name as a quoted identifier.
-fn ident(name: &str) -> String {
-    format!("`{}`", name.replace('`', "``"))
-}
-
-/// The keys tables.sql gives each table: the primary key, and the indexes Payment and
-/// Order-Status use to find a customer by name and a customer's last order.
-fn expected_indexes(table: Table) -> &'static [&'static str] {
-    match table {
-        Table::History => &[],
-        Table::Customer => &["PRIMARY", "c_w_id"],
-        Table::Orders => &["PRIMARY", "o_w_id"],
-        _ => &["PRIMARY"],
-    }
-}
-
-/// TPC-C's consistency conditions (`tpcc::checks::CONDITIONS`, in order): a query returning
-/// the first offender (its key and values, then the number of offenders) or no row at all,
-/// and how to describe that offender.
-type Describe = fn(&[String]) -> String;
-const CONSISTENCY: [(&str, Describe); 4] = [
-    (
-        "SELECT w.w_id, w.w_ytd, d.ytd, COUNT(*) OVER () \
-              FROM warehouse w \
-              LEFT JOIN (SELECT d_w_id, SUM(d_ytd) AS ytd FROM district GROUP BY d_w_id) d \
-                ON d.d_w_id = w.w_id \
-              WHERE d.ytd IS NULL OR w.w_ytd <> d.ytd \
-              ORDER BY w.w_id LIMIT 1",
-        |v| {
-            format!(
-                "warehouse {} has W_YTD {} but sum(D_YTD) {}",
-                v[0], v[1], v[2]
-            )
-        },
-    ),
-    (
-        "SELECT d.d_w_id, d.d_id, d.d_next_o_id, o.m, n.m, COUNT(*) OVER () \
-              FROM district d \
-              LEFT JOIN (SELECT o_w_id, o_d_id, MAX(o_id) AS m FROM orders \
-                         GROUP BY o_w_id, o_d_id) o \
-                ON o.o_w_id = d.d_w_id AND o.o_d_id = d.d_id \
-              LEFT JOIN (SELECT no_w_id, no_d_id, MAX(no_o_id) AS m FROM new_order \
-                         GROUP BY no_w_id, no_d_id) n \
-                ON n.no_w_id = d.d_w_id AND n.no_d_id = d.d_id \
-              WHERE d.d_next_o_id - 1 <> COALESCE(o.m, 0) \
-                 OR (n.m IS NOT NULL AND n.m <> COALESCE(o.m, 0)) \
-              ORDER BY d.d_w_id, d.d_id LIMIT 1",
-        |v| {
-            format!(
-                "district {} of warehouse {} has D_NEXT_O_ID {}, max(O_ID) {}, max(NO_O_ID) {}",
-                v[1], v[0], v[2], v[3], v[4]
-            )
-        },
-    ),
-    (
-        "SELECT no_w_id, no_d_id, COUNT(*), MIN(no_o_id), MAX(no_o_id), COUNT(*) OVER () \
-              FROM new_order GROUP BY no_w_id, no_d_id \
-              HAVING COUNT(*) <> MAX(no_o_id) - MIN(no_o_id) + 1 \
-              ORDER BY no_w_id, no_d_id LIMIT 1",
-        |v| {
-            format!(
-                "district {} of warehouse {} has {} new orders from {} to {}",
-                v[1], v[0], v[2], v[3], v[4]
-            )
-        },
-    ),
-    (
-        "SELECT d.d_w_id, d.d_id, COALESCE(o.n, 0), COALESCE(l.n, 0), COUNT(*) OVER () \
-              FROM district d \
-              LEFT JOIN (SELECT o_w_id, o_d_id, SUM(o_ol_cnt) AS n FROM orders \
-                         GROUP BY o_w_id, o_d_id) o \
-                ON o.o_w_id = d.d_w_id AND o.o_d_id = d.d_id \
-              LEFT JOIN (SELECT ol_w_id, ol_d_id, COUNT(*) AS n FROM order_line \
-                         GROUP BY ol_w_id, ol_d_id) l \
-                ON l.ol_w_id = d.d_w_id AND l.ol_d_id = d.d_id \
-              WHERE COALESCE(o.n, 0) <> COALESCE(l.n, 0) \
-              ORDER BY d.d_w_id, d.d_id LIMIT 1",
-        |v| {
-            format!(
-                "district {} of warehouse {} has sum(O_OL_CNT) {} but {} order lines",
-                v[1], v[0], v[2], v[3]
-            )
-        },
-    ),
-];
-
-/// A row's values as text, `NULL` for NULL.
-fn row_texts(row: &[Value]) -> Vec<String> {
-    row.iter()
-        .map(|v| text_of(v).unwrap_or_else(|| "NULL".to_string()))
-        .collect()
-}
-
-/// Column `i` of a row of text, empty for NULL or a missing column.
-fn cell(row: &[Option<String>], i: usize) -> String {
-    row.get(i).cloned().flatten().unwrap_or_default()
-}
-
-/// The statements the schema's work takes, on the lean connection.
-trait Queries {
-    /// Runs a statement, its rows (if any) dropped.
-    async fn query_drop(&mut self, sql: impl AsRef<str>) -> Result<(), WireError>;
-    /// The rows of a statement as text (`None` for NULL).
-    async fn query_texts(&mut self, sql: &str) -> Result<Vec<Vec<Option<String>>>, WireError>;
-    /// The first column of the first row, as an integer.
-    async fn first_int(&mut self, sql: &str) -> Result<Option<i64>, WireError>;
-    /// The rows of a statement with one text parameter (a name), as text.
-    async fn exec_texts(
-        &mut self,
-        sql: &str,
-        name: &str,
-    ) -> Result<Vec<Vec<Option<String>>>, WireError>;
-}
-
-fn texts(rows: Vec<Vec<Value>>) -> Vec<Vec<Option<String>>> {
-    rows.iter()
-        .map(|r| r.iter().map(text_of).collect())
-        .collect()
-}
-
-impl Queries for Wire {
-    async fn query_drop(&mut self, sql: impl AsRef<str>) -> Result<(), WireError> {
-        self.query_done(sql.as_ref()).await.map(drop)
-    }
-
-    async fn query_texts(&mut self, sql: &str) -> Result<Vec<Vec<Option<String>>>, WireError> {
-        Ok(texts(self.query_rows(sql).await?))
-    }
-
-    async fn first_int(&mut self, sql: &str) -> Result<Option<i64>, WireError> {
-        let row = self.query_first(sql).await?;
-        Ok(row.as_deref().and_then(|r| r.first()).and_then(int_of))
-    }
-
-    async fn exec_texts(
-        &mut self,
-        sql: &str,
-        name: &str,
-    ) -> Result<Vec<Vec<Option<String>>>, WireError> {
-        Ok(texts(
-            self.exec_rows(sql, &[Arg::Text(name.as_bytes())]).await?,
-        ))
-    }
-}
-
-/// The lines of COPY text, without their newlines; a last line without one counts too.
-fn lines(rows: &[u8]) -> impl Iterator<Item = &[u8]> {
-    let body = rows.strip_suffix(b"\n").unwrap_or(rows);
-    // `split` yields one empty piece for empty input, which holds no row.
-    let pieces = if rows.is_empty() { 0 } else { usize::MAX };
-    body.split(|b| *b == b'\n').take(pieces)
-}
-
-fn count_lines(rows: &[u8]) -> u64 {
-    lines(rows).count() as u64
-}
-
-/// Appends one row of COPY text as `(v1, v2, ...)`, with LOAD DATA's reading of it:
-/// `\N` alone is NULL, `\0 \b \n \r \t \Z` are control characters and `\x` is `x`.
-/// Plain printable text is quoted; anything else goes as a hex literal, which means the
-/// same bytes whatever the session's sql_mode and character set.
-fn push_row(sql: &mut String, line: &[u8], ncols: usize) -> Result<(), String> {
-    let fields = line.split(|b| *b == b'\t');
-    sql.push('(');
-    let mut n = 0;
-    for field in fields {
-        if n > 0 {
-            sql.push(',');
-        }
-        n += 1;
-        if field == b"\\N" {
-            sql.push_str("NULL");
-        } else if field
-            .iter()
-            .all(|&b| (b' '..=b'~').contains(&b) && b != b'\'' && b != b'\\')
-        {
-            sql.push('\'');
-            // Printable ASCII is valid UTF-8.
-            sql.push_str(std::str::from_utf8(field).unwrap_or_default());
-            sql.push('\'');
-        } else {
-            let raw = unescape(field);
-            if raw.is_empty() {
-                sql.push_str("''");
-            } else {
-                sql.push_str("X'");
-                for b in raw {
-                    sql.push(char::from(HEX[usize::from(b >> 4)]));
-                    sql.push(char::from(HEX[usize::from(b & 15)]));
-                }
-                sql.push('\'');
-            }
-        }
-    }
-    sql.push(')');
-    if n == ncols {
-        Ok(())
-    } else {
-        Err(format!("{n} fields where the table has {ncols} columns"))
-    }
-}
-
-const HEX: &[u8; 16] = b"0123456789ABCDEF";
-
-/// LOAD DATA's backslash escapes (the default `ESCAPED BY '\\'`) undone.
-fn unescape(field: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(field.len());
-    let mut it = field.iter();
-    while let Some(&b) = it.next() {
-        if b != b'\\' {
-            out.push(b);
-            continue;
-        }
-        match it.next() {
-            Some(b'0') => out.push(0),
-            Some(b'b') => out.push(8),
-            Some(b'n') => out.push(b'\n'),
-            Some(b'r') => out.push(b'\r'),
-            Some(b't') => out.push(b'\t'),
-            Some(b'Z') => out.push(26),
-            Some(&other) => out.push(other),
-            None => out.push(b'\\'),
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
+    use super::check::{expected_indexes, PROCEDURES};
     use super::*;
-
-    fn row(line: &[u8], ncols: usize) -> Result<String, String> {
-        let mut s = String::new();
-        push_row(&mut s, line, ncols).map(|()| s)
-    }
-
-    #[test]
-    fn rows_become_values() {
-        assert_eq!(
-            row(b"1\tab c\t\\N\t2024-01-02 03:04:05\t-10.00", 5).unwrap(),
-            "('1','ab c',NULL,'2024-01-02 03:04:05','-10.00')"
-        );
-        // Quotes and escapes go as hex, with LOAD DATA's meaning of the escapes.
-        assert_eq!(
-            row(b"it's\ta\\tb\t\\\\", 3).unwrap(),
-            "(X'69742773',X'610962',X'5C')"
-        );
-        assert_eq!(row(b"\t", 2).unwrap(), "('','')");
-        assert!(row(b"1\t2", 3).unwrap_err().contains("2 fields"));
-    }
-
-    #[test]
-    fn lines_of_copy_text() {
-        assert_eq!(lines(b"a\nb\n").collect::<Vec<_>>(), vec![&b"a"[..], b"b"]);
-        assert_eq!(lines(b"a\nb").count(), 2);
-        assert_eq!(lines(b"").count(), 0);
-        assert_eq!(count_lines(b"x\n"), 1);
-    }
 
     #[test]
     fn partitions_only_from_200_warehouses() {

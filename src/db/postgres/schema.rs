@@ -1,23 +1,27 @@
-//! The TPROC-C schema on PostgreSQL: creation, COPY loading, keys, functions, checks, removal.
+//! The TPROC-C schema on PostgreSQL: creation, COPY loading, keys, functions, removal;
+//! `checkschema` in `check`, the statements' execution in `statements`.
 //!
 //! The superuser (`pg_superuser` on `pg_defaultdbase`) makes the role and the database; every
 //! table, key and routine is then made by the owner (`pg_user` on `pg_dbase`), so the workload
 //! owns what it uses. A role hammer creates carries the comment `created by hammer`: that is
 //! how `delete` tells it from a role someone else made, which it never drops or alters.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+mod check;
+mod statements;
 
 use bytes::Bytes;
-use futures_util::future::try_join_all;
 use futures_util::SinkExt;
-use tokio_postgres::Row;
 
+use self::check::check_schema;
+use self::statements::{
+    exec, failed, ident, largest_first, literal, on_db, parallel, transaction, WORKERS,
+};
 use crate::config::{Database, Settings};
 use crate::db::postgres::{classify, connect, PgConn, PgTarget};
 use crate::error::{Error, Result};
 use crate::fault::{DbError, Failure, Peer};
 use crate::sqlfile;
-use crate::tpcc::checks::{self, Found, Indexes, Per, CONDITIONS};
+use crate::tpcc::checks;
 use crate::tpcc::fitness::NURAND_TABLE;
 use crate::tpcc::schema::{Check, Loader, Say, SchemaDb};
 use crate::tpcc::{Constants, Table};
@@ -32,15 +36,8 @@ const NURAND_SQL: &str = include_str!("../../../schemas/pg/tprocc/nurand.sql");
 
 /// The comment that marks a role as hammer's own.
 const HAMMER_ROLE: &str = "created by hammer";
-/// The five transactions, as functions or procedures.
-const ROUTINES: [&str; 5] = ["neword", "payment", "ostat", "delivery", "slev"];
 /// Bytes per COPY data message.
 const COPY_CHUNK: usize = 256 * 1024;
-/// Connections that build keys, gather statistics or count rows at once. Index builds are
-/// sorts, bound by the server's CPU: on a two-core server, 4 warehouses' keys took 4.0 s on
-/// one connection, 2.2 s on two and 2.4 s on three; a large server sorts one big index with
-/// its own parallel workers (`max_parallel_maintenance_workers`) anyway.
-const WORKERS: usize = 2;
 /// Memory for each index build: the default 64MB spills a large warehouse count to disk.
 const KEY_SESSION: &str = "SET maintenance_work_mem = '256MB'";
 /// Partitioning of ORDER_LINE starts at this many warehouses (reference 7.5).
@@ -482,7 +479,16 @@ impl SchemaDb for PgSchema {
                 return Ok(checks);
             }
         };
-        let r = self.check_schema(&conn, warehouses, say, &mut checks).await;
+        let count_ware = self.key("count_ware");
+        let r = check_schema(
+            &self.owner,
+            &count_ware,
+            &conn,
+            warehouses,
+            say,
+            &mut checks,
+        )
+        .await;
         conn.close().await;
         r?;
         Ok(checks)
@@ -578,190 +584,7 @@ impl PgSchema {
         let rows = r.map_err(|e| failed(&self.owner.peer(), "cannot query", "table sizes", &e))?;
         Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
     }
-
-    /// Everything `check` looks at inside the schema database, as the owner.
-    async fn check_schema(
-        &self,
-        conn: &PgConn,
-        warehouses: u32,
-        say: &Say,
-        checks: &mut Vec<Check>,
-    ) -> Result<()> {
-        let peer = self.owner.peer();
-        let db = self.db();
-        let query = |sql: &'static str, what: &'static str| {
-            let peer = &peer;
-            async move {
-                conn.client
-                    .query(sql, &[])
-                    .await
-                    .map_err(|e| failed(peer, "cannot check", what, &e))
-            }
-        };
-
-        say.line("Check tables and indices");
-        let sql = "SELECT t, c.oid IS NOT NULL,
-                          (SELECT count(*) FROM pg_index i WHERE i.indrelid = c.oid)
-                     FROM unnest($1::text[]) WITH ORDINALITY AS u(t, n)
-                     LEFT JOIN pg_class c ON c.oid = to_regclass(u.t)
-                    ORDER BY u.n";
-        let names: Vec<&str> = Table::ALL.iter().map(|t| t.name()).collect();
-        let rows = conn
-            .client
-            .query(sql, &[&names])
-            .await
-            .map_err(|e| failed(&peer, "cannot check", "tables", &e))?;
-        if rows.iter().all(|r| !r.get::<_, bool>(1)) {
-            checks.push(checks::empty(db));
-            return Ok(());
-        }
-        let mut complete = true;
-        for row in &rows {
-            let (table, present, indexes): (String, bool, i64) =
-                (row.get(0), row.get(1), row.get(2));
-            complete &= present;
-            checks.push(checks::table(&table, present));
-            if !present || table == Table::History.name() {
-                continue;
-            }
-            checks.push(checks::indexes(&table, Indexes::Count(indexes)));
-        }
-        let nurand = conn
-            .client
-            .query_one("SELECT to_regclass($1::text) IS NOT NULL", &[&NURAND_TABLE])
-            .await
-            .map_err(|e| failed(&peer, "cannot check", NURAND_TABLE, &e))?
-            .get::<_, bool>(0);
-        let constants: Option<Vec<[String; 3]>> = if nurand {
-            let rows = query(
-                "SELECT c_last::text, c_id::text, ol_i_id::text FROM tpcc_nurand",
-                NURAND_TABLE,
-            )
-            .await?;
-            Some(
-                rows.iter()
-                    .map(|r| [0, 1, 2].map(|i| r.get::<_, Option<String>>(i).unwrap_or_default()))
-                    .collect(),
-            )
-        } else {
-            None
-        };
-        checks.push(checks::nurand(constants.as_deref()));
-
-        say.line("Check routines");
-        let sql = "SELECT p.proname::text, p.prokind::text FROM pg_proc p
-                     JOIN pg_namespace n ON n.oid = p.pronamespace
-                    WHERE n.nspname = current_schema() AND p.proname = ANY ($1::text[])";
-        let found = conn
-            .client
-            .query(sql, &[&ROUTINES.as_slice()])
-            .await
-            .map_err(|e| failed(&peer, "cannot check", "routines", &e))?;
-        for name in ROUTINES {
-            let kinds: Vec<&str> = found
-                .iter()
-                .filter(|r| r.get::<_, &str>(0) == name)
-                .map(|r| match r.get::<_, &str>(1) {
-                    "p" => "procedure",
-                    _ => "function",
-                })
-                .collect();
-            let kinds = kinds.join(", ");
-            let found = (!kinds.is_empty()).then_some(kinds.as_str());
-            checks.push(checks::routine("routine", name, found));
-        }
-        if !complete {
-            return Ok(());
-        }
-
-        say.line("Check warehouses, row counts and consistency");
-        let w = warehouses;
-        let row = &query(
-            "SELECT coalesce(max(w_id), 0)::bigint, count(*) FROM warehouse",
-            "warehouses",
-        )
-        .await?[0];
-        let (max_w, count_w): (i64, i64) = (row.get(0), row.get(1));
-        let w = u64::from(w);
-        let count = |n: i64| u64::try_from(n).unwrap_or(0);
-        checks.push(checks::warehouse_count(
-            Some(count(count_w)),
-            count(max_w),
-            w,
-            &self.key("count_ware"),
-        ));
-
-        let counts: Vec<String> = Table::ALL
-            .iter()
-            .map(|t| format!("SELECT count(*) FROM {}", t.name()))
-            .collect();
-        let mut jobs: Vec<String> = CONSISTENCY.iter().map(|sql| sql.to_string()).collect();
-        jobs.extend(counts);
-        let results = parallel(&self.owner, "", &jobs, WORKERS, "cannot check").await?;
-        let (consistency, counts) = results.split_at(CONSISTENCY.len());
-
-        let mut units = [0u64; 2];
-        for (table, rows) in Table::ALL.iter().zip(counts) {
-            let n = count(rows[0].get::<_, i64>(0));
-            match table {
-                Table::Warehouse => units[0] = n,
-                Table::District => units[1] = n,
-                _ => {}
-            }
-            checks.push(checks::rows(*table, Some(n), w));
-        }
-        for (i, (condition, rows)) in CONDITIONS.iter().zip(consistency).enumerate() {
-            let found = match rows.first() {
-                None => Found::Holds {
-                    units: units[usize::from(condition.per == Per::District)],
-                },
-                Some(r) => {
-                    let (bad, w, d): (i64, i32, Option<i32>) = (r.get(0), r.get(1), r.get(2));
-                    Found::Fails {
-                        offenders: count(bad),
-                        first: match d {
-                            Some(d) => format!("first district {d} of warehouse {w}"),
-                            None => format!("first warehouse {w}"),
-                        },
-                    }
-                }
-            };
-            checks.push(checks::consistency(i, found));
-        }
-        Ok(())
-    }
 }
-
-/// TPC-C's consistency conditions (`tpcc::checks::CONDITIONS`, in order), each a query
-/// returning, when some rows break it, one row of (offenders, first warehouse, first
-/// district or NULL).
-const CONSISTENCY: [&str; 4] = [
-    "WITH d AS (SELECT d_w_id, sum(d_ytd) AS ytd FROM district GROUP BY d_w_id),
-          bad AS (SELECT w.w_id FROM warehouse w LEFT JOIN d ON d.d_w_id = w.w_id
-                   WHERE d.ytd IS DISTINCT FROM w.w_ytd)
-     SELECT count(*) OVER (), w_id::int, NULL::int FROM bad ORDER BY w_id LIMIT 1",
-    "WITH o AS (SELECT o_w_id AS w, o_d_id AS d, max(o_id) AS m FROM orders
-                 GROUP BY o_w_id, o_d_id),
-          n AS (SELECT no_w_id AS w, no_d_id AS d, max(no_o_id) AS m FROM new_order
-                 GROUP BY no_w_id, no_d_id),
-          bad AS (SELECT t.d_w_id AS w, t.d_id AS d FROM district t
-                    LEFT JOIN o ON o.w = t.d_w_id AND o.d = t.d_id
-                    LEFT JOIN n ON n.w = t.d_w_id AND n.d = t.d_id
-                   WHERE o.m IS DISTINCT FROM t.d_next_o_id - 1
-                      OR n.m <> t.d_next_o_id - 1)
-     SELECT count(*) OVER (), w::int, d::int FROM bad ORDER BY w, d LIMIT 1",
-    "WITH bad AS (SELECT no_w_id AS w, no_d_id AS d FROM new_order
-                   GROUP BY no_w_id, no_d_id
-                  HAVING max(no_o_id) - min(no_o_id) + 1 <> count(*))
-     SELECT count(*) OVER (), w::int, d::int FROM bad ORDER BY w, d LIMIT 1",
-    "WITH o AS (SELECT o_w_id AS w, o_d_id AS d, sum(o_ol_cnt) AS n FROM orders
-                 GROUP BY o_w_id, o_d_id),
-          l AS (SELECT ol_w_id AS w, ol_d_id AS d, count(*) AS n FROM order_line
-                 GROUP BY ol_w_id, ol_d_id),
-          bad AS (SELECT w, d FROM o FULL JOIN l USING (w, d)
-                   WHERE o.n IS DISTINCT FROM l.n)
-     SELECT count(*) OVER (), w::int, d::int FROM bad ORDER BY w, d LIMIT 1",
-];
 
 /// The slots `routines.sql` leaves for `flavours.sql` to fill.
 const FLAVOUR_SLOTS: [&str; 8] = [
@@ -819,176 +642,10 @@ impl Loader for PgLoader {
     }
 }
 
-/// The same login on another database.
-fn on_db(target: &PgTarget, db: &str) -> PgTarget {
-    PgTarget {
-        dbname: db.to_string(),
-        ..target.clone()
-    }
-}
-
-/// `name` as a quoted SQL identifier: used exactly as given, as the login uses it.
-fn ident(name: &str) -> String {
-    format!("\"{}\"", name.replace('"', "\"\""))
-}
-
-/// `text` as an escape-string literal, correct whatever `standard_conforming_strings` says.
-fn literal(text: &str) -> String {
-    format!("E'{}'", text.replace('\\', "\\\\").replace('\'', "''"))
-}
-
-/// A failed statement as a `DbError`: `what` says what it worked on; the SQL text is never
-/// included, as some holds a password.
-fn failed(peer: &Peer, action: &'static str, what: &str, e: &tokio_postgres::Error) -> DbError {
-    let (kind, detail) = classify(e, false);
-    peer.failed(action, kind, format!("{what}: {detail}"))
-}
-
-/// Runs one or more statements (simple protocol).
-async fn exec(
-    conn: &PgConn,
-    peer: &Peer,
-    action: &'static str,
-    what: &str,
-    sql: &str,
-) -> Result<(), DbError> {
-    conn.client
-        .batch_execute(sql)
-        .await
-        .map_err(|e| failed(peer, action, what, &e))
-}
-
-/// Runs `statements` from a schema file in one transaction; an error names the statement by
-/// its first line.
-async fn transaction(
-    conn: &PgConn,
-    peer: &Peer,
-    action: &'static str,
-    statements: &[String],
-) -> Result<(), DbError> {
-    exec(conn, peer, action, "BEGIN", "BEGIN").await?;
-    for sql in statements {
-        exec(conn, peer, action, first_line(sql), sql).await?;
-    }
-    exec(conn, peer, action, "COMMIT", "COMMIT").await
-}
-
-/// The first line of a statement that is not a comment, to name it in a message.
-fn first_line(sql: &str) -> &str {
-    sql.lines()
-        .map(str::trim)
-        .find(|l| !l.is_empty() && !l.starts_with("--"))
-        .unwrap_or("")
-}
-
-/// The table a statement works on: the word after `TABLE`, `ON` or `ANALYZE`.
-fn statement_table(sql: &str) -> Option<&str> {
-    let mut words = sql.split(|c: char| c.is_whitespace() || c == '(' || c == ';');
-    while let Some(word) = words.next() {
-        if ["TABLE", "ON", "ANALYZE"]
-            .iter()
-            .any(|k| word.eq_ignore_ascii_case(k))
-        {
-            return words.find(|w| !w.is_empty());
-        }
-    }
-    None
-}
-
-/// `statements` with those on the biggest tables first, so that the longest work starts
-/// first and the workers end together. Otherwise the order is kept.
-fn largest_first(mut statements: Vec<String>, sizes: &[(String, i64)]) -> Vec<String> {
-    let size = |sql: &String| {
-        statement_table(sql)
-            .and_then(|t| sizes.iter().find(|(name, _)| name.eq_ignore_ascii_case(t)))
-            .map_or(0, |(_, n)| *n)
-    };
-    statements.sort_by_key(|s| std::cmp::Reverse(size(s)));
-    statements
-}
-
-/// Runs `jobs` on up to `workers` connections to `target` at once, each connection taking the
-/// next job when it has finished one; returns each job's rows, in `jobs` order.
-async fn parallel(
-    target: &PgTarget,
-    setup: &str,
-    jobs: &[String],
-    workers: usize,
-    action: &'static str,
-) -> Result<Vec<Vec<Row>>, DbError> {
-    let next = AtomicUsize::new(0);
-    let n = workers.clamp(1, jobs.len().max(1));
-    let done = try_join_all((0..n).map(|_| worker(target, setup, jobs, &next, action))).await?;
-    let mut out: Vec<Vec<Row>> = std::iter::repeat_with(Vec::new).take(jobs.len()).collect();
-    for (i, rows) in done.into_iter().flatten() {
-        out[i] = rows;
-    }
-    Ok(out)
-}
-
-async fn worker(
-    target: &PgTarget,
-    setup: &str,
-    jobs: &[String],
-    next: &AtomicUsize,
-    action: &'static str,
-) -> Result<Vec<(usize, Vec<Row>)>, DbError> {
-    let conn = connect(target).await?;
-    let peer = target.peer();
-    let r = async {
-        if !setup.is_empty() {
-            exec(&conn, &peer, action, setup, setup).await?;
-        }
-        let mut done = Vec::new();
-        loop {
-            let i = next.fetch_add(1, Ordering::Relaxed);
-            let Some(sql) = jobs.get(i) else {
-                return Ok(done);
-            };
-            let rows = conn
-                .client
-                .query(sql.as_str(), &[])
-                .await
-                .map_err(|e| failed(&peer, action, first_line(sql), &e))?;
-            done.push((i, rows));
-        }
-    }
-    .await;
-    conn.close().await;
-    r
-}
-
 #[cfg(test)]
 mod tests {
+    use super::check::ROUTINES;
     use super::*;
-
-    #[test]
-    fn identifiers_and_literals_are_quoted() {
-        assert_eq!(ident("tpcc"), "\"tpcc\"");
-        assert_eq!(ident("a\"b"), "\"a\"\"b\"");
-        assert_eq!(literal("it's"), "E'it''s'");
-        assert_eq!(literal("a\\b"), "E'a\\\\b'");
-    }
-
-    #[test]
-    fn statements_name_their_table() {
-        let keys = sqlfile::split(KEYS_SQL);
-        let tables: Vec<_> = keys.iter().map(|s| statement_table(s)).collect();
-        assert_eq!(tables[0], Some("warehouse"));
-        assert!(tables.iter().all(Option::is_some), "{tables:?}");
-        assert!(tables.contains(&Some("customer")));
-        assert_eq!(statement_table("ANALYZE order_line"), Some("order_line"));
-    }
-
-    #[test]
-    fn biggest_tables_go_first_and_ties_keep_their_order() {
-        let sizes = vec![("stock".to_string(), 10), ("order_line".to_string(), 20)];
-        let sorted = largest_first(sqlfile::split(KEYS_SQL), &sizes);
-        assert!(sorted[0].contains("order_line"));
-        assert!(sorted[1].contains("stock"));
-        assert!(sorted[2].contains("warehouse"));
-        assert_eq!(sorted.len(), 10);
-    }
 
     #[test]
     fn both_flavours_come_from_one_text() {
