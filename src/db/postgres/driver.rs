@@ -12,25 +12,25 @@
 //! without waiting for answers), so a transaction costs one round trip, New-Order two:
 //! whether it commits depends on the item lookup.
 
+mod calls;
 mod client;
 pub mod counters;
 mod fitness;
 mod numeric;
 mod outputs;
-mod routines;
 mod sql;
 
 use tokio::sync::Mutex;
 use tokio_postgres::types::ToSql;
 use tokio_postgres::Client;
 
+use self::calls::{customer_args, routine_new_order};
 use self::client::{int, money, ClientLink, ClientStatements};
 use self::fitness::PgFitness;
 use self::outputs::{
     delivery_result, failed, order_status_result, payment_result, routine_failed,
     stock_level_result,
 };
-use self::routines::{customer_args, routine_new_order};
 use self::sql::{statement_texts, Flavour, ROUTINES};
 use crate::config::{Database, Settings};
 use crate::db::net::sock::KillSwitch;
