@@ -135,8 +135,9 @@ pub enum Error {
         way_out: &'static str,
     },
 
-    /// A request valid in itself but not now, in prose. The catch-all that db/ still uses;
-    /// new code names its case below instead.
+    /// A request valid in itself but not now, in prose. The catch-all that db/ (and `vurun`'s
+    /// refusal of a workload, until it takes `CannotRun`) still use; new code names its case
+    /// below instead.
     #[error("{0}")]
     State(String),
 
@@ -304,6 +305,10 @@ pub enum Error {
     /// A schema command while virtual users exist.
     #[error("Error: Cannot {what} with Virtual Users active, destroy Virtual Users first")]
     VusActive { what: String },
+
+    /// `vurun` of a loaded script whose workload hammer has no runner for (yet).
+    #[error("Error: hammer cannot run {workload} scripts")]
+    CannotRun { workload: &'static str },
 
     /// `vudestroy` with none to destroy.
     #[error("No Virtual Users found to destroy")]

@@ -315,6 +315,12 @@ fn named_variants_print_the_old_sentences() {
         ),
         (Error::NoMonitor, "the workload has no monitor"),
         (
+            Error::CannotRun {
+                workload: "TPROC-H",
+            },
+            "Error: hammer cannot run TPROC-H scripts",
+        ),
+        (
             Error::TxCountFailed {
                 which: "end",
                 why: Box::new(Error::NoMonitor),
