@@ -28,23 +28,20 @@ pub struct CustomScript {
 impl CustomScript {
     /// Reads and compiles the script; a syntax error names `FILE:LINE:COL`.
     pub fn load(path: &Path) -> Result<Self> {
-        let source = std::fs::read_to_string(path).map_err(|e| {
-            Error::Config(format!(
-                "Usage: customscript scriptname.rhai\ncannot read {}: {e}",
-                path.display()
-            ))
+        let source = std::fs::read_to_string(path).map_err(|why| Error::ScriptUnreadable {
+            path: path.display().to_string(),
+            why,
         })?;
         let ast = engine(None, Interrupt::default())
             .compile(&source)
             .map_err(|e| {
                 let p = e.position();
-                Error::Config(format!(
-                    "{}:{}:{}: {}",
-                    path.display(),
-                    p.line().unwrap_or(0),
-                    p.position().unwrap_or(0),
-                    e.err_type()
-                ))
+                Error::ScriptSyntax {
+                    path: path.display().to_string(),
+                    line: p.line().unwrap_or(0),
+                    column: p.position().unwrap_or(0),
+                    why: Box::new(e.err_type().clone()),
+                }
             })?;
         Ok(CustomScript {
             path: path.to_path_buf(),

@@ -9,10 +9,32 @@ pub enum Error {
     #[error("{message}\n{usage}")]
     Usage { message: String, usage: String },
 
-    /// A value refused for a reason given in prose. The catch-all that db/, tpcc/, vu.rs,
-    /// custom.rs and the recorder still use; new code names its case below instead.
+    /// A value refused for a reason given in prose. The catch-all that db/ still uses; new
+    /// code names its case below instead.
     #[error("{0}")]
     Config(String),
+
+    /// An environment variable hammer reads holds a value it cannot use; `want` says what is
+    /// valid.
+    #[error("{var}={value:?} is not valid: give {want}")]
+    BadEnv {
+        var: &'static str,
+        value: String,
+        want: &'static str,
+    },
+
+    /// `customscript` names a file that cannot be read.
+    #[error("Usage: customscript scriptname.rhai\ncannot read {path}: {why}")]
+    ScriptUnreadable { path: String, why: std::io::Error },
+
+    /// A custom script that does not compile, at `path:line:column`.
+    #[error("{path}:{line}:{column}: {why}")]
+    ScriptSyntax {
+        path: String,
+        line: usize,
+        column: usize,
+        why: Box<rhai::ParseErrorType>,
+    },
 
     /// `diset`/`giset` named a dictionary that the target does not have.
     #[error("Dictionary \"{section}\" for {target} does not exist; valid dictionaries are {}\n{hint}", .valid.join(", "))]
@@ -113,10 +135,164 @@ pub enum Error {
         way_out: &'static str,
     },
 
-    /// A request valid in itself but not now, in prose. The catch-all that db/, tpcc/, vu.rs,
-    /// custom.rs and the recorder still use; new code names its case below instead.
+    /// A request valid in itself but not now, in prose. The catch-all that db/ (and `vurun`'s
+    /// refusal of a workload, until it takes `CannotRun`) still use; new code names its case
+    /// below instead.
     #[error("{0}")]
     State(String),
+
+    /// The schema's database holds none of the TPROC-C tables.
+    #[error("Database {db} holds no TPROC-C schema: build it with buildschema")]
+    NoSchema { db: String },
+
+    /// The TPROC-C schema lacks some of its tables.
+    #[error(
+        "The TPROC-C schema {db} on {engine} at {addr} lacks table{} {}: delete it with \
+         deleteschema and build it again with buildschema",
+        plural(.tables.len()),
+        .tables.join(", ")
+    )]
+    SchemaLacksTables {
+        db: String,
+        /// `PostgreSQL`, `MariaDB`, `MySQL`.
+        engine: String,
+        addr: String,
+        tables: Vec<String>,
+    },
+
+    /// The schema has TPROC-C's tables but not the one where buildschema records the load's
+    /// NURand constants.
+    #[error(
+        "Database {db} has no table {table}, where hammer's buildschema records the load's \
+         NURand constants: the schema was built by another tool; delete it with deleteschema \
+         and build it with buildschema"
+    )]
+    NoConstantsTable { db: String, table: &'static str },
+
+    /// The TPROC-C schema has no warehouses.
+    #[error(
+        "The TPROC-C schema {db} has no warehouses: delete it with deleteschema and build it \
+         again with buildschema"
+    )]
+    NoWarehouses { db: String },
+
+    /// The run asks (through `key`) for more warehouses than the schema has.
+    #[error(
+        "The TPROC-C schema {db} has {have} warehouse{} but {key} asks for {asked}: set {key} \
+         to {have} (diset tpcc {key} {have}), or build a larger schema",
+        plural(*.have as usize)
+    )]
+    TooFewWarehouses {
+        db: String,
+        have: u32,
+        /// The dictionary key of the warehouse count: `pg_count_ware`.
+        key: String,
+        asked: u32,
+    },
+
+    /// The table of NURand constants holds other than one row.
+    #[error(
+        "Table {table} of the TPROC-C schema {db} holds {rows} rows, expected exactly 1 (the \
+         NURand load constants): delete the schema with deleteschema and build it again with \
+         buildschema"
+    )]
+    ConstantsRows {
+        db: String,
+        table: &'static str,
+        rows: usize,
+    },
+
+    /// The NURand constants are outside the ranges TPC-C allows (each from 0 to its maximum).
+    #[error(
+        "Table {table} of the TPROC-C schema {db} holds constants out of range (c_last \
+         0..{c_last_max}, c_id 0..{c_id_max}, ol_i_id 0..{ol_i_id_max}): delete the schema \
+         with deleteschema and build it again with buildschema"
+    )]
+    ConstantsOutOfRange {
+        db: String,
+        table: &'static str,
+        c_last_max: i64,
+        c_id_max: i64,
+        ol_i_id_max: i64,
+    },
+
+    /// A schema build that failed or was stopped part way; `db` is the engine's name.
+    #[error(
+        "Schema build stopped after {loaded} of about {expected} rows: {}\nThe {db} schema is \
+         incomplete: remove it with deleteschema, then run buildschema again",
+        build_cause(.why)
+    )]
+    BuildStopped {
+        loaded: u64,
+        expected: u64,
+        why: Box<Error>,
+        db: &'static str,
+    },
+
+    /// `datagenrun` would overwrite a file.
+    #[error(
+        "File {path} already exists: datagenrun does not overwrite data; choose an empty \
+         directory with {way_out}"
+    )]
+    FileExists { path: String, way_out: &'static str },
+
+    /// A thread of ours panicked (`what`: "a data generation thread").
+    #[error("{what} panicked")]
+    Panicked { what: &'static str },
+
+    /// A task of ours ended by panic or abort (`task`: "terminal", "a loader").
+    #[error("{task} task failed: {why}")]
+    TaskFailed {
+        task: &'static str,
+        why: tokio::task::JoinError,
+    },
+
+    /// The server did not answer `what` within the reply timeout.
+    #[error(
+        "the server did not answer {what} within {} s (the reply timeout)",
+        .within.as_secs_f64()
+    )]
+    NoAnswer {
+        what: &'static str,
+        within: std::time::Duration,
+    },
+
+    /// A terminal stopped reconnecting: the server stayed away for `waited`.
+    #[error("the server did not come back within {} s: {why}", .waited.as_secs_f64())]
+    ServerGone {
+        waited: std::time::Duration,
+        why: Box<Error>,
+    },
+
+    /// The stop came while a terminal was connecting.
+    #[error("stopped while connecting")]
+    StoppedConnecting,
+
+    /// A virtual user's own thread, or the runtime on it, could not start; `hint` names the
+    /// limit to raise when the cause is a known one.
+    #[error("cannot start {what}: {why}{}", after_semicolon(.hint))]
+    ThreadStart {
+        /// "a thread of its own", "a runtime on its thread".
+        what: &'static str,
+        why: std::io::Error,
+        hint: Option<&'static str>,
+    },
+
+    /// A virtual user's own thread ended without an answer.
+    #[error("stopped without an answer: its thread panicked")]
+    VuThreadPanicked,
+
+    /// A timed run of a workload that has no monitor.
+    #[error("the workload has no monitor")]
+    NoMonitor,
+
+    /// The monitor could not read the transaction count at the start or the end of the test.
+    #[error("cannot take the {which} transaction count: {why}")]
+    TxCountFailed {
+        /// "start" or "end".
+        which: &'static str,
+        why: Box<Error>,
+    },
 
     /// A command name that is not in the table.
     #[error("Unknown command {name}")]
@@ -129,6 +305,10 @@ pub enum Error {
     /// A schema command while virtual users exist.
     #[error("Error: Cannot {what} with Virtual Users active, destroy Virtual Users first")]
     VusActive { what: String },
+
+    /// `vurun` of a loaded script whose workload hammer has no runner for (yet).
+    #[error("Error: hammer cannot run {workload} scripts")]
+    CannotRun { workload: &'static str },
 
     /// `vudestroy` with none to destroy.
     #[error("No Virtual Users found to destroy")]
@@ -261,6 +441,28 @@ fn in_parens(way_out: &Option<String>) -> String {
         .unwrap_or_default()
 }
 
+/// `; hint`, or nothing.
+fn after_semicolon(hint: &Option<&'static str>) -> String {
+    hint.map(|h| format!("; {h}")).unwrap_or_default()
+}
+
+/// `s` for a count other than one.
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+/// Why a build stopped: Ctrl-C in words, any other error as it reads.
+fn build_cause(why: &Error) -> String {
+    match why {
+        Error::Interrupted => "interrupted by Ctrl-C".to_string(),
+        other => other.to_string(),
+    }
+}
+
 /// ` on host`, or nothing.
 fn on_host(host: &Option<String>) -> String {
     host.as_ref()
@@ -279,160 +481,4 @@ fn vus_failed(count: &u32) -> String {
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The named variants print what the prose they replace printed, word for word.
-    #[test]
-    fn named_variants_print_the_old_sentences() {
-        let cases = [
-            (
-                Error::TooManyBuilders {
-                    vus: 5,
-                    warehouses: 4,
-                    way_out: Some("diset tpcc pg_num_vu or pg_count_ware".into()),
-                },
-                "Error:Build virtual users must be less than or equal to number of warehouses\n\
-                 You have 5 virtual users building 4 warehouses (diset tpcc pg_num_vu or pg_count_ware)",
-            ),
-            (
-                Error::TooManyBuilders {
-                    vus: 5,
-                    warehouses: 4,
-                    way_out: None,
-                },
-                "Error:Build virtual users must be less than or equal to number of warehouses\n\
-                 You have 5 virtual users building 4 warehouses",
-            ),
-            (
-                Error::UnknownDictionary {
-                    section: "tpc".into(),
-                    target: "PostgreSQL".into(),
-                    valid: vec!["connection".into(), "tpcc".into()],
-                    hint: "Type \"print dict\" for valid dictionaries and keys for PostgreSQL"
-                        .into(),
-                },
-                "Dictionary \"tpc\" for PostgreSQL does not exist; valid dictionaries are \
-                 connection, tpcc\nType \"print dict\" for valid dictionaries and keys for PostgreSQL",
-            ),
-            (
-                Error::MaskedPassword {
-                    mask: "********",
-                    section: "connection".into(),
-                    key: "pg_pass".into(),
-                },
-                "******** is how hammer shows a password, not a password: connection:pg_pass \
-                 keeps its value; type the password itself (the console's history keeps \
-                 passwords masked)",
-            ),
-            (
-                Error::UnsupportedDatabase {
-                    name: "Oracle".into(),
-                    prefix: "ora".into(),
-                    valid: vec!["pg".into(), "maria".into()],
-                },
-                "Oracle (ora) is not supported by hammer (yet); choose one from pg maria",
-            ),
-            (
-                Error::MetricsNotRunning {
-                    host: Some("localhost".into()),
-                },
-                "CPU Metrics are not running on localhost",
-            ),
-            (
-                Error::MetricsNotRunning { host: None },
-                "CPU Metrics are not running",
-            ),
-            (
-                Error::AmbiguousJob {
-                    prefix: "ab".into(),
-                    ids: vec!["ab1".into(), "ab2".into()],
-                },
-                "Jobid ab is the start of several jobs (ab1, ab2); give more of it",
-            ),
-            (
-                Error::BadValue {
-                    section: "tpcc".into(),
-                    key: "pg_count_ware".into(),
-                    value: "abc".into(),
-                    why: "must be an integer".into(),
-                    kept: "1".into(),
-                },
-                "Value abc for tpcc:pg_count_ware is not valid: it must be an integer; \
-                 pg_count_ware keeps its value 1",
-            ),
-            (
-                Error::UnknownKey {
-                    section: "tpcc".into(),
-                    target: "PostgreSQL".into(),
-                    key: "pg_count_wre".into(),
-                    way_out: ", it cannot be found in any PostgreSQL dictionary; did you mean \
-                              pg_count_ware?"
-                        .into(),
-                    hint: "Type \"print dict\" for valid dictionaries and keys for PostgreSQL"
-                        .into(),
-                },
-                "Dictionary \"tpcc\" for PostgreSQL exists but key \"pg_count_wre\" doesn't, it \
-                 cannot be found in any PostgreSQL dictionary; did you mean pg_count_ware?\n\
-                 Type \"print dict\" for valid dictionaries and keys for PostgreSQL",
-            ),
-            (
-                Error::NoDirectory {
-                    dir: "/nope".into(),
-                    way_out: "dgset directory",
-                },
-                "Error: directory /nope does not exist; create it or choose another with dgset \
-                 directory",
-            ),
-            (
-                Error::DirectoryNotWritable {
-                    dir: "/ro".into(),
-                    why: "Permission denied".into(),
-                    way_out: "dgset directory",
-                },
-                "Error: directory /ro is not writable (Permission denied); choose another with \
-                 dgset directory",
-            ),
-            (
-                Error::TprochOption {
-                    option: "scale_fact".into(),
-                },
-                "scale_fact belongs to TPROC-H, which hammer does not support yet",
-            ),
-            (
-                Error::UnsupportedBuildOptions {
-                    options: vec!["a".into(), "b".into()],
-                },
-                "hammer does not support a or b; set it to false to build",
-            ),
-            (
-                Error::VusExist {
-                    doing: "changing settings",
-                },
-                "Error: Virtual Users exist, destroy with vudestroy before changing settings",
-            ),
-            (
-                Error::VusActive {
-                    what: "build schema".into(),
-                },
-                "Error: Cannot build schema with Virtual Users active, destroy Virtual Users first",
-            ),
-            (
-                Error::NoScript,
-                "Error: There is no workload to run because the Script is empty",
-            ),
-            (Error::VusFailed { count: 1 }, "1 virtual user failed"),
-            (Error::VusFailed { count: 3 }, "3 virtual users failed"),
-            (
-                Error::SetElsewhere {
-                    what: "jobs format",
-                    by: "session",
-                },
-                "jobs format is set by the session",
-            ),
-        ];
-        for (e, want) in cases {
-            assert_eq!(e.to_string(), want);
-        }
-    }
-}
+mod tests;

@@ -583,10 +583,10 @@ mod tests {
     fn ends_follow_the_outcome() {
         let ok = end_of(&Ok(Dynamic::UNIT), false, None);
         assert_eq!(ok.status, Status::Success);
-        let failed = end_of(&Err(Error::State("boom".into())), false, None);
+        let failed = end_of(&Err(Error::StoppedConnecting), false, None);
         assert_eq!(
             (failed.status, failed.note.as_deref()),
-            (Status::Failed, Some("boom"))
+            (Status::Failed, Some("stopped while connecting"))
         );
         let stopped = end_of(&Err(Error::Interrupted), false, None);
         assert_eq!(stopped.status, Status::Stopped);

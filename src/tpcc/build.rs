@@ -388,8 +388,12 @@ pub async fn build<D: SchemaDb>(
     }
     let mut failure: Option<Error> = None;
     while let Some(joined) = tasks.join_next().await {
-        let outcome =
-            joined.unwrap_or_else(|e| Err(Error::State(format!("a loader task failed: {e}"))));
+        let outcome = joined.unwrap_or_else(|why| {
+            Err(Error::TaskFailed {
+                task: "a loader",
+                why,
+            })
+        });
         if let Err(e) = outcome {
             if failure.is_none() {
                 // Stop the other loaders between chunks.
@@ -402,17 +406,12 @@ pub async fn build<D: SchemaDb>(
     let _ = reporter.await;
     forward.abort();
     if let Some(e) = failure {
-        let loaded = progress.rows();
-        let cause = match e {
-            Error::Interrupted => "interrupted by Ctrl-C".to_string(),
-            other => other.to_string(),
-        };
-        return Err(Error::State(format!(
-            "Schema build stopped after {loaded} of about {} rows: {cause}\nThe {} schema is incomplete: \
-             remove it with deleteschema, then run buildschema again",
-            plan.expected_rows(),
-            db.name()
-        )));
+        return Err(Error::BuildStopped {
+            loaded: progress.rows(),
+            expected: plan.expected_rows(),
+            why: Box::new(e),
+            db: db.name(),
+        });
     }
     db.finish(&constants, &say).await?;
     let bytes_on_disk = db.size_on_disk().await.unwrap_or(0);
@@ -437,10 +436,10 @@ pub fn datagen(plan: Plan, dir: &Path, say: &Say, interrupt: &Interrupt) -> Resu
         }
     }
     if let Some(existing) = files.iter().find(|f| f.exists()) {
-        return Err(Error::State(format!(
-            "File {} already exists: datagenrun does not overwrite data; choose an empty directory with dgset directory",
-            existing.display()
-        )));
+        return Err(Error::FileExists {
+            path: existing.display().to_string(),
+            way_out: "dgset directory",
+        });
     }
     let constants = Constants::for_load(&mut SmallRng::from_os_rng());
     let load_time = load_time_now();
@@ -480,8 +479,11 @@ pub fn datagen(plan: Plan, dir: &Path, say: &Say, interrupt: &Interrupt) -> Resu
         }
         // The scope joins every thread; the first error is the one reported.
         handles.into_iter().try_for_each(|h| {
-            h.join()
-                .unwrap_or_else(|_| Err(Error::State("a data generation thread panicked".into())))
+            h.join().unwrap_or_else(|_| {
+                Err(Error::Panicked {
+                    what: "a data generation thread",
+                })
+            })
         })
     });
     result?;

@@ -78,19 +78,6 @@ pub async fn check<F: Fitness>(
     Ok((have, constants))
 }
 
-fn state(message: String) -> Error {
-    Error::State(message)
-}
-
-/// `s` for a count other than one.
-fn plural(n: usize) -> &'static str {
-    if n == 1 {
-        ""
-    } else {
-        "s"
-    }
-}
-
 fn tables_verdict(place: &Place<'_>, missing: &[String]) -> Result<()> {
     let db = place.db;
     let tpcc_missing: Vec<&str> = missing
@@ -99,26 +86,21 @@ fn tables_verdict(place: &Place<'_>, missing: &[String]) -> Result<()> {
         .filter(|t| !t.eq_ignore_ascii_case(NURAND_TABLE))
         .collect();
     if tpcc_missing.len() >= Table::ALL.len() {
-        return Err(state(format!(
-            "Database {db} holds no TPROC-C schema: build it with buildschema"
-        )));
+        return Err(Error::NoSchema { db: db.into() });
     }
     if !tpcc_missing.is_empty() {
-        return Err(state(format!(
-            "The TPROC-C schema {db} on {engine} at {addr} lacks table{s} {list}: delete it \
-             with deleteschema and build it again with buildschema",
-            engine = place.engine,
-            addr = place.addr,
-            s = plural(tpcc_missing.len()),
-            list = tpcc_missing.join(", "),
-        )));
+        return Err(Error::SchemaLacksTables {
+            db: db.into(),
+            engine: place.engine.into(),
+            addr: place.addr.into(),
+            tables: tpcc_missing.iter().map(|t| t.to_string()).collect(),
+        });
     }
     if !missing.is_empty() {
-        return Err(state(format!(
-            "Database {db} has no table {NURAND_TABLE}, where hammer's buildschema records \
-             the load's NURand constants: the schema was built by another tool; delete it \
-             with deleteschema and build it with buildschema"
-        )));
+        return Err(Error::NoConstantsTable {
+            db: db.into(),
+            table: NURAND_TABLE,
+        });
     }
     Ok(())
 }
@@ -126,30 +108,26 @@ fn tables_verdict(place: &Place<'_>, missing: &[String]) -> Result<()> {
 fn warehouses_verdict(place: &Place<'_>, have: u32, warehouses: u32) -> Result<()> {
     let (db, ware) = (place.db, place.count_ware);
     if have == 0 {
-        return Err(state(format!(
-            "The TPROC-C schema {db} has no warehouses: delete it with deleteschema and build \
-             it again with buildschema"
-        )));
+        return Err(Error::NoWarehouses { db: db.into() });
     }
     if have < warehouses {
-        return Err(state(format!(
-            "The TPROC-C schema {db} has {have} warehouse{s} but {ware} asks for \
-             {warehouses}: set {ware} to {have} (diset tpcc {ware} {have}), or build a larger \
-             schema",
-            s = plural(have as usize),
-        )));
+        return Err(Error::TooFewWarehouses {
+            db: db.into(),
+            have,
+            key: ware.into(),
+            asked: warehouses,
+        });
     }
     Ok(())
 }
 
 fn constants_verdict(db: &str, rows: &[[Option<i64>; 3]]) -> Result<Constants> {
     let [row] = rows else {
-        return Err(state(format!(
-            "Table {NURAND_TABLE} of the TPROC-C schema {db} holds {} rows, expected exactly 1 \
-             (the NURand load constants): delete the schema with deleteschema and build it \
-             again with buildschema",
-            rows.len()
-        )));
+        return Err(Error::ConstantsRows {
+            db: db.into(),
+            table: NURAND_TABLE,
+            rows: rows.len(),
+        });
     };
     let within = |v: Option<i64>, max: i64| v.filter(|v| (0..=max).contains(v));
     match (
@@ -162,11 +140,13 @@ fn constants_verdict(db: &str, rows: &[[Option<i64>; 3]]) -> Result<Constants> {
             c_id: c_id as u32,
             ol_i_id: ol_i_id as u32,
         }),
-        _ => Err(state(format!(
-            "Table {NURAND_TABLE} of the TPROC-C schema {db} holds constants out of range \
-             (c_last 0..{C_LAST_MAX}, c_id 0..{C_ID_MAX}, ol_i_id 0..{OL_I_ID_MAX}): delete \
-             the schema with deleteschema and build it again with buildschema"
-        ))),
+        _ => Err(Error::ConstantsOutOfRange {
+            db: db.into(),
+            table: NURAND_TABLE,
+            c_last_max: C_LAST_MAX,
+            c_id_max: C_ID_MAX,
+            ol_i_id_max: OL_I_ID_MAX,
+        }),
     }
 }
 

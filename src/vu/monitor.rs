@@ -112,7 +112,10 @@ pub(super) async fn monitor_run<M: Monitor, W: Workload>(
     say.line("Rampup complete, Taking start Transaction Count.");
     let start = read_counters(m, w, opts.reconnect_for, say)
         .await
-        .map_err(|e| Error::State(format!("cannot take the start transaction count: {e}")))?;
+        .map_err(|why| Error::TxCountFailed {
+            which: "start",
+            why: Box::new(why),
+        })?;
     let t1 = Instant::now();
     let cpu1 = process_cpu();
     shared.measuring.store(true, Ordering::Relaxed);
@@ -143,8 +146,10 @@ pub(super) async fn monitor_run<M: Monitor, W: Workload>(
     } else {
         read_counters(m, w, opts.reconnect_for, say).await
     };
-    let finish =
-        finish.map_err(|e| Error::State(format!("cannot take the end transaction count: {e}")))?;
+    let finish = finish.map_err(|why| Error::TxCountFailed {
+        which: "end",
+        why: Box::new(why),
+    })?;
     let measured = t1.elapsed();
     shared.stop.fire();
     let figures = m.figures(&start, &finish, measured, say);

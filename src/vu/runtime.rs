@@ -237,13 +237,13 @@ async fn run_terminal<W: Workload>(
                 }
             }
         }
-        if let Some(e) = gave_up {
-            let why = format!(
-                "the server did not come back within {} s: {e}",
-                opts.reconnect_for.as_secs_f64()
-            );
-            shared.give_up(&why);
-            return Err(Error::State(why));
+        if let Some(why) = gave_up {
+            let e = Error::ServerGone {
+                waited: opts.reconnect_for,
+                why: Box::new(why),
+            };
+            shared.give_up(&e.to_string());
+            return Err(e);
         }
         match result {
             Ok(d) => w.done(&mut t, say, kind, d, elapsed),
@@ -295,7 +295,7 @@ impl<W: Workload> Vu<W> {
         let conn = tokio::select! {
             c = self.w.connect() => c?,
             _ = self.shared.stop.wait() => {
-                return Err(Error::State("stopped while connecting".into()))
+                return Err(Error::StoppedConnecting)
             }
         };
         if self.own_thread {
@@ -391,7 +391,12 @@ async fn run_clients<W: Workload>(
     }
     let mut outcome = Ok(());
     while let Some(j) = set.join_next().await {
-        let o = j.unwrap_or_else(|e| Err(Error::State(format!("terminal task failed: {e}"))));
+        let o = j.unwrap_or_else(|why| {
+            Err(Error::TaskFailed {
+                task: "terminal",
+                why,
+            })
+        });
         if outcome.is_ok() {
             outcome = o;
         }
@@ -409,16 +414,17 @@ fn shared_threads() -> bool {
 }
 
 /// An error starting a virtual user's thread, with what to do when it is a limit.
-fn hinted(e: &std::io::Error) -> String {
-    match e.raw_os_error() {
+fn thread_start(what: &'static str, why: std::io::Error) -> Error {
+    let hint = match why.raw_os_error() {
         // EMFILE, ENFILE
         Some(24 | 23) => {
-            format!("{e}; the open-files limit (ulimit -n) is too low for this many virtual users")
+            Some("the open-files limit (ulimit -n) is too low for this many virtual users")
         }
         // EAGAIN from clone: threads or memory
-        Some(11) => format!("{e}; the limit on threads (ulimit -u) or memory is reached"),
-        _ => e.to_string(),
-    }
+        Some(11) => Some("the limit on threads (ulimit -u) or memory is reached"),
+        _ => None,
+    };
+    Error::ThreadStart { what, why, hint }
 }
 
 /// Fires a stop when dropped, unless disarmed.
@@ -439,7 +445,7 @@ async fn on_own_thread<T: Send + 'static>(
     vu: usize,
     stop: Interrupt,
     work: impl std::future::Future<Output = T> + Send + 'static,
-) -> std::result::Result<T, String> {
+) -> Result<T> {
     let (tx, rx) = tokio::sync::oneshot::channel();
     std::thread::Builder::new()
         .name(format!("vuser-{vu}"))
@@ -449,17 +455,14 @@ async fn on_own_thread<T: Send + 'static>(
                 .build();
             let _ = tx.send(match runtime {
                 Ok(rt) => Ok(rt.block_on(work)),
-                Err(e) => Err(format!(
-                    "cannot start a runtime on its thread: {}",
-                    hinted(&e)
-                )),
+                Err(e) => Err(thread_start("a runtime on its thread", e)),
             });
         })
-        .map_err(|e| format!("cannot start a thread of its own: {}", hinted(&e)))?;
+        .map_err(|e| thread_start("a thread of its own", e))?;
     let mut armed = StopOnDrop(Some(stop));
     let outcome = rx.await;
     armed.0 = None;
-    outcome.map_err(|_| "stopped without an answer: its thread panicked".to_string())?
+    outcome.map_err(|_| Error::VuThreadPanicked)?
 }
 
 /// Runs a workload: checks the database, starts the virtual users one `user_delay` apart,
@@ -473,10 +476,10 @@ pub async fn run<W: Workload>(
 ) -> Result<Outcome<<W::Monitor as Monitor>::Figures>> {
     let plan = tokio::select! {
         r = tokio::time::timeout(w.reply_timeout(), w.prepare()) => {
-            r.unwrap_or_else(|_| Err(Error::State(format!(
-                "the server did not answer the pre-run checks within {} s (the reply timeout)",
-                w.reply_timeout().as_secs_f64()
-            ))))?
+            r.unwrap_or_else(|_| Err(Error::NoAnswer {
+                what: "the pre-run checks",
+                within: w.reply_timeout(),
+            }))?
         }
         _ = interrupt.wait() => return Err(Error::Interrupted),
     };
@@ -570,10 +573,9 @@ pub async fn run<W: Workload>(
         };
         if own_thread {
             workers.spawn(async move {
-                on_own_thread(vu, stop, work).await.unwrap_or_else(|why| {
-                    let e = Error::State(why);
-                    (vu, Stats::new(types), Err(e))
-                })
+                on_own_thread(vu, stop, work)
+                    .await
+                    .unwrap_or_else(|e| (vu, Stats::new(types), Err(e)))
             });
         } else {
             workers.spawn(work);
@@ -597,7 +599,7 @@ pub async fn run<W: Workload>(
         let (w, opts, shared, msay) = (w.clone(), opts.clone(), shared.clone(), say.clone());
         Some(tokio::spawn(async move {
             let Some(m) = w.monitor() else {
-                return Err(Error::State("the workload has no monitor".into()));
+                return Err(Error::NoMonitor);
             };
             let outcome = monitor_run(m, &*w, &opts, &shared, &msay).await;
             if let Err(e) = &outcome {
@@ -632,7 +634,10 @@ pub async fn run<W: Workload>(
             (
                 0,
                 Stats::new(types),
-                Err(Error::State(format!("virtual user task failed: {e}"))),
+                Err(Error::TaskFailed {
+                    task: "virtual user",
+                    why: e,
+                }),
             )
         });
         finished += 1;
@@ -662,7 +667,10 @@ pub async fn run<W: Workload>(
         shared.stop.fire();
         let outcome = task
             .await
-            .map_err(|e| Error::State(format!("monitor task failed: {e}")))
+            .map_err(|why| Error::TaskFailed {
+                task: "monitor",
+                why,
+            })
             .and_then(|r| r);
         match outcome {
             Ok(Measured {

@@ -56,9 +56,11 @@ pub fn reconnect_for() -> Result<Duration> {
     };
     match v.trim().parse::<f64>() {
         Ok(s) if s.is_finite() && (0.0..=86_400.0).contains(&s) => Ok(Duration::from_secs_f64(s)),
-        _ => Err(Error::Config(format!(
-            "{VAR}={v:?} is not valid: give the seconds terminals keep reconnecting, 0 to 86400"
-        ))),
+        _ => Err(Error::BadEnv {
+            var: VAR,
+            value: v,
+            want: "the seconds terminals keep reconnecting, 0 to 86400",
+        }),
     }
 }
 
