@@ -6,7 +6,8 @@
 //! same family under another database value and key prefix, which is what a dialect is.
 //!
 //! Each engine builds a one-warehouse TPROC-C schema in a database of its own
-//! (`hammer_engine_<prefix>_<pid>`), and deletes it at the end, also when the test fails.
+//! (`hammer_engine_<prefix>_<pid>`), runs the TPROC-C driver on it, and deletes it at the end,
+//! also when the test fails.
 
 mod common;
 
@@ -15,7 +16,10 @@ use hammer::config::{Database, Settings, Target};
 use hammer::interrupt::Interrupt;
 use hammer::output::Output;
 use hammer::tpcc::build::Plan;
+use hammer::tpcc::driver::{Options, StateSink};
 use hammer::tpcc::schema::Say;
+use hammer::vu::VuState;
+use std::sync::{Arc, Mutex};
 
 /// Every engine, and how the test set-up points its dictionary at a test server.
 /// Points a dictionary at the test server for a schema database.
@@ -208,6 +212,42 @@ fn battery(db: Database, configure: Configure) {
         reading.1.total() > 0,
         "{name}: the server has counted transactions"
     );
+
+    // A test run of the TPROC-C driver: two virtual users, 50 transactions each, in the
+    // engine's default mode, through the run's public seam.
+    settings
+        .set(Target::Generic, "benchmark", "rdbms", name)
+        .unwrap_or_else(|e| panic!("rdbms {name}: {e}"));
+    set(&mut settings, db, "tpcc", "total_iterations", "50");
+    let mut opts = Options::load(&settings, engine.tpcc_mode(&settings));
+    opts.virtual_users = 2;
+    let finished = Arc::new(Mutex::new(Vec::new()));
+    let seen = finished.clone();
+    let states: StateSink = Arc::new(move |vu, state| seen.lock().unwrap().push((vu, state)));
+    let result = rt
+        .block_on(hammer::db::run_tpcc(
+            &settings,
+            db,
+            opts,
+            Say::new(Output::capture(), 1),
+            states,
+            Interrupt::default(),
+        ))
+        .unwrap_or_else(|e| panic!("{name}: run: {e}"));
+    assert_eq!(result.failed_vus, 0, "{name}: no virtual user failed");
+    assert_eq!(
+        result.transactions(),
+        100,
+        "{name}: two virtual users ran their 50 transactions each"
+    );
+    let finished = finished.lock().unwrap();
+    for vu in [1, 2] {
+        assert!(
+            finished.contains(&(vu, VuState::FinishSuccess)),
+            "{name}: virtual user {vu} finished with success: {finished:?}"
+        );
+    }
+    drop(finished);
 
     let dropped = rt
         .block_on(hammer::db::delete_schema(&settings, db, &say))
