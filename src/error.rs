@@ -2,17 +2,15 @@
 
 use thiserror::Error;
 
+use crate::database::Database;
+use crate::fault::Peer;
+
 /// Errors a command can end with. Messages are complete sentences a user can act on.
 #[derive(Debug, Error)]
 pub enum Error {
     /// A command was called with the wrong number or shape of arguments.
     #[error("{message}\n{usage}")]
     Usage { message: String, usage: String },
-
-    /// A value refused for a reason given in prose. The catch-all that db/ still uses; new
-    /// code names its case below instead.
-    #[error("{0}")]
-    Config(String),
 
     /// An environment variable hammer reads holds a value it cannot use; `want` says what is
     /// valid.
@@ -114,6 +112,14 @@ pub enum Error {
     #[error("Error: {option} must be an integer, not {value}")]
     NotAnInteger { option: String, value: String },
 
+    /// A storage engine (`key`: `maria_storage_engine`) that is not a plain name, so cannot be
+    /// written into the DDL.
+    #[error(
+        "Value {value} for tpcc:{key} is not a storage engine name (letters, digits and _, \
+         e.g. innodb)"
+    )]
+    BadStorageEngine { value: String, key: String },
+
     /// More loaders than warehouses; `way_out` names the keys to change, when there is one.
     #[error("Error:Build virtual users must be less than or equal to number of warehouses\n\
              You have {vus} virtual users building {warehouses} warehouses{}", in_parens(.way_out))]
@@ -134,12 +140,6 @@ pub enum Error {
         why: String,
         way_out: &'static str,
     },
-
-    /// A request valid in itself but not now, in prose. The catch-all that db/ (and `vurun`'s
-    /// refusal of a workload, until it takes `CannotRun`) still use; new code names its case
-    /// below instead.
-    #[error("{0}")]
-    State(String),
 
     /// The schema's database holds none of the TPROC-C tables.
     #[error("Database {db} holds no TPROC-C schema: build it with buildschema")]
@@ -215,6 +215,202 @@ pub enum Error {
         c_id_max: i64,
         ol_i_id_max: i64,
     },
+
+    /// The database `key` names does not exist, so neither does the TPROC-C schema (MariaDB,
+    /// MySQL).
+    #[error(
+        "The TPROC-C schema {db} does not exist on {engine} at {addr}: build it with \
+         buildschema, or set {key} to the database that holds it"
+    )]
+    SchemaNotFound {
+        db: String,
+        engine: &'static str,
+        addr: String,
+        /// The dictionary key of the database: `maria_dbase`.
+        key: String,
+    },
+
+    /// The schema's database (`{prefix}_dbase`) does not exist, nor, when `missing_user` is
+    /// given, its owner (`{prefix}_user`) (PostgreSQL, as the superuser sees it).
+    #[error(
+        "TPROC-C schema database {db} ({}_dbase) does not exist on {} at {addr}{}: build the \
+         schema with buildschema, or set {}_dbase and {}_user to those of an existing schema",
+        .database.prefix(),
+        .database.name(),
+        user_missing_too(.missing_user, .database.prefix()),
+        .database.prefix(),
+        .database.prefix()
+    )]
+    NoSchemaDatabase {
+        db: String,
+        database: Database,
+        addr: String,
+        missing_user: Option<String>,
+    },
+
+    /// The schema's owner (`{prefix}_user`) does not exist, though its database does.
+    #[error(
+        "User {user} ({}_user) does not exist on {} at {addr}: set {}_user to the owner of \
+         the schema in database {db}, or build the schema with buildschema",
+        .database.prefix(),
+        .database.name(),
+        .database.prefix()
+    )]
+    NoSchemaOwner {
+        user: String,
+        database: Database,
+        addr: String,
+        db: String,
+    },
+
+    /// The schema lacks stored procedures that the run calls; `key` runs it without them
+    /// (MariaDB, MySQL).
+    #[error(
+        "The TPROC-C schema {db} lacks the stored procedure{} {}: delete it with deleteschema \
+         and build it again with buildschema, or set {key} to true to run the transactions as \
+         client-side SQL",
+        plural(.procedures.len()),
+        .procedures.join(", ")
+    )]
+    LacksProcedures {
+        db: String,
+        procedures: Vec<String>,
+        /// `maria_no_stored_procs`.
+        key: String,
+    },
+
+    /// The schema lacks routines of the kind `key` chooses (stored procedures when
+    /// `procedures`, else functions); `no_procs_key` runs without them (PostgreSQL).
+    #[error(
+        "Database {db} lacks the TPROC-C {} {} ({key} is {procedures}): rebuild the schema \
+         (deleteschema, then buildschema), or run the transactions as client-side SQL with \
+         diset tpcc {no_procs_key} true",
+        routine_words(*.procedures),
+        .routines.join(", ")
+    )]
+    LacksRoutines {
+        db: String,
+        routines: Vec<String>,
+        /// `pg_storedprocs`.
+        key: String,
+        procedures: bool,
+        /// `pg_no_stored_procs`.
+        no_procs_key: String,
+    },
+
+    /// The schema has all the routines, but of the other kind than `key` (at `procedures`)
+    /// calls (PostgreSQL).
+    #[error(
+        "Database {db} has the TPROC-C transactions as {}, but {key} is {procedures}, which \
+         calls {}: set diset tpcc {key} {} to call the {}, or rebuild the schema with {key} \
+         {procedures} (deleteschema, then buildschema)",
+        routine_words(!*.procedures),
+        routine_words(*.procedures),
+        !*.procedures,
+        routine_words(!*.procedures)
+    )]
+    RoutinesOfOtherKind {
+        db: String,
+        /// `pg_storedprocs`.
+        key: String,
+        procedures: bool,
+    },
+
+    /// A statement the terminals run does not prepare on the schema: `calls` names the
+    /// routines (`functions`, `stored procedures`), or is `None` for the client-side SQL;
+    /// `detail` is what the server said.
+    #[error(
+        "Database {db} does not fit {} ({detail}): the schema was built by another tool or \
+         version; remove it with deleteschema and build it with buildschema",
+        fits(.calls)
+    )]
+    SchemaMisfit {
+        db: String,
+        calls: Option<&'static str>,
+        detail: String,
+    },
+
+    /// buildschema found the database it would build in holding tables.
+    #[error(
+        "Database {db} exists but is not empty, specify a new or empty database name, or \
+         remove the existing schema with deleteschema"
+    )]
+    DatabaseNotEmpty { db: String },
+
+    /// The superuser (`key`: `pg_superuser`) lacks the attribute to create what the build
+    /// needs (PostgreSQL).
+    #[error(
+        "User {admin} ({key}) may not create {}, so cannot create {} {name}: it needs the \
+         SUPERUSER or {} attribute; set {key} to a role that has it, or {} first",
+        .what.plural(),
+        .what.noun(),
+        .what.attribute(),
+        .what.first(.name)
+    )]
+    MayNotCreate {
+        admin: String,
+        key: String,
+        what: Creatable,
+        /// The role or database to create.
+        name: String,
+    },
+
+    /// A role hammer did not create refuses the password `pass_key` gives (PostgreSQL).
+    #[error(
+        "User {user} exists but does not log in with {pass_key} ({why}); hammer did not create \
+         it, so leaves its password alone: set {pass_key} to its password, or choose another \
+         {user_key}"
+    )]
+    UserLoginRefused {
+        user: String,
+        /// `pg_pass`.
+        pass_key: String,
+        why: String,
+        /// `pg_user`.
+        user_key: String,
+    },
+
+    /// The server refused a statement for lack of a privilege (MariaDB, MySQL): `what` the
+    /// user tried ("create database tpcc"), `right` the privilege, `fix` how to give it,
+    /// `said` the server's words.
+    #[error(
+        "User {} may not {what} on {} at {}: it lacks the {right} privilege; {fix} (server \
+         said: {said})",
+        .peer.user,
+        .peer.db.name(),
+        .peer.addr
+    )]
+    LacksPrivilege {
+        peer: Box<Peer>,
+        what: String,
+        right: &'static str,
+        fix: String,
+        said: String,
+    },
+
+    /// `ANALYZE TABLE` reported an error for `table` (MariaDB, MySQL).
+    #[error("ANALYZE TABLE {table} failed on {engine} at {addr}: {said}")]
+    AnalyzeFailed {
+        table: String,
+        engine: &'static str,
+        addr: String,
+        said: String,
+    },
+
+    /// deleteschema asked (through `key`) to drop one of the server's own databases.
+    #[error("{key} is {db}, a {engine} system database: deleteschema drops only TPROC-C schemas")]
+    SystemDatabase {
+        key: String,
+        db: String,
+        engine: &'static str,
+    },
+
+    /// deleteschema asked to drop the database hammer connects to as the superuser (`key`:
+    /// `pg_defaultdbase`).
+    #[error(
+        "Database {db} is {key}, which hammer connects to as the superuser; it will not drop it"
+    )]
+    AdminDatabase { db: String, key: String },
 
     /// A schema build that failed or was stopped part way; `db` is the engine's name.
     #[error(
@@ -475,6 +671,70 @@ fn vus_failed(count: &u32) -> String {
     match *count {
         1 => "1 virtual user failed".to_string(),
         n => format!("{n} virtual users failed"),
+    }
+}
+
+/// ` and user u (pg_user) does not either`, or nothing.
+fn user_missing_too(user: &Option<String>, prefix: &str) -> String {
+    user.as_ref()
+        .map(|u| format!(" and user {u} ({prefix}_user) does not either"))
+        .unwrap_or_default()
+}
+
+/// The routines a run calls, in words.
+fn routine_words(procedures: bool) -> &'static str {
+    if procedures {
+        "stored procedures"
+    } else {
+        "functions"
+    }
+}
+
+/// What a schema must fit: the routines it calls, or hammer's client-side SQL.
+fn fits(calls: &Option<&'static str>) -> String {
+    match calls {
+        Some(words) => format!("the TPROC-C {words}"),
+        None => "hammer's client-side SQL".to_string(),
+    }
+}
+
+/// What a build creates that needs an attribute of the superuser's (PostgreSQL).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Creatable {
+    /// The schema's owner.
+    Role,
+    /// The schema's database.
+    Database,
+}
+
+impl Creatable {
+    fn plural(self) -> &'static str {
+        match self {
+            Creatable::Role => "roles",
+            Creatable::Database => "databases",
+        }
+    }
+
+    fn noun(self) -> &'static str {
+        match self {
+            Creatable::Role => "user",
+            Creatable::Database => "database",
+        }
+    }
+
+    fn attribute(self) -> &'static str {
+        match self {
+            Creatable::Role => "CREATEROLE",
+            Creatable::Database => "CREATEDB",
+        }
+    }
+
+    /// The way out: make it by hand first.
+    fn first(self, name: &str) -> String {
+        match self {
+            Creatable::Role => format!("create role {name}"),
+            Creatable::Database => format!("create an empty database {name}"),
+        }
     }
 }
 

@@ -327,6 +327,228 @@ fn named_variants_print_the_old_sentences() {
             },
             "cannot take the end transaction count: the workload has no monitor",
         ),
+        (
+            Error::CannotRun {
+                workload: "TPROC-C",
+            },
+            "Error: hammer cannot run TPROC-C scripts",
+        ),
+        (
+            Error::BadStorageEngine {
+                value: "inno db".into(),
+                key: "maria_storage_engine".into(),
+            },
+            "Value inno db for tpcc:maria_storage_engine is not a storage engine name \
+             (letters, digits and _, e.g. innodb)",
+        ),
+        (
+            Error::SchemaNotFound {
+                db: "tpcc".into(),
+                engine: "MariaDB",
+                addr: "127.0.0.1:3306".into(),
+                key: "maria_dbase".into(),
+            },
+            "The TPROC-C schema tpcc does not exist on MariaDB at 127.0.0.1:3306: build it \
+             with buildschema, or set maria_dbase to the database that holds it",
+        ),
+        (
+            Error::NoSchemaDatabase {
+                db: "tpcc".into(),
+                database: Database::Pg,
+                addr: "localhost:5432".into(),
+                missing_user: None,
+            },
+            "TPROC-C schema database tpcc (pg_dbase) does not exist on PostgreSQL at \
+             localhost:5432: build the schema with buildschema, or set pg_dbase and pg_user \
+             to those of an existing schema",
+        ),
+        (
+            Error::NoSchemaDatabase {
+                db: "tpcc".into(),
+                database: Database::Pg,
+                addr: "localhost:5432".into(),
+                missing_user: Some("tpcc".into()),
+            },
+            "TPROC-C schema database tpcc (pg_dbase) does not exist on PostgreSQL at \
+             localhost:5432 and user tpcc (pg_user) does not either: build the schema with \
+             buildschema, or set pg_dbase and pg_user to those of an existing schema",
+        ),
+        (
+            Error::NoSchemaOwner {
+                user: "tpcc".into(),
+                database: Database::Pg,
+                addr: "localhost:5432".into(),
+                db: "tpcc".into(),
+            },
+            "User tpcc (pg_user) does not exist on PostgreSQL at localhost:5432: set pg_user \
+             to the owner of the schema in database tpcc, or build the schema with buildschema",
+        ),
+        (
+            Error::LacksProcedures {
+                db: "tpcc".into(),
+                procedures: vec!["neword".into()],
+                key: "maria_no_stored_procs".into(),
+            },
+            "The TPROC-C schema tpcc lacks the stored procedure neword: delete it with \
+             deleteschema and build it again with buildschema, or set maria_no_stored_procs \
+             to true to run the transactions as client-side SQL",
+        ),
+        (
+            Error::LacksProcedures {
+                db: "tpcc".into(),
+                procedures: vec!["neword".into(), "slev".into()],
+                key: "mysql_no_stored_procs".into(),
+            },
+            "The TPROC-C schema tpcc lacks the stored procedures neword, slev: delete it with \
+             deleteschema and build it again with buildschema, or set mysql_no_stored_procs \
+             to true to run the transactions as client-side SQL",
+        ),
+        (
+            Error::LacksRoutines {
+                db: "tpcc".into(),
+                routines: vec!["neword".into(), "slev".into()],
+                key: "pg_storedprocs".into(),
+                procedures: false,
+                no_procs_key: "pg_no_stored_procs".into(),
+            },
+            "Database tpcc lacks the TPROC-C functions neword, slev (pg_storedprocs is false): \
+             rebuild the schema (deleteschema, then buildschema), or run the transactions as \
+             client-side SQL with diset tpcc pg_no_stored_procs true",
+        ),
+        (
+            Error::LacksRoutines {
+                db: "tpcc".into(),
+                routines: vec!["payment".into()],
+                key: "pg_storedprocs".into(),
+                procedures: true,
+                no_procs_key: "pg_no_stored_procs".into(),
+            },
+            "Database tpcc lacks the TPROC-C stored procedures payment (pg_storedprocs is \
+             true): rebuild the schema (deleteschema, then buildschema), or run the \
+             transactions as client-side SQL with diset tpcc pg_no_stored_procs true",
+        ),
+        (
+            Error::RoutinesOfOtherKind {
+                db: "tpcc".into(),
+                key: "pg_storedprocs".into(),
+                procedures: false,
+            },
+            "Database tpcc has the TPROC-C transactions as stored procedures, but \
+             pg_storedprocs is false, which calls functions: set diset tpcc pg_storedprocs \
+             true to call the stored procedures, or rebuild the schema with pg_storedprocs \
+             false (deleteschema, then buildschema)",
+        ),
+        (
+            Error::RoutinesOfOtherKind {
+                db: "tpcc".into(),
+                key: "pg_storedprocs".into(),
+                procedures: true,
+            },
+            "Database tpcc has the TPROC-C transactions as functions, but pg_storedprocs is \
+             true, which calls stored procedures: set diset tpcc pg_storedprocs false to call \
+             the functions, or rebuild the schema with pg_storedprocs true (deleteschema, \
+             then buildschema)",
+        ),
+        (
+            Error::SchemaMisfit {
+                db: "tpcc".into(),
+                calls: Some("stored procedures"),
+                detail: "no such procedure".into(),
+            },
+            "Database tpcc does not fit the TPROC-C stored procedures (no such procedure): the \
+             schema was built by another tool or version; remove it with deleteschema and \
+             build it with buildschema",
+        ),
+        (
+            Error::SchemaMisfit {
+                db: "tpcc".into(),
+                calls: None,
+                detail: "no such column".into(),
+            },
+            "Database tpcc does not fit hammer's client-side SQL (no such column): the schema \
+             was built by another tool or version; remove it with deleteschema and build it \
+             with buildschema",
+        ),
+        (
+            Error::DatabaseNotEmpty { db: "tpcc".into() },
+            "Database tpcc exists but is not empty, specify a new or empty database name, or \
+             remove the existing schema with deleteschema",
+        ),
+        (
+            Error::MayNotCreate {
+                admin: "postgres".into(),
+                key: "pg_superuser".into(),
+                what: Creatable::Role,
+                name: "tpcc".into(),
+            },
+            "User postgres (pg_superuser) may not create roles, so cannot create user tpcc: it \
+             needs the SUPERUSER or CREATEROLE attribute; set pg_superuser to a role that has \
+             it, or create role tpcc first",
+        ),
+        (
+            Error::MayNotCreate {
+                admin: "postgres".into(),
+                key: "pg_superuser".into(),
+                what: Creatable::Database,
+                name: "tpcc".into(),
+            },
+            "User postgres (pg_superuser) may not create databases, so cannot create database \
+             tpcc: it needs the SUPERUSER or CREATEDB attribute; set pg_superuser to a role \
+             that has it, or create an empty database tpcc first",
+        ),
+        (
+            Error::UserLoginRefused {
+                user: "tpcc".into(),
+                pass_key: "pg_pass".into(),
+                why: "password authentication failed".into(),
+                user_key: "pg_user".into(),
+            },
+            "User tpcc exists but does not log in with pg_pass (password authentication \
+             failed); hammer did not create it, so leaves its password alone: set pg_pass to \
+             its password, or choose another pg_user",
+        ),
+        (
+            Error::LacksPrivilege {
+                peer: Box::new(Peer {
+                    db: Database::Maria,
+                    addr: "127.0.0.1:3306".into(),
+                    user: "tpcc".into(),
+                }),
+                what: "create database tpcc".into(),
+                right: "CREATE",
+                fix: "GRANT CREATE ON *.* to it".into(),
+                said: "Access denied".into(),
+            },
+            "User tpcc may not create database tpcc on MariaDB at 127.0.0.1:3306: it lacks the \
+             CREATE privilege; GRANT CREATE ON *.* to it (server said: Access denied)",
+        ),
+        (
+            Error::AnalyzeFailed {
+                table: "tpcc.stock".into(),
+                engine: "MySQL",
+                addr: "127.0.0.1:3306".into(),
+                said: "Table is marked as crashed".into(),
+            },
+            "ANALYZE TABLE tpcc.stock failed on MySQL at 127.0.0.1:3306: Table is marked as \
+             crashed",
+        ),
+        (
+            Error::SystemDatabase {
+                key: "maria_dbase".into(),
+                db: "mysql".into(),
+                engine: "MariaDB",
+            },
+            "maria_dbase is mysql, a MariaDB system database: deleteschema drops only TPROC-C \
+             schemas",
+        ),
+        (
+            Error::AdminDatabase {
+                db: "postgres".into(),
+                key: "pg_defaultdbase".into(),
+            },
+            "Database postgres is pg_defaultdbase, which hammer connects to as the superuser; \
+             it will not drop it",
+        ),
     ];
     for (e, want) in cases {
         assert_eq!(e.to_string(), want);

@@ -95,10 +95,9 @@ impl Session {
             board.set(n, crate::vu::VuState::WaitIdle);
         }
         let Some(opts) = script.options::<crate::tpcc::driver::Options>().cloned() else {
-            return Err(Error::State(format!(
-                "Error: hammer cannot run {} scripts",
-                script.workload()
-            )));
+            return Err(Error::CannotRun {
+                workload: script.workload(),
+            });
         };
         let profile = crate::jobs::Profile {
             db: script.db.name().into(),

@@ -195,13 +195,12 @@ impl MyDriver {
             .await
             .map_err(|e| self.failed("cannot check", "the database", &e))?;
         if exists.is_empty() {
-            return Err(Error::State(format!(
-                "The TPROC-C schema {db} does not exist on {name} at {addr}: build it with \
-                 buildschema, or set {key} to the database that holds it",
-                name = self.db.name(),
-                addr = peer.addr,
-                key = self.key("dbase"),
-            )));
+            return Err(Error::SchemaNotFound {
+                db: db.clone(),
+                engine: self.db.name(),
+                addr: peer.addr,
+                key: self.key("dbase"),
+            });
         }
         let count_ware = self.key("count_ware");
         let place = Place {

@@ -106,7 +106,7 @@ impl MySchema {
     /// and `fix` how to give it.
     fn denied_or_failed(
         &self,
-        right: &str,
+        right: &'static str,
         fix: &str,
         action: &'static str,
         what: &str,
@@ -115,14 +115,13 @@ impl MySchema {
         match e {
             // ER_DBACCESS_DENIED_ERROR, ER_TABLEACCESS_DENIED_ERROR, ER_SPECIFIC_ACCESS_DENIED,
             // ER_PROCACCESS_DENIED_ERROR
-            s if matches!(s.code, 1044 | 1142 | 1227 | 1370) => Error::State(format!(
-                "User {user} may not {what} on {name} at {addr}: it lacks the {right} \
-                     privilege; {fix} (server said: {msg})",
-                user = self.server.user,
-                name = self.db.name(),
-                addr = self.peer().addr,
-                msg = s.detail,
-            )),
+            s if matches!(s.code, 1044 | 1142 | 1227 | 1370) => Error::LacksPrivilege {
+                peer: Box::new(self.peer()),
+                what: what.to_string(),
+                right,
+                fix: fix.to_string(),
+                said: s.detail.clone(),
+            },
             other => self.failed(action, what, other),
         }
     }
@@ -217,10 +216,7 @@ impl MySchema {
                     .and_then(|r| cell(r, 0).parse::<u64>().ok())
                     .unwrap_or(0);
                 if tables > 0 {
-                    return Err(Error::State(format!(
-                        "Database {db} exists but is not empty, specify a new or empty database \
-                         name, or remove the existing schema with deleteschema"
-                    )));
+                    return Err(Error::DatabaseNotEmpty { db: db.clone() });
                 }
                 say.line(format!(
                     "Using existing empty Database {db} for Schema build"
@@ -373,11 +369,12 @@ impl MySchema {
             .find(|r| cell(r, 2).eq_ignore_ascii_case("error"))
             .map(|r| (cell(r, 0), cell(r, 3)))
         {
-            return Err(Error::State(format!(
-                "ANALYZE TABLE {table} failed on {} at {}: {msg}",
-                self.db.name(),
-                self.peer().addr
-            )));
+            return Err(Error::AnalyzeFailed {
+                table,
+                engine: self.db.name(),
+                addr: self.peer().addr,
+                said: msg,
+            });
         }
         say.line(format!("{} SCHEMA COMPLETE", db.to_uppercase()));
         Ok(())
@@ -386,11 +383,11 @@ impl MySchema {
     async fn delete_on(&self, conn: &mut Wire, say: &Say) -> Result<Vec<String>> {
         let db = &self.dbname;
         if SYSTEM_SCHEMAS.iter().any(|s| s.eq_ignore_ascii_case(db)) {
-            return Err(Error::State(format!(
-                "{} is {db}, a {} system database: deleteschema drops only TPROC-C schemas",
-                self.key("dbase"),
-                self.db.name()
-            )));
+            return Err(Error::SystemDatabase {
+                key: self.key("dbase"),
+                db: db.clone(),
+                engine: self.db.name(),
+            });
         }
         match conn
             .query_drop(format!("DROP DATABASE {}", ident(db)))
@@ -594,10 +591,10 @@ fn check_engine_name(engine: &str, key: &str) -> Result<()> {
     {
         Ok(())
     } else {
-        Err(Error::Config(format!(
-            "Value {engine} for tpcc:{key} is not a storage engine name (letters, digits and _, \
-             e.g. innodb)"
-        )))
+        Err(Error::BadStorageEngine {
+            value: engine.to_string(),
+            key: key.to_string(),
+        })
     }
 }
 

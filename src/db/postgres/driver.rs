@@ -124,28 +124,24 @@ impl PgDriver {
             return Err(e.into());
         }
         let (db, user, addr) = (self.db(), &self.owner.user, e.addr.clone());
-        let (engine, db_key, user_key) = (self.db.name(), self.key("dbase"), self.key("user"));
         let Ok((db_exists, role_exists)) = self.db_and_role_exist().await else {
             return Err(e.into());
         };
         if !db_exists {
-            let role = if role_exists {
-                String::new()
-            } else {
-                format!(" and user {user} ({user_key}) does not either")
-            };
-            return Err(Error::State(format!(
-                "TPROC-C schema database {db} ({db_key}) does not exist on {engine} at \
-                 {addr}{role}: build the schema with buildschema, or set {db_key} and \
-                 {user_key} to those of an existing schema"
-            )));
+            return Err(Error::NoSchemaDatabase {
+                db: db.to_string(),
+                database: self.db,
+                addr,
+                missing_user: (!role_exists).then(|| user.clone()),
+            });
         }
         if !role_exists {
-            return Err(Error::State(format!(
-                "User {user} ({user_key}) does not exist on {engine} at {addr}: set \
-                 {user_key} to the owner of the schema in database {db}, or build the schema \
-                 with buildschema"
-            )));
+            return Err(Error::NoSchemaOwner {
+                user: user.clone(),
+                database: self.db,
+                addr,
+                db: db.to_string(),
+            });
         }
         Err(e.into())
     }

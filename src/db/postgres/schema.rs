@@ -18,7 +18,7 @@ use self::statements::{
 };
 use crate::config::{Database, Settings};
 use crate::db::postgres::{classify, connect, PgConn, PgTarget};
-use crate::error::{Error, Result};
+use crate::error::{Creatable, Error, Result};
 use crate::fault::{DbError, Failure, Peer};
 use crate::sqlfile;
 use crate::tpcc::checks;
@@ -185,35 +185,35 @@ impl PgSchema {
             let tables = self.tables_in(&conn, peer).await;
             conn.close().await;
             if tables? > 0 {
-                return Err(Error::State(format!(
-                    "Database {db} exists but is not empty, specify a new or empty database \
-                     name, or remove the existing schema with deleteschema"
-                )));
+                return Err(Error::DatabaseNotEmpty { db: db.to_string() });
             }
         }
         let may_create_role = facts.superuser || facts.create_role;
         if !facts.role_exists && !may_create_role {
-            return Err(Error::State(format!(
-                "User {admin} ({superuser}) may not create roles, so cannot create user \
-                 {user}: it needs the SUPERUSER or CREATEROLE attribute; set {superuser} to \
-                 a role that has it, or create role {user} first"
-            )));
+            return Err(Error::MayNotCreate {
+                admin: admin.clone(),
+                key: superuser,
+                what: Creatable::Role,
+                name: user.to_string(),
+            });
         }
         let may_create_db = facts.superuser || facts.create_db;
         if !facts.db_exists && !may_create_db {
-            return Err(Error::State(format!(
-                "User {admin} ({superuser}) may not create databases, so cannot create \
-                 database {db}: it needs the SUPERUSER or CREATEDB attribute; set {superuser} \
-                 to a role that has it, or create an empty database {db} first"
-            )));
+            return Err(Error::MayNotCreate {
+                admin: admin.clone(),
+                key: superuser,
+                what: Creatable::Database,
+                name: db.to_string(),
+            });
         }
         if facts.role_exists && !facts.role_is_ours {
             if let Some(why) = self.owner_login_refused(facts).await? {
-                return Err(Error::State(format!(
-                    "User {user} exists but does not log in with {pass} ({why}); hammer did \
-                     not create it, so leaves its password alone: set {pass} to its password, \
-                     or choose another {user_key}"
-                )));
+                return Err(Error::UserLoginRefused {
+                    user: user.to_string(),
+                    pass_key: pass,
+                    why,
+                    user_key,
+                });
             }
         }
         Ok(())
@@ -497,11 +497,10 @@ impl SchemaDb for PgSchema {
     async fn delete(&self, say: &Say) -> Result<Vec<String>> {
         let (user, db) = (self.user(), self.db());
         if db == self.admin.dbname {
-            return Err(Error::State(format!(
-                "Database {db} is {}, which hammer connects to as the superuser; it will not \
-                 drop it",
-                self.key("defaultdbase")
-            )));
+            return Err(Error::AdminDatabase {
+                db: db.to_string(),
+                key: self.key("defaultdbase"),
+            });
         }
         let conn = connect(&self.admin).await?;
         let peer = self.admin.peer();

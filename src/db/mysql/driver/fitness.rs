@@ -84,15 +84,11 @@ impl Fitness for MyFitness<'_> {
         if missing.is_empty() {
             return Ok(());
         }
-        Err(Error::State(format!(
-            "The TPROC-C schema {db} lacks the stored procedure{s} {list}: delete it with \
-             deleteschema and build it again with buildschema, or set {key} to true to run \
-             the transactions as client-side SQL",
-            db = self.db,
-            s = if missing.len() == 1 { "" } else { "s" },
-            list = missing.join(", "),
-            key = self.no_procs_key,
-        )))
+        Err(Error::LacksProcedures {
+            db: self.db.to_string(),
+            procedures: missing.into_iter().map(String::from).collect(),
+            key: self.no_procs_key.clone(),
+        })
     }
 
     async fn nurand(&mut self) -> Result<Vec<[Option<i64>; 3]>> {

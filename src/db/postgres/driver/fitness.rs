@@ -72,15 +72,11 @@ impl Fitness for PgFitness<'_> {
         let prepared = join_all(texts.iter().map(|t| self.client.prepare(t))).await;
         if let Some(Err(e)) = prepared.into_iter().find(|p| p.is_err()) {
             let (_, detail) = classify(&e, false);
-            let what = match flavour.routines() {
-                Some((_, words)) => format!("the TPROC-C {words}"),
-                None => "hammer's client-side SQL".to_string(),
-            };
-            return Err(Error::State(format!(
-                "Database {} does not fit {what} ({detail}): the schema was built by another \
-                 tool or version; remove it with deleteschema and build it with buildschema",
-                self.db
-            )));
+            return Err(Error::SchemaMisfit {
+                db: self.db.to_string(),
+                calls: flavour.routines().map(|(_, words)| words),
+                detail,
+            });
         }
         Ok(())
     }
@@ -90,7 +86,7 @@ impl PgFitness<'_> {
     /// The routines this flavour calls are all there; if only the other flavour's are, say so
     /// and how to choose (HammerDB switches silently; hammer does not).
     async fn check_routines(&self) -> Result<()> {
-        let Some((kind, words)) = self.flavour.routines() else {
+        let Some((kind, _)) = self.flavour.routines() else {
             return Ok(());
         };
         let sql = "SELECT p.proname::text, p.prokind::text FROM pg_proc p
@@ -109,26 +105,22 @@ impl PgFitness<'_> {
         if missing.is_empty() {
             return Ok(());
         }
-        let (db, procs, no_procs) = (self.db, &self.procs_key, &self.no_procs_key);
-        let (other, other_words, wanted) = if kind == "f" {
-            ("p", "stored procedures", "false")
-        } else {
-            ("f", "functions", "true")
-        };
+        // `procs_key` true calls the stored procedures ("p"), false the functions ("f").
+        let procedures = kind == "p";
+        let other = if procedures { "f" } else { "p" };
         if ROUTINES.iter().all(|n| has(n, other)) {
-            let flip = if wanted == "true" { "false" } else { "true" };
-            return Err(Error::State(format!(
-                "Database {db} has the TPROC-C transactions as {other_words}, but {procs} is \
-                 {wanted}, which calls {words}: set diset tpcc {procs} {flip} to call the \
-                 {other_words}, or rebuild the schema with {procs} {wanted} (deleteschema, \
-                 then buildschema)"
-            )));
+            return Err(Error::RoutinesOfOtherKind {
+                db: self.db.to_string(),
+                key: self.procs_key.clone(),
+                procedures,
+            });
         }
-        Err(Error::State(format!(
-            "Database {db} lacks the TPROC-C {words} {} ({procs} is {wanted}): rebuild the \
-             schema (deleteschema, then buildschema), or run the transactions as client-side \
-             SQL with diset tpcc {no_procs} true",
-            missing.join(", ")
-        )))
+        Err(Error::LacksRoutines {
+            db: self.db.to_string(),
+            routines: missing.into_iter().map(String::from).collect(),
+            key: self.procs_key.clone(),
+            procedures,
+            no_procs_key: self.no_procs_key.clone(),
+        })
     }
 }
