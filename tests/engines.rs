@@ -218,18 +218,20 @@ fn battery(db: Database, configure: Configure) {
     settings
         .set(Target::Generic, "benchmark", "rdbms", name)
         .unwrap_or_else(|e| panic!("rdbms {name}: {e}"));
+    set(&mut settings, db, "tpcc", "driver", "test");
     set(&mut settings, db, "tpcc", "total_iterations", "50");
     let mut opts = Options::load(&settings, engine.tpcc_mode(&settings));
     opts.virtual_users = 2;
     let finished = Arc::new(Mutex::new(Vec::new()));
     let seen = finished.clone();
     let states: StateSink = Arc::new(move |vu, state| seen.lock().unwrap().push((vu, state)));
+    let run_out = Output::capture();
     let result = rt
         .block_on(hammer::db::run_tpcc(
             &settings,
             db,
             opts,
-            Say::new(Output::capture(), 1),
+            Say::new(run_out.clone(), 1),
             states,
             Interrupt::default(),
         ))
@@ -238,7 +240,8 @@ fn battery(db: Database, configure: Configure) {
     assert_eq!(
         result.transactions(),
         100,
-        "{name}: two virtual users ran their 50 transactions each"
+        "{name}: two virtual users ran their 50 transactions each: {:?}",
+        run_out.take_captured()
     );
     let finished = finished.lock().unwrap();
     for vu in [1, 2] {
