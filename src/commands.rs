@@ -72,6 +72,7 @@ pub const VUSET_OPTIONS: &[(&str, &str)] = &[
     ("unique", "unique_log_name"),
     ("nobuff", "no_log_buffer"),
     ("timestamps", "log_timestamps"),
+    ("refreshrate", "refresh_rate"),
 ];
 pub const TCSET_OPTIONS: &[(&str, &str, &str)] = &[
     (
@@ -167,12 +168,13 @@ pub static COMMANDS: &[Command] = &[
     },
     Command {
         name: "vuset",
-        args: "[vu|delay|repeat|iterations|showoutput|logtotemp|unique|nobuff|timestamps] value",
+        args: "[vu|delay|repeat|iterations|showoutput|logtotemp|unique|nobuff|timestamps|refreshrate] value",
         min_args: 2,
         max_args: 2,
         help: "Configures virtual users: vu (count, or vcpu for one per logical CPU), delay and repeat \
                (milliseconds), iterations, and the output switches showoutput, logtotemp, unique, \
-               nobuff, timestamps (0 or 1). Refused while virtual users exist.",
+               nobuff, timestamps (0 or 1), and refreshrate (seconds between the live view's \
+               intervals during vurun, 0 for none). Refused while virtual users exist.",
         complete: &[C::VusetOptions],
     },
     Command {

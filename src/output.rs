@@ -27,8 +27,8 @@ pub trait Tee: Send + Sync {
 #[derive(Clone)]
 pub struct Output {
     sink: Arc<Mutex<Sink>>,
-    /// The progress line at the bottom of the terminal, redrawn below each new line.
-    status_line: Arc<Mutex<Option<String>>>,
+    /// The progress line or panel at the bottom of the terminal, redrawn below each new line.
+    panel: Arc<Mutex<Option<Vec<String>>>>,
     tee: Arc<Mutex<Option<Arc<dyn Tee>>>>,
 }
 
@@ -52,7 +52,7 @@ impl Output {
     fn with(sink: Sink) -> Self {
         Output {
             sink: Arc::new(Mutex::new(sink)),
-            status_line: Arc::new(Mutex::new(None)),
+            panel: Arc::new(Mutex::new(None)),
             tee: Arc::new(Mutex::new(None)),
         }
     }
@@ -91,13 +91,10 @@ impl Output {
     /// Prints text; each of its lines becomes one output line.
     pub fn line(&self, text: impl AsRef<str>) {
         let text = text.as_ref();
-        let status = self
-            .status_line
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone();
-        if status.is_some() {
-            erase_status();
+        // Held while printing, so that a panel is erased and redrawn around each line whole.
+        let panel = self.panel.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(lines) = &*panel {
+            erase_panel(lines.len());
         }
         let mut sink = self.lock();
         match &mut *sink {
@@ -111,9 +108,10 @@ impl Output {
             Sink::Capture(lines) => lines.extend(text.split('\n').map(str::to_owned)),
         }
         drop(sink);
-        if let Some(status) = status {
-            draw_status(&status);
+        if let Some(lines) = &*panel {
+            draw_panel(lines);
         }
+        drop(panel);
         self.copy_to_tee(text);
     }
 
@@ -122,9 +120,18 @@ impl Output {
         let mut sink = self.lock();
         match &mut *sink {
             Sink::Stdout => {
+                drop(sink);
+                let panel = self.panel.lock().unwrap_or_else(|e| e.into_inner());
+                if let Some(lines) = &*panel {
+                    erase_panel(lines.len());
+                }
                 let mut err = std::io::stderr().lock();
                 let _ = writeln!(err, "{}", text.as_ref());
-                drop(sink);
+                drop(err);
+                if let Some(lines) = &*panel {
+                    draw_panel(lines);
+                }
+                drop(panel);
                 self.copy_to_tee(text.as_ref());
             }
             _ => {
@@ -134,27 +141,42 @@ impl Output {
         }
     }
 
+    /// Whether lines reach a terminal, where a panel can be redrawn in place.
+    pub fn is_terminal(&self) -> bool {
+        std::io::stdout().is_terminal() && !matches!(&*self.lock(), Sink::Capture(_))
+    }
+
     /// Shows a progress line at the bottom of a terminal, kept below the lines printed after
     /// it until `clear_status`. Elsewhere (pipes, files, tests) nothing.
     pub fn status(&self, text: impl AsRef<str>) {
-        if !std::io::stdout().is_terminal() || matches!(&*self.lock(), Sink::Capture(_)) {
-            return;
-        }
-        let text = text.as_ref().to_string();
-        draw_status(&text);
-        *self.status_line.lock().unwrap_or_else(|e| e.into_inner()) = Some(text);
+        self.panel(vec![text.as_ref().to_string()]);
     }
 
-    /// Removes the progress line, if one is shown.
+    /// Shows `lines` as a panel at the bottom of a terminal, in place of the one shown
+    /// before, kept below the lines printed after it until `clear_status`; each is cut to
+    /// the terminal's width. Elsewhere (pipes, files, tests) nothing.
+    pub fn panel(&self, lines: Vec<String>) {
+        if !self.is_terminal() {
+            return;
+        }
+        let width = crossterm::terminal::size().map_or(80, |(w, _)| w as usize);
+        let lines: Vec<String> = lines
+            .into_iter()
+            .map(|l| l.chars().take(width.saturating_sub(1).max(1)).collect())
+            .collect();
+        let mut panel = self.panel.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(old) = &*panel {
+            erase_panel(old.len());
+        }
+        draw_panel(&lines);
+        *panel = Some(lines);
+    }
+
+    /// Removes the progress line or panel, if one is shown.
     pub fn clear_status(&self) {
-        if self
-            .status_line
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .take()
-            .is_some()
-        {
-            erase_status();
+        let mut panel = self.panel.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(old) = panel.take() {
+            erase_panel(old.len());
         }
     }
 
@@ -167,15 +189,32 @@ impl Output {
     }
 }
 
-fn draw_status(text: &str) {
+/// Draws a panel from the cursor's line down, leaving the cursor at the end of its last
+/// line.
+fn draw_panel(lines: &[String]) {
+    use crossterm::terminal::{Clear, ClearType};
     let mut out = std::io::stdout().lock();
-    let _ = write!(out, "\r\x1b[2K{text}");
+    for (i, line) in lines.iter().enumerate() {
+        if i > 0 {
+            let _ = write!(out, "\r\n");
+        }
+        let _ = crossterm::queue!(out, Clear(ClearType::CurrentLine));
+        let _ = write!(out, "\r{line}");
+    }
     let _ = out.flush();
 }
 
-fn erase_status() {
+/// Erases a panel of `n` lines drawn by [`draw_panel`], leaving the cursor at the start of
+/// its first line.
+fn erase_panel(n: usize) {
+    use crossterm::cursor::MoveUp;
+    use crossterm::terminal::{Clear, ClearType};
     let mut out = std::io::stdout().lock();
-    let _ = write!(out, "\r\x1b[2K");
+    let _ = write!(out, "\r");
+    let _ = crossterm::queue!(out, Clear(ClearType::CurrentLine));
+    for _ in 1..n {
+        let _ = crossterm::queue!(out, MoveUp(1), Clear(ClearType::CurrentLine));
+    }
     let _ = out.flush();
 }
 

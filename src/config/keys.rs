@@ -235,6 +235,12 @@ pub fn generic_keys() -> Vec<KeySpec> {
         k("virtual_user_options", "no_log_buffer", "0", Kind::Flag),
         k("virtual_user_options", "log_timestamps", "0", Kind::Flag),
         k(
+            "virtual_user_options",
+            "refresh_rate",
+            "10",
+            Kind::Int { min: 0, max: 3600 },
+        ),
+        k(
             "transaction_counter",
             "tc_refresh_rate",
             "10",

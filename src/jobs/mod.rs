@@ -11,6 +11,7 @@ pub mod command;
 pub mod diff;
 pub mod format;
 pub mod id;
+pub mod live;
 pub mod recorder;
 pub mod report;
 pub mod store;
@@ -279,6 +280,8 @@ pub struct Detail {
     pub tcount: Vec<TcountPoint>,
     pub metrics: Vec<MetricPoint>,
     pub system: Option<SystemInfo>,
+    /// A run's live series (its live view's intervals), when it had one.
+    pub live: Option<live::Live>,
 }
 
 /// The `Vuser N:` prefix of a line, if it has one.
@@ -353,6 +356,7 @@ pub(crate) mod sample {
             tcount: Vec::new(),
             metrics: Vec::new(),
             system: None,
+            live: None,
         }
     }
 }

@@ -416,6 +416,8 @@ impl Spec {
 pub struct RunRecord {
     pub figures: RunFigures,
     pub timings: Vec<(Timing, Vec<u8>)>,
+    /// The live view's intervals, when the run had one.
+    pub live: Option<super::live::Live>,
 }
 
 /// Counts of one unit type, as a run kept them.
@@ -479,7 +481,12 @@ pub fn end_of(outcome: &Result<Dynamic, Error>, interrupted: bool, run: Option<&
             }
         }
     }
-    if let Some(RunRecord { figures, timings }) = run {
+    if let Some(RunRecord {
+        figures,
+        timings,
+        live,
+    }) = run
+    {
         let r = figures;
         if r.failed_vus > 0 {
             end.status = Status::Failed;
@@ -499,6 +506,7 @@ pub fn end_of(outcome: &Result<Dynamic, Error>, interrupted: bool, run: Option<&
         }
         end.figures = Some(figures.clone());
         end.timings = timings.clone();
+        end.live = live.clone();
     }
     end
 }

@@ -33,10 +33,13 @@ table{border-collapse:collapse;font-size:.9em}td,th{padding:.2em .7em;border-bot
 td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
 pre{background:#f6f8fa;padding:.8em;overflow-x:auto;font-size:.8em;line-height:1.35}
 svg{font-size:11px;font-family:inherit}.axis{stroke:#999}.grid{stroke:#eee}.none{color:#777;font-style:italic}
+.window{fill:#e3f2fd}.phase{fill:#777}
 details summary{cursor:pointer}
 ";
 
-const COLORS: [&str; 4] = ["#1565c0", "#c62828", "#2e7d32", "#ef6c00"];
+const COLORS: [&str; 6] = [
+    "#1565c0", "#c62828", "#2e7d32", "#ef6c00", "#6a1b9a", "#00838f",
+];
 
 /// A round step near `span / 5` for axis ticks.
 fn nice_step(span: f64) -> f64 {
@@ -76,6 +79,17 @@ pub struct Series<'a> {
 
 /// A line chart of one or more series sharing the axes, as inline SVG.
 pub fn line_chart(title: &str, y_label: &str, series: &[Series<'_>]) -> String {
+    marked_chart(title, y_label, series, None)
+}
+
+/// A line chart with a run's measured window shaded (seconds from the start to its end, or
+/// to the chart's end when the run stopped inside it) and the rampup before it named.
+pub fn marked_chart(
+    title: &str,
+    y_label: &str,
+    series: &[Series<'_>],
+    window: Option<(f64, Option<f64>)>,
+) -> String {
     let (w, h) = (760.0, 260.0);
     let (left, right, top, bottom) = (60.0, 20.0, 28.0, 36.0);
     let all = series.iter().flat_map(|s| s.points.iter());
@@ -102,6 +116,25 @@ pub fn line_chart(title: &str, y_label: &str, series: &[Series<'_>]) -> String {
             l = tick_label(y)
         );
         y += y_step;
+    }
+    if let Some((start, end)) = window {
+        let (x0, x1) = (px(start.min(x_max)), px(end.unwrap_or(x_max).min(x_max)));
+        let _ = write!(
+            svg,
+            r#"<rect class="window" x="{x0:.1}" y="{top}" width="{bw:.1}" height="{bh}"/><text class="phase" x="{tx:.1}" y="{ty}">measured</text>"#,
+            bw = (x1 - x0).max(0.0),
+            bh = h - top - bottom,
+            tx = x0 + 4.0,
+            ty = top + 12.0
+        );
+        if start > 0.0 {
+            let _ = write!(
+                svg,
+                r#"<text class="phase" x="{tx:.1}" y="{ty}">rampup</text>"#,
+                tx = left + 4.0,
+                ty = top + 12.0
+            );
+        }
     }
     let mut x = 0.0;
     while x <= x_max + x_step / 100.0 {
@@ -145,7 +178,8 @@ pub fn line_chart(title: &str, y_label: &str, series: &[Series<'_>]) -> String {
                 py(y)
             );
         }
-        let lx = w - right - 150.0 * (series.len() - i) as f64;
+        let slot = (520.0 / series.len() as f64).min(150.0);
+        let lx = w - right - slot * (series.len() - i) as f64;
         let _ = write!(
             svg,
             r#"<rect x="{lx}" y="8" width="12" height="4" fill="{color}"/><text x="{tx}" y="14">{n}</text>"#,
@@ -325,11 +359,28 @@ pub fn html(d: &Detail, lines: &[Line]) -> String {
     }
 
     page.push_str("<h2>Transactions per minute and NOPM over time</h2>");
-    if d.tcount.is_empty() {
-        page.push_str(&none(
-            "No transaction counter series: start the counter (tcstart) before the run to record one.",
+    let live = d.live.as_ref().filter(|l| !l.points.is_empty());
+    let rates = live.map(|l| l.rate_names()).unwrap_or_default();
+    if let (Some(l), false) = (live, rates.is_empty()) {
+        let series: Vec<Series<'_>> = rates
+            .iter()
+            .map(|name| Series {
+                name,
+                points: l
+                    .points
+                    .iter()
+                    .filter_map(|p| p.rate(name).map(|v| (p.elapsed_s, v)))
+                    .collect(),
+            })
+            .collect();
+        page.push_str(&marked_chart(
+            "The database's counters, per interval of the live view",
+            "per minute",
+            &series,
+            l.window,
         ));
-    } else {
+    }
+    if !d.tcount.is_empty() {
         let t0 = d.tcount[0].at;
         let secs = |at: i64| (at - t0) as f64 / 1000.0;
         let mut series = vec![Series {
@@ -348,10 +399,46 @@ pub fn html(d: &Detail, lines: &[Line]) -> String {
             });
         }
         page.push_str(&line_chart(
-            "Transactions per minute",
+            "Transaction counter (tcstart)",
             "per minute",
             &series,
         ));
+    } else if rates.is_empty() {
+        page.push_str(&none(
+            "No series of the database's counters: a timed run's live view (vuset refreshrate) \
+             or the transaction counter (tcstart) records one.",
+        ));
+    }
+
+    page.push_str("<h2>Response times over time</h2>");
+    match live {
+        Some(l) => {
+            let series: Vec<Series<'_>> = l
+                .names
+                .iter()
+                .enumerate()
+                .map(|(k, name)| Series {
+                    name,
+                    points: l
+                        .points
+                        .iter()
+                        .filter_map(|p| {
+                            let t = p.types.get(k)?;
+                            t.p95_ms.map(|v| (p.elapsed_s, v))
+                        })
+                        .collect(),
+                })
+                .collect();
+            page.push_str(&marked_chart(
+                "95th percentile per type, per interval of the live view",
+                "ms",
+                &series,
+                l.window,
+            ));
+        }
+        None => page.push_str(&none(
+            "No live series: the run had no live view (vuset refreshrate 0).",
+        )),
     }
 
     page.push_str("<h2>CPU over time</h2>");
@@ -521,9 +608,46 @@ mod tests {
         d.returned = Some(serde_json::json!({"rows": 5, "note": "<b>"}));
         let page = html(&d, &[]);
         assert!(!page.contains("<svg"));
-        assert!(page.contains("No transaction counter series"));
+        assert!(page.contains("No series of the database&#39;s counters"));
+        assert!(page.contains("No live series"));
         assert!(page.contains("No CPU metrics series"));
         assert!(page.contains("&lt;b&gt;"));
+    }
+
+    #[test]
+    fn a_live_series_draws_rates_and_p95_with_the_window_marked() {
+        use crate::jobs::live::{Live, Point, TypePoint};
+        let mut d = sample::detail("67FD24A6FDB403E253438393", 1.0);
+        let point = |i: u32, phase: &str| Point {
+            elapsed_s: f64::from(i) * 10.0,
+            seconds: 10.0,
+            phase: phase.into(),
+            rates: vec![("NOPM".into(), 1000.0), ("TPM".into(), 2300.0)],
+            types: vec![TypePoint {
+                finished: 5,
+                p95_ms: Some(2.5),
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        d.live = Some(Live {
+            names: vec!["new order".into()],
+            window: Some((20.0, Some(60.0))),
+            points: vec![
+                point(1, "rampup"),
+                point(2, "rampup"),
+                point(4, "measured"),
+                point(6, "measured"),
+            ],
+        });
+        let page = html(&d, &[]);
+        // Rates and p95 over the run, then the latency bars; each over-time chart marks the
+        // rampup and the window.
+        assert_eq!(page.matches("<svg").count(), 3, "{page}");
+        assert_eq!(page.matches(r#"class="window""#).count(), 2);
+        assert_eq!(page.matches(">rampup</text>").count(), 2);
+        assert!(page.contains("95th percentile per type"));
+        assert!(!page.contains("No live series"));
     }
 
     #[test]

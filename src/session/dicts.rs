@@ -263,6 +263,7 @@ impl Session {
                     ("Unique Log Name", "unique_log_name"),
                     ("No Log Buffer", "no_log_buffer"),
                     ("Log Timestamps", "log_timestamps"),
+                    ("Refresh Rate(s)", "refresh_rate"),
                 ]
                 .iter()
                 .map(|(label, key)| format!("{label} = {}", g.get(key)))

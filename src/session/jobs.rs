@@ -165,5 +165,47 @@ fn run_record(r: &crate::tpcc::driver::RunResult) -> crate::jobs::recorder::RunR
             timing(k.name(), counts, &s.latency)
         })
         .collect();
-    crate::jobs::recorder::RunRecord { figures, timings }
+    crate::jobs::recorder::RunRecord {
+        figures,
+        timings,
+        live: r.series.as_ref().map(live_record),
+    }
+}
+
+/// A run's live series as its job keeps it.
+pub(super) fn live_record(s: &crate::vu::live::Series) -> crate::jobs::live::Live {
+    use crate::jobs::live::{Live, Point, TypePoint};
+    let at_ms = |t: std::time::SystemTime| {
+        t.duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as i64)
+    };
+    Live {
+        names: s.names.clone(),
+        window: s
+            .window
+            .map(|(a, b)| (a.as_secs_f64(), b.map(|b| b.as_secs_f64()))),
+        points: s
+            .intervals
+            .iter()
+            .map(|i| Point {
+                at_ms: at_ms(i.at),
+                elapsed_s: i.elapsed.as_secs_f64(),
+                seconds: i.seconds,
+                phase: i.phase.label().to_string(),
+                rates: i.rates.iter().map(|(n, v)| (n.to_string(), *v)).collect(),
+                types: i
+                    .types
+                    .iter()
+                    .map(|t| TypePoint {
+                        finished: t.finished,
+                        failed: t.failed,
+                        retried: t.retried,
+                        p95_ms: t.p95_us.map(|us| us as f64 / 1000.0),
+                    })
+                    .collect(),
+                reconnects: i.reconnects,
+                client_cpu_s: i.client_cpu.map(|c| c.as_secs_f64()),
+            })
+            .collect(),
+    }
 }

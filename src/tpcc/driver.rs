@@ -83,6 +83,10 @@ impl<D: TxnDb> Workload for Tpcc<D> {
         &TYPE_NAMES
     }
 
+    fn unit_word(&self) -> &'static str {
+        "transaction"
+    }
+
     fn index(unit: Kind) -> usize {
         unit.index()
     }
@@ -217,7 +221,7 @@ impl<D: TxnDb> Monitor for Tpcc<D> {
                 start.transactions, end.transactions
             ));
         }
-        let tpm = end.transactions.saturating_sub(start.transactions) as f64 / mins;
+        let tpm = end.transactions_since(start) as f64 / mins;
         say.line(format!(
             "{} Active Virtual Users configured",
             self.opts.virtual_users
@@ -229,6 +233,21 @@ impl<D: TxnDb> Monitor for Tpcc<D> {
             self.opts.nopm_first,
         ));
         Figures { nopm, tpm }
+    }
+
+    fn rates(&self, start: &Counters, end: &Counters, over: Duration) -> Vec<(&'static str, f64)> {
+        let mins = over.as_secs_f64() / 60.0;
+        if mins <= 0.0 {
+            return Vec::new();
+        }
+        let nopm = end.new_orders.saturating_sub(start.new_orders) as f64 / mins;
+        let tpm = end.transactions_since(start) as f64 / mins;
+        let rates = [("NOPM", nopm), ("TPM", tpm)];
+        if self.opts.nopm_first {
+            rates.to_vec()
+        } else {
+            rates.into_iter().rev().collect()
+        }
     }
 }
 
@@ -256,6 +275,7 @@ pub async fn run<D: TxnDb>(
         time_profile: opts.time_profile,
         rampup: opts.rampup,
         duration: opts.duration,
+        refresh: opts.refresh,
     };
     let show = opts.show_output && opts.driver == DriverKind::Test;
     let w = Arc::new(Tpcc { db, opts, show });
@@ -271,6 +291,7 @@ pub async fn run<D: TxnDb>(
         failed_vus: o.failed_vus,
         client_cpu: o.client_cpu,
         abandoned_calls: o.abandoned_calls,
+        series: o.series,
     })
 }
 

@@ -44,6 +44,8 @@ pub struct Options {
     pub virtual_users: u32,
     pub user_delay: Duration,
     pub show_output: bool,
+    /// `vuset refreshrate`: between two intervals of the live view; zero for none.
+    pub refresh: Duration,
     /// `benchmark.first_result`: NOPM first (HammerDB's default) or TPM first.
     pub nopm_first: bool,
     /// How the transactions run under these settings, as the engine says:
@@ -83,6 +85,7 @@ impl Options {
             virtual_users: vu.virtual_users,
             user_delay: vu.user_delay,
             show_output: vu.show_output,
+            refresh: vu.refresh,
             nopm_first: first_result_nopm(settings),
             routines,
         }
@@ -112,6 +115,7 @@ impl WorkloadOptions for Options {
         self.virtual_users = vu.virtual_users;
         self.user_delay = vu.user_delay;
         self.show_output = vu.show_output;
+        self.refresh = vu.refresh;
         self.nopm_first = first_result_nopm(settings);
         self.reconnect_for = reconnect_for()?;
         Ok(())

@@ -37,6 +37,8 @@ pub struct RunResult {
     pub client_cpu: Option<Duration>,
     /// Calls still waiting for the server when the stopping run cut their connections.
     pub abandoned_calls: u64,
+    /// The live view's intervals, when the run had one.
+    pub series: Option<crate::vu::live::Series>,
 }
 
 impl RunResult {

@@ -110,6 +110,19 @@ pub struct Counters {
     /// The server's commits plus rollbacks (PostgreSQL `pg_stat_database`, MariaDB/MySQL
     /// `Com_commit + Com_rollback`), as HammerDB counts TPM.
     pub transactions: u64,
+    /// Transactions the readings before this one added to `transactions` themselves (on
+    /// PostgreSQL a read of `district` is a transaction of the schema's database): the
+    /// figures between two readings leave them out.
+    pub own: u64,
+}
+
+impl Counters {
+    /// The workload's transactions from `start` to this reading, the readings' own left out.
+    pub fn transactions_since(&self, start: &Counters) -> u64 {
+        self.transactions
+            .saturating_sub(start.transactions)
+            .saturating_sub(self.own.saturating_sub(start.own))
+    }
 }
 
 /// One terminal's connection: runs transactions. A failed call has rolled back; its error is

@@ -9,12 +9,14 @@
 //! histograms), [`script`] (what `loadscript` froze), `say` (`Vuser N:` lines). No workload
 //! is named here: TPROC-C and custom scripts use it.
 
+pub mod live;
 mod monitor;
 pub mod runtime;
 mod say;
 pub mod script;
 mod shared;
 pub mod stats;
+mod view;
 pub mod workload;
 
 use std::sync::{Arc, Mutex};

@@ -19,6 +19,7 @@ use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use tokio::sync::TryAcquireError;
 
+use super::live::{sample, Series, Timing};
 use super::monitor::{monitor_run, Measured};
 use super::say::Say;
 use super::shared::{lost, nap, RunOptions, Shared, CUT_GRACE, STOP_GRACE};
@@ -50,6 +51,8 @@ pub struct Outcome<F> {
     pub client_cpu: Option<Duration>,
     /// Calls still waiting for the server when the stopping run cut their connections.
     pub abandoned_calls: u64,
+    /// The live view's intervals, when the run had one.
+    pub series: Option<Series>,
 }
 
 /// The connections a virtual user's terminals run their units on. A terminal of its own
@@ -223,6 +226,16 @@ async fn run_terminal<W: Workload>(
             let mut all = stats.lock().unwrap_or_else(|e| e.into_inner());
             if lost && gave_up.is_none() {
                 all.reconnects += 1;
+            }
+            if let Some(t) = all.live.get_mut(W::index(kind)) {
+                t.finished += 1;
+                t.retried += u64::from(attempt);
+                match &result {
+                    Ok(_) => {
+                        let _ = t.latency.record((elapsed.as_micros() as u64).max(1));
+                    }
+                    Err(_) => t.failed += 1,
+                }
             }
             if in_window {
                 let s = &mut all.by_kind[W::index(kind)];
@@ -493,6 +506,7 @@ pub async fn run<W: Workload>(
         abandoned: AtomicU64::new(0),
         measuring: AtomicBool::new(!monitor),
         gave_up: std::sync::OnceLock::new(),
+        window: Default::default(),
     });
     // Once stopping, the terminals get a grace to finish their calls; then their connections
     // are cut, and a virtual user that still has not ended after that is abandoned.
@@ -518,16 +532,44 @@ pub async fn run<W: Workload>(
     };
     let first_worker = if monitor { 2 } else { 1 };
     let opts = Arc::new(opts);
+    // Each worker's statistics, made here so that the live view can take its tallies.
+    let live = !opts.refresh.is_zero();
+    let vu_stats: Vec<Arc<std::sync::Mutex<Stats>>> = (0..opts.virtual_users)
+        .map(|_| {
+            Arc::new(std::sync::Mutex::new(if live {
+                Stats::with_live(types)
+            } else {
+                Stats::new(types)
+            }))
+        })
+        .collect();
+    let live_done = Interrupt::default();
+    let sampler = live.then(|| {
+        let timing = monitor.then_some(Timing {
+            rampup: opts.rampup,
+            duration: opts.duration,
+        });
+        tokio::spawn(sample(
+            w.clone(),
+            shared.clone(),
+            vu_stats.clone(),
+            opts.refresh,
+            timing,
+            say.clone(),
+            live_done.clone(),
+        ))
+    });
     let mut workers = tokio::task::JoinSet::new();
     let all_shared = shared_threads();
     for i in 0..opts.virtual_users {
         let vu = first_worker + i as usize;
-        let (w, opts, shared, states, plan) = (
+        let (w, opts, shared, states, plan, stats) = (
             w.clone(),
             opts.clone(),
             shared.clone(),
             states.clone(),
             plan.clone(),
+            vu_stats[i as usize].clone(),
         );
         let vsay = say.as_vuser(vu);
         let mut rng = SmallRng::from_rng(&mut seed);
@@ -555,7 +597,7 @@ pub async fn run<W: Workload>(
                 opts,
                 shared,
                 say: vsay,
-                stats: Arc::new(std::sync::Mutex::new(Stats::new(types))),
+                stats,
                 own_thread,
                 measure_all: !monitor,
             };
@@ -565,10 +607,15 @@ pub async fn run<W: Workload>(
             } else {
                 run_clients(&ctx, &plan, place, &mut rng, terminals).await
             };
-            let stats = std::mem::replace(
-                &mut *ctx.stats.lock().unwrap_or_else(|e| e.into_inner()),
-                Stats::new(0),
-            );
+            // The counts go to the result; the tallies stay for the live view's last look.
+            let stats = {
+                let mut s = ctx.stats.lock().unwrap_or_else(|e| e.into_inner());
+                Stats {
+                    by_kind: std::mem::take(&mut s.by_kind),
+                    reconnects: s.reconnects,
+                    live: Vec::new(),
+                }
+            };
             (vu, stats, outcome)
         };
         if own_thread {
@@ -592,6 +639,7 @@ pub async fn run<W: Workload>(
         failed_vus: 0,
         client_cpu: None,
         abandoned_calls: 0,
+        series: None,
     };
     let monitor_task = if monitor {
         states(1, VuState::Running);
@@ -693,6 +741,10 @@ pub async fn run<W: Workload>(
                 result.failed_vus += 1;
             }
         }
+    }
+    live_done.fire();
+    if let Some(sampler) = sampler {
+        result.series = sampler.await.ok();
     }
     forward.abort();
     reaper.abort();

@@ -35,6 +35,8 @@ pub struct VuGlobals {
     pub virtual_users: u32,
     pub user_delay: Duration,
     pub show_output: bool,
+    /// Between two intervals of the live view; zero for none.
+    pub refresh: Duration,
 }
 
 impl VuGlobals {
@@ -44,6 +46,7 @@ impl VuGlobals {
             virtual_users: g.get_i64("virtual_users") as u32,
             user_delay: Duration::from_millis(g.get_i64("user_delay") as u64),
             show_output: g.get_bool("show_output"),
+            refresh: Duration::from_secs(g.get_i64("refresh_rate").max(0) as u64),
         }
     }
 }

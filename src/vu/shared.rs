@@ -31,6 +31,8 @@ pub struct RunOptions {
     /// The monitor's rampup and measured duration (a timed run).
     pub rampup: Duration,
     pub duration: Duration,
+    /// Between two intervals of the live view (`vuset refreshrate`); zero for none.
+    pub refresh: Duration,
 }
 
 /// How long after the stop a terminal may still wait on the server before its connection is
@@ -51,6 +53,8 @@ pub(super) struct Shared {
     pub measuring: AtomicBool,
     /// Why the run was given up (a server that stayed away), once.
     pub gave_up: std::sync::OnceLock<String>,
+    /// When the measured window began and ended, for the live view.
+    pub window: std::sync::Mutex<super::live::Window>,
 }
 
 impl Shared {

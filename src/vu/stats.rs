@@ -45,12 +45,51 @@ impl TypeStats {
     }
 }
 
+/// What one unit type did since the live view's last look, rampup included: taken and
+/// reset at each of its intervals.
+#[derive(Debug, Clone)]
+pub struct Tally {
+    /// Units that finished (committed, rolled back as asked, or failed).
+    pub finished: u64,
+    pub failed: u64,
+    pub retried: u64,
+    /// Response times in microseconds of the units that succeeded.
+    pub latency: Histogram<u64>,
+}
+
+impl Tally {
+    fn new() -> Self {
+        Tally {
+            finished: 0,
+            failed: 0,
+            retried: 0,
+            latency: Histogram::new_with_bounds(1, 3_600_000_000, 2)
+                .expect("valid histogram bounds"),
+        }
+    }
+
+    /// Adds `other` and empties it.
+    pub fn take_from(&mut self, other: &mut Tally) {
+        self.finished += other.finished;
+        self.failed += other.failed;
+        self.retried += other.retried;
+        let _ = self.latency.add(&other.latency);
+        other.finished = 0;
+        other.failed = 0;
+        other.retried = 0;
+        other.latency.reset();
+    }
+}
+
 /// One terminal's or one run's statistics, by unit type.
 #[derive(Debug, Clone)]
 pub struct Stats {
     pub by_kind: Vec<TypeStats>,
     /// Lost connections that were reconnected.
     pub reconnects: u64,
+    /// Per unit type, what happened since the live view last looked; empty when the run has
+    /// no live view.
+    pub live: Vec<Tally>,
 }
 
 impl Stats {
@@ -59,7 +98,21 @@ impl Stats {
         Stats {
             by_kind: (0..types).map(|_| TypeStats::new()).collect(),
             reconnects: 0,
+            live: Vec::new(),
         }
+    }
+
+    /// Empty statistics that also keep tallies for a live view.
+    pub fn with_live(types: usize) -> Self {
+        Stats {
+            live: Self::tallies(types),
+            ..Self::new(types)
+        }
+    }
+
+    /// Empty tallies for `types` unit types.
+    pub fn tallies(types: usize) -> Vec<Tally> {
+        (0..types).map(|_| Tally::new()).collect()
     }
 
     pub fn merge(&mut self, other: &Stats) {

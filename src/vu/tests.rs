@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use rand::rngs::SmallRng;
 
+use super::live::Phase;
 use super::*;
 use crate::config::Database;
 use crate::error::{Error, Result};
@@ -132,6 +133,10 @@ impl Monitor for Fake {
         say.line("FIGURES");
         end - start
     }
+
+    fn rates(&self, start: &u64, end: &u64, over: Duration) -> Vec<(&'static str, f64)> {
+        vec![("UPM", (end - start) as f64 / over.as_secs_f64() * 60.0)]
+    }
 }
 
 fn opts(virtual_users: u32) -> RunOptions {
@@ -146,6 +151,7 @@ fn opts(virtual_users: u32) -> RunOptions {
         time_profile: true,
         rampup: Duration::ZERO,
         duration: Duration::from_millis(400),
+        refresh: Duration::ZERO,
     }
 }
 
@@ -345,4 +351,66 @@ async fn the_monitor_times_a_window_and_stops_the_workers() {
     ] {
         assert!(lines.iter().any(|l| l == line), "{line} in {lines:?}");
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_live_view_shows_each_interval_and_keeps_the_series() {
+    let w = Arc::new(Fake {
+        units: u64::MAX,
+        unit_time: Duration::from_millis(2),
+        timed: true,
+        ..Fake::default()
+    });
+    let o = RunOptions {
+        rampup: Duration::from_millis(300),
+        duration: Duration::from_millis(600),
+        refresh: Duration::from_millis(100),
+        ..opts(2)
+    };
+    let (r, lines) = go(w.clone(), o, Interrupt::default()).await;
+    let series = r.series.expect("a live series");
+    assert_eq!(series.names, ["even", "odd"]);
+    let n = series.intervals.len();
+    assert!((5..=14).contains(&n), "{n} intervals: {series:#?}");
+    // Every unit that ran is in exactly one interval, rampup included.
+    let finished: u64 = series.intervals.iter().map(|i| i.finished()).sum();
+    assert_eq!(finished, w.executed.load(Ordering::Relaxed));
+    // Rampup first, then the measured window, in order; the database's rates in between.
+    let phases: Vec<Phase> = series.intervals.iter().map(|i| i.phase).collect();
+    assert_eq!(phases[0], Phase::Rampup, "{phases:?}");
+    assert!(phases.contains(&Phase::Measured), "{phases:?}");
+    assert!(
+        phases.windows(2).all(|p| p[0] as u8 <= p[1] as u8),
+        "{phases:?}"
+    );
+    let measured = series
+        .intervals
+        .iter()
+        .find(|i| i.phase == Phase::Measured && !i.rates.is_empty())
+        .expect("a measured interval with rates");
+    assert!(measured.rate("UPM").unwrap() > 0.0, "{measured:?}");
+    assert!(measured.remaining.unwrap() <= Duration::from_millis(600));
+    let (start, end) = series.window.expect("the window");
+    assert!(start >= Duration::from_millis(250), "{start:?}");
+    assert!(end.unwrap() >= start + Duration::from_millis(600));
+    // Not a terminal: one plain line per interval.
+    let progress = lines.iter().filter(|l| l.starts_with("progress: ")).count();
+    assert_eq!(progress, n, "{lines:?}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains(", measured, ") && l.contains(" UPM ")),
+        "{lines:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_a_refresh_there_is_no_live_view() {
+    let w = Arc::new(Fake {
+        units: 3,
+        ..Fake::default()
+    });
+    let (r, lines) = go(w, opts(1), Interrupt::default()).await;
+    assert!(r.series.is_none());
+    assert!(!lines.iter().any(|l| l.starts_with("progress: ")));
 }

@@ -54,6 +54,11 @@ pub trait Workload: Send + Sync + 'static {
     /// [`Self::index`] is its position here.
     fn type_names(&self) -> &'static [&'static str];
 
+    /// What one unit is called in the live view's `us per transaction`.
+    fn unit_word(&self) -> &'static str {
+        "unit"
+    }
+
     /// A unit's position in [`Self::type_names`].
     fn index(unit: Self::Unit) -> usize;
 
@@ -156,6 +161,17 @@ pub trait Monitor: Send + Sync + 'static {
         measured: Duration,
         say: &Say,
     ) -> Self::Figures;
+
+    /// The database's rates between two readings `over` apart, for the live view, named as
+    /// the result names them (`[("NOPM", ..), ("TPM", ..)]`); says nothing.
+    fn rates(
+        &self,
+        _start: &Self::Reading,
+        _end: &Self::Reading,
+        _over: Duration,
+    ) -> Vec<(&'static str, f64)> {
+        Vec::new()
+    }
 }
 
 /// The monitor of a workload without one (never called).

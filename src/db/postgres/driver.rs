@@ -20,6 +20,8 @@ mod numeric;
 mod outputs;
 mod sql;
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use tokio::sync::Mutex;
 use tokio_postgres::types::ToSql;
 use tokio_postgres::Client;
@@ -61,6 +63,8 @@ pub struct PgDriver {
     summaries: bool,
     /// Every connection opened from `owner` and `admin`.
     kill: KillSwitch,
+    /// Transactions the counters' own readings made in the schema's database.
+    own_reads: AtomicU64,
 }
 
 impl PgDriver {
@@ -86,6 +90,7 @@ impl PgDriver {
             owner_conn: Mutex::new(None),
             summaries: false,
             kill,
+            own_reads: AtomicU64::new(0),
         }
     }
 
@@ -266,6 +271,7 @@ impl TxnDb for PgDriver {
     }
 
     async fn counters(&self) -> Result<Counters> {
+        let own = self.own_reads.load(Ordering::Relaxed);
         // The schema database's own commits and rollbacks (see `counters`).
         let (transactions, new_orders) = tokio::join!(
             read_counter(
@@ -275,10 +281,16 @@ impl TxnDb for PgDriver {
             ),
             read_counter(&self.owner_conn, &self.owner, Counter::NewOrders),
         );
-        Ok(Counters {
+        let counters = Counters {
             new_orders: new_orders?,
             transactions: transactions?,
-        })
+            own,
+        };
+        // Each read of `district` (and of pg_stat_database, when the superuser's database is
+        // the schema's) is one more transaction of the schema's database.
+        let reads = 1 + u64::from(self.admin.dbname == self.owner.dbname);
+        self.own_reads.fetch_add(reads, Ordering::Relaxed);
+        Ok(counters)
     }
 }
 

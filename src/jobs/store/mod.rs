@@ -19,7 +19,10 @@ use super::{
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The schema, one step per version: `MIGRATIONS[n]` takes a database from version n to n+1.
-const MIGRATIONS: &[&str] = &[include_str!("../../../schemas/jobs/v1.sql")];
+const MIGRATIONS: &[&str] = &[
+    include_str!("../../../schemas/jobs/v1.sql"),
+    include_str!("../../../schemas/jobs/v2.sql"),
+];
 
 /// The schema version this hammer writes.
 pub const VERSION: i64 = MIGRATIONS.len() as i64;
@@ -32,6 +35,7 @@ const JOB_TABLES: &[&str] = &[
     "job_tcount",
     "job_metric",
     "job_system",
+    "job_live",
 ];
 
 /// What went wrong with the jobs database, naming the file.
@@ -338,6 +342,13 @@ impl Store {
             )
             ?;
         }
+        if let Some(live) = &end.live {
+            let series = serde_json::to_string(live).unwrap_or_default();
+            tx.execute(
+                "INSERT OR REPLACE INTO job_live (job, series) VALUES (?1, ?2)",
+                params![job, series],
+            )?;
+        }
         if let Some(s) = &end.system {
             let settings: serde_json::Map<String, serde_json::Value> = s
                 .server_settings
@@ -543,6 +554,13 @@ impl Store {
             )
             .optional()
             .map_err(e)?;
+        let live: Option<String> = self
+            .conn
+            .query_row("SELECT series FROM job_live WHERE job = ?1", [id], |r| {
+                r.get(0)
+            })
+            .optional()
+            .map_err(e)?;
         Ok(Some(super::Detail {
             summary,
             settings: serde_json::from_str(&settings).unwrap_or(serde_json::Value::Null),
@@ -552,6 +570,7 @@ impl Store {
             tcount,
             metrics,
             system,
+            live: live.and_then(|s| serde_json::from_str(&s).ok()),
         }))
     }
 
@@ -633,6 +652,8 @@ pub struct End {
     pub timings: Vec<(Timing, Vec<u8>)>,
     pub returned: Option<serde_json::Value>,
     pub system: Option<SystemInfo>,
+    /// The run's live series, when it had a live view.
+    pub live: Option<super::live::Live>,
 }
 
 impl End {
@@ -645,6 +666,7 @@ impl End {
             timings: Vec::new(),
             returned: None,
             system: None,
+            live: None,
         }
     }
 }

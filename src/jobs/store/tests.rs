@@ -94,6 +94,16 @@ fn a_job_round_trips() {
             server_settings: vec![("shared_buffers".into(), "128MB".into())],
             ..SystemInfo::default()
         }),
+        live: Some(crate::jobs::live::Live {
+            names: vec!["new order".into()],
+            window: Some((1.0, Some(61.0))),
+            points: vec![crate::jobs::live::Point {
+                elapsed_s: 10.0,
+                phase: "measured".into(),
+                rates: vec![("NOPM".into(), 99.5)],
+                ..Default::default()
+            }],
+        }),
     };
     s.finish("00000001AAAA000000000001", &end, 61_000).unwrap();
     let d = s.detail("00000001AAAA000000000001").unwrap().unwrap();
@@ -103,6 +113,9 @@ fn a_job_round_trips() {
     assert_eq!(d.timings[0].p99_ms, 3.0);
     assert_eq!(d.tcount.len(), 1);
     assert_eq!(d.metrics[0].idle, 84.5);
+    let live = d.live.expect("the live series");
+    assert_eq!(live.window, Some((1.0, Some(61.0))));
+    assert_eq!(live.points[0].rate("NOPM"), Some(99.5));
     assert_eq!(
         d.system.unwrap().server_settings,
         vec![("shared_buffers".to_string(), "128MB".to_string())]
