@@ -1,5 +1,6 @@
 //! hammer: a database benchmarking shell that speaks HammerDB's commands in Rhai.
 
+pub mod bench;
 pub mod clock;
 pub mod commands;
 pub mod config;

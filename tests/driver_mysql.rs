@@ -75,7 +75,7 @@ impl Drop for Scratch {
                 .enable_all()
                 .build()
                 .expect("runtime");
-            let _ = rt.block_on(hammer::db::delete_schema(&settings, db, &say()));
+            let _ = rt.block_on(hammer::db::engine(db).tpcc().delete(&settings, &say()));
         })
         .join();
     }
@@ -83,23 +83,26 @@ impl Drop for Scratch {
 
 async fn build(settings: &Settings, db: Database) {
     let out = Output::capture();
-    hammer::db::build_schema(
-        settings,
-        db,
-        Plan {
-            warehouses: 1,
-            loaders: 1,
-        },
-        Say::new(out.clone(), 1),
-        out,
-        Interrupt::default(),
-    )
-    .await
-    .expect("buildschema");
+    hammer::db::engine(db)
+        .tpcc()
+        .build(
+            settings,
+            Plan {
+                warehouses: 1,
+                loaders: 1,
+            },
+            Say::new(out.clone(), 1),
+            out,
+            Interrupt::default(),
+        )
+        .await
+        .expect("buildschema");
 }
 
 async fn check(settings: &Settings, db: Database) {
-    let checks = hammer::db::check_schema(settings, db, 1, &say())
+    let checks = hammer::db::engine(db)
+        .tpcc()
+        .check(settings, 1, &say())
         .await
         .expect("checkschema");
     let failed: Vec<_> = checks.iter().filter(|c| !c.ok).collect();

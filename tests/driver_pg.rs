@@ -93,7 +93,11 @@ impl Drop for Scratch {
                 .enable_all()
                 .build()
                 .expect("runtime");
-            let _ = rt.block_on(hammer::db::delete_schema(&settings, Database::Pg, &say()));
+            let _ = rt.block_on(
+                hammer::db::engine(Database::Pg)
+                    .tpcc()
+                    .delete(&settings, &say()),
+            );
         })
         .join();
     }
@@ -101,23 +105,26 @@ impl Drop for Scratch {
 
 async fn build(settings: &Settings) {
     let out = Output::capture();
-    hammer::db::build_schema(
-        settings,
-        Database::Pg,
-        Plan {
-            warehouses: 1,
-            loaders: 1,
-        },
-        Say::new(out.clone(), 1),
-        out,
-        Interrupt::default(),
-    )
-    .await
-    .expect("buildschema");
+    hammer::db::engine(Database::Pg)
+        .tpcc()
+        .build(
+            settings,
+            Plan {
+                warehouses: 1,
+                loaders: 1,
+            },
+            Say::new(out.clone(), 1),
+            out,
+            Interrupt::default(),
+        )
+        .await
+        .expect("buildschema");
 }
 
 async fn check(settings: &Settings) {
-    let checks = hammer::db::check_schema(settings, Database::Pg, 1, &say())
+    let checks = hammer::db::engine(Database::Pg)
+        .tpcc()
+        .check(settings, 1, &say())
         .await
         .expect("checkschema");
     let failed: Vec<_> = checks.iter().filter(|c| !c.ok).collect();
@@ -981,7 +988,9 @@ async fn functions_and_client_sql_on_a_function_schema() {
     );
     raw.close().await;
 
-    hammer::db::delete_schema(&settings, Database::Pg, &say())
+    hammer::db::engine(Database::Pg)
+        .tpcc()
+        .delete(&settings, &say())
         .await
         .expect("deleteschema");
     let e = prepare_error(PgDriver::new(&settings, Database::Pg).prepare(1).await);
@@ -1017,7 +1026,9 @@ async fn procedures_on_a_procedure_schema() {
         .await
         .expect("client-side SQL needs no routines");
 
-    hammer::db::delete_schema(&settings, Database::Pg, &say())
+    hammer::db::engine(Database::Pg)
+        .tpcc()
+        .delete(&settings, &say())
         .await
         .expect("deleteschema");
 }

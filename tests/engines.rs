@@ -87,7 +87,7 @@ impl Drop for Scratch {
                 .build()
                 .expect("runtime");
             let say = Say::new(Output::capture(), 1);
-            let _ = rt.block_on(hammer::db::delete_schema(&settings, db, &say));
+            let _ = rt.block_on(hammer::db::engine(db).tpcc().delete(&settings, &say));
         })
         .join();
     }
@@ -138,7 +138,7 @@ fn battery(db: Database, configure: Configure) {
         db,
     };
     assert!(
-        hammer::db::describe_schema(&settings, db).contains(&dbname),
+        engine.tpcc().describe(&settings).contains(&dbname),
         "{name}: the description names the schema's database"
     );
     let out = Output::capture();
@@ -148,9 +148,8 @@ fn battery(db: Database, configure: Configure) {
     };
     let expected = plan.expected_rows();
     let summary = rt
-        .block_on(hammer::db::build_schema(
+        .block_on(hammer::db::engine(db).tpcc().build(
             &settings,
-            db,
             plan,
             Say::new(out.clone(), 1),
             out,
@@ -166,7 +165,7 @@ fn battery(db: Database, configure: Configure) {
     );
     let say = Say::new(Output::capture(), 1);
     let checks = rt
-        .block_on(hammer::db::check_schema(&settings, db, 1, &say))
+        .block_on(hammer::db::engine(db).tpcc().check(&settings, 1, &say))
         .unwrap_or_else(|e| panic!("{name}: check: {e}"));
     assert!(!checks.is_empty(), "{name}: checks ran");
     for c in &checks {
@@ -220,16 +219,15 @@ fn battery(db: Database, configure: Configure) {
         .unwrap_or_else(|e| panic!("rdbms {name}: {e}"));
     set(&mut settings, db, "tpcc", "driver", "test");
     set(&mut settings, db, "tpcc", "total_iterations", "50");
-    let mut opts = Options::load(&settings, engine.tpcc_mode(&settings));
+    let mut opts = Options::load(&settings, engine.tpcc().routines(&settings));
     opts.virtual_users = 2;
     let finished = Arc::new(Mutex::new(Vec::new()));
     let seen = finished.clone();
     let states: StateSink = Arc::new(move |vu, state| seen.lock().unwrap().push((vu, state)));
     let run_out = Output::capture();
     let result = rt
-        .block_on(hammer::db::run_tpcc(
+        .block_on(hammer::db::engine(db).tpcc().run(
             &settings,
-            db,
             opts,
             Say::new(run_out.clone(), 1),
             states,
@@ -253,7 +251,7 @@ fn battery(db: Database, configure: Configure) {
     drop(finished);
 
     let dropped = rt
-        .block_on(hammer::db::delete_schema(&settings, db, &say))
+        .block_on(hammer::db::engine(db).tpcc().delete(&settings, &say))
         .unwrap_or_else(|e| panic!("{name}: delete: {e}"));
     assert!(
         !dropped.is_empty(),
@@ -294,4 +292,52 @@ fn every_database_has_a_row() {
             db.name()
         );
     }
+}
+
+/// `deleteschema` of a schema that was never built, through a session as a user runs it:
+/// said plainly (the database, and on PostgreSQL the role, it looked for) and a SUCCESS job.
+fn delete_nothing(db: Database) {
+    let servers = Servers::get();
+    servers.require();
+    let p = db.prefix();
+    let name = db.name();
+    let dbname = format!("hammer_engine_none_{p}_{}", std::process::id());
+    let mut f = common::Fixture::new();
+    f.ok(&servers.configure());
+    f.ok(&format!("dbset db {p}; diset tpcc {p}_dbase {dbname}"));
+    if db == Database::Pg {
+        f.ok(&format!("diset tpcc pg_user {dbname}"));
+    }
+    let (r, lines) = f.console("deleteschema()");
+    let said = lines.join("\n");
+    assert!(r.is_ok(), "{name}: {r:?}\n{said}");
+    let looked_for = match db {
+        Database::Pg => format!(
+            "Vuser 1:Database {dbname} does not exist on {}:{}, nor does role {dbname}: nothing to delete",
+            servers.pg_host, servers.pg_port
+        ),
+        _ => format!("(looked for as {}): nothing to delete", servers.maria_user),
+    };
+    assert!(
+        said.contains(&format!("Vuser 1:Database {dbname} does not exist on "))
+            && said.contains(&looked_for),
+        "{name}: {looked_for:?} in\n{said}"
+    );
+    let id = lines
+        .last()
+        .and_then(|l| l.strip_prefix("Schema Delete jobid="))
+        .unwrap_or_else(|| panic!("{name}: the job's id in\n{said}"))
+        .to_string();
+    let (r, lines) = f.console(&format!("jobs(\"{id}\", \"status\").status"));
+    assert_eq!(r, Ok("SUCCESS".to_string()), "{name}: {lines:#?}");
+}
+
+#[test]
+fn postgresql_deleting_nothing_is_a_successful_job() {
+    delete_nothing(Database::Pg);
+}
+
+#[test]
+fn mariadb_deleting_nothing_is_a_successful_job() {
+    delete_nothing(Database::Maria);
 }

@@ -1,5 +1,6 @@
 //! The contract every engine keeps: what the rest of hammer may ask of a database's code
-//! ([`Engine`]), what a probe learns ([`ServerInfo`]), and the plain SQL connection a custom
+//! ([`Engine`]; a workload's own needs sit behind one accessor each, such as [`Engine::tpcc`],
+//! defined by the workload), what a probe learns ([`ServerInfo`]), and the plain SQL connection a custom
 //! workload gets ([`ScriptConn`], over each family's [`ScriptSql`]). The function `db::engine`
 //! (in `db/mod.rs`) picks the engine for a database; this file says what an engine is.
 
@@ -7,11 +8,7 @@ use crate::config::{Database, Settings};
 use crate::db::counter::CounterSource;
 use crate::error::Result;
 use crate::fault::{DbError, Peer};
-use crate::interrupt::Interrupt;
-use crate::output::Output;
-use crate::tpcc::build::{Plan, Summary};
-use crate::tpcc::driver::{Options, RunResult, StateSink};
-use crate::tpcc::schema::{Check, Say};
+use crate::tpcc::support::Support;
 
 /// What `librarycheck` learns from a server that answers.
 #[derive(Debug, Clone)]
@@ -60,46 +57,8 @@ pub trait Engine: Sync {
         &[]
     }
 
-    /// How the TPROC-C transactions run under these settings, for `print script`.
-    fn tpcc_mode(&self, settings: &Settings) -> &'static str;
-
-    /// Where the TPROC-C schema goes, for `buildschema`'s confirmation line.
-    fn tpcc_describe(&self, settings: &Settings) -> String;
-
-    /// `buildschema` of TPROC-C.
-    fn tpcc_build<'a>(
-        &'a self,
-        settings: &'a Settings,
-        plan: Plan,
-        say: Say,
-        out: Output,
-        interrupt: Interrupt,
-    ) -> Pending<'a, Result<Summary>>;
-
-    /// `checkschema` of TPROC-C.
-    fn tpcc_check<'a>(
-        &'a self,
-        settings: &'a Settings,
-        warehouses: u32,
-        say: &'a Say,
-    ) -> Pending<'a, Result<Vec<Check>>>;
-
-    /// `deleteschema` of TPROC-C: what was dropped.
-    fn tpcc_delete<'a>(
-        &'a self,
-        settings: &'a Settings,
-        say: &'a Say,
-    ) -> Pending<'a, Result<Vec<String>>>;
-
-    /// `vurun` of the TPROC-C driver.
-    fn tpcc_run<'a>(
-        &'a self,
-        settings: &'a Settings,
-        opts: Options,
-        say: Say,
-        states: StateSink,
-        interrupt: Interrupt,
-    ) -> Pending<'a, Result<RunResult>>;
+    /// What TPROC-C needs of this database (build, check, delete, run).
+    fn tpcc(&self) -> &dyn Support;
 }
 
 /// Rows as text, `None` for NULL.

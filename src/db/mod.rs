@@ -13,7 +13,9 @@
 //!    prefix;
 //! 3. its code: a dialect of an existing family (what differs, decided by the family's
 //!    `Database` value), or a new folder `db/<family>/` whose `engine.rs` implements
-//!    [`engine::Engine`] (connection, wire client, schema and workload drivers, counters);
+//!    [`engine::Engine`] (connection, wire client, schema and workload drivers, counters),
+//!    and each workload's family trait (TPROC-C's `tpcc::support::Family`: its schema builder
+//!    and driver) for the accessor the `Engine` has for that workload (`Engine::tpcc`);
 //! 4. one arm in [`engine`] below;
 //! 5. its server in `scripts/ci/servers.sh` and its row in the engine-generic tests
 //!    (`tests/engines.rs`), which put every engine through the same battery.
@@ -31,11 +33,6 @@ pub use net::CONNECT_TIMEOUT;
 
 use crate::config::{Database, Settings};
 use crate::error::Result;
-use crate::interrupt::Interrupt;
-use crate::output::Output;
-use crate::tpcc::build::{Plan, Summary};
-use crate::tpcc::driver::{Options, RunResult, StateSink};
-use crate::tpcc::schema::{Check, Say};
 
 /// The engine that serves `db`: the only place a database picks its code.
 pub fn engine(db: Database) -> &'static dyn Engine {
@@ -52,35 +49,6 @@ pub async fn probe(settings: &Settings, db: Database) -> Result<ServerInfo, DbEr
     engine(db).probe(settings).await
 }
 
-/// `buildschema` on the given database.
-pub async fn build_schema(
-    settings: &Settings,
-    db: Database,
-    plan: Plan,
-    say: Say,
-    out: Output,
-    interrupt: Interrupt,
-) -> Result<Summary> {
-    engine(db)
-        .tpcc_build(settings, plan, say, out, interrupt)
-        .await
-}
-
-/// `checkschema` on the given database.
-pub async fn check_schema(
-    settings: &Settings,
-    db: Database,
-    warehouses: u32,
-    say: &Say,
-) -> Result<Vec<Check>> {
-    engine(db).tpcc_check(settings, warehouses, say).await
-}
-
-/// `deleteschema` on the given database.
-pub async fn delete_schema(settings: &Settings, db: Database, say: &Say) -> Result<Vec<String>> {
-    engine(db).tpcc_delete(settings, say).await
-}
-
 /// Options of HammerDB's dictionaries that hammer does not implement and that change what a
 /// build makes: a build with one of them on is refused rather than silently ignoring it.
 pub fn unsupported_build_options(settings: &Settings, db: Database) -> Vec<String> {
@@ -90,25 +58,6 @@ pub fn unsupported_build_options(settings: &Settings, db: Database) -> Vec<Strin
         .filter(|(key, _)| settings.db(db).get_bool(key))
         .map(|(key, what)| format!("{key} ({what})"))
         .collect()
-}
-
-/// Where the schema goes, for `buildschema`'s confirmation line.
-pub fn describe_schema(settings: &Settings, db: Database) -> String {
-    engine(db).tpcc_describe(settings)
-}
-
-/// `vurun` of the TPROC-C driver on the given database.
-pub async fn run_tpcc(
-    settings: &Settings,
-    db: Database,
-    opts: Options,
-    say: Say,
-    states: StateSink,
-    interrupt: Interrupt,
-) -> Result<RunResult> {
-    engine(db)
-        .tpcc_run(settings, opts, say, states, interrupt)
-        .await
 }
 
 /// The server's version line and the settings a job records, as `(name, value)`.

@@ -57,22 +57,13 @@ impl Session {
     }
 
     fn set_benchmark(&mut self, name: &str) -> Result<Dynamic> {
-        let db = self.current().name();
-        match name.to_ascii_uppercase().as_str() {
-            "TPROC-C" | "TPC-C" => {
-                self.out.line(format!(
-                    "Benchmark set to {} for {db}",
-                    name.to_ascii_uppercase()
-                ));
-                Ok(Dynamic::UNIT)
-            }
-            "TPROC-H" | "TPC-H" => Err(Error::UnsupportedBenchmark {
-                name: name.to_ascii_uppercase(),
-            }),
-            _ => Err(Error::UnknownBenchmark {
-                name: name.to_string(),
-            }),
-        }
+        crate::bench::named(name)?;
+        self.out.line(format!(
+            "Benchmark set to {} for {}",
+            name.to_ascii_uppercase(),
+            self.current().name()
+        ));
+        Ok(Dynamic::UNIT)
     }
 
     // ---- diset / giset -----------------------------------------------------------------

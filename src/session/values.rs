@@ -147,23 +147,20 @@ fn stat_map(min: f64, avg: f64, max: f64) -> Map {
     m
 }
 
-/// `buildschema`'s value: what was built, how fast and how big.
-pub(super) fn build_map(warehouses: u32, summary: &crate::tpcc::build::Summary) -> Map {
+/// `buildschema`'s value: what was built (its size under its own name), how fast and how big.
+pub(super) fn build_map(built: &crate::bench::Built) -> Map {
     let mut m = Map::new();
     m.insert("ok".into(), true.into());
-    m.insert("warehouses".into(), (warehouses as i64).into());
-    m.insert("rows".into(), (summary.rows as i64).into());
-    m.insert("seconds".into(), summary.elapsed.as_secs_f64().into());
-    m.insert("rows_per_second".into(), summary.rows_per_second().into());
-    m.insert(
-        "bytes_on_disk".into(),
-        (summary.bytes_on_disk as i64).into(),
-    );
+    m.insert(built.scale.0.into(), (built.scale.1 as i64).into());
+    m.insert("rows".into(), (built.rows as i64).into());
+    m.insert("seconds".into(), built.elapsed.as_secs_f64().into());
+    m.insert("rows_per_second".into(), built.rows_per_second().into());
+    m.insert("bytes_on_disk".into(), (built.bytes_on_disk as i64).into());
     m
 }
 
 /// `checkschema`'s value: `#{ok, failed, checks}`, each check `#{what, ok, detail}`.
-pub(super) fn checks_map(checks: &[crate::tpcc::schema::Check]) -> Map {
+pub(super) fn checks_map(checks: &[crate::bench::Check]) -> Map {
     let failed = checks.iter().filter(|c| !c.ok).count();
     let list: Array = checks
         .iter()

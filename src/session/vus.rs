@@ -15,11 +15,13 @@ impl Session {
 
     pub fn loadscript(&mut self, _args: &[String]) -> Result<Dynamic> {
         self.vu.custom = None;
-        let engine = crate::db::engine(self.current());
-        let options =
-            crate::tpcc::driver::Options::load(&self.settings, engine.tpcc_mode(&self.settings));
-        let schema = engine.tpcc_describe(&self.settings);
-        self.vu.script = Some(crate::vu::Script::new(&self.settings, schema, options));
+        let bm = crate::bench::of(&self.settings)?;
+        let (schema, options) = (bm.describe(&self.settings), bm.options(&self.settings));
+        self.vu.script = Some(crate::vu::Script::with_options(
+            &self.settings,
+            schema,
+            options,
+        ));
         self.out
             .line("Script loaded, Type \"print script\" to view");
         Ok(Dynamic::UNIT)
@@ -94,11 +96,13 @@ impl Session {
         for n in 1..=board.len() {
             board.set(n, crate::vu::VuState::WaitIdle);
         }
-        let Some(opts) = script.options::<crate::tpcc::driver::Options>().cloned() else {
-            return Err(Error::CannotRun {
-                workload: script.workload(),
-            });
+        let say = Say::new(self.out.clone(), 1);
+        let states: crate::vu::StateSink = {
+            let board = board.clone();
+            Arc::new(move |vu, state| board.set(vu, state))
         };
+        let work =
+            crate::bench::of(&script.settings)?.run(&script, say, states, &self.interrupt)?;
         let profile = crate::jobs::Profile {
             db: script.db.name().into(),
             workload: script.workload().into(),
@@ -107,19 +111,11 @@ impl Session {
             warehouses: script.warehouses(),
         };
         let id = self.begin_job(crate::jobs::Spec::run(profile, &script.settings, script.db));
-        let say = Say::new(self.out.clone(), 1);
-        let states: crate::vu::StateSink = {
-            let board = board.clone();
-            Arc::new(move |vu, state| board.set(vu, state))
-        };
-        let result = self.rt.block_on(crate::db::run_tpcc(
-            &script.settings,
-            script.db,
-            opts.clone(),
-            say.clone(),
-            states,
-            self.interrupt.clone(),
-        ));
+        let result = self.rt.block_on(work);
+        // The result's text below is TPROC-C's (its table, its options), as the result is.
+        let opts = script.options::<crate::tpcc::driver::Options>();
+        let (show_output, time_profile) =
+            opts.map_or((false, false), |o| (o.show_output, o.time_profile));
         let result = match result {
             Ok(r) => r,
             Err(e) => {
@@ -130,14 +126,14 @@ impl Session {
                 return Err(e);
             }
         };
-        if script.timed() || opts.show_output {
+        if script.timed() || show_output {
             self.out
                 .line("Transactions (hammer; after rampup for timed runs):");
         }
         for line in crate::tpcc::result::table(&result.stats) {
             self.out.line(line);
         }
-        if opts.time_profile {
+        if time_profile {
             for (vu, stats) in &result.per_vu {
                 self.out.line(format!("Vuser {vu} time profile:"));
                 for line in crate::tpcc::result::table(stats) {

@@ -7,8 +7,12 @@
 //! driver share (uniform and NURand numbers, last names, strings). The run: [`options`] (what
 //! `loadscript` freezes), [`inputs`] (the deck and each transaction's inputs), [`txn`] (what a
 //! database must run), [`driver`] (the terminal and monitor as a [`crate::vu::Workload`]),
-//! [`result`] (the result and its text: TEST RESULT, the table).
+//! [`result`] (the result and its text: TEST RESULT, the table). What it needs of a database:
+//! [`support`] (`Support`, which an engine gives through `Engine::tpcc`, written once over the
+//! `Family` a family implements). [`bench`]: TPROC-C as the session drives it (the
+//! `bench::Benchmark`).
 
+pub mod bench;
 pub mod build;
 pub mod checks;
 pub mod driver;
@@ -20,6 +24,7 @@ pub mod random;
 pub mod result;
 pub mod schema;
 pub mod summary;
+pub mod support;
 pub mod txn;
 
 pub use gen::{Format, Generator};

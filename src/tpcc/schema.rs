@@ -1,7 +1,8 @@
 //! What a database must offer the TPROC-C schema builder, checker and remover.
 //!
 //! The orchestration in [`super::build`] is database-independent; `db::postgres::schema` and
-//! `db::mysql::schema` implement [`SchemaDb`] with their own SQL from `schemas/<db>/tprocc/`.
+//! `db::mysql::schema` implement [`SchemaDb`] with their own SQL from `schemas/<db>/tprocc/`,
+//! and hand it to TPROC-C through `tpcc::support::Family`.
 
 use std::future::Future;
 
@@ -12,33 +13,8 @@ use crate::error::Result;
 /// virtual users' own voice, kept in [`crate::vu`]).
 pub use crate::vu::Say;
 
-/// One line of `checkschema`'s verdict.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Check {
-    /// What was checked, e.g. "Check consistency 1" or "table stock rows".
-    pub what: String,
-    pub ok: bool,
-    /// Why it failed, or what was found.
-    pub detail: String,
-}
-
-impl Check {
-    pub fn pass(what: impl Into<String>, detail: impl Into<String>) -> Self {
-        Check {
-            what: what.into(),
-            ok: true,
-            detail: detail.into(),
-        }
-    }
-
-    pub fn fail(what: impl Into<String>, detail: impl Into<String>) -> Self {
-        Check {
-            what: what.into(),
-            ok: false,
-            detail: detail.into(),
-        }
-    }
-}
+/// One line of `checkschema`'s verdict (the benchmarks' common shape).
+pub use crate::bench::benchmark::Check;
 
 /// A database's part in building, checking and deleting a TPROC-C schema. Settings (users,
 /// passwords, database names, options such as partitioning) are read from the dictionary when

@@ -71,11 +71,20 @@ impl Script {
     /// The script of the current database, whose schema is `schema`, for a workload whose
     /// options are read.
     pub fn new(settings: &Settings, schema: String, options: impl WorkloadOptions) -> Self {
+        Self::with_options(settings, schema, Box::new(options))
+    }
+
+    /// [`Script::new`] for options a benchmark gave already boxed.
+    pub fn with_options(
+        settings: &Settings,
+        schema: String,
+        options: Box<dyn WorkloadOptions>,
+    ) -> Self {
         Script {
             db: settings.current(),
             settings: settings.clone(),
             schema,
-            options: Box::new(options),
+            options,
         }
     }
 

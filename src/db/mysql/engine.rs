@@ -1,8 +1,6 @@
 //! The MariaDB/MySQL family's answers to [`Engine`]: one value per database of the family
 //! (MariaDB and MySQL are dialects of one family), which its code reads its keys from.
 
-use std::sync::Arc;
-
 use crate::config::{Database, Settings};
 use crate::db::counter::CounterSource;
 use crate::db::engine::ScriptConn;
@@ -15,11 +13,7 @@ use crate::db::mysql::wire as mywire;
 use crate::db::mysql::{probe, text_of, MyTarget};
 use crate::error::Result;
 use crate::fault::DbError;
-use crate::interrupt::Interrupt;
-use crate::output::Output;
-use crate::tpcc::build::{build, Plan, Summary};
-use crate::tpcc::driver::{run, DriverKind, Options, RunResult, StateSink};
-use crate::tpcc::schema::{Check, Say, SchemaDb};
+use crate::tpcc::support::{Family, Support};
 
 /// The MariaDB/MySQL variables a job records.
 const MY_SETTINGS: &[&str] = &[
@@ -107,7 +101,24 @@ impl Engine for Mysql {
         CounterSource::with(self.db, MyCounter::new(target, dbname.to_string()))
     }
 
-    fn tpcc_mode(&self, settings: &Settings) -> &'static str {
+    fn tpcc(&self) -> &dyn Support {
+        self
+    }
+}
+
+impl Family for Mysql {
+    type Schema = MySchema;
+    type Driver = MyDriver;
+
+    fn schema(&self, settings: &Settings) -> MySchema {
+        MySchema::new(settings, self.db)
+    }
+
+    fn driver(&self, settings: &Settings, summaries: bool) -> MyDriver {
+        MyDriver::new(settings, self.db).with_summaries(summaries)
+    }
+
+    fn routines(&self, settings: &Settings) -> &'static str {
         let p = self.db.prefix();
         if settings
             .db(self.db)
@@ -117,60 +128,5 @@ impl Engine for Mysql {
         } else {
             "stored procedures (CALL)"
         }
-    }
-
-    fn tpcc_describe(&self, settings: &Settings) -> String {
-        MySchema::new(settings, self.db).describe()
-    }
-
-    fn tpcc_build<'a>(
-        &'a self,
-        settings: &'a Settings,
-        plan: Plan,
-        say: Say,
-        out: Output,
-        interrupt: Interrupt,
-    ) -> Pending<'a, Result<Summary>> {
-        Box::pin(build(
-            Arc::new(MySchema::new(settings, self.db)),
-            plan,
-            say,
-            out,
-            interrupt,
-        ))
-    }
-
-    fn tpcc_check<'a>(
-        &'a self,
-        settings: &'a Settings,
-        warehouses: u32,
-        say: &'a Say,
-    ) -> Pending<'a, Result<Vec<Check>>> {
-        Box::pin(async move {
-            MySchema::new(settings, self.db)
-                .check(warehouses, say)
-                .await
-        })
-    }
-
-    fn tpcc_delete<'a>(
-        &'a self,
-        settings: &'a Settings,
-        say: &'a Say,
-    ) -> Pending<'a, Result<Vec<String>>> {
-        Box::pin(async move { MySchema::new(settings, self.db).delete(say).await })
-    }
-
-    fn tpcc_run<'a>(
-        &'a self,
-        settings: &'a Settings,
-        opts: Options,
-        say: Say,
-        states: StateSink,
-        interrupt: Interrupt,
-    ) -> Pending<'a, Result<RunResult>> {
-        let summaries = opts.show_output && opts.driver == DriverKind::Test;
-        let driver = MyDriver::new(settings, self.db).with_summaries(summaries);
-        Box::pin(run(Arc::new(driver), opts, say, states, interrupt))
     }
 }

@@ -397,10 +397,12 @@ impl MySchema {
             // ER_DB_DROP_EXISTS: not an error, so that "delete, then build" works on a fresh
             // server.
             Err(e) if e.code == 1008 => {
+                let peer = self.peer();
                 let line = format!(
-                    "Database {db} does not exist on {} at {}: nothing to delete",
+                    "Database {db} does not exist on {} at {} (looked for as {}): nothing to delete",
                     self.db.name(),
-                    self.peer().addr
+                    peer.addr,
+                    peer.user
                 );
                 say.line(&line);
                 return Ok(vec![line]);

@@ -1,8 +1,6 @@
 //! The PostgreSQL family's answers to [`Engine`]: one value per database of the family, which
 //! the family's code reads its keys and SQL differences from.
 
-use std::sync::Arc;
-
 use crate::config::{Database, Settings};
 use crate::db::counter::CounterSource;
 use crate::db::engine::ScriptConn;
@@ -14,11 +12,7 @@ use crate::db::postgres::script::PgScript;
 use crate::db::postgres::{classify, connect, probe, PgTarget};
 use crate::error::Result;
 use crate::fault::DbError;
-use crate::interrupt::Interrupt;
-use crate::output::Output;
-use crate::tpcc::build::{build, Plan, Summary};
-use crate::tpcc::driver::{run, DriverKind, Options, RunResult, StateSink};
-use crate::tpcc::schema::{Check, Say, SchemaDb};
+use crate::tpcc::support::{Family, Support};
 
 /// The PostgreSQL settings a job records.
 const PG_SETTINGS: &[&str] = &[
@@ -110,7 +104,24 @@ impl Engine for Postgres {
         ]
     }
 
-    fn tpcc_mode(&self, settings: &Settings) -> &'static str {
+    fn tpcc(&self) -> &dyn Support {
+        self
+    }
+}
+
+impl Family for Postgres {
+    type Schema = PgSchema;
+    type Driver = PgDriver;
+
+    fn schema(&self, settings: &Settings) -> PgSchema {
+        PgSchema::new(settings, self.db)
+    }
+
+    fn driver(&self, settings: &Settings, summaries: bool) -> PgDriver {
+        PgDriver::new(settings, self.db).with_summaries(summaries)
+    }
+
+    fn routines(&self, settings: &Settings) -> &'static str {
         let d = settings.db(self.db);
         let p = self.db.prefix();
         if d.get_bool(&format!("{p}_no_stored_procs")) {
@@ -120,60 +131,5 @@ impl Engine for Postgres {
         } else {
             "stored functions (SELECT)"
         }
-    }
-
-    fn tpcc_describe(&self, settings: &Settings) -> String {
-        PgSchema::new(settings, self.db).describe()
-    }
-
-    fn tpcc_build<'a>(
-        &'a self,
-        settings: &'a Settings,
-        plan: Plan,
-        say: Say,
-        out: Output,
-        interrupt: Interrupt,
-    ) -> Pending<'a, Result<Summary>> {
-        Box::pin(build(
-            Arc::new(PgSchema::new(settings, self.db)),
-            plan,
-            say,
-            out,
-            interrupt,
-        ))
-    }
-
-    fn tpcc_check<'a>(
-        &'a self,
-        settings: &'a Settings,
-        warehouses: u32,
-        say: &'a Say,
-    ) -> Pending<'a, Result<Vec<Check>>> {
-        Box::pin(async move {
-            PgSchema::new(settings, self.db)
-                .check(warehouses, say)
-                .await
-        })
-    }
-
-    fn tpcc_delete<'a>(
-        &'a self,
-        settings: &'a Settings,
-        say: &'a Say,
-    ) -> Pending<'a, Result<Vec<String>>> {
-        Box::pin(async move { PgSchema::new(settings, self.db).delete(say).await })
-    }
-
-    fn tpcc_run<'a>(
-        &'a self,
-        settings: &'a Settings,
-        opts: Options,
-        say: Say,
-        states: StateSink,
-        interrupt: Interrupt,
-    ) -> Pending<'a, Result<RunResult>> {
-        let summaries = opts.show_output && opts.driver == DriverKind::Test;
-        let driver = PgDriver::new(settings, self.db).with_summaries(summaries);
-        Box::pin(run(Arc::new(driver), opts, say, states, interrupt))
     }
 }

@@ -515,8 +515,13 @@ impl SchemaDb for PgSchema {
             if !facts.db_exists {
                 // Not an error: "delete, then build" must work on a fresh server. A role
                 // hammer made for a build that never made its database still goes below.
+                let role = if facts.role_exists {
+                    String::new()
+                } else {
+                    format!(", nor does role {user}")
+                };
                 tell(format!(
-                    "Database {db} does not exist on {}: nothing to delete",
+                    "Database {db} does not exist on {}{role}: nothing to delete",
                     peer.addr
                 ));
             } else if facts.version >= 130_000 {

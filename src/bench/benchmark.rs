@@ -1,0 +1,118 @@
+//! The contract a workload keeps with the session ([`Benchmark`]): its names, and its schema,
+//! data and run commands, each in two steps: a refusal said before any job starts, then the
+//! work the session runs as the job. What the work gives back is plain data ([`Built`],
+//! [`Check`], lines, rows), which the session turns into Rhai values.
+
+use std::path::Path;
+use std::time::Duration;
+
+use crate::config::Settings;
+use crate::error::Result;
+use crate::interrupt::Interrupt;
+use crate::output::Output;
+use crate::task::Pending;
+use crate::vu::{Say, Script, StateSink, WorkloadOptions};
+
+/// Work a benchmark accepted: the session starts its job, then awaits it.
+pub type Work<T> = Pending<'static, Result<T>>;
+
+/// Data generation a benchmark accepted: run on the session's thread once its job started,
+/// with the session's output and Ctrl-C.
+pub type Generation = Box<dyn FnOnce(&Output, &Interrupt) -> Result<u64> + Send>;
+
+/// What a run gives back. TPROC-C's result for now: `lastrun`, the job record and the result
+/// table read its fields; a second workload with other figures makes this a trait.
+pub type RunResult = crate::tpcc::result::RunResult;
+
+/// One workload's whole life as the session sees it.
+///
+/// Each command's method checks what it can before anything starts (an `Err` is a refused
+/// command, no job) and returns the work. Build, data generation and the run see Ctrl-C
+/// themselves (they stop their loaders or virtual users and say what was done); the session
+/// drops a check or a delete at Ctrl-C.
+pub trait Benchmark: Sync {
+    /// `TPROC-C`: the name jobs record and messages use.
+    fn name(&self) -> &'static str;
+
+    /// `tpcc`: the dictionary section its keys live in (`diset tpcc ...`).
+    fn dictionary(&self) -> &'static str;
+
+    /// Where its schema is on the current database, for `buildschema` and `print script`:
+    /// `host localhost:5432 under user tpcc in database tpcc`.
+    fn describe(&self, settings: &Settings) -> String;
+
+    /// `buildschema` on the current database: says what it builds, builds, says the outcome.
+    fn build(
+        &self,
+        settings: &Settings,
+        out: &Output,
+        interrupt: &Interrupt,
+    ) -> Result<Work<Built>>;
+
+    /// `checkschema`: says each verdict and the outcome.
+    fn check(&self, settings: &Settings, out: &Output) -> Result<Work<Vec<Check>>>;
+
+    /// `deleteschema`: one line per object dropped, or what was not there to delete (which
+    /// is no failure).
+    fn delete(&self, settings: &Settings, out: &Output) -> Result<Work<Vec<String>>>;
+
+    /// `datagenrun` into `dir` (an existing, writable directory): the rows written.
+    fn generate(&self, settings: &Settings, dir: &Path) -> Result<Generation>;
+
+    /// `loadscript`: the run's options from the current database's dictionary.
+    fn options(&self, settings: &Settings) -> Box<dyn WorkloadOptions>;
+
+    /// `vurun` of a script loaded with [`Self::options`]; refuses a script of another
+    /// workload.
+    fn run(
+        &self,
+        script: &Script,
+        say: Say,
+        states: StateSink,
+        interrupt: &Interrupt,
+    ) -> Result<Work<RunResult>>;
+}
+
+/// What `buildschema` made, as its value shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Built {
+    /// The size the schema was built to, as its key names it: `("warehouses", 4)`.
+    pub scale: (&'static str, u32),
+    pub rows: u64,
+    pub elapsed: Duration,
+    pub bytes_on_disk: u64,
+}
+
+impl Built {
+    pub fn rows_per_second(&self) -> f64 {
+        self.rows as f64 / self.elapsed.as_secs_f64().max(1e-9)
+    }
+}
+
+/// One line of `checkschema`'s verdict.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Check {
+    /// What was checked, e.g. "Check consistency 1" or "table stock rows".
+    pub what: String,
+    pub ok: bool,
+    /// Why it failed, or what was found.
+    pub detail: String,
+}
+
+impl Check {
+    pub fn pass(what: impl Into<String>, detail: impl Into<String>) -> Self {
+        Check {
+            what: what.into(),
+            ok: true,
+            detail: detail.into(),
+        }
+    }
+
+    pub fn fail(what: impl Into<String>, detail: impl Into<String>) -> Self {
+        Check {
+            what: what.into(),
+            ok: false,
+            detail: detail.into(),
+        }
+    }
+}

@@ -1,0 +1,76 @@
+//! The workloads hammer builds schemas for and runs, and the one dispatch point: [`of`] picks
+//! the benchmark `dbset bm` chose; nothing else matches on a benchmark's name to pick code.
+//! [`benchmark`] holds the contract a workload keeps with the session ([`Benchmark`]).
+//!
+//! Adding a workload (TPROC-H next):
+//! 1. a folder `src/<workload>/` with its rules (data, generator, inputs, result text), the
+//!    trait an engine offers it (as `tpcc::support::Support`, with a `Family` the engine
+//!    families implement once), and its [`Benchmark`] (as `tpcc::bench`), whose options are a
+//!    `vu::WorkloadOptions` and whose run drives the `vu` runtime through a `vu::Workload`;
+//! 2. its accessor on `db::engine::Engine` (`fn tpch(&self) -> Option<&dyn ...>`, `None` for an
+//!    engine without it) and the families' implementations in `db/<family>/engine.rs`;
+//! 3. its dictionary keys in `config::keys` and its name among `bm`'s choices;
+//! 4. one arm in [`named`] below (and out of its refusal);
+//! 5. its SQL under `schemas/<db>/<workload>/`, its shipped scripts, and its row in the
+//!    engine battery (`tests/engines.rs`).
+
+pub mod benchmark;
+
+pub use benchmark::{Benchmark, Built, Check};
+
+use crate::config::Settings;
+use crate::error::{Error, Result};
+
+/// The benchmark `dbset bm` chose for these settings.
+pub fn of(settings: &Settings) -> Result<&'static dyn Benchmark> {
+    named(settings.generic.get("bm"))
+}
+
+/// The benchmark called `name` (`TPROC-C`, or its compatible name `TPC-C`, in any case): the
+/// only place a benchmark's name picks its code.
+pub fn named(name: &str) -> Result<&'static dyn Benchmark> {
+    match name.to_ascii_uppercase().as_str() {
+        "TPROC-C" | "TPC-C" => Ok(&crate::tpcc::bench::TPROC_C),
+        "TPROC-H" | "TPC-H" => Err(Error::UnsupportedBenchmark {
+            name: name.to_ascii_uppercase(),
+        }),
+        _ => Err(Error::UnknownBenchmark {
+            name: name.to_string(),
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_settings_choose_tproc_c() {
+        let bm = of(&Settings::defaults()).expect("the default benchmark");
+        assert_eq!((bm.name(), bm.dictionary()), ("TPROC-C", "tpcc"));
+        for name in ["TPROC-C", "tpc-c", "Tproc-C"] {
+            assert_eq!(
+                named(name).map(|b| b.name()).ok(),
+                Some("TPROC-C"),
+                "{name}"
+            );
+        }
+    }
+
+    #[test]
+    fn tproc_h_is_refused_with_its_message() {
+        for (name, shown) in [("TPROC-H", "TPROC-H"), ("tpc-h", "TPC-H")] {
+            let e = named(name).map(|b| b.name()).unwrap_err();
+            assert_eq!(
+                e.to_string(),
+                format!("{shown} is not supported by hammer yet; TPROC-C is"),
+                "{name}"
+            );
+        }
+        let e = named("TPC-X").map(|b| b.name()).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "Unknown benchmark TPC-X, choose one from TPROC-C (or its compatible name TPC-C)"
+        );
+    }
+}

@@ -1,0 +1,235 @@
+//! TPROC-C as the session sees it ([`TPROC_C`], a `bench::Benchmark`): the schema commands'
+//! sizes, refusals and HammerDB's lines around them, data generation, the script's options and
+//! the run, each on the current database's `Support` (`db::Engine::tpcc`).
+
+use std::path::{Path, PathBuf};
+
+use super::build::{datagen, Plan};
+use super::driver::Options;
+use super::options::NAME;
+use super::schema::Say;
+use super::support::Support;
+use crate::bench::benchmark::{Benchmark, Built, Check, Generation, RunResult, Work};
+use crate::config::{Database, Settings};
+use crate::error::{Error, Result};
+use crate::interrupt::Interrupt;
+use crate::output::Output;
+use crate::vu::{Script, StateSink, WorkloadOptions};
+
+/// TPROC-C, HammerDB's TPC-C derived workload.
+pub struct Tprocc;
+
+/// The one TPROC-C.
+pub static TPROC_C: Tprocc = Tprocc;
+
+/// What TPROC-C needs of `db`.
+fn support(db: Database) -> &'static dyn Support {
+    crate::db::engine(db).tpcc()
+}
+
+/// `*_count_ware` and `*_num_vu` of the current database.
+fn build_sizes(settings: &Settings) -> (u32, u32) {
+    let db = settings.current();
+    let d = settings.db(db);
+    let p = db.prefix();
+    (
+        d.get_i64(&format!("{p}_count_ware")) as u32,
+        d.get_i64(&format!("{p}_num_vu")) as u32,
+    )
+}
+
+impl Benchmark for Tprocc {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn dictionary(&self) -> &'static str {
+        "tpcc"
+    }
+
+    fn describe(&self, settings: &Settings) -> String {
+        support(settings.current()).describe(settings)
+    }
+
+    fn build(
+        &self,
+        settings: &Settings,
+        out: &Output,
+        interrupt: &Interrupt,
+    ) -> Result<Work<Built>> {
+        let db = settings.current();
+        let (w, b) = build_sizes(settings);
+        let unsupported = crate::db::unsupported_build_options(settings, db);
+        if !unsupported.is_empty() {
+            return Err(Error::UnsupportedBuildOptions {
+                options: unsupported,
+            });
+        }
+        if b > w {
+            return Err(Error::TooManyBuilders {
+                vus: b.into(),
+                warehouses: w.into(),
+                way_out: Some(format!(
+                    "diset tpcc {p}_num_vu or {p}_count_ware",
+                    p = db.prefix()
+                )),
+            });
+        }
+        let (settings, out, interrupt) = (settings.clone(), out.clone(), interrupt.clone());
+        Ok(Box::pin(async move {
+            let support = support(db);
+            out.line(format!(
+                "Ready to create a {w} Warehouse {} TPROC-C schema in {}",
+                db.name(),
+                support.describe(&settings)
+            ));
+            if b == 1 {
+                out.line(format!("Building {w} Warehouses(s) with 1 Virtual User"));
+            } else {
+                out.line(format!(
+                    "Building {w} Warehouses with {} Virtual Users, {b} active + 1 Monitor VU(dict value {}_num_vu is set to {b})",
+                    b + 1,
+                    db.prefix()
+                ));
+            }
+            let plan = Plan {
+                warehouses: w,
+                loaders: b,
+            };
+            let say = Say::new(out.clone(), 1);
+            let summary = support
+                .build(&settings, plan, say, out.clone(), interrupt)
+                .await;
+            let summary = match summary {
+                Ok(s) => s,
+                Err(e) => {
+                    out.line("Vuser 1:FINISHED FAILED");
+                    return Err(e);
+                }
+            };
+            let vusers = if b == 1 { 1 } else { b + 1 };
+            for n in 1..=vusers {
+                out.line(format!("Vuser {n}:FINISHED SUCCESS"));
+            }
+            out.line("ALL VIRTUAL USERS COMPLETE");
+            let built = Built {
+                scale: ("warehouses", w),
+                rows: summary.rows,
+                elapsed: summary.elapsed,
+                bytes_on_disk: summary.bytes_on_disk,
+            };
+            out.line(format!(
+                "TPROC-C schema built: {w} warehouses, {} rows in {:.1} s ({:.0} rows/s), {:.1} MB on disk",
+                built.rows,
+                built.elapsed.as_secs_f64(),
+                built.rows_per_second(),
+                built.bytes_on_disk as f64 / 1e6
+            ));
+            Ok(built)
+        }))
+    }
+
+    fn check(&self, settings: &Settings, out: &Output) -> Result<Work<Vec<Check>>> {
+        let (settings, out) = (settings.clone(), out.clone());
+        Ok(Box::pin(async move {
+            let db = settings.current();
+            let (w, _) = build_sizes(&settings);
+            out.line("Checking schema with 1 Virtual User");
+            let say = Say::new(out, 1);
+            let checks = support(db).check(&settings, w, &say).await?;
+            let failed = checks.iter().filter(|c| !c.ok).count();
+            for c in &checks {
+                let verdict = if c.ok { "PASS" } else { "FAIL" };
+                let detail = if c.detail.is_empty() {
+                    String::new()
+                } else {
+                    format!(": {}", c.detail)
+                };
+                say.line(format!("{verdict} {}{detail}", c.what));
+            }
+            if failed == 0 {
+                say.line(format!(
+                    "{} TPROC-C Schema has been checked successfully.",
+                    db.name()
+                ));
+            } else {
+                say.line(format!(
+                    "TPROC-C Schema check failed {}: {failed} of {} checks failed",
+                    db.name(),
+                    checks.len()
+                ));
+            }
+            Ok(checks)
+        }))
+    }
+
+    fn delete(&self, settings: &Settings, out: &Output) -> Result<Work<Vec<String>>> {
+        let (settings, out) = (settings.clone(), out.clone());
+        Ok(Box::pin(async move {
+            out.line("Deleting schema with 1 Virtual User");
+            let say = Say::new(out, 1);
+            support(settings.current()).delete(&settings, &say).await
+        }))
+    }
+
+    fn generate(&self, settings: &Settings, dir: &Path) -> Result<Generation> {
+        let g = &settings.generic;
+        let plan = Plan {
+            warehouses: g.get_i64("gen_count_ware") as u32,
+            loaders: g.get_i64("gen_num_vu") as u32,
+        };
+        if plan.loaders > plan.warehouses {
+            return Err(Error::TooManyBuilders {
+                vus: plan.loaders.into(),
+                warehouses: plan.warehouses.into(),
+                way_out: None,
+            });
+        }
+        let db = settings.current();
+        let dir: PathBuf = dir.to_path_buf();
+        Ok(Box::new(move |out: &Output, interrupt: &Interrupt| {
+            out.line(format!(
+                "Ready to generate the data for a {} Warehouse {} TPROC-C schema in directory {}",
+                plan.warehouses,
+                db.name(),
+                dir.display()
+            ));
+            let say = Say::new(out.clone(), 1);
+            let summary = datagen(plan, &dir, &say, interrupt)?;
+            out.line(format!(
+                "{} WAREHOUSE SCHEMA GENERATED in {:.2} MINUTES ({} rows, {:.1} MB, {:.1} s)",
+                plan.warehouses,
+                summary.elapsed.as_secs_f64() / 60.0,
+                summary.rows,
+                summary.bytes_on_disk as f64 / 1e6,
+                summary.elapsed.as_secs_f64()
+            ));
+            Ok(summary.rows)
+        }))
+    }
+
+    fn options(&self, settings: &Settings) -> Box<dyn WorkloadOptions> {
+        let routines = support(settings.current()).routines(settings);
+        Box::new(Options::load(settings, routines))
+    }
+
+    fn run(
+        &self,
+        script: &Script,
+        say: Say,
+        states: StateSink,
+        interrupt: &Interrupt,
+    ) -> Result<Work<RunResult>> {
+        let Some(opts) = script.options::<Options>().cloned() else {
+            return Err(Error::CannotRun {
+                workload: script.workload(),
+            });
+        };
+        let (settings, db, interrupt) = (script.settings.clone(), script.db, interrupt.clone());
+        Ok(Box::pin(async move {
+            support(db)
+                .run(&settings, opts, say, states, interrupt)
+                .await
+        }))
+    }
+}

@@ -1,0 +1,134 @@
+//! What TPROC-C needs of a database: [`Support`], the object-safe answers an engine gives
+//! through `Engine::tpcc` (build, check, delete, run, and how its transactions run), written
+//! once for every family over [`Family`], which a family implements with its own schema
+//! builder ([`SchemaDb`]) and driver ([`TxnDb`]).
+
+use std::sync::Arc;
+
+use super::build::{build, Plan, Summary};
+use super::driver::{run, DriverKind, Options, RunResult, StateSink};
+use super::schema::{Check, Say, SchemaDb};
+use super::txn::TxnDb;
+use crate::config::Settings;
+use crate::error::Result;
+use crate::interrupt::Interrupt;
+use crate::output::Output;
+use crate::task::Pending;
+
+/// TPROC-C on one database, as the benchmark asks it (through `dyn`).
+pub trait Support: Sync {
+    /// How the TPROC-C transactions run under these settings, for `print script`:
+    /// `stored functions (SELECT)`, `stored procedures (CALL)`, `client-side SQL`.
+    fn routines(&self, settings: &Settings) -> &'static str;
+
+    /// Where the schema goes: `host localhost:5432 under user tpcc in database tpcc`.
+    fn describe(&self, settings: &Settings) -> String;
+
+    /// `buildschema`.
+    fn build<'a>(
+        &'a self,
+        settings: &'a Settings,
+        plan: Plan,
+        say: Say,
+        out: Output,
+        interrupt: Interrupt,
+    ) -> Pending<'a, Result<Summary>>;
+
+    /// `checkschema` for `warehouses`.
+    fn check<'a>(
+        &'a self,
+        settings: &'a Settings,
+        warehouses: u32,
+        say: &'a Say,
+    ) -> Pending<'a, Result<Vec<Check>>>;
+
+    /// `deleteschema`: one line per object dropped, or what was not there.
+    fn delete<'a>(
+        &'a self,
+        settings: &'a Settings,
+        say: &'a Say,
+    ) -> Pending<'a, Result<Vec<String>>>;
+
+    /// `vurun` of the TPROC-C driver.
+    fn run<'a>(
+        &'a self,
+        settings: &'a Settings,
+        opts: Options,
+        say: Say,
+        states: StateSink,
+        interrupt: Interrupt,
+    ) -> Pending<'a, Result<RunResult>>;
+}
+
+/// What an engine family supplies for TPROC-C: its schema builder and driver, made from the
+/// settings, and what its transactions run as. [`Support`] follows from it.
+pub trait Family: Sync {
+    type Schema: SchemaDb;
+    type Driver: TxnDb;
+
+    /// The schema builder, checker and remover for these settings.
+    fn schema(&self, settings: &Settings) -> Self::Schema;
+
+    /// The driver for these settings; its terminals make one-line summaries when `summaries`.
+    fn driver(&self, settings: &Settings, summaries: bool) -> Self::Driver;
+
+    /// See [`Support::routines`].
+    fn routines(&self, settings: &Settings) -> &'static str;
+}
+
+impl<F: Family> Support for F {
+    fn routines(&self, settings: &Settings) -> &'static str {
+        Family::routines(self, settings)
+    }
+
+    fn describe(&self, settings: &Settings) -> String {
+        self.schema(settings).describe()
+    }
+
+    fn build<'a>(
+        &'a self,
+        settings: &'a Settings,
+        plan: Plan,
+        say: Say,
+        out: Output,
+        interrupt: Interrupt,
+    ) -> Pending<'a, Result<Summary>> {
+        Box::pin(build(
+            Arc::new(self.schema(settings)),
+            plan,
+            say,
+            out,
+            interrupt,
+        ))
+    }
+
+    fn check<'a>(
+        &'a self,
+        settings: &'a Settings,
+        warehouses: u32,
+        say: &'a Say,
+    ) -> Pending<'a, Result<Vec<Check>>> {
+        Box::pin(async move { self.schema(settings).check(warehouses, say).await })
+    }
+
+    fn delete<'a>(
+        &'a self,
+        settings: &'a Settings,
+        say: &'a Say,
+    ) -> Pending<'a, Result<Vec<String>>> {
+        Box::pin(async move { self.schema(settings).delete(say).await })
+    }
+
+    fn run<'a>(
+        &'a self,
+        settings: &'a Settings,
+        opts: Options,
+        say: Say,
+        states: StateSink,
+        interrupt: Interrupt,
+    ) -> Pending<'a, Result<RunResult>> {
+        let summaries = opts.show_output && opts.driver == DriverKind::Test;
+        let driver = self.driver(settings, summaries);
+        Box::pin(run(Arc::new(driver), opts, say, states, interrupt))
+    }
+}
