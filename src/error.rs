@@ -514,10 +514,6 @@ pub enum Error {
     #[error("Error: There is no workload to run because the Script is empty")]
     NoScript,
 
-    /// The virtual users created do not fit the loaded script (count, or monitor or not).
-    #[error("Error: the loaded script needs other virtual users than those created; vudestroy, then vurun")]
-    VusMismatch,
-
     /// Virtual users of a custom script failed; the words are the recorder's `vus_failed`.
     #[error("{}", vus_failed(.count))]
     VusFailed { count: u32 },

@@ -575,7 +575,7 @@ fn virtual_user_lifecycle_without_a_run() {
         lines[1..],
         [
             "Clearing Script, reload script to activate new setting",
-            "Script cleared"
+            "Script cleared: vurun loads it again with the new setting"
         ]
     );
     f.ok("loadscript");
@@ -584,7 +584,7 @@ fn virtual_user_lifecycle_without_a_run() {
         lines[1..],
         [
             "Clearing Script, reload script to activate new setting",
-            "Script cleared"
+            "Script cleared: vurun loads it again with the new setting"
         ]
     );
     f.ok("diset tpcc pg_driver timed");

@@ -74,30 +74,53 @@ impl Session {
     }
 
     fn run_job(&mut self, _args: &[String]) -> Result<Dynamic> {
-        if !self.vus_exist() {
+        let created_here = !self.vus_exist();
+        if created_here {
             let _ = self.vucreate(&[])?;
+        } else if self.vu.script.is_none() && self.vu.custom.is_none() {
+            // A key change cleared the script: it is loaded again with the current settings,
+            // as vucreate does when no virtual users exist, so both cases behave alike.
+            let _ = self
+                .loadscript(&[])
+                .map_err(|e| self.ran_nothing(false, e))?;
         }
         if let (Some(custom), Some(board)) = (self.vu.custom.clone(), self.vu.board.clone()) {
             return self.run_custom(&custom, &board);
         }
-        let (Some(mut script), Some(board)) = (self.vu.script.clone(), self.vu.board.clone())
-        else {
-            return Err(Error::NoScript);
+        let Some(mut script) = self.vu.script.clone() else {
+            return Err(self.ran_nothing(created_here, Error::NoScript));
         };
         // Virtual-user options are HammerDB's globals, read at run time, not frozen.
-        script.use_vu_options(&self.settings)?;
-        if script.timed() != self.vu.monitor
-            || board.len() != script.virtual_users() as usize + usize::from(script.timed())
-        {
-            return Err(Error::VusMismatch);
+        if let Err(e) = script.use_vu_options(&self.settings) {
+            return Err(self.ran_nothing(created_here, e));
         }
+        let fits = |board: &crate::vu::Board, monitor: bool| {
+            script.timed() == monitor
+                && board.len() == script.virtual_users() as usize + usize::from(script.timed())
+        };
+        if !self
+            .vu
+            .board
+            .as_ref()
+            .is_some_and(|b| fits(b, self.vu.monitor))
+        {
+            // The reloaded script wants a monitor (or no longer does): the idle virtual users
+            // are made again to fit it, rather than refusing the run.
+            self.out.line(
+                "The loaded script needs other virtual users than those created: creating them again",
+            );
+            self.vu.board = None;
+            let _ = self.vucreate(&[])?;
+        }
+        let Some(board) = self.vu.board.clone() else {
+            return Err(self.ran_nothing(created_here, Error::NoVus));
+        };
         for n in 1..=board.len() {
             board.set(n, crate::vu::VuState::WaitIdle);
         }
         let Some(opts) = script.options::<crate::tpcc::driver::Options>().cloned() else {
-            return Err(Error::CannotRun {
-                workload: script.workload(),
-            });
+            let workload = script.workload();
+            return Err(self.ran_nothing(created_here, Error::CannotRun { workload }));
         };
         let profile = crate::jobs::Profile {
             db: script.db.name().into(),
@@ -127,7 +150,7 @@ impl Session {
                 for n in 1..=board.len() {
                     board.set(n, crate::vu::VuState::WaitIdle);
                 }
-                return Err(e);
+                return Err(self.ran_nothing(created_here, e));
             }
         };
         if script.timed() || opts.show_output {
@@ -160,6 +183,22 @@ impl Session {
         self.out.line("ALL VIRTUAL USERS COMPLETE");
         self.vu.last_run = Some((id.clone(), result));
         Ok(id.into())
+    }
+
+    /// A vurun that ran nothing leaves no virtual users of its own behind, so that the next
+    /// buildschema is not refused; those created before it stay, and it says how to remove
+    /// them. Returns `e`, the reason, for the caller to raise.
+    fn ran_nothing(&mut self, created_here: bool, e: Error) -> Error {
+        if created_here {
+            self.vu.board = None;
+            self.out
+                .line("Nothing ran: the virtual users this vurun created are destroyed");
+        } else if self.vu.board.is_some() {
+            self.out.line(
+                "Nothing ran: the virtual users created before vurun remain; vudestroy removes them",
+            );
+        }
+        e
     }
 
     fn run_custom(
