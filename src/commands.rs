@@ -116,7 +116,7 @@ const JOBS_HELP: &str =
     "The job history. Every buildschema, checkschema, deleteschema, datagenrun and \
 vurun is a job with an id (printed as Benchmark Run jobid=...), kept in jobs.db in the data \
 directory with its settings, output, result, timings, series and system. jobs lists them newest \
-first; jobs list the same in the jobs format; jobs ID shows one (an id or its first 8 or more \
+first; jobs list the same in the jobs format; jobs ID shows one (an id or its first 4 or more \
 characters); jobs ID status|result|timing|tcount|metrics|system|dict|output [VU] shows a part; \
 jobs ID delete deletes it; jobs ID report FILE.html writes a self-contained HTML report; \
 jobs diff ID1 ID2 compares NOPM, TPM and latency percentiles, with the noise measured on \

@@ -567,8 +567,14 @@ pub enum Error {
     NoSuchJob { id: String },
 
     /// A job id prefix that names more than one job.
-    #[error("Jobid {prefix} is the start of several jobs ({}); give more of it", .ids.join(", "))]
-    AmbiguousJob { prefix: String, ids: Vec<String> },
+    #[error("Jobid {prefix} is the start of several jobs ({}{}); give more of it", .ids.join(", "), and_more(*.more))]
+    AmbiguousJob {
+        prefix: String,
+        /// The newest few of them.
+        ids: Vec<String>,
+        /// How many more there are.
+        more: usize,
+    },
 
     /// A request that another layer handles (`jobs format` changes the session's settings).
     #[error("{what} is set by the {by}")]
@@ -738,3 +744,12 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 #[cfg(test)]
 mod tests;
+
+/// ", and 3 more" after a list cut short.
+fn and_more(more: usize) -> String {
+    if more == 0 {
+        String::new()
+    } else {
+        format!(", and {more} more")
+    }
+}
