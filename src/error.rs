@@ -494,6 +494,11 @@ pub enum Error {
     #[error("Unknown command {name}")]
     UnknownCommand { name: String },
 
+    /// HammerDB's bare form (`diset tpcc pg_count_ware 4`) in a script, where only Rhai's
+    /// function form is read; `call` is that very line in the function form.
+    #[error("HammerDB's bare form works at the console only; in a script write {call}")]
+    BareFormInScript { call: String },
+
     /// Virtual users exist, and `doing` (creating, changing settings) needs them gone.
     #[error("Error: Virtual Users exist, destroy with vudestroy before {doing}")]
     VusExist { doing: &'static str },

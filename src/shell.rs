@@ -244,7 +244,22 @@ pub fn auto(engine: &mut ScriptEngine, path: &Path, args: &[String]) -> i32 {
         Ok(Outcome::Value(_)) => EXIT_SUCCESS,
         Err(e) => {
             let (line, col) = e.position.unwrap_or((0, 0));
-            out.error(format!("{shown}:{line}:{col}: {}", e.message));
+            // HammerDB's bare form, right at the console, is no Rhai: the error shows that
+            // very line in the function form rather than Rhai's parse error.
+            let bare = if e.interrupted {
+                None
+            } else {
+                bare_line(&source, line)
+            };
+            let (line, col, message) = match bare {
+                Some((at, call)) => (
+                    at,
+                    1,
+                    crate::error::Error::BareFormInScript { call }.to_string(),
+                ),
+                None => (line, col, e.message),
+            };
+            out.error(format!("{shown}:{line}:{col}: {message}"));
             if e.interrupted {
                 EXIT_STOPPED
             } else {
@@ -252,6 +267,19 @@ pub fn auto(engine: &mut ScriptEngine, path: &Path, args: &[String]) -> i32 {
             }
         }
     }
+}
+
+/// The line of `source` in HammerDB's bare form behind an error reported at `line` (1-based),
+/// with its function form: that line, or the one before it (Rhai reads a bare `vurun` on
+/// through the newline and stumbles on the next line).
+fn bare_line(source: &str, line: usize) -> Option<(usize, String)> {
+    let lines: Vec<&str> = source.lines().collect();
+    let at = line.checked_sub(1).filter(|&i| i < lines.len())?;
+    if let Some(call) = crate::script::function_form(lines[at]) {
+        return Some((line, call));
+    }
+    let before = (0..at).rev().find(|&i| !lines[i].trim().is_empty())?;
+    crate::script::function_form(lines[before]).map(|call| (before + 1, call))
 }
 
 #[derive(Helper, Highlighter, Hinter)]

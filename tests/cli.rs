@@ -125,6 +125,29 @@ fn auto_reports_file_line_and_column() {
         "{stderr}"
     );
 
+    // HammerDB's bare form in a script: that very line in the function form, and exit 1.
+    for (body, at, call) in [
+        (
+            "dbset(\"db\", \"pg\");\n\ndiset tpcc pg_count_ware 4\nprint(\"not reached\");\n",
+            3,
+            r#"diset("tpcc", "pg_count_ware", 4)"#,
+        ),
+        ("dbset(\"db\", \"pg\");\nvudestroy\n", 2, "vudestroy()"),
+        ("vudestroy\ndbset(\"db\", \"pg\");\n", 1, "vudestroy()"),
+        ("dbset db pg;\n", 1, r#"dbset("db", "pg")"#),
+    ] {
+        let bare = script(home.path(), "bare.rhai", body);
+        let out = hammer(home.path(), &["auto", bare.to_str().unwrap()], "");
+        assert_eq!(out.status.code(), Some(1), "{body}");
+        let stderr = text(&out.stderr);
+        let expected = format!(
+            "{}:{at}:1: HammerDB's bare form works at the console only; in a script write {call}\n",
+            bare.display()
+        );
+        assert_eq!(stderr, expected, "{body}");
+        assert!(!text(&out.stdout).contains("not reached"));
+    }
+
     let wrong_arity = script(home.path(), "arity.rhai", "\n\nvuset(\"vu\");\n");
     let out = hammer(home.path(), &["auto", wrong_arity.to_str().unwrap()], "");
     let stderr = text(&out.stderr);

@@ -64,6 +64,12 @@ fn named_variants_print_the_old_sentences() {
             "CPU Metrics are not running",
         ),
         (
+            Error::BareFormInScript {
+                call: r#"diset("tpcc", "pg_count_ware", 4)"#.into(),
+            },
+            r#"HammerDB's bare form works at the console only; in a script write diset("tpcc", "pg_count_ware", 4)"#,
+        ),
+        (
             Error::AmbiguousJob {
                 prefix: "ab".into(),
                 ids: vec!["ab1".into(), "ab2".into()],
