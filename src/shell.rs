@@ -9,8 +9,10 @@ use std::sync::{Arc, Mutex};
 use rhai::{Array, Dynamic};
 use rustyline::completion::{Completer, Pair};
 use rustyline::error::ReadlineError;
-use rustyline::validate::{ValidationContext, ValidationResult, Validator};
-use rustyline::{Context, Editor, ExternalPrinter, Helper, Highlighter, Hinter};
+use rustyline::{
+    CompletionType, Config, Context, Editor, ExternalPrinter, Helper, Highlighter, Hinter,
+    Validator,
+};
 
 use crate::commands::{
     self, Complete, DGSET_OPTIONS, METSET_OPTIONS, PRINT_TARGETS, TCSET_OPTIONS, VUSET_OPTIONS,
@@ -21,6 +23,8 @@ use crate::script::{is_incomplete, Outcome, ScriptEngine, ScriptError};
 use crate::session::Session;
 
 const PROMPT: &str = "hammer> ";
+/// The prompt of a line that continues an input with a bracket, string or comment still open.
+const CONTINUE_PROMPT: &str = "   ...> ";
 const HISTORY_FILE: &str = "history.txt";
 
 /// Runs the console until `quit`, `exit`, Ctrl-D or the end of piped input; returns the exit code.
@@ -128,16 +132,20 @@ fn prompt_loop(engine: &mut ScriptEngine) -> i32 {
     let helper = ConsoleHelper {
         session: engine.session_handle(),
     };
-    let mut editor: Editor<ConsoleHelper, rustyline::history::DefaultHistory> = match Editor::new()
-    {
-        Ok(e) => e,
-        Err(e) => {
-            out.error(format!(
-                "cannot open the terminal for line editing ({e}); reading lines plainly"
-            ));
-            return piped(engine);
-        }
-    };
+    // Tab completes the candidates' common prefix; a second Tab lists them all.
+    let config = Config::builder()
+        .completion_type(CompletionType::List)
+        .build();
+    let mut editor: Editor<ConsoleHelper, rustyline::history::DefaultHistory> =
+        match Editor::with_config(config) {
+            Ok(e) => e,
+            Err(e) => {
+                out.error(format!(
+                    "cannot open the terminal for line editing ({e}); reading lines plainly"
+                ));
+                return piped(engine);
+            }
+        };
     editor.set_helper(Some(helper));
     let history = home.map(|h: PathBuf| h.join(HISTORY_FILE));
     let mut secrets = history::Secrets::of(&engine.session().settings);
@@ -155,9 +163,22 @@ fn prompt_loop(engine: &mut ScriptEngine) -> i32 {
     ));
     out.line("Type \"help\" for a list of commands");
     let mut status = EXIT_SUCCESS;
+    // An input with a bracket still open, continued on the next line under `...>`.
+    let mut pending = String::new();
     loop {
-        match editor.readline(PROMPT) {
-            Ok(line) => {
+        let prompt = if pending.is_empty() {
+            PROMPT
+        } else {
+            CONTINUE_PROMPT
+        };
+        match editor.readline(prompt) {
+            Ok(typed) => {
+                pending.push_str(&typed);
+                if is_incomplete(&pending) {
+                    pending.push('\n');
+                    continue;
+                }
+                let line = std::mem::take(&mut pending);
                 if line.trim().is_empty() {
                     continue;
                 }
@@ -181,7 +202,8 @@ fn prompt_loop(engine: &mut ScriptEngine) -> i32 {
                     return code;
                 }
             }
-            Err(ReadlineError::Interrupted) => continue,
+            // Ctrl-C throws away the line, and an input continued over several lines.
+            Err(ReadlineError::Interrupted) => pending.clear(),
             Err(ReadlineError::Eof) => break,
             Err(e) => {
                 out.error(format!("console input failed: {e}"));
@@ -282,19 +304,11 @@ fn bare_line(source: &str, line: usize) -> Option<(usize, String)> {
     crate::script::function_form(lines[before]).map(|call| (before + 1, call))
 }
 
-#[derive(Helper, Highlighter, Hinter)]
+/// Tab completion for the console; an open bracket is continued by the prompt loop, under its
+/// own prompt, rather than by the editor (whose continued lines have none).
+#[derive(Helper, Highlighter, Hinter, Validator)]
 struct ConsoleHelper {
     session: Arc<Mutex<Session>>,
-}
-
-impl Validator for ConsoleHelper {
-    fn validate(&self, ctx: &mut ValidationContext) -> rustyline::Result<ValidationResult> {
-        Ok(if is_incomplete(ctx.input()) {
-            ValidationResult::Incomplete
-        } else {
-            ValidationResult::Valid(None)
-        })
-    }
 }
 
 impl Completer for ConsoleHelper {
@@ -383,6 +397,36 @@ pub fn completions(session: &Session, before: &str) -> (usize, Vec<String>) {
                 Complete::GenericSections => owned(generic.sections()),
                 Complete::GenericKeys => {
                     keys_of(generic, section.filter(|s| generic.sections().contains(s)))
+                }
+                Complete::DictValues => tokens
+                    .get(2)
+                    .and_then(|k| dict.spec(k))
+                    .map(|s| s.kind.words())
+                    .unwrap_or_default(),
+                Complete::GenericValues => tokens
+                    .get(2)
+                    .and_then(|k| generic.spec(k))
+                    .map(|s| s.kind.words())
+                    .unwrap_or_default(),
+                Complete::OptionValues => {
+                    let key = match cmd.name {
+                        "vuset" => VUSET_OPTIONS
+                            .iter()
+                            .find(|o| Some(&o.0) == tokens.get(1))
+                            .map(|o| o.1),
+                        "tcset" => TCSET_OPTIONS
+                            .iter()
+                            .find(|o| Some(&o.0) == tokens.get(1))
+                            .map(|o| o.1),
+                        "metset" => METSET_OPTIONS
+                            .iter()
+                            .find(|o| Some(&o.0) == tokens.get(1))
+                            .map(|o| o.1),
+                        _ => None,
+                    };
+                    key.and_then(|k| generic.spec(k))
+                        .map(|s| s.kind.words())
+                        .unwrap_or_default()
                 }
                 Complete::VusetOptions => VUSET_OPTIONS.iter().map(|o| o.0.to_string()).collect(),
                 Complete::TcsetOptions => TCSET_OPTIONS.iter().map(|o| o.0.to_string()).collect(),
