@@ -299,9 +299,11 @@ fn unknown_command(name: &str) -> Option<String> {
     }
     let mut msg = format!("Unknown command {name}");
     if let Some(near) = crate::config::nearest(name, commands::names().into_iter()) {
-        msg.push_str(&format!("; did you mean {near}?"));
+        msg.push_str(&format!("; did you mean {near}? Type"));
+    } else {
+        msg.push_str("; type");
     }
-    msg.push_str("; type help for the list of commands");
+    msg.push_str(" help for the list of commands");
     Some(msg)
 }
 

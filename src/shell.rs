@@ -58,7 +58,9 @@ fn report(
         Ok(Outcome::Quit(code)) => return Some(code),
         Ok(Outcome::Value(v)) => {
             let text = ScriptEngine::show(&v);
-            if !text.is_empty() {
+            // `vurun` returns its id, which its `Benchmark Run jobid=...` line showed already.
+            let printed = v.is_string() && engine.session().was_printed(&text);
+            if !text.is_empty() && !printed {
                 out.line(text);
             }
         }
@@ -443,4 +445,37 @@ pub fn completions(session: &Session, before: &str) -> (usize, Vec<String>) {
     out.sort();
     out.dedup();
     (start, out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The console echoes a command's value, but not the job id its job line just printed.
+    #[test]
+    fn the_echo_skips_a_job_id_printed_already() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        let out = crate::output::Output::capture();
+        let session = Session::new(rt.handle().clone(), out.clone(), None);
+        let engine = ScriptEngine::new(Arc::new(Mutex::new(session)));
+        let id = "6B0E2BEDB5F887757FD61782";
+        let mut status = EXIT_ERROR;
+        engine.session().printed(id);
+        let value = || Ok(Outcome::Value(Dynamic::from(id.to_string())));
+        assert_eq!(report(&engine, value(), &mut status), None);
+        assert!(out.take_captured().is_empty());
+        assert_eq!(status, EXIT_SUCCESS);
+        // Once only: the same value later (`print` of a kept id) is echoed.
+        report(&engine, value(), &mut status);
+        assert_eq!(out.take_captured(), [id]);
+        engine.session().printed(id);
+        report(
+            &engine,
+            Ok(Outcome::Value(Dynamic::from("other"))),
+            &mut status,
+        );
+        assert_eq!(out.take_captured(), ["other"]);
+    }
 }

@@ -124,7 +124,9 @@ fn bad_input_is_explained_and_changes_nothing() {
     // Unknown command, bare and called.
     let e = f.err("vusett vu 4");
     assert!(
-        e.contains("Unknown command vusett; did you mean vuset?"),
+        e.contains(
+            "Unknown command vusett; did you mean vuset? Type help for the list of commands"
+        ),
         "{e}"
     );
     let e = f.err("vusett(\"vu\", 4)");
@@ -358,7 +360,10 @@ fn completion_follows_the_command_and_the_current_database() {
         ["tc_refresh_rate"]
     );
     // The values of enumerated keys, in either form, and of the options that set them.
-    assert_eq!(completions(&s, "diset tpcc pg_driver ").1, ["test", "timed"]);
+    assert_eq!(
+        completions(&s, "diset tpcc pg_driver ").1,
+        ["test", "timed"]
+    );
     assert_eq!(completions(&s, "diset tpcc pg_driver ti").1, ["timed"]);
     assert_eq!(
         completions(&s, "diset(\"tpcc\", \"pg_raiseerror\", ").1,

@@ -70,7 +70,17 @@ impl Session {
     }
 
     pub fn vurun(&mut self, args: &[String]) -> Result<Dynamic> {
-        self.as_job(args, Self::run_job)
+        let outcome = self.as_job(args, Self::run_job);
+        // The id was printed with the job's line; a script gets it as the value.
+        if let Some(id) = outcome
+            .as_ref()
+            .ok()
+            .and_then(|v| v.read_lock::<rhai::ImmutableString>())
+        {
+            let id = id.to_string();
+            self.printed(&id);
+        }
+        outcome
     }
 
     fn run_job(&mut self, _args: &[String]) -> Result<Dynamic> {
