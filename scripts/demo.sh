@@ -1,16 +1,30 @@
 #!/usr/bin/env bash
 # The newcomer's end-to-end run on a fresh Debian machine (as root): installs and starts private
-# PostgreSQL and MariaDB servers on loopback, builds hammer, and runs scripts/demo.rhai with it.
-# What the demo does grows with hammer: today it points hammer at the servers and checks them
-# (librarycheck); TPROC-C build and timed run join it as those commands land.
+# PostgreSQL and MariaDB servers on loopback, builds hammer, and runs scripts/demo.rhai with it
+# (librarycheck, a 2-warehouse TPROC-C build on PostgreSQL, checkschema, a short timed run).
+# Each long step says what it does; cargo shows its own progress (a first build takes minutes).
+# HAMMER_HOME=DIR keeps the demo's settings and jobs in DIR (default: a new temporary directory).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+step() { echo "demo.sh: $*"; }
 if ! command -v cargo >/dev/null && [[ -x $HOME/.cargo/bin/cargo ]]; then
 	PATH=$HOME/.cargo/bin:$PATH
 fi
-# Installs MariaDB/PostgreSQL if missing and starts them (scripts/test.sh holds the install step).
+command -v cargo >/dev/null || {
+	echo "demo.sh: cargo not found: hammer needs Rust 1.88 or newer (README, \"The Rust toolchain\")" >&2
+	exit 1
+}
+step "installing what is missing (MariaDB, PostgreSQL 15, openssl, sysbench)"
 scripts/ci/install.sh
+step "starting the private test servers (scripts/ci/servers.sh)"
 scripts/ci/servers.sh start
-cargo build --release --quiet
+step "building hammer (cargo build --release; the first build takes several minutes)"
+cargo build --release
 export HAMMER_HOME=${HAMMER_HOME:-$(mktemp -d /tmp/hammer-demo.XXXXXX)}
-./target/release/hammer auto scripts/demo.rhai
+step "data directory (settings, history, jobs.db): $HAMMER_HOME"
+step "running scripts/demo.rhai"
+rc=0
+./target/release/hammer auto scripts/demo.rhai || rc=$?
+step "the demo's jobs: HAMMER_HOME=$HAMMER_HOME ./target/release/hammer jobs"
+step "one of them:     HAMMER_HOME=$HAMMER_HOME ./target/release/hammer jobs ID   (the first 4 or more characters of its id)"
+exit "$rc"

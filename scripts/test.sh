@@ -12,8 +12,15 @@ cd "$(dirname "$0")/.."
 if ! command -v cargo >/dev/null && [[ -x $HOME/.cargo/bin/cargo ]]; then
 	PATH=$HOME/.cargo/bin:$PATH
 fi
+command -v cargo >/dev/null || {
+	echo "test.sh: cargo not found: hammer needs Rust 1.88 or newer (README, \"The Rust toolchain\")" >&2
+	exit 1
+}
+
+step() { echo "test.sh: $*"; }
 
 # ---- install what is missing (and only that)
+step "installing what is missing (MariaDB, PostgreSQL 15, openssl, sysbench)"
 scripts/ci/install.sh
 
 # ---- servers
@@ -31,10 +38,13 @@ stop_servers() {
 }
 # Stop them however we leave: tests failing, Ctrl-C, or start failing half-way.
 trap stop_servers EXIT
+step "starting the private test servers (scripts/ci/servers.sh)"
 scripts/ci/servers.sh start
 
-# ---- tests: build quietly first, then run with the test output kept
-cargo test --all-targets --no-run --quiet "$@"
+# ---- tests: build first, with cargo's progress (a first build takes several minutes), then run
+step "building the tests (cargo test --all-targets --no-run)"
+cargo test --all-targets --no-run "$@"
+step "running the tests (cargo test --all-targets)"
 rc=0
 cargo test --all-targets "$@" || rc=$?
 exit "$rc"

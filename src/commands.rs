@@ -15,8 +15,13 @@ pub enum Complete {
     DictSections,
     /// Keys of the current database's dictionary.
     DictKeys,
+    /// The values a key of the current database's dictionary takes, when they are few.
+    DictValues,
     GenericSections,
     GenericKeys,
+    GenericValues,
+    /// The values of the generic key a `vuset`, `tcset` or `metset` option sets.
+    OptionValues,
     VusetOptions,
     TcsetOptions,
     MetsetOptions,
@@ -117,7 +122,7 @@ const JOBS_HELP: &str =
     "The job history. Every buildschema, checkschema, deleteschema, datagenrun and \
 vurun is a job with an id (printed as Benchmark Run jobid=...), kept in jobs.db in the data \
 directory with its settings, output, result, timings, series and system. jobs lists them newest \
-first; jobs list the same in the jobs format; jobs ID shows one (an id or its first 8 or more \
+first; jobs list the same in the jobs format; jobs ID shows one (an id or its first 4 or more \
 characters); jobs ID status|result|timing|tcount|metrics|system|dict|output [VU] shows a part; \
 jobs ID delete deletes it; jobs ID report FILE.html writes a self-contained HTML report; \
 jobs diff ID1 ID2 compares NOPM, TPM and latency percentiles, with the noise measured on \
@@ -143,7 +148,7 @@ pub static COMMANDS: &[Command] = &[
         help: "Sets a key of the current database's dictionaries (connection or tpcc) after checking \
                its type and range; the key keeps its old value when the new one is refused. \
                Type \"print dict\" for the dictionaries and keys.",
-        complete: &[C::DictSections, C::DictKeys],
+        complete: &[C::DictSections, C::DictKeys, C::DictValues],
     },
     Command {
         name: "giset",
@@ -151,7 +156,7 @@ pub static COMMANDS: &[Command] = &[
         min_args: 3,
         max_args: 3,
         help: "Sets a key of the generic dictionary. Type \"print generic\" for its sections and keys.",
-        complete: &[C::GenericSections, C::GenericKeys],
+        complete: &[C::GenericSections, C::GenericKeys, C::GenericValues],
     },
     Command {
         name: "print",
@@ -175,7 +180,7 @@ pub static COMMANDS: &[Command] = &[
                (milliseconds), iterations, and the output switches showoutput, logtotemp, unique, \
                nobuff, timestamps (0 or 1), and refreshrate (seconds between the live view's \
                intervals during vurun, 0 for none). Refused while virtual users exist.",
-        complete: &[C::VusetOptions],
+        complete: &[C::VusetOptions, C::OptionValues],
     },
     Command {
         name: "tcset",
@@ -186,7 +191,7 @@ pub static COMMANDS: &[Command] = &[
                logtotemp (also write the lines to hdbtcount.log in the temporary directory), \
                unique (a log named hdbtcount_<GUID>.log) and timestamps (each logged line ends \
                with @ <UTC time>), each 0 or 1. Read at tcstart.",
-        complete: &[C::TcsetOptions],
+        complete: &[C::TcsetOptions, C::OptionValues],
     },
     Command {
         name: "metset",
@@ -198,7 +203,7 @@ pub static COMMANDS: &[Command] = &[
                (that agent's TCP port); hammer's own: interval (seconds between samples, 1 to \
                3600, default 2) and percpu (1 adds a line per CPU after the `CPU all` line). \
                Refused while metrics run.",
-        complete: &[C::MetsetOptions],
+        complete: &[C::MetsetOptions, C::OptionValues],
     },
     Command {
         name: "tcstart",

@@ -494,6 +494,11 @@ pub enum Error {
     #[error("Unknown command {name}")]
     UnknownCommand { name: String },
 
+    /// HammerDB's bare form (`diset tpcc pg_count_ware 4`) in a script, where only Rhai's
+    /// function form is read; `call` is that very line in the function form.
+    #[error("HammerDB's bare form works at the console only; in a script write {call}")]
+    BareFormInScript { call: String },
+
     /// Virtual users exist, and `doing` (creating, changing settings) needs them gone.
     #[error("Error: Virtual Users exist, destroy with vudestroy before {doing}")]
     VusExist { doing: &'static str },
@@ -513,10 +518,6 @@ pub enum Error {
     /// `vurun` with neither a loaded nor a custom script.
     #[error("Error: There is no workload to run because the Script is empty")]
     NoScript,
-
-    /// The virtual users created do not fit the loaded script (count, or monitor or not).
-    #[error("Error: the loaded script needs other virtual users than those created; vudestroy, then vurun")]
-    VusMismatch,
 
     /// Virtual users of a custom script failed; the words are the recorder's `vus_failed`.
     #[error("{}", vus_failed(.count))]
@@ -571,8 +572,14 @@ pub enum Error {
     NoSuchJob { id: String },
 
     /// A job id prefix that names more than one job.
-    #[error("Jobid {prefix} is the start of several jobs ({}); give more of it", .ids.join(", "))]
-    AmbiguousJob { prefix: String, ids: Vec<String> },
+    #[error("Jobid {prefix} is the start of several jobs ({}{}); give more of it", .ids.join(", "), and_more(*.more))]
+    AmbiguousJob {
+        prefix: String,
+        /// The newest few of them.
+        ids: Vec<String>,
+        /// How many more there are.
+        more: usize,
+    },
 
     /// A request that another layer handles (`jobs format` changes the session's settings).
     #[error("{what} is set by the {by}")]
@@ -742,3 +749,12 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 #[cfg(test)]
 mod tests;
+
+/// ", and 3 more" after a list cut short.
+fn and_more(more: usize) -> String {
+    if more == 0 {
+        String::new()
+    } else {
+        format!(", and {more} more")
+    }
+}

@@ -299,9 +299,11 @@ fn unknown_command(name: &str) -> Option<String> {
     }
     let mut msg = format!("Unknown command {name}");
     if let Some(near) = crate::config::nearest(name, commands::names().into_iter()) {
-        msg.push_str(&format!("; did you mean {near}?"));
+        msg.push_str(&format!("; did you mean {near}? Type"));
+    } else {
+        msg.push_str("; type");
     }
-    msg.push_str("; type help for the list of commands");
+    msg.push_str(" help for the list of commands");
     Some(msg)
 }
 
@@ -399,6 +401,28 @@ pub fn translate_bare(line: &str) -> Option<Result<String, Error>> {
     }
     let args: Vec<String> = words.iter().map(|w| rhai_string(w)).collect();
     Some(Ok(format!("{}({})", cmd.name, args.join(", "))))
+}
+
+/// The function form of a script line written in HammerDB's bare form, as a user would type
+/// it (numbers unquoted): `diset tpcc pg_count_ware 4` gives `diset("tpcc", "pg_count_ware", 4)`.
+/// `None` when the line is not in the bare form.
+pub fn function_form(line: &str) -> Option<String> {
+    let line = line.trim().trim_end_matches(';').trim_end();
+    translate_bare(line)?.ok()?;
+    let first = line.split_whitespace().next()?;
+    let words = split_words(line[first.len()..].trim_start()).ok()?;
+    let args: Vec<String> = words
+        .iter()
+        .map(|w| {
+            let number = w.parse::<i64>().is_ok() || w.parse::<f64>().is_ok_and(f64::is_finite);
+            if number {
+                w.clone()
+            } else {
+                rhai_string(w)
+            }
+        })
+        .collect();
+    Some(format!("{first}({})", args.join(", ")))
 }
 
 fn split_words(s: &str) -> Result<Vec<String>, String> {
@@ -536,6 +560,26 @@ mod tests {
             .unwrap_err()
             .contains("Usage: print [db|bm"));
         assert!(t("diset tpcc pg_pass {open").unwrap().is_err());
+    }
+
+    #[test]
+    fn a_bare_line_has_its_function_form() {
+        assert_eq!(
+            function_form("  diset tpcc pg_count_ware 4;").as_deref(),
+            Some(r#"diset("tpcc", "pg_count_ware", 4)"#)
+        );
+        assert_eq!(
+            function_form("vuset vu 2.5").as_deref(),
+            Some(r#"vuset("vu", 2.5)"#)
+        );
+        assert_eq!(function_form("vurun").as_deref(), Some("vurun()"));
+        assert_eq!(
+            function_form("dbset db pg").as_deref(),
+            Some(r#"dbset("db", "pg")"#)
+        );
+        assert_eq!(function_form(r#"diset("tpcc", "pg_count_ware", 4);"#), None);
+        assert_eq!(function_form("let x = 4;"), None);
+        assert_eq!(function_form("print nonsense"), None);
     }
 
     #[test]

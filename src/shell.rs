@@ -9,8 +9,10 @@ use std::sync::{Arc, Mutex};
 use rhai::{Array, Dynamic};
 use rustyline::completion::{Completer, Pair};
 use rustyline::error::ReadlineError;
-use rustyline::validate::{ValidationContext, ValidationResult, Validator};
-use rustyline::{Context, Editor, ExternalPrinter, Helper, Highlighter, Hinter};
+use rustyline::{
+    CompletionType, Config, Context, Editor, ExternalPrinter, Helper, Highlighter, Hinter,
+    Validator,
+};
 
 use crate::commands::{
     self, Complete, DGSET_OPTIONS, METSET_OPTIONS, PRINT_TARGETS, TCSET_OPTIONS, VUSET_OPTIONS,
@@ -21,6 +23,8 @@ use crate::script::{is_incomplete, Outcome, ScriptEngine, ScriptError};
 use crate::session::Session;
 
 const PROMPT: &str = "hammer> ";
+/// The prompt of a line that continues an input with a bracket, string or comment still open.
+const CONTINUE_PROMPT: &str = "   ...> ";
 const HISTORY_FILE: &str = "history.txt";
 
 /// Runs the console until `quit`, `exit`, Ctrl-D or the end of piped input; returns the exit code.
@@ -54,7 +58,9 @@ fn report(
         Ok(Outcome::Quit(code)) => return Some(code),
         Ok(Outcome::Value(v)) => {
             let text = ScriptEngine::show(&v);
-            if !text.is_empty() {
+            // `vurun` returns its id, which its `Benchmark Run jobid=...` line showed already.
+            let printed = v.is_string() && engine.session().was_printed(&text);
+            if !text.is_empty() && !printed {
                 out.line(text);
             }
         }
@@ -128,16 +134,20 @@ fn prompt_loop(engine: &mut ScriptEngine) -> i32 {
     let helper = ConsoleHelper {
         session: engine.session_handle(),
     };
-    let mut editor: Editor<ConsoleHelper, rustyline::history::DefaultHistory> = match Editor::new()
-    {
-        Ok(e) => e,
-        Err(e) => {
-            out.error(format!(
-                "cannot open the terminal for line editing ({e}); reading lines plainly"
-            ));
-            return piped(engine);
-        }
-    };
+    // Tab completes the candidates' common prefix; a second Tab lists them all.
+    let config = Config::builder()
+        .completion_type(CompletionType::List)
+        .build();
+    let mut editor: Editor<ConsoleHelper, rustyline::history::DefaultHistory> =
+        match Editor::with_config(config) {
+            Ok(e) => e,
+            Err(e) => {
+                out.error(format!(
+                    "cannot open the terminal for line editing ({e}); reading lines plainly"
+                ));
+                return piped(engine);
+            }
+        };
     editor.set_helper(Some(helper));
     let history = home.map(|h: PathBuf| h.join(HISTORY_FILE));
     let mut secrets = history::Secrets::of(&engine.session().settings);
@@ -155,9 +165,22 @@ fn prompt_loop(engine: &mut ScriptEngine) -> i32 {
     ));
     out.line("Type \"help\" for a list of commands");
     let mut status = EXIT_SUCCESS;
+    // An input with a bracket still open, continued on the next line under `...>`.
+    let mut pending = String::new();
     loop {
-        match editor.readline(PROMPT) {
-            Ok(line) => {
+        let prompt = if pending.is_empty() {
+            PROMPT
+        } else {
+            CONTINUE_PROMPT
+        };
+        match editor.readline(prompt) {
+            Ok(typed) => {
+                pending.push_str(&typed);
+                if is_incomplete(&pending) {
+                    pending.push('\n');
+                    continue;
+                }
+                let line = std::mem::take(&mut pending);
                 if line.trim().is_empty() {
                     continue;
                 }
@@ -181,7 +204,8 @@ fn prompt_loop(engine: &mut ScriptEngine) -> i32 {
                     return code;
                 }
             }
-            Err(ReadlineError::Interrupted) => continue,
+            // Ctrl-C throws away the line, and an input continued over several lines.
+            Err(ReadlineError::Interrupted) => pending.clear(),
             Err(ReadlineError::Eof) => break,
             Err(e) => {
                 out.error(format!("console input failed: {e}"));
@@ -244,7 +268,22 @@ pub fn auto(engine: &mut ScriptEngine, path: &Path, args: &[String]) -> i32 {
         Ok(Outcome::Value(_)) => EXIT_SUCCESS,
         Err(e) => {
             let (line, col) = e.position.unwrap_or((0, 0));
-            out.error(format!("{shown}:{line}:{col}: {}", e.message));
+            // HammerDB's bare form, right at the console, is no Rhai: the error shows that
+            // very line in the function form rather than Rhai's parse error.
+            let bare = if e.interrupted {
+                None
+            } else {
+                bare_line(&source, line)
+            };
+            let (line, col, message) = match bare {
+                Some((at, call)) => (
+                    at,
+                    1,
+                    crate::error::Error::BareFormInScript { call }.to_string(),
+                ),
+                None => (line, col, e.message),
+            };
+            out.error(format!("{shown}:{line}:{col}: {message}"));
             if e.interrupted {
                 EXIT_STOPPED
             } else {
@@ -254,19 +293,24 @@ pub fn auto(engine: &mut ScriptEngine, path: &Path, args: &[String]) -> i32 {
     }
 }
 
-#[derive(Helper, Highlighter, Hinter)]
-struct ConsoleHelper {
-    session: Arc<Mutex<Session>>,
+/// The line of `source` in HammerDB's bare form behind an error reported at `line` (1-based),
+/// with its function form: that line, or the one before it (Rhai reads a bare `vurun` on
+/// through the newline and stumbles on the next line).
+fn bare_line(source: &str, line: usize) -> Option<(usize, String)> {
+    let lines: Vec<&str> = source.lines().collect();
+    let at = line.checked_sub(1).filter(|&i| i < lines.len())?;
+    if let Some(call) = crate::script::function_form(lines[at]) {
+        return Some((line, call));
+    }
+    let before = (0..at).rev().find(|&i| !lines[i].trim().is_empty())?;
+    crate::script::function_form(lines[before]).map(|call| (before + 1, call))
 }
 
-impl Validator for ConsoleHelper {
-    fn validate(&self, ctx: &mut ValidationContext) -> rustyline::Result<ValidationResult> {
-        Ok(if is_incomplete(ctx.input()) {
-            ValidationResult::Incomplete
-        } else {
-            ValidationResult::Valid(None)
-        })
-    }
+/// Tab completion for the console; an open bracket is continued by the prompt loop, under its
+/// own prompt, rather than by the editor (whose continued lines have none).
+#[derive(Helper, Highlighter, Hinter, Validator)]
+struct ConsoleHelper {
+    session: Arc<Mutex<Session>>,
 }
 
 impl Completer for ConsoleHelper {
@@ -356,6 +400,36 @@ pub fn completions(session: &Session, before: &str) -> (usize, Vec<String>) {
                 Complete::GenericKeys => {
                     keys_of(generic, section.filter(|s| generic.sections().contains(s)))
                 }
+                Complete::DictValues => tokens
+                    .get(2)
+                    .and_then(|k| dict.spec(k))
+                    .map(|s| s.kind.words())
+                    .unwrap_or_default(),
+                Complete::GenericValues => tokens
+                    .get(2)
+                    .and_then(|k| generic.spec(k))
+                    .map(|s| s.kind.words())
+                    .unwrap_or_default(),
+                Complete::OptionValues => {
+                    let key = match cmd.name {
+                        "vuset" => VUSET_OPTIONS
+                            .iter()
+                            .find(|o| Some(&o.0) == tokens.get(1))
+                            .map(|o| o.1),
+                        "tcset" => TCSET_OPTIONS
+                            .iter()
+                            .find(|o| Some(&o.0) == tokens.get(1))
+                            .map(|o| o.1),
+                        "metset" => METSET_OPTIONS
+                            .iter()
+                            .find(|o| Some(&o.0) == tokens.get(1))
+                            .map(|o| o.1),
+                        _ => None,
+                    };
+                    key.and_then(|k| generic.spec(k))
+                        .map(|s| s.kind.words())
+                        .unwrap_or_default()
+                }
                 Complete::VusetOptions => VUSET_OPTIONS.iter().map(|o| o.0.to_string()).collect(),
                 Complete::TcsetOptions => TCSET_OPTIONS.iter().map(|o| o.0.to_string()).collect(),
                 Complete::MetsetOptions => METSET_OPTIONS.iter().map(|o| o.0.to_string()).collect(),
@@ -371,4 +445,37 @@ pub fn completions(session: &Session, before: &str) -> (usize, Vec<String>) {
     out.sort();
     out.dedup();
     (start, out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The console echoes a command's value, but not the job id its job line just printed.
+    #[test]
+    fn the_echo_skips_a_job_id_printed_already() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        let out = crate::output::Output::capture();
+        let session = Session::new(rt.handle().clone(), out.clone(), None);
+        let engine = ScriptEngine::new(Arc::new(Mutex::new(session)));
+        let id = "6B0E2BEDB5F887757FD61782";
+        let mut status = EXIT_ERROR;
+        engine.session().printed(id);
+        let value = || Ok(Outcome::Value(Dynamic::from(id.to_string())));
+        assert_eq!(report(&engine, value(), &mut status), None);
+        assert!(out.take_captured().is_empty());
+        assert_eq!(status, EXIT_SUCCESS);
+        // Once only: the same value later (`print` of a kept id) is echoed.
+        report(&engine, value(), &mut status);
+        assert_eq!(out.take_captured(), [id]);
+        engine.session().printed(id);
+        report(
+            &engine,
+            Ok(Outcome::Value(Dynamic::from("other"))),
+            &mut status,
+        );
+        assert_eq!(out.take_captured(), ["other"]);
+    }
 }

@@ -125,6 +125,29 @@ fn auto_reports_file_line_and_column() {
         "{stderr}"
     );
 
+    // HammerDB's bare form in a script: that very line in the function form, and exit 1.
+    for (body, at, call) in [
+        (
+            "dbset(\"db\", \"pg\");\n\ndiset tpcc pg_count_ware 4\nprint(\"not reached\");\n",
+            3,
+            r#"diset("tpcc", "pg_count_ware", 4)"#,
+        ),
+        ("dbset(\"db\", \"pg\");\nvudestroy\n", 2, "vudestroy()"),
+        ("vudestroy\ndbset(\"db\", \"pg\");\n", 1, "vudestroy()"),
+        ("dbset db pg;\n", 1, r#"dbset("db", "pg")"#),
+    ] {
+        let bare = script(home.path(), "bare.rhai", body);
+        let out = hammer(home.path(), &["auto", bare.to_str().unwrap()], "");
+        assert_eq!(out.status.code(), Some(1), "{body}");
+        let stderr = text(&out.stderr);
+        let expected = format!(
+            "{}:{at}:1: HammerDB's bare form works at the console only; in a script write {call}\n",
+            bare.display()
+        );
+        assert_eq!(stderr, expected, "{body}");
+        assert!(!text(&out.stdout).contains("not reached"));
+    }
+
     let wrong_arity = script(home.path(), "arity.rhai", "\n\nvuset(\"vu\");\n");
     let out = hammer(home.path(), &["auto", wrong_arity.to_str().unwrap()], "");
     let stderr = text(&out.stderr);
@@ -199,4 +222,45 @@ fn ctrl_c_stops_a_script_even_in_a_pure_rhai_loop() {
         !stdout.contains("caught") && !stdout.contains("after"),
         "{stdout}"
     );
+}
+
+/// The newcomer's scripts: without cargo they stop at once and name the toolchain; their long
+/// steps say what they do and cargo's progress is shown (no `--quiet` build that looks hung).
+#[test]
+fn newcomer_scripts_name_the_toolchain_and_show_progress() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let empty = tempfile::tempdir().unwrap();
+    for name in ["demo.sh", "test.sh"] {
+        let path = root.join("scripts").join(name);
+        let out = std::process::Command::new("/bin/bash")
+            .arg(&path)
+            .env("PATH", "/usr/bin:/bin")
+            .env("HOME", empty.path())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{name}");
+        let err = text(&out.stderr);
+        assert!(
+            err.contains(&format!(
+                "{name}: cargo not found: hammer needs Rust 1.88 or newer"
+            )),
+            "{name}: {err}"
+        );
+        let body = std::fs::read_to_string(&path).unwrap();
+        for line in body
+            .lines()
+            .filter(|l| l.trim_start().starts_with("cargo "))
+        {
+            assert!(!line.contains("--quiet"), "{name}: {line}");
+        }
+        assert!(body.contains("step \"building"), "{name}");
+    }
+    let demo = std::fs::read_to_string(root.join("scripts/demo.sh")).unwrap();
+    assert!(demo.contains("step \"data directory (settings, history, jobs.db): $HAMMER_HOME\""));
+    assert!(demo.contains("HAMMER_HOME=$HAMMER_HOME ./target/release/hammer jobs"));
+    // The version the scripts and README name is the one Cargo.toml asks for.
+    let toml = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
+    assert!(toml.contains("rust-version = \"1.88\""));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    assert!(readme.contains("hammer needs Rust 1.88 or newer"));
 }

@@ -62,6 +62,16 @@ fn console_on_a_terminal() {
     p.exp_string("Changed tpcc:maria_count_ware from 1 to 6 for MariaDB")
         .unwrap();
 
+    // Tab completes the candidates' common prefix, a second Tab lists them all, and the
+    // values of an enumerated key complete too.
+    p.exp_string("hammer> ").unwrap();
+    type_(&mut p, "diset tpcc maria_dri\t");
+    type_(&mut p, " t\t\t");
+    p.exp_regex("test +timed").unwrap();
+    type_(&mut p, concat!("est", "\r"));
+    p.exp_string("Changed tpcc:maria_driver from timed to test for MariaDB")
+        .unwrap();
+
     // Ctrl-C throws the typed line away; the console stays.
     p.exp_string("hammer> ").unwrap();
     type_(&mut p, "garbage that is never run");
@@ -72,9 +82,11 @@ fn console_on_a_terminal() {
     let before = p.exp_string("after ctrl-c\r\n").unwrap();
     assert!(!before.contains("Unknown command garbage"), "{before}");
 
-    // An open brace continues on the next line.
+    // An open brace continues on the next line, under its own prompt.
     type_(&mut p, concat!("for i in 0..2 {", "\r"));
+    p.exp_string("   ...> ").unwrap();
     type_(&mut p, concat!("print(`n${i}`)", "\r"));
+    p.exp_string("   ...> ").unwrap();
     type_(&mut p, concat!("}", "\r"));
     p.exp_string("n1").unwrap();
 

@@ -124,7 +124,9 @@ fn bad_input_is_explained_and_changes_nothing() {
     // Unknown command, bare and called.
     let e = f.err("vusett vu 4");
     assert!(
-        e.contains("Unknown command vusett; did you mean vuset?"),
+        e.contains(
+            "Unknown command vusett; did you mean vuset? Type help for the list of commands"
+        ),
         "{e}"
     );
     let e = f.err("vusett(\"vu\", 4)");
@@ -357,6 +359,26 @@ fn completion_follows_the_command_and_the_current_database() {
         completions(&s, "giset transaction_counter tc_r").1,
         ["tc_refresh_rate"]
     );
+    // The values of enumerated keys, in either form, and of the options that set them.
+    assert_eq!(
+        completions(&s, "diset tpcc pg_driver ").1,
+        ["test", "timed"]
+    );
+    assert_eq!(completions(&s, "diset tpcc pg_driver ti").1, ["timed"]);
+    assert_eq!(
+        completions(&s, "diset(\"tpcc\", \"pg_raiseerror\", ").1,
+        ["false", "true"]
+    );
+    assert!(completions(&s, "diset tpcc pg_count_ware ").1.is_empty());
+    assert_eq!(
+        completions(&s, "diset connection pg_require_auth ").1,
+        ["md5", "none", "password", "scram-sha-256"]
+    );
+    assert_eq!(completions(&s, "vuset showoutput ").1, ["0", "1"]);
+    assert_eq!(
+        completions(&s, "giset commandline jobsoutput ").1,
+        ["JSON", "text"]
+    );
     assert_eq!(completions(&s, "vuset r").1, ["repeat"]);
     assert_eq!(completions(&s, "tcset r").1, ["refreshrate"]);
     assert_eq!(
@@ -575,7 +597,7 @@ fn virtual_user_lifecycle_without_a_run() {
         lines[1..],
         [
             "Clearing Script, reload script to activate new setting",
-            "Script cleared"
+            "Script cleared: vurun loads it again with the new setting"
         ]
     );
     f.ok("loadscript");
@@ -584,7 +606,7 @@ fn virtual_user_lifecycle_without_a_run() {
         lines[1..],
         [
             "Clearing Script, reload script to activate new setting",
-            "Script cleared"
+            "Script cleared: vurun loads it again with the new setting"
         ]
     );
     f.ok("diset tpcc pg_driver timed");

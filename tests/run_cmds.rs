@@ -225,8 +225,26 @@ fn the_test_driver_shows_each_transaction() {
 #[test]
 fn vurun_refuses_a_missing_or_smaller_schema() {
     let (mut f, unique) = configured("pg", "missing");
-    let e = f.err("vurun");
+    let (r, lines) = f.console("vurun");
+    let e = r.unwrap_err();
     assert!(e.contains(&unique) && e.contains("buildschema"), "{e}");
+    // The virtual users this refused vurun made are gone: the next buildschema is not refused.
+    assert!(
+        lines.contains(&"Nothing ran: the virtual users this vurun created are destroyed".into()),
+        "{lines:#?}"
+    );
+    assert_eq!(f.ok("vustatus"), ["No Virtual Users found"]);
+    // Those the user created stay, and the refusal says how to remove them.
+    f.ok("vucreate");
+    let (r, lines) = f.console("vurun");
+    assert!(r.is_err());
+    assert!(
+        lines.contains(
+            &"Nothing ran: the virtual users created before vurun remain; vudestroy removes them"
+                .into()
+        ),
+        "{lines:#?}"
+    );
     assert_eq!(f.ok("vustatus"), ["1 = WAIT IDLE", "2 = WAIT IDLE"]);
     f.ok("vudestroy");
     let (mut m, _) = configured("maria", "smaller");
@@ -237,7 +255,43 @@ fn vurun_refuses_a_missing_or_smaller_schema() {
         e.contains("1") && e.contains("3") && e.contains("maria_count_ware"),
         "{e}"
     );
-    m.ok("vudestroy; diset tpcc maria_count_ware 1; deleteschema()");
+    // No vudestroy needed: deleteschema, refused while virtual users exist, goes through.
+    m.ok("diset tpcc maria_count_ware 1; deleteschema()");
+}
+
+/// A key changed while virtual users exist behaves as without them: the script is cleared and
+/// vurun loads it again with the new setting; a script that now needs a monitor gets one.
+#[test]
+fn a_key_changed_while_virtual_users_exist_reaches_the_next_run() {
+    let (mut f, _) = configured("pg", "keychange");
+    build(&mut f);
+    f.ok("diset tpcc pg_driver test; diset tpcc pg_total_iterations 10; vuset vu 1; vuset delay 0");
+    f.ok("vucreate");
+    let lines = f.ok("diset tpcc pg_total_iterations 20");
+    assert_eq!(
+        lines[1..],
+        [
+            "Clearing Script, reload script to activate new setting",
+            "Script cleared: vurun loads it again with the new setting"
+        ]
+    );
+    let (r, lines) = f.console("vurun()");
+    assert!(r.is_ok(), "{r:?} {lines:#?}");
+    let (r, _) = f.console("lastrun().transactions");
+    assert_eq!(r, Ok("20".to_string()));
+    // The test driver becomes timed: the same idle virtual users, plus a monitor.
+    f.ok("diset tpcc pg_driver timed; diset tpcc pg_total_iterations 10000000; diset tpcc pg_rampup 0; diset tpcc pg_duration 0.05");
+    let (r, lines) = f.console("vurun()");
+    assert!(r.is_ok(), "{r:?} {lines:#?}");
+    let text = lines.join("\n");
+    assert!(
+        text.contains(
+            "The loaded script needs other virtual users than those created: creating them again"
+        ) && text.contains("2 Virtual Users Created with Monitor VU")
+            && text.contains("TEST RESULT"),
+        "{text}"
+    );
+    f.ok("vudestroy; deleteschema()");
 }
 
 #[test]

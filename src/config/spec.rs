@@ -27,6 +27,17 @@ pub enum Kind {
 impl Kind {
     pub const PORT: Kind = Kind::Int { min: 1, max: 65535 };
 
+    /// The values Tab offers: every valid word of an enumerated kind, none for the others.
+    pub fn words(&self) -> Vec<String> {
+        let words: &[&str] = match self {
+            Kind::Bool => &["true", "false"],
+            Kind::Flag => &["0", "1"],
+            Kind::Choice(w) | Kind::Methods(w) => w,
+            _ => &[],
+        };
+        words.iter().map(|w| w.to_string()).collect()
+    }
+
     /// What a valid value looks like, for error messages.
     pub fn describe(&self) -> String {
         match self {

@@ -64,11 +64,26 @@ fn named_variants_print_the_old_sentences() {
             "CPU Metrics are not running",
         ),
         (
+            Error::BareFormInScript {
+                call: r#"diset("tpcc", "pg_count_ware", 4)"#.into(),
+            },
+            r#"HammerDB's bare form works at the console only; in a script write diset("tpcc", "pg_count_ware", 4)"#,
+        ),
+        (
             Error::AmbiguousJob {
                 prefix: "ab".into(),
                 ids: vec!["ab1".into(), "ab2".into()],
+                more: 0,
             },
             "Jobid ab is the start of several jobs (ab1, ab2); give more of it",
+        ),
+        (
+            Error::AmbiguousJob {
+                prefix: "6B0E".into(),
+                ids: vec!["6B0E2".into(), "6B0E1".into()],
+                more: 3,
+            },
+            "Jobid 6B0E is the start of several jobs (6B0E2, 6B0E1, and 3 more); give more of it",
         ),
         (
             Error::BadValue {

@@ -72,6 +72,13 @@ fn bad(message: String) -> Error {
 }
 
 fn job_id(word: &str) -> Result<IdArg, Error> {
+    if id::too_short(word) {
+        return Err(bad(format!(
+            "Error: {word} is too short for a job id: give at least its first {} of {} characters (more when several jobs start with them); type jobs for the list",
+            id::MIN_PREFIX,
+            id::LEN
+        )));
+    }
     id::parse(word).ok_or_else(|| {
         bad(format!(
             "Error: {word} is not a job id: a job id is {} hexadecimal characters (or its first {} or more), e.g. 67FD24A6FDB403E253438393; type jobs for the list",
@@ -119,7 +126,7 @@ pub fn parse(args: &[String]) -> Result<Request, Error> {
             Ok(Request::Diff(job_id(words[1])?, job_id(words[2])?))
         }
         _ => {
-            if id::parse(first).is_none() && !id::looks_like_id(first) {
+            if id::parse(first).is_none() && !id::looks_like_id(first) && !id::too_short(first) {
                 return Err(bad(format!(
                     "Error: unknown jobs subcommand {first}; valid are {}, or a job id",
                     WORDS.join(", ")
@@ -212,7 +219,11 @@ fn read<T>(r: Result<T, super::store::StoreError>) -> Result<T, Error> {
 fn resolve(store: &Store, arg: &IdArg) -> Result<String, Error> {
     store.resolve(arg).map_err(|e| match e {
         Lookup::Missing(id) => Error::NoSuchJob { id },
-        Lookup::Ambiguous(prefix, ids) => Error::AmbiguousJob { prefix, ids },
+        Lookup::Ambiguous(prefix, ids, total) => Error::AmbiguousJob {
+            prefix,
+            more: total.saturating_sub(ids.len()),
+            ids,
+        },
         Lookup::Store(e) => Error::JobStore { why: e.to_string() },
     })
 }
@@ -451,6 +462,11 @@ mod tests {
             ))
         );
         assert_eq!(p(&["diff", ID, ID]), Ok(Request::Diff(full.clone(), full)));
+        // A bare 4-character prefix is a job, not an unknown subcommand.
+        assert_eq!(
+            p(&["6b0e"]),
+            Ok(Request::Job(IdArg::Prefix("6B0E".into()), What::Summary))
+        );
     }
 
     #[test]
@@ -479,6 +495,11 @@ mod tests {
             .unwrap_err()
             .contains("nothex!! is not a job id"));
         assert!(p(&["list", "x"]).is_err());
+        let e = p(&["6B0"]).unwrap_err();
+        assert!(e.starts_with("Error: 6B0 is too short for a job id: give at least its first 4 of 24 characters (more when several jobs start with them); type jobs for the list"), "{e}");
+        assert!(p(&["diff", "6B", ID])
+            .unwrap_err()
+            .contains("6B is too short"));
     }
 
     #[test]

@@ -4,8 +4,10 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 /// Characters in a job id.
 pub const LEN: usize = 24;
-/// The shortest prefix `jobs` accepts for an id.
-pub const MIN_PREFIX: usize = 8;
+/// The shortest prefix `jobs` accepts for an id: its first 8 characters are the second it was
+/// made in, so jobs started back to back share them; 4 tell apart jobs some hours apart, and
+/// any unambiguous prefix from there on names its job.
+pub const MIN_PREFIX: usize = 4;
 
 /// A new job id: 8 hex digits of Unix seconds, 4 of the fraction of the second, 12 random.
 /// Ids sort by the time they were made; two made at once differ in 48 random bits.
@@ -45,6 +47,12 @@ pub fn parse(s: &str) -> Option<IdArg> {
         n if (MIN_PREFIX..LEN).contains(&n) => Some(IdArg::Prefix(up)),
         _ => None,
     }
+}
+
+/// Whether `s` is hexadecimal but shorter than [`MIN_PREFIX`]: a job id cut too short.
+pub fn too_short(s: &str) -> bool {
+    let s = s.trim();
+    !s.is_empty() && s.len() < MIN_PREFIX && s.chars().all(|c| c.is_ascii_hexdigit())
 }
 
 /// Whether a word looks like an attempt at a job id (hex digits mostly), so that a bad one
@@ -97,7 +105,9 @@ mod tests {
     #[test]
     fn bad_ids_are_refused() {
         assert_eq!(parse("67FD24A6FDB403E25343839Z"), None);
-        assert_eq!(parse("67FD24A"), None);
+        assert_eq!(parse("67F"), None);
+        assert!(too_short("6b0") && !too_short("6B0E") && !too_short("xyz"));
+        assert_eq!(parse("6b0e"), Some(IdArg::Prefix("6B0E".into())));
         assert_eq!(parse("67FD24A6FDB403E2534383930"), None);
         assert!(looks_like_id("67FD24A6FDB403E25343839Z"));
         assert!(!looks_like_id("report"));

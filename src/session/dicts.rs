@@ -123,7 +123,8 @@ impl Session {
                 self.persist();
                 // HammerDB clears the script only for *_driver keys, so other changes silently
                 // miss the next run; here any change to the script's database clears it, and
-                // vucreate loads the current settings again.
+                // vurun (or vucreate) loads the current settings again, whether or not virtual
+                // users exist.
                 let affects_script = self
                     .vu
                     .script
@@ -133,7 +134,8 @@ impl Session {
                     self.vu.script = None;
                     self.out
                         .line("Clearing Script, reload script to activate new setting");
-                    self.out.line("Script cleared");
+                    self.out
+                        .line("Script cleared: vurun loads it again with the new setting");
                 }
             }
         }

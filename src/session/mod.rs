@@ -80,6 +80,9 @@ pub struct Session {
     metrics: crate::metrics::Metrics,
     /// The job history: records each build, check, delete, data generation and run.
     pub jobs: crate::jobs::Recorder,
+    /// The run id `vurun` returned, already printed as `Benchmark Run jobid=...`: the console
+    /// does not echo it a second time.
+    printed_jobid: Option<String>,
 }
 
 impl Session {
@@ -106,6 +109,7 @@ impl Session {
             tc: crate::txcount::TxCounter::default(),
             metrics: crate::metrics::Metrics::default(),
             jobs,
+            printed_jobid: None,
         }
     }
 
@@ -118,6 +122,17 @@ impl Session {
                 _ = interrupt.wait() => Err(Error::Interrupted),
             }
         })
+    }
+
+    /// Whether `value` is the job id the last command printed already (and forgets it), so
+    /// that the console's echo of a command's value does not show it twice.
+    pub fn was_printed(&mut self, value: &str) -> bool {
+        self.printed_jobid.take().is_some_and(|id| id == value)
+    }
+
+    /// Notes a job id just printed with its job's line, for [`Session::was_printed`].
+    pub(crate) fn printed(&mut self, id: &str) {
+        self.printed_jobid = Some(id.to_string());
     }
 
     pub fn home(&self) -> Option<&PathBuf> {

@@ -72,27 +72,61 @@ impl Session {
     }
 
     pub fn vurun(&mut self, args: &[String]) -> Result<Dynamic> {
-        self.as_job(args, Self::run_job)
+        let outcome = self.as_job(args, Self::run_job);
+        // The id was printed with the job's line; a script gets it as the value.
+        if let Some(id) = outcome
+            .as_ref()
+            .ok()
+            .and_then(|v| v.read_lock::<rhai::ImmutableString>())
+        {
+            let id = id.to_string();
+            self.printed(&id);
+        }
+        outcome
     }
 
     fn run_job(&mut self, _args: &[String]) -> Result<Dynamic> {
-        if !self.vus_exist() {
+        let created_here = !self.vus_exist();
+        if created_here {
             let _ = self.vucreate(&[])?;
+        } else if self.vu.script.is_none() && self.vu.custom.is_none() {
+            // A key change cleared the script: it is loaded again with the current settings,
+            // as vucreate does when no virtual users exist, so both cases behave alike.
+            let _ = self
+                .loadscript(&[])
+                .map_err(|e| self.ran_nothing(false, e))?;
         }
         if let (Some(custom), Some(board)) = (self.vu.custom.clone(), self.vu.board.clone()) {
             return self.run_custom(&custom, &board);
         }
-        let (Some(mut script), Some(board)) = (self.vu.script.clone(), self.vu.board.clone())
-        else {
-            return Err(Error::NoScript);
+        let Some(mut script) = self.vu.script.clone() else {
+            return Err(self.ran_nothing(created_here, Error::NoScript));
         };
         // Virtual-user options are HammerDB's globals, read at run time, not frozen.
-        script.use_vu_options(&self.settings)?;
-        if script.timed() != self.vu.monitor
-            || board.len() != script.virtual_users() as usize + usize::from(script.timed())
-        {
-            return Err(Error::VusMismatch);
+        if let Err(e) = script.use_vu_options(&self.settings) {
+            return Err(self.ran_nothing(created_here, e));
         }
+        let fits = |board: &crate::vu::Board, monitor: bool| {
+            script.timed() == monitor
+                && board.len() == script.virtual_users() as usize + usize::from(script.timed())
+        };
+        if !self
+            .vu
+            .board
+            .as_ref()
+            .is_some_and(|b| fits(b, self.vu.monitor))
+        {
+            // The reloaded script wants a monitor (or no longer does): the idle virtual users
+            // are made again to fit it, rather than refusing the run.
+            self.out.line(
+                "The loaded script needs other virtual users than those created: creating them again",
+            );
+            self.vu.board = None;
+            let _ = self.vucreate(&[])?;
+        }
+        let Some(board) = self.vu.board.clone() else {
+            return Err(self.ran_nothing(created_here, Error::NoVus));
+        };
         for n in 1..=board.len() {
             board.set(n, crate::vu::VuState::WaitIdle);
         }
@@ -101,8 +135,12 @@ impl Session {
             let board = board.clone();
             Arc::new(move |vu, state| board.set(vu, state))
         };
-        let work =
-            crate::bench::of(&script.settings)?.run(&script, say, states, &self.interrupt)?;
+        let work = crate::bench::of(&script.settings)
+            .and_then(|b| b.run(&script, say, states, &self.interrupt));
+        let work = match work {
+            Ok(w) => w,
+            Err(e) => return Err(self.ran_nothing(created_here, e)),
+        };
         let profile = crate::jobs::Profile {
             db: script.db.name().into(),
             workload: script.workload().into(),
@@ -123,7 +161,7 @@ impl Session {
                 for n in 1..=board.len() {
                     board.set(n, crate::vu::VuState::WaitIdle);
                 }
-                return Err(e);
+                return Err(self.ran_nothing(created_here, e));
             }
         };
         if script.timed() || show_output {
@@ -156,6 +194,22 @@ impl Session {
         self.out.line("ALL VIRTUAL USERS COMPLETE");
         self.vu.last_run = Some((id.clone(), result));
         Ok(id.into())
+    }
+
+    /// A vurun that ran nothing leaves no virtual users of its own behind, so that the next
+    /// buildschema is not refused; those created before it stay, and it says how to remove
+    /// them. Returns `e`, the reason, for the caller to raise.
+    fn ran_nothing(&mut self, created_here: bool, e: Error) -> Error {
+        if created_here {
+            self.vu.board = None;
+            self.out
+                .line("Nothing ran: the virtual users this vurun created are destroyed");
+        } else if self.vu.board.is_some() {
+            self.out.line(
+                "Nothing ran: the virtual users created before vurun remain; vudestroy removes them",
+            );
+        }
+        e
     }
 
     fn run_custom(

@@ -75,7 +75,7 @@ impl Engine for Mysql {
                 .enumerate()
                 .map(|(i, name)| (name.to_string(), text(i + 1)))
                 .collect();
-            Ok((format!("{} {}", self.db.name(), text(0)), values))
+            Ok((super::server_version(&text(0)), values))
         })
     }
 

@@ -152,6 +152,17 @@ pub fn server_failure(code: u16, state: &str) -> Failure {
     }
 }
 
+/// A server's `version()` named as what the server is, whichever dictionary reached it:
+/// `MariaDB 10.11.19-MariaDB` also when `dbset db mysql` points at a MariaDB.
+pub fn server_version(version: &str) -> String {
+    let name = if version.contains("MariaDB") {
+        "MariaDB"
+    } else {
+        "MySQL"
+    };
+    format!("{name} {version}")
+}
+
 /// Connects over the lean connection and reads the server's version and port, and whether
 /// the session is encrypted.
 pub async fn probe(t: &MyTarget) -> Result<ServerInfo, DbError> {
@@ -173,7 +184,7 @@ pub async fn probe(t: &MyTarget) -> Result<ServerInfo, DbError> {
         _ => String::new(),
     };
     Ok(ServerInfo {
-        version: format!("{} {}", t.db.name(), text(0)),
+        version: server_version(&text(0)),
         tls,
         port: text(1).trim().parse().ok(),
         note,
@@ -198,5 +209,17 @@ pub fn int_of(v: &Value) -> Option<i64> {
         Value::UInt(u) => i64::try_from(*u).ok(),
         Value::Bytes(b) => std::str::from_utf8(b).ok()?.trim().parse().ok(),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_server_is_named_as_what_it_is() {
+        assert_eq!(
+            super::server_version("10.11.19-MariaDB-0+deb12u1"),
+            "MariaDB 10.11.19-MariaDB-0+deb12u1"
+        );
+        assert_eq!(super::server_version("8.0.36"), "MySQL 8.0.36");
     }
 }

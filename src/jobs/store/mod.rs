@@ -417,20 +417,31 @@ impl Store {
             IdArg::Full(id) => (id.clone(), id.clone()),
             IdArg::Prefix(p) => (format!("{p}%"), p.clone()),
         };
-        let ids: Vec<String> = retry(|| {
+        // The newest candidates first: the jobs a user just ran are the ones meant.
+        let (ids, total): (Vec<String>, usize) = retry(|| {
             let mut stmt = self
                 .conn
-                .prepare("SELECT id FROM jobs WHERE id LIKE ?1 ORDER BY id LIMIT 6")
+                .prepare("SELECT id FROM jobs WHERE id LIKE ?1 ORDER BY id DESC LIMIT 6")
                 .map_err(|e| self.err(e))?;
-            stmt.query_map([&pattern], |r| r.get(0))
-                .and_then(|rows| rows.collect())
-                .map_err(|e| self.err(e))
+            let ids = stmt
+                .query_map([&pattern], |r| r.get(0))
+                .and_then(|rows| rows.collect::<rusqlite::Result<Vec<String>>>())
+                .map_err(|e| self.err(e))?;
+            let total: i64 = self
+                .conn
+                .query_row(
+                    "SELECT count(*) FROM jobs WHERE id LIKE ?1",
+                    [&pattern],
+                    |r| r.get(0),
+                )
+                .map_err(|e| self.err(e))?;
+            Ok((ids, total as usize))
         })
         .map_err(Lookup::Store)?;
         match ids.len() {
             0 => Err(Lookup::Missing(shown)),
             1 => Ok(ids.into_iter().next().unwrap_or_default()),
-            _ => Err(Lookup::Ambiguous(shown, ids)),
+            _ => Err(Lookup::Ambiguous(shown, ids, total)),
         }
     }
 
@@ -638,7 +649,8 @@ impl Store {
 #[derive(Debug)]
 pub enum Lookup {
     Missing(String),
-    Ambiguous(String, Vec<String>),
+    /// The prefix, the first few ids it starts, and how many it starts in all.
+    Ambiguous(String, Vec<String>, usize),
     Store(StoreError),
 }
 

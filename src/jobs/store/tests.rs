@@ -188,7 +188,10 @@ fn ids_resolve_by_prefix() {
         s.resolve(&p("ABCDEF01")).unwrap(),
         "ABCDEF0100000000000000AA"
     );
-    assert!(matches!(s.resolve(&p("ABCDEF02")), Err(Lookup::Ambiguous(_, ids)) if ids.len() == 2));
+    assert!(
+        matches!(s.resolve(&p("ABCDEF02")), Err(Lookup::Ambiguous(_, ids, 2)) if ids == ["ABCDEF0200000000000000CC", "ABCDEF0200000000000000BB"])
+    );
+    assert!(matches!(s.resolve(&p("ABCD")), Err(Lookup::Ambiguous(_, ids, 3)) if ids.len() == 3));
     assert!(matches!(s.resolve(&p("ABCDEF03")), Err(Lookup::Missing(_))));
     assert!(matches!(
         s.resolve(&IdArg::Full("ABCDEF0100000000000000AB".into())),
