@@ -379,7 +379,7 @@ fn completion_follows_the_command_and_the_current_database() {
         completions(&s, "giset commandline jobsoutput ").1,
         ["JSON", "text"]
     );
-    assert_eq!(completions(&s, "vuset r").1, ["repeat"]);
+    assert_eq!(completions(&s, "vuset r").1, ["refreshrate", "repeat"]);
     assert_eq!(completions(&s, "tcset r").1, ["refreshrate"]);
     assert_eq!(
         completions(&s, "metset agent_").1,
