@@ -339,3 +339,55 @@ fn the_counter_and_cpu_series_taken_during_a_run_are_kept_with_it() {
     assert!(busiest > 0.0, "the counter saw the run's transactions");
     f.ok("deleteschema()");
 }
+
+#[test]
+fn a_run_s_live_view_is_shown_and_kept_with_its_job() {
+    let (mut f, _) = on_postgres("live");
+    f.ok("buildschema");
+    f.ok(
+        "diset tpcc pg_driver timed; diset tpcc pg_rampup 0.02; diset tpcc pg_duration 0.06; \
+         vuset vu 2; vuset delay 0; vuset refreshrate 1",
+    );
+    let (r, lines) = f.console("vurun()");
+    let id = jobid(&lines, "Benchmark Run");
+    assert_eq!(r, Ok(id.clone()), "{}", lines.join("\n"));
+    // Not a terminal: one progress line per second, rampup first, the database's rates in
+    // the measured window, every transaction type named.
+    let progress: Vec<&String> = lines
+        .iter()
+        .filter(|l| l.starts_with("progress: "))
+        .collect();
+    assert!((4..=10).contains(&progress.len()), "{}", lines.join("\n"));
+    assert!(progress[0].contains(", rampup, "), "{}", progress[0]);
+    let measured = progress
+        .iter()
+        .find(|l| l.contains(", measured, ") && l.contains(" NOPM "))
+        .unwrap_or_else(|| panic!("a measured line with NOPM:\n{}", lines.join("\n")));
+    for word in [
+        " TPM ",
+        "new order ",
+        "payment ",
+        "stock level ",
+        "client cpu ",
+    ] {
+        assert!(measured.contains(word), "{word} in {measured}");
+    }
+    f.ok("vudestroy");
+
+    // The job keeps the series: as a script reads it, as text, and drawn in the report.
+    let (r, _) = f.console(&format!(
+        "let p = jobs(\"{id}\", \"progress\"); [p.names.len(), p.points.len() >= 4, \
+         p.points[0].phase, p.window[0] > 0.5, p.points.some(|x| x.phase == \"measured\" && x.rates[0][1] > 0.0)]"
+    ));
+    assert_eq!(r, Ok(r#"[5, true, "rampup", true, true]"#.into()));
+    f.ok("jobs format text");
+    let text = f.ok(&format!("jobs {id} progress")).join("\n");
+    assert!(text.starts_with(" SECONDS  PHASE"), "{text}");
+    assert!(text.contains("measured window: "), "{text}");
+    let report = f.home.path().join("live.html");
+    f.ok(&format!("jobs {id} report {}", report.display()));
+    let html = std::fs::read_to_string(&report).unwrap();
+    assert!(html.contains("95th percentile per type"), "{html}");
+    assert_eq!(html.matches(r#"class="window""#).count(), 2);
+    f.ok("deleteschema");
+}

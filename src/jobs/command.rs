@@ -23,6 +23,8 @@ pub enum What {
     Result,
     Timing,
     Tcount,
+    /// The live view's intervals.
+    Progress,
     Metrics,
     System,
     Dict,
@@ -47,8 +49,8 @@ pub enum Request {
 pub const WORDS: &[&str] = &["list", "format", "diff"];
 /// The words that may follow `jobs ID`.
 pub const SUBCOMMANDS: &[&str] = &[
-    "status", "result", "timing", "tcount", "metrics", "system", "dict", "output", "delete",
-    "report",
+    "status", "result", "timing", "tcount", "progress", "metrics", "system", "dict", "output",
+    "delete", "report",
 ];
 
 /// The usage line.
@@ -141,6 +143,7 @@ pub fn parse(args: &[String]) -> Result<Request, Error> {
                 "result" => What::Result,
                 "timing" => What::Timing,
                 "tcount" => What::Tcount,
+                "progress" => What::Progress,
                 "metrics" => What::Metrics,
                 "system" => What::System,
                 "dict" => What::Dict,
@@ -409,6 +412,7 @@ pub fn run(
                             json(&d.tcount),
                             text::tcount(&s.id, &s.profile.db, &d.tcount),
                         ),
+                        What::Progress => (json(&d.live), text::progress(&s.id, d.live.as_ref())),
                         What::Metrics => (json(&d.metrics), text::metrics(&s.id, &d.metrics)),
                         What::System => (json(&d.system), text::system(&s.id, d.system.as_ref())),
                         What::Dict => (d.settings.clone(), text::dict(&d.settings)),

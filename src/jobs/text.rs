@@ -214,6 +214,50 @@ pub fn tcount(id: &str, db: &str, t: &[TcountPoint]) -> String {
     out
 }
 
+/// `jobs ID progress`: the live view's intervals, one row each: where in the run, the
+/// database's rates, then per type its rate and p95.
+pub fn progress(id: &str, live: Option<&super::live::Live>) -> String {
+    let Some(l) = live.filter(|l| !l.points.is_empty()) else {
+        return format!(
+            "Job {id} has no live view intervals (a run with vuset refreshrate above 0 records them)"
+        );
+    };
+    let rates = l.rate_names();
+    let mut out = format!("{:>8}  {:<8}", "SECONDS", "PHASE");
+    for r in &rates {
+        out.push_str(&format!("  {r:>10}"));
+    }
+    for n in &l.names {
+        out.push_str(&format!("  {:>22}", format!("{n} /s, p95 ms")));
+    }
+    out.push_str(&format!("  {:>6}  {:>7}", "ERRORS", "RETRIES"));
+    for p in &l.points {
+        out.push_str(&format!("\n{:>8.1}  {:<8}", p.elapsed_s, p.phase));
+        for r in &rates {
+            out.push_str(&format!("  {:>10}", figure(p.rate(r))));
+        }
+        for t in &p.types {
+            let rate = if p.seconds > 0.0 {
+                t.finished as f64 / p.seconds
+            } else {
+                0.0
+            };
+            let p95 = t.p95_ms.map_or("-".to_string(), |v| format!("{v:.2}"));
+            out.push_str(&format!("  {:>22}", format!("{rate:.1}, {p95}")));
+        }
+        let failed: u64 = p.types.iter().map(|t| t.failed).sum();
+        let retried: u64 = p.types.iter().map(|t| t.retried).sum();
+        out.push_str(&format!("  {failed:>6}  {retried:>7}"));
+    }
+    if let Some((start, end)) = l.window {
+        out.push_str(&format!(
+            "\nmeasured window: {start:.1} s to {}",
+            end.map_or("the stop".to_string(), |e| format!("{e:.1} s"))
+        ));
+    }
+    out
+}
+
 /// `jobs ID metrics`.
 pub fn metrics(id: &str, m: &[MetricPoint]) -> String {
     if m.is_empty() {
