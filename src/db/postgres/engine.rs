@@ -11,7 +11,7 @@ use crate::db::postgres::counter::PgCounter;
 use crate::db::postgres::driver::PgDriver;
 use crate::db::postgres::schema::PgSchema;
 use crate::db::postgres::script::PgScript;
-use crate::db::postgres::{classify, connect, probe, PgTarget};
+use crate::db::postgres::{classify, connect, overdue, probe, PgTarget};
 use crate::error::Result;
 use crate::fault::DbError;
 use crate::interrupt::Interrupt;
@@ -20,14 +20,36 @@ use crate::tpcc::build::{build, Plan, Summary};
 use crate::tpcc::driver::{run, DriverKind, Options, RunResult, StateSink};
 use crate::tpcc::schema::{Check, Say, SchemaDb};
 
-/// The PostgreSQL settings a job records.
-const PG_SETTINGS: &[&str] = &[
+/// The PostgreSQL settings a job records: what decides whether a commit waits for the disk
+/// (durability), how much the server caches and sorts in memory, when it checkpoints, and the
+/// isolation and housekeeping a run's transactions meet.
+pub const PG_SETTINGS: &[&str] = &[
+    // durability
+    "fsync",
+    "synchronous_commit",
+    "full_page_writes",
+    "wal_level",
+    "wal_sync_method",
+    "synchronous_standby_names",
+    "commit_delay",
+    // memory
     "shared_buffers",
     "effective_cache_size",
     "work_mem",
-    "max_connections",
-    "synchronous_commit",
+    "maintenance_work_mem",
+    "wal_buffers",
+    "huge_pages",
+    // checkpoints and WAL size
     "max_wal_size",
+    "min_wal_size",
+    "checkpoint_timeout",
+    "checkpoint_completion_target",
+    "wal_compression",
+    // transactions and housekeeping
+    "default_transaction_isolation",
+    "max_connections",
+    "autovacuum",
+    "jit",
 ];
 
 /// The PostgreSQL family's code for one database.
@@ -55,31 +77,43 @@ impl Engine for Postgres {
         Box::pin(async move {
             let t = PgTarget::admin_of(settings, self.db);
             let conn = connect(&t).await?;
-            let rows = conn
-                .client
-                .query(
-                    "select name, current_setting(name) from pg_settings where name = any($1) \
-                         union all select 'server_version', current_setting('server_version') \
-                         order by 1",
-                    &[&PG_SETTINGS],
-                )
-                .await;
+            // The names the server does not know (an older version's) are left out.
+            let sql = "select name, current_setting(name) from pg_settings where name = any($1) \
+                       union all select 'server_version', current_setting('server_version') \
+                       union all select ' tls', coalesce((select version from pg_stat_ssl \
+                       where pid = pg_backend_pid() and ssl), '') \
+                       order by 1";
+            let rows = tokio::time::timeout(
+                t.bounds.reply_timeout,
+                conn.client.query(sql, &[&PG_SETTINGS]),
+            )
+            .await;
             conn.close().await;
-            let rows = rows.map_err(|e| {
-                let (kind, detail) = classify(&e, false);
-                t.peer().failed("cannot query", kind, detail)
-            })?;
-            let mut version = String::new();
-            let mut values = Vec::new();
+            let peer = t.peer();
+            let rows = match rows {
+                Err(_) => return Err(overdue(&peer, t.bounds.reply_timeout)),
+                Ok(rows) => rows.map_err(|e| {
+                    let (kind, detail) = classify(&e, false);
+                    peer.failed("cannot query", kind, detail)
+                })?,
+            };
+            let mut facts = Facts::default();
+            let mut tls = String::new();
             for r in rows {
                 let (name, value): (String, String) = (r.get(0), r.get(1));
-                if name == "server_version" {
-                    version = format!("PostgreSQL {value}");
-                } else {
-                    values.push((name, value));
+                match name.as_str() {
+                    "server_version" => facts.version = format!("PostgreSQL {value}"),
+                    " tls" => tls = value,
+                    _ => facts.settings.push((name, value)),
                 }
             }
-            Ok((version, values))
+            // In the order of the list: durability first.
+            facts
+                .settings
+                .sort_by_key(|(n, _)| PG_SETTINGS.iter().position(|s| s == n));
+            facts.transport =
+                crate::db::net::transport(t.socket_path().as_deref(), &peer.addr, Some(&tls));
+            Ok(facts)
         })
     }
 
