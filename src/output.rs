@@ -27,8 +27,8 @@ pub trait Tee: Send + Sync {
 #[derive(Clone)]
 pub struct Output {
     sink: Arc<Mutex<Sink>>,
-    /// The progress line at the bottom of the terminal, redrawn below each new line.
-    status_line: Arc<Mutex<Option<String>>>,
+    /// The progress lines at the bottom of the terminal, redrawn below each new line.
+    status_line: Arc<Mutex<Option<Vec<String>>>>,
     tee: Arc<Mutex<Option<Arc<dyn Tee>>>>,
 }
 
@@ -91,13 +91,10 @@ impl Output {
     /// Prints text; each of its lines becomes one output line.
     pub fn line(&self, text: impl AsRef<str>) {
         let text = text.as_ref();
-        let status = self
-            .status_line
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone();
-        if status.is_some() {
-            erase_status();
+        // Held while the line is printed: a redraw from another thread waits for it.
+        let status = self.status_line.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(old) = &*status {
+            erase_status(old.len());
         }
         let mut sink = self.lock();
         match &mut *sink {
@@ -111,9 +108,10 @@ impl Output {
             Sink::Capture(lines) => lines.extend(text.split('\n').map(str::to_owned)),
         }
         drop(sink);
-        if let Some(status) = status {
-            draw_status(&status);
+        if let Some(lines) = &*status {
+            draw_status(lines);
         }
+        drop(status);
         self.copy_to_tee(text);
     }
 
@@ -134,27 +132,50 @@ impl Output {
         }
     }
 
+    /// Whether lines reach a terminal (and a status block can be drawn there).
+    pub fn is_terminal(&self) -> bool {
+        std::io::stdout().is_terminal() && !matches!(&*self.lock(), Sink::Capture(_))
+    }
+
     /// Shows a progress line at the bottom of a terminal, kept below the lines printed after
     /// it until `clear_status`. Elsewhere (pipes, files, tests) nothing.
     pub fn status(&self, text: impl AsRef<str>) {
-        if !std::io::stdout().is_terminal() || matches!(&*self.lock(), Sink::Capture(_)) {
-            return;
-        }
-        let text = text.as_ref().to_string();
-        draw_status(&text);
-        *self.status_line.lock().unwrap_or_else(|e| e.into_inner()) = Some(text);
+        self.status_lines(vec![text.as_ref().to_string()]);
     }
 
-    /// Removes the progress line, if one is shown.
+    /// Shows a block of progress lines at the bottom of a terminal in place of the last one,
+    /// each cut to the terminal's width so that the block can be redrawn in place. Elsewhere
+    /// nothing.
+    pub fn status_lines(&self, lines: Vec<String>) {
+        if !self.is_terminal() {
+            return;
+        }
+        // A terminal that does not say its size (0 columns) is taken to be 80 wide.
+        let width = match crossterm::terminal::size() {
+            Ok((w, _)) if w >= 20 => w as usize - 1,
+            _ => 79,
+        };
+        let lines: Vec<String> = lines
+            .into_iter()
+            .map(|l| l.chars().take(width).collect())
+            .collect();
+        let mut shown = self.status_line.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(old) = shown.as_ref() {
+            erase_status(old.len());
+        }
+        draw_status(&lines);
+        *shown = Some(lines);
+    }
+
+    /// Removes the progress lines, if any are shown.
     pub fn clear_status(&self) {
-        if self
+        if let Some(old) = self
             .status_line
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .take()
-            .is_some()
         {
-            erase_status();
+            erase_status(old.len());
         }
     }
 
@@ -167,15 +188,41 @@ impl Output {
     }
 }
 
-fn draw_status(text: &str) {
+/// Draws the block from the start of the current line, leaving the cursor at its last line's
+/// end (no newline after it, so nothing scrolls).
+fn draw_status(lines: &[String]) {
+    use crossterm::{cursor, queue, style, terminal};
     let mut out = std::io::stdout().lock();
-    let _ = write!(out, "\r\x1b[2K{text}");
+    for (i, line) in lines.iter().enumerate() {
+        if i > 0 {
+            let _ = queue!(out, style::Print("\n"));
+        }
+        let _ = queue!(
+            out,
+            cursor::MoveToColumn(0),
+            terminal::Clear(terminal::ClearType::CurrentLine),
+            style::Print(line)
+        );
+    }
     let _ = out.flush();
 }
 
-fn erase_status() {
+/// Erases a block of `n` lines drawn by `draw_status`, leaving the cursor where it began.
+fn erase_status(n: usize) {
+    use crossterm::{cursor, queue, terminal};
     let mut out = std::io::stdout().lock();
-    let _ = write!(out, "\r\x1b[2K");
+    let _ = queue!(
+        out,
+        cursor::MoveToColumn(0),
+        terminal::Clear(terminal::ClearType::CurrentLine)
+    );
+    for _ in 1..n {
+        let _ = queue!(
+            out,
+            cursor::MoveUp(1),
+            terminal::Clear(terminal::ClearType::CurrentLine)
+        );
+    }
     let _ = out.flush();
 }
 

@@ -1,7 +1,8 @@
 //! What a job records of its server, checked against the real servers: every recorded setting
 //! is what `SHOW` (PostgreSQL) or `SELECT @@GLOBAL.` (MariaDB) says on that server, the
-//! durability settings are among them, and the transport is the one the settings asked for.
-//! Read only: these tests create nothing on the servers.
+//! durability settings are among them, and the transport is the one the settings asked for;
+//! a build's progress lines and its job's record of them. Only the build test creates (and
+//! deletes) a schema of its own.
 
 mod common;
 
@@ -209,10 +210,11 @@ fn mariadb_facts_are_what_select_at_at_says() {
     assert_eq!(over, format!("TCP {addr}"));
 }
 
-/// A build's job records the facts, and `jobs ID` and `jobs ID system` show them with hammer's
+/// A build of one warehouse shows its progress in plain lines (the output is not a terminal);
+/// its job records the facts, and `jobs ID` and `jobs ID system` show them with hammer's
 /// version and build; the job's values are the server's.
 #[test]
-fn a_job_shows_what_its_result_was_measured_under() {
+fn a_build_shows_progress_and_its_job_what_it_was_measured_under() {
     let servers = Servers::get();
     servers.require();
     let mut f = Fixture::new();
@@ -224,6 +226,23 @@ fn a_job_shows_what_its_result_was_measured_under() {
     ));
     let (r, lines) = f.console("buildschema().jobid");
     let id = r.unwrap_or_else(|e| panic!("build: {e}\n{}", lines.join("\n")));
+    // The captured output is not a terminal: plain progress lines, each loader's last one
+    // with its rows and rate, then the total, before the summary.
+    let at = |prefix: &str| {
+        lines
+            .iter()
+            .position(|l| l.starts_with(prefix) && l.contains(" rows/s, done"))
+            .unwrap_or_else(|| panic!("no {prefix:?} line:\n{}", lines.join("\n")))
+    };
+    let item = at("Loading item: 100000 rows in ");
+    let warehouse = at("Loading warehouse 1: ");
+    let all = at("Loading all: ");
+    assert!(item < all && warehouse < all, "{}", lines.join("\n"));
+    let summary = lines
+        .iter()
+        .position(|l| l.contains("schema built"))
+        .unwrap_or_else(|| panic!("no summary:\n{}", lines.join("\n")));
+    assert!(all < summary, "{}", lines.join("\n"));
     let id = id.trim_matches('"').to_string();
     let build = if cfg!(debug_assertions) {
         "debug"

@@ -22,6 +22,11 @@ impl Say {
         self.out.line(format!("{}{}", self.prefix, text.as_ref()));
     }
 
+    /// The output its lines go to.
+    pub fn output(&self) -> &Output {
+        &self.out
+    }
+
     /// The same output, as another virtual user.
     pub fn as_vuser(&self, vuser: usize) -> Say {
         Say::new(self.out.clone(), vuser)
