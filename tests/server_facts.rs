@@ -64,6 +64,12 @@ fn pg_settings(s: &Servers, sslmode: &str) -> Settings {
             ("connection", "pg_sslmode", sslmode),
             ("tpcc", "pg_superuser", &s.pg_user),
             ("tpcc", "pg_superuserpass", &s.pg_pass),
+            // A login no one has: no role's own settings come into the values.
+            (
+                "tpcc",
+                "pg_user",
+                &format!("hammer_facts_nobody_{}", std::process::id()),
+            ),
         ],
     )
 }
@@ -292,4 +298,63 @@ fn a_build_shows_progress_and_its_job_what_it_was_measured_under() {
         );
     }
     f.ok("deleteschema");
+}
+
+/// Drops the scratch role when the test ends, passed or not.
+struct ScratchRole<'a>(&'a Servers, String);
+
+impl Drop for ScratchRole<'_> {
+    fn drop(&mut self) {
+        self.0
+            .pg_exec("postgres", &format!("DROP ROLE IF EXISTS {}", self.1));
+    }
+}
+
+/// A value the run's login gets from `ALTER ROLE .. SET` is the one recorded, saying so, and is
+/// what `SHOW` says in that login's session.
+#[test]
+fn postgres_facts_take_the_run_logins_own_settings() {
+    let servers = Servers::get();
+    servers.require();
+    let role = format!("hammer_facts_role_{}", std::process::id());
+    servers.pg_exec(
+        "postgres",
+        &format!(
+            "DROP ROLE IF EXISTS {role}; CREATE ROLE {role} LOGIN PASSWORD 'facts'; \
+             ALTER ROLE {role} SET synchronous_commit = 'local'"
+        ),
+    );
+    let _drop = ScratchRole(&servers, role.clone());
+    let mut settings = pg_settings(&servers, "disable");
+    for (key, value) in [
+        ("pg_user", role.as_str()),
+        ("pg_pass", "facts"),
+        ("pg_dbase", "postgres"),
+    ] {
+        settings
+            .set(Target::Db(Database::Pg), "tpcc", key, value)
+            .unwrap_or_else(|e| panic!("{key}: {e}"));
+    }
+    let f = facts(&settings, Database::Pg);
+    let got = f
+        .settings
+        .iter()
+        .find(|(k, _)| k == "synchronous_commit")
+        .map(|(_, v)| v.clone());
+    assert_eq!(got, Some(format!("local (set for role {role})")));
+    let owner = hammer::db::postgres::PgTarget::owner_of(&settings, Database::Pg);
+    let show: String = runtime().block_on(async {
+        let conn = hammer::db::postgres::connect(&owner)
+            .await
+            .expect("the scratch role logs in");
+        let v = conn
+            .client
+            .query_one("SHOW synchronous_commit", &[])
+            .await
+            .expect("show")
+            .get(0);
+        conn.close().await;
+        v
+    });
+    assert_eq!(show, "local");
 }
