@@ -94,9 +94,6 @@ pub fn summary(d: &Detail) -> String {
     if let Some(note) = &s.note {
         out.push_str(&format!("\n{note}"));
     }
-    if let Some(line) = d.system.as_ref().and_then(conditions) {
-        out.push_str(&format!("\n{line}"));
-    }
     if let Some(f) = &d.figures {
         if let Some(line) = result_line(&s.profile.db, f) {
             out.push_str(&format!("\n{line}"));
@@ -105,6 +102,10 @@ pub fn summary(d: &Detail) -> String {
             "\n{} active virtual users, {} transactions in {:.1} s",
             f.active_vus, f.transactions, f.seconds
         ));
+    }
+    // Last, so that the result keeps its place (scripts read it by line).
+    if let Some(line) = d.system.as_ref().and_then(conditions) {
+        out.push_str(&format!("\n{line}"));
     }
     out
 }
@@ -443,9 +444,13 @@ mod tests {
         d.system = Some(measured_on());
         let t = summary(&d);
         assert!(
-            t.lines().any(|l| l.starts_with("PostgreSQL 16.4 via TCP")),
+            t.lines()
+                .last()
+                .unwrap()
+                .starts_with("PostgreSQL 16.4 via TCP"),
             "{t}"
         );
+        assert!(t.lines().nth(3).unwrap().starts_with("TEST RESULT"), "{t}");
         let t = system("X", Some(&measured_on()));
         let keys: Vec<&str> = t.lines().map(|l| l.split(' ').next().unwrap()).collect();
         // Durability first, in its own order, then the rest.
