@@ -123,7 +123,7 @@ const JOBS_HELP: &str =
 vurun is a job with an id (printed as Benchmark Run jobid=...), kept in jobs.db in the data \
 directory with its settings, output, result, timings, series and system. jobs lists them newest \
 first; jobs list the same in the jobs format; jobs ID shows one (an id or its first 4 or more \
-characters); jobs ID status|result|timing|tcount|metrics|system|dict|output [VU] shows a part; \
+characters); jobs ID status|result|timing|tcount|progress|metrics|system|dict|output [VU] shows a part; \
 jobs ID delete deletes it; jobs ID report FILE.html writes a self-contained HTML report; \
 jobs diff ID1 ID2 compares NOPM, TPM and latency percentiles, with the noise measured on \
 repeats of the same settings; jobs format text|json chooses how jobs prints (kept). From the \
@@ -420,7 +420,7 @@ pub static COMMANDS: &[Command] = &[
     },
     Command {
         name: "jobs",
-        args: "[list | format [text|json] | diff ID1 ID2 | ID [status|result|timing|tcount|metrics|system|dict|output [VU]|delete|report FILE.html]]",
+        args: "[list | format [text|json] | diff ID1 ID2 | ID [status|result|timing|tcount|progress|metrics|system|dict|output [VU]|delete|report FILE.html]]",
         min_args: 0,
         max_args: 3,
         help: JOBS_HELP,
@@ -428,7 +428,7 @@ pub static COMMANDS: &[Command] = &[
     },
     Command {
         name: "job",
-        args: "[list | format [text|json] | diff ID1 ID2 | ID [status|result|timing|tcount|metrics|system|dict|output [VU]|delete|report FILE.html]]",
+        args: "[list | format [text|json] | diff ID1 ID2 | ID [status|result|timing|tcount|progress|metrics|system|dict|output [VU]|delete|report FILE.html]]",
         min_args: 0,
         max_args: 3,
         help: "The same as jobs.",

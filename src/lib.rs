@@ -13,6 +13,7 @@ pub mod interrupt;
 pub mod jobs;
 pub mod metrics;
 pub mod output;
+pub mod progress;
 pub mod script;
 pub mod session;
 pub mod shell;

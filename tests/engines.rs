@@ -122,11 +122,15 @@ fn battery(db: Database, configure: Configure) {
         info.peer.db, db,
         "{name}: the probe's peer is the engine's database"
     );
-    let (version, facts) = rt
+    let facts = rt
         .block_on(hammer::db::server_facts(&settings, db))
         .unwrap_or_else(|e| panic!("{name}: server facts: {e}"));
-    assert!(!version.is_empty(), "{name}: facts carry the version");
-    assert!(!facts.is_empty(), "{name}: facts carry settings");
+    assert!(!facts.version.is_empty(), "{name}: facts carry the version");
+    assert!(!facts.settings.is_empty(), "{name}: facts carry settings");
+    assert!(
+        !facts.transport.is_empty(),
+        "{name}: facts say the transport"
+    );
     assert!(
         hammer::db::unsupported_build_options(&settings, db).is_empty(),
         "{name}: no unsupported option is on by default"

@@ -1,6 +1,5 @@
--- The jobs database, version 2: a run's live series (the intervals its live view showed),
--- one JSON document per job (see src/jobs/live.rs).
-CREATE TABLE IF NOT EXISTS job_live (
-    job    TEXT PRIMARY KEY,
-    series TEXT NOT NULL
-);
+-- Jobs schema version 2: how the connection to the server went (socket, TCP, TLS and its
+-- version) and the hammer that ran the job (its version and build profile).
+ALTER TABLE job_system ADD COLUMN transport TEXT;
+ALTER TABLE job_system ADD COLUMN hammer_version TEXT;
+ALTER TABLE job_system ADD COLUMN hammer_build TEXT;

@@ -23,8 +23,19 @@ pub struct ServerInfo {
     pub note: Option<String>,
 }
 
-/// A server's version line and the settings a job records, as `(name, value)`.
-pub type Facts = (String, Vec<(String, String)>);
+/// What a job records of the server it ran on, read over a connection made with the run's
+/// connection settings (the same host or socket and TLS keys).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Facts {
+    /// `PostgreSQL 16.4`, `MariaDB 10.11.6-MariaDB`.
+    pub version: String,
+    /// The settings that decide a result (durability, memory, checkpoints), as
+    /// `(name, value)` in the server's own words.
+    pub settings: Vec<(String, String)>,
+    /// How the connection went: `unix socket /tmp/mariadb.sock`, `TCP 127.0.0.1:5432`,
+    /// `TLSv1.3 over TCP 127.0.0.1:5432`.
+    pub transport: String,
+}
 
 pub use crate::task::Pending;
 

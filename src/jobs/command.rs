@@ -477,7 +477,7 @@ mod tests {
     fn bad_forms_say_what_is_valid() {
         let e = p(&["frobnicate"]).unwrap_err();
         assert!(e.starts_with("Error: unknown jobs subcommand frobnicate; valid are list, format, diff, or a job id"), "{e}");
-        assert!(e.contains("\nUsage: jobs [list | format [text|json] | diff ID1 ID2 | ID [status|result|timing|tcount|metrics|system|dict|output [VU]|delete|report FILE.html]]"), "{e}");
+        assert!(e.contains("\nUsage: jobs [list | format [text|json] | diff ID1 ID2 | ID [status|result|timing|tcount|progress|metrics|system|dict|output [VU]|delete|report FILE.html]]"), "{e}");
         let e = p(&["67FD24A6FDB403E25343839Z"]).unwrap_err();
         assert!(e.starts_with("Error: 67FD24A6FDB403E25343839Z is not a job id: a job id is 24 hexadecimal characters"), "{e}");
         let e = p(&[ID, "resutl"]).unwrap_err();

@@ -156,12 +156,29 @@ pub fn diff(
         ));
     }
     if let (Some(x), Some(y)) = (&base.system, &compare.system) {
+        warnings.extend(unlike_conditions(x, y));
         if x.server_version != y.server_version {
             let v = |s: &Option<String>| s.clone().unwrap_or_else(|| "unknown".into());
             differences.push(format!(
                 "server {} vs {}",
                 v(&x.server_version),
                 v(&y.server_version)
+            ));
+        }
+        if x.transport.is_some() && y.transport.is_some() && x.transport != y.transport {
+            let v = |s: &Option<String>| s.clone().unwrap_or_default();
+            differences.push(format!(
+                "transport {} vs {}",
+                v(&x.transport),
+                v(&y.transport)
+            ));
+        }
+        if x.hammer_version.is_some() && x.hammer_version != y.hammer_version {
+            let v = |s: &Option<String>| s.clone().unwrap_or_else(|| "unknown".into());
+            differences.push(format!(
+                "hammer {} vs {}",
+                v(&x.hammer_version),
+                v(&y.hammer_version)
             ));
         }
         for (k, v) in &x.server_settings {
@@ -307,6 +324,37 @@ pub fn text(d: &Diff) -> String {
     out.join("\n")
 }
 
+/// The warnings two jobs' conditions call for: a durability setting or hammer's build profile
+/// that differs makes a comparison across them not like for like.
+fn unlike_conditions(x: &super::SystemInfo, y: &super::SystemInfo) -> Vec<String> {
+    let mut warnings = Vec::new();
+    let changed: Vec<String> = x
+        .server_settings
+        .iter()
+        .filter(|(k, _)| super::DURABILITY.contains(&k.as_str()))
+        .filter_map(|(k, v)| {
+            let (_, w) = y.server_settings.iter().find(|(l, _)| l == k)?;
+            (v != w).then(|| format!("{k} {v} vs {w}"))
+        })
+        .collect();
+    if !changed.is_empty() {
+        warnings.push(format!(
+            "Warning: the jobs ran with different durability settings ({}): a commit waited for \
+             different things, so the comparison is not like for like",
+            changed.join(", ")
+        ));
+    }
+    if let (Some(a), Some(b)) = (&x.hammer_build, &y.hammer_build) {
+        if a != b {
+            warnings.push(format!(
+                "Warning: the jobs ran on different hammer builds ({a} and {b}): client CPU \
+                 figures, and a client-bound rate, do not compare"
+            ));
+        }
+    }
+    warnings
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -402,5 +450,42 @@ mod tests {
         let json = serde_json::to_value(&d).unwrap();
         assert_eq!(json["verdict"], "not_comparable");
         assert_eq!(json["nopm"]["base"], 1000.0);
+    }
+
+    #[test]
+    fn durability_and_build_differences_warn() {
+        let mut a = sample::detail("A", 1000.0);
+        let mut b = sample::detail("B", 1500.0);
+        let sys = |commit: &str, build: &str, transport: &str| crate::jobs::SystemInfo {
+            server_version: Some("PostgreSQL 16".into()),
+            server_settings: vec![
+                ("fsync".into(), "on".into()),
+                ("synchronous_commit".into(), commit.into()),
+                ("work_mem".into(), "4MB".into()),
+            ],
+            transport: Some(transport.into()),
+            hammer_version: Some("0.1.0".into()),
+            hammer_build: Some(build.into()),
+            ..Default::default()
+        };
+        a.system = Some(sys("on", "release", "TCP 127.0.0.1:5432"));
+        b.system = Some(sys("on", "release", "TCP 127.0.0.1:5432"));
+        assert!(diff(&a, &b, &[], &[]).warnings.is_empty());
+        b.system = Some(sys("off", "debug", "unix socket /tmp/.s.PGSQL.5432"));
+        let d = diff(&a, &b, &[], &[]);
+        assert_eq!(d.warnings.len(), 2, "{:?}", d.warnings);
+        assert!(d.warnings[0].starts_with(
+            "Warning: the jobs ran with different durability settings (synchronous_commit on vs off)"
+        ));
+        assert!(d.warnings[1]
+            .starts_with("Warning: the jobs ran on different hammer builds (release and debug)"));
+        assert_eq!(
+            d.differences,
+            [
+                "transport TCP 127.0.0.1:5432 vs unix socket /tmp/.s.PGSQL.5432",
+                "synchronous_commit on vs off"
+            ]
+        );
+        assert!(text(&d).contains("different durability settings"));
     }
 }

@@ -256,6 +256,71 @@ pub struct SystemInfo {
     /// an object in JSON.
     #[serde(serialize_with = "pairs_as_object")]
     pub server_settings: Vec<(String, String)>,
+    /// How hammer's connection to the server went, with the run's connection settings:
+    /// `unix socket /tmp/mariadb.sock`, `TCP 127.0.0.1:5432`, `TLSv1.3 over TCP ...`.
+    pub transport: Option<String>,
+    /// hammer's own version (`0.1.0`); `None` for jobs recorded before it was.
+    pub hammer_version: Option<String>,
+    /// `debug` or `release`: a debug build's client CPU figures do not compare with a
+    /// release build's.
+    pub hammer_build: Option<String>,
+}
+
+/// The server settings that decide whether a commit waits for the disk, of every engine: two
+/// jobs that differ in one of them measured different things.
+pub const DURABILITY: &[&str] = &[
+    "fsync",
+    "synchronous_commit",
+    "full_page_writes",
+    "wal_level",
+    "wal_sync_method",
+    "synchronous_standby_names",
+    "commit_delay",
+    "innodb_flush_log_at_trx_commit",
+    "sync_binlog",
+    "innodb_doublewrite",
+    "log_bin",
+    "innodb_flush_method",
+];
+
+/// A server setting as recorded: `(name, value)`.
+pub type Setting = (String, String);
+
+impl SystemInfo {
+    /// The recorded durability settings, in [`DURABILITY`]'s order, then the others by name.
+    pub fn settings_in_order(&self) -> (Vec<&Setting>, Vec<&Setting>) {
+        let mut durable: Vec<_> = self
+            .server_settings
+            .iter()
+            .filter(|(k, _)| DURABILITY.contains(&k.as_str()))
+            .collect();
+        durable.sort_by_key(|(k, _)| DURABILITY.iter().position(|d| d == k));
+        let mut rest: Vec<_> = self
+            .server_settings
+            .iter()
+            .filter(|(k, _)| !DURABILITY.contains(&k.as_str()))
+            .collect();
+        rest.sort_by(|a, b| a.0.cmp(&b.0));
+        (durable, rest)
+    }
+
+    /// hammer's version and build, `hammer 0.1.0 (release build)`, when recorded.
+    pub fn hammer(&self) -> Option<String> {
+        let v = self.hammer_version.as_deref()?;
+        Some(match &self.hammer_build {
+            Some(b) => format!("hammer {v} ({b} build)"),
+            None => format!("hammer {v}"),
+        })
+    }
+}
+
+/// The build of this hammer: `debug` or `release`.
+pub fn build_profile() -> &'static str {
+    if cfg!(debug_assertions) {
+        "debug"
+    } else {
+        "release"
+    }
 }
 
 fn pairs_as_object<S: serde::Serializer>(v: &[(String, String)], s: S) -> Result<S::Ok, S::Error> {
@@ -432,7 +497,7 @@ mod tests {
         assert_eq!(v["server_settings"]["shared_buffers"], "1GB");
         assert_eq!(
             keys(v),
-            words("hostname os cpu_model cpu_count physical_cores memory_bytes server_version server_settings")
+            words("hostname os cpu_model cpu_count physical_cores memory_bytes server_version server_settings transport hammer_version hammer_build")
         );
         let diff = diff::diff(&d, &d, &[], &[]);
         assert_eq!(

@@ -514,10 +514,27 @@ pub fn html(d: &Detail, lines: &[Line]) -> String {
                         .unwrap_or_else(|| "not read".into()),
                 ),
             ];
-            for (k, v) in &sys.server_settings {
-                rows.push((k.as_str(), v.clone()));
+            if let Some(t) = &sys.transport {
+                rows.push(("transport", t.clone()));
+            }
+            if let Some(h) = sys.hammer() {
+                rows.push(("client", h));
             }
             page.push_str(&table(&rows));
+            let (durable, rest) = sys.settings_in_order();
+            if !durable.is_empty() {
+                page.push_str("<h3>Durability</h3>");
+                let rows: Vec<_> = durable
+                    .iter()
+                    .map(|(k, v)| (k.as_str(), v.clone()))
+                    .collect();
+                page.push_str(&table(&rows));
+            }
+            if !rest.is_empty() {
+                page.push_str("<h3>Server settings</h3>");
+                let rows: Vec<_> = rest.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
+                page.push_str(&table(&rows));
+            }
         }
     }
 
@@ -598,6 +615,30 @@ mod tests {
         assert!(page.contains("Vuser 1:&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; more"));
         assert!(page.contains("TEST RESULT : System achieved 12345 NOPM from 28393 PostgreSQL TPM"));
         assert!(page.contains(r#"<span class="status SUCCESS">SUCCESS</span>"#));
+    }
+
+    #[test]
+    fn the_system_shows_durability_transport_and_build() {
+        let mut d = sample::detail("67FD24A6FDB403E253438393", 1.0);
+        d.system = Some(crate::jobs::SystemInfo {
+            server_settings: vec![
+                ("work_mem".into(), "4MB".into()),
+                ("innodb_flush_log_at_trx_commit".into(), "2".into()),
+            ],
+            transport: Some("unix socket /tmp/mariadb.sock".into()),
+            hammer_version: Some("0.1.0".into()),
+            hammer_build: Some("release".into()),
+            ..Default::default()
+        });
+        let page = html(&d, &[]);
+        let durable = page.find("<h3>Durability</h3>").expect("durability table");
+        let rest = page
+            .find("<h3>Server settings</h3>")
+            .expect("settings table");
+        let flush = page.find("innodb_flush_log_at_trx_commit").unwrap();
+        assert!(durable < flush && flush < rest, "durability first");
+        assert!(page.contains("<th>transport</th><td>unix socket /tmp/mariadb.sock</td>"));
+        assert!(page.contains("<th>client</th><td>hammer 0.1.0 (release build)</td>"));
     }
 
     #[test]

@@ -65,6 +65,9 @@ pub fn host_info() -> SystemInfo {
         memory_bytes: sys.total_memory(),
         server_version: None,
         server_settings: Vec::new(),
+        transport: None,
+        hammer_version: Some(env!("CARGO_PKG_VERSION").to_string()),
+        hammer_build: Some(super::build_profile().to_string()),
     }
 }
 
@@ -78,6 +81,14 @@ mod tests {
         assert!(s.cpu_count >= 1);
         assert!(s.memory_bytes > 0);
         assert!(!s.os.is_empty() && !s.hostname.is_empty());
+        assert_eq!(s.hammer_version.as_deref(), Some(env!("CARGO_PKG_VERSION")));
+        // The tests are built as the profile they run under.
+        let build = if cfg!(debug_assertions) {
+            "debug"
+        } else {
+            "release"
+        };
+        assert_eq!(s.hammer_build.as_deref(), Some(build));
     }
 
     #[test]

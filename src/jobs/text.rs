@@ -103,7 +103,43 @@ pub fn summary(d: &Detail) -> String {
             f.active_vus, f.transactions, f.seconds
         ));
     }
+    // Last, so that the result keeps its place (scripts read it by line).
+    if let Some(line) = d.system.as_ref().and_then(conditions) {
+        out.push_str(&format!("\n{line}"));
+    }
     out
+}
+
+/// A setting's value, `''` when it is empty (so that it is seen to be).
+fn shown(v: &str) -> &str {
+    if v.is_empty() {
+        "''"
+    } else {
+        v
+    }
+}
+
+/// What a result was measured under, in one line: the server and how hammer reached it, its
+/// durability settings, and the hammer that measured (`PostgreSQL 16.4 via TCP
+/// 127.0.0.1:5432; fsync=on synchronous_commit=off; hammer 0.1.0 (release build)`).
+pub fn conditions(s: &SystemInfo) -> Option<String> {
+    let mut parts = Vec::new();
+    if let Some(v) = &s.server_version {
+        parts.push(match &s.transport {
+            Some(t) => format!("{v} via {t}"),
+            None => v.clone(),
+        });
+    }
+    let (durable, _) = s.settings_in_order();
+    if !durable.is_empty() {
+        let words: Vec<String> = durable
+            .iter()
+            .map(|(k, v)| format!("{k}={}", shown(v)))
+            .collect();
+        parts.push(words.join(" "));
+    }
+    parts.extend(s.hammer());
+    (!parts.is_empty()).then(|| parts.join("; "))
 }
 
 /// `jobs ID result`.
@@ -316,8 +352,15 @@ pub fn system(id: &str, s: Option<&SystemInfo>) -> String {
                 .unwrap_or_else(|| "not read (the job failed or the server did not answer)".into()),
         ),
     ];
-    for (k, v) in &s.server_settings {
-        rows.push((k.as_str(), v.clone()));
+    if let Some(t) = &s.transport {
+        rows.push(("transport", t.clone()));
+    }
+    if let Some(h) = s.hammer() {
+        rows.push(("client", h));
+    }
+    let (durable, rest) = s.settings_in_order();
+    for (k, v) in durable.into_iter().chain(rest) {
+        rows.push((k.as_str(), shown(v).to_string()));
     }
     let width = rows.iter().map(|r| r.0.len()).max().unwrap_or(0);
     rows.iter()
@@ -416,5 +459,52 @@ mod tests {
     fn sizes_are_readable() {
         assert_eq!(bytes(512), "512 B");
         assert_eq!(bytes(3 * 1024 * 1024 * 1024), "3.0 GiB");
+    }
+
+    fn measured_on() -> SystemInfo {
+        SystemInfo {
+            server_version: Some("PostgreSQL 16.4".into()),
+            server_settings: vec![
+                ("shared_buffers".into(), "128MB".into()),
+                ("synchronous_commit".into(), "off".into()),
+                ("fsync".into(), "on".into()),
+            ],
+            transport: Some("TCP 127.0.0.1:5432".into()),
+            hammer_version: Some("0.1.0".into()),
+            hammer_build: Some("debug".into()),
+            ..SystemInfo::default()
+        }
+    }
+
+    #[test]
+    fn a_job_says_what_its_result_was_measured_under() {
+        assert_eq!(
+            conditions(&measured_on()).unwrap(),
+            "PostgreSQL 16.4 via TCP 127.0.0.1:5432; fsync=on synchronous_commit=off; \
+             hammer 0.1.0 (debug build)"
+        );
+        assert_eq!(conditions(&SystemInfo::default()), None);
+        let mut d = crate::jobs::sample::detail("67FD24A6FDB403E253438393", 10.0);
+        d.system = Some(measured_on());
+        let t = summary(&d);
+        assert!(
+            t.lines()
+                .last()
+                .unwrap()
+                .starts_with("PostgreSQL 16.4 via TCP"),
+            "{t}"
+        );
+        assert!(t.lines().nth(3).unwrap().starts_with("TEST RESULT"), "{t}");
+        let t = system("X", Some(&measured_on()));
+        let keys: Vec<&str> = t.lines().map(|l| l.split(' ').next().unwrap()).collect();
+        // Durability first, in its own order, then the rest.
+        let at = |k: &str| keys.iter().position(|x| *x == k).unwrap();
+        assert!(at("transport") < at("fsync"), "{t}");
+        assert!(at("fsync") < at("synchronous_commit"), "{t}");
+        assert!(at("synchronous_commit") < at("shared_buffers"), "{t}");
+        assert!(
+            t.contains("client") && t.contains("hammer 0.1.0 (debug build)"),
+            "{t}"
+        );
     }
 }

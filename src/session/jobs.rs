@@ -70,9 +70,10 @@ impl Session {
                 )
                 .await
             });
-            if let Ok(Ok((version, values))) = facts {
-                sys.server_version = Some(version);
-                sys.server_settings = values;
+            if let Ok(Ok(facts)) = facts {
+                sys.server_version = Some(facts.version);
+                sys.server_settings = facts.settings;
+                sys.transport = Some(facts.transport);
             }
         }
         sys

@@ -8,7 +8,6 @@
 
 use std::ops::RangeInclusive;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -23,6 +22,7 @@ use super::{
 use crate::error::{Error, Result};
 use crate::interrupt::Interrupt;
 use crate::output::Output;
+use crate::progress::{Mode, PartSpec, Reporter, Tracker};
 
 /// Rows per STOCK and ITEM chunk: a few MB of text.
 const CHUNK_ROWS: u32 = 10_000;
@@ -36,11 +36,36 @@ pub struct Plan {
     pub loaders: u32,
 }
 
+/// Rows one warehouse brings (order lines are random, ten per order on average).
+const ROWS_PER_W: u64 =
+    1 + STOCK_PER_W as u64 + DISTRICTS_PER_W as u64 + 3 * 30_000 + 9_000 + 300_000;
+
 impl Plan {
     /// Rows the build writes (order lines are random, ten per order on average).
     pub fn expected_rows(&self) -> u64 {
-        let per_w = 1 + STOCK_PER_W as u64 + DISTRICTS_PER_W as u64 + 3 * 30_000 + 9_000 + 300_000;
-        ITEMS as u64 + per_w * self.warehouses as u64
+        ITEMS as u64 + ROWS_PER_W * self.warehouses as u64
+    }
+
+    /// The parts whose progress is shown: ITEM, then each worker's warehouses.
+    fn parts(&self) -> Vec<PartSpec> {
+        let mut parts = vec![PartSpec {
+            name: "item".into(),
+            expected: ITEMS as u64,
+            exact: true,
+        }];
+        for range in split_warehouses(self.warehouses, self.loaders) {
+            let n = u64::from(range.end() - range.start() + 1);
+            parts.push(PartSpec {
+                name: if n == 1 {
+                    format!("warehouse {}", range.start())
+                } else {
+                    format!("warehouses {}-{}", range.start(), range.end())
+                },
+                expected: ROWS_PER_W * n,
+                exact: false,
+            });
+        }
+        parts
     }
 }
 
@@ -175,24 +200,12 @@ fn generate_items(gen: &mut Generator, mut emit: impl FnMut(Piece) -> bool) -> b
 /// A generation job: feeds pieces to its sink until done (true) or told to stop (false).
 type Job<'a> = Box<dyn FnOnce(&mut dyn FnMut(Piece) -> bool) -> bool + Send + 'a>;
 
-/// Rows loaded so far, for the progress line and the summary.
-#[derive(Default)]
-pub struct Progress {
-    rows: AtomicU64,
-}
-
-impl Progress {
-    pub fn rows(&self) -> u64 {
-        self.rows.load(Ordering::Relaxed)
-    }
-}
-
 /// Loads what one generator produces over one connection, retrying a chunk after a lost
 /// connection. Runs the generator on a blocking thread, two chunks ahead.
 async fn load_stream<D: SchemaDb>(
     db: Arc<D>,
     say: Say,
-    progress: Arc<Progress>,
+    (progress, part): (Arc<Tracker>, usize),
     interrupt: Interrupt,
     generate: impl FnOnce(&mut dyn FnMut(Piece) -> bool) -> bool + Send + 'static,
 ) -> Result<()> {
@@ -217,13 +230,15 @@ async fn load_stream<D: SchemaDb>(
                     result = Err(e);
                     break;
                 }
-                progress.rows.fetch_add(n, Ordering::Relaxed);
+                progress.add(part, n);
             }
         }
     }
     // Dropping the receiver makes the generator's next send fail, so it stops.
     drop(rx);
-    let _ = producer.await;
+    if matches!(producer.await, Ok(true)) && result.is_ok() {
+        progress.finish(part);
+    }
     if let Some(l) = loader {
         l.close().await;
     }
@@ -273,35 +288,6 @@ async fn load_with_retry<D: SchemaDb>(
     }
 }
 
-/// Prints a live progress line on a terminal until `done` is dropped.
-async fn report_progress(
-    out: Output,
-    progress: Arc<Progress>,
-    expected: u64,
-    mut done: tokio::sync::oneshot::Receiver<()>,
-) {
-    let started = Instant::now();
-    loop {
-        tokio::select! {
-            _ = &mut done => break,
-            _ = tokio::time::sleep(Duration::from_millis(500)) => {}
-        }
-        let rows = progress.rows();
-        let secs = started.elapsed().as_secs_f64();
-        let rate = rows as f64 / secs.max(1e-3);
-        let pct = (rows as f64 * 100.0 / expected.max(1) as f64).min(100.0);
-        let eta = if rate > 0.0 {
-            (expected.saturating_sub(rows)) as f64 / rate
-        } else {
-            f64::NAN
-        };
-        out.status(format!(
-            "Loading: {pct:5.1}% {rows} rows, {rate:.0} rows/s, ETA {eta:.0} s"
-        ));
-    }
-    out.clear_status();
-}
-
 /// Builds the schema: create, load ITEM and the warehouses in parallel, finish, measure.
 pub async fn build<D: SchemaDb>(
     db: Arc<D>,
@@ -326,14 +312,8 @@ pub async fn build<D: SchemaDb>(
     let mut seed = SmallRng::from_os_rng();
     let constants = Constants::for_load(&mut seed);
     let load_time = load_time_now();
-    let progress = Arc::new(Progress::default());
-    let (done_tx, done_rx) = tokio::sync::oneshot::channel();
-    let reporter = tokio::spawn(report_progress(
-        out,
-        progress.clone(),
-        plan.expected_rows(),
-        done_rx,
-    ));
+    let progress = Tracker::new("rows", plan.parts());
+    let reporter = Reporter::start(out.clone(), progress.clone(), "Loading", Mode::of(&out));
 
     let mut tasks = tokio::task::JoinSet::new();
     let new_gen = |seed: &mut SmallRng| {
@@ -350,7 +330,7 @@ pub async fn build<D: SchemaDb>(
         tasks.spawn(load_stream(
             db.clone(),
             say.clone(),
-            progress.clone(),
+            (progress.clone(), 0),
             interrupt.clone(),
             move |emit| {
                 emit(Piece::Say("Loading Item".into()))
@@ -375,7 +355,7 @@ pub async fn build<D: SchemaDb>(
         tasks.spawn(load_stream(
             db.clone(),
             wsay.clone(),
-            progress.clone(),
+            (progress.clone(), i + 1),
             interrupt.clone(),
             move |emit| {
                 generate_warehouses(&mut gen, range, &mut *emit)
@@ -402,12 +382,11 @@ pub async fn build<D: SchemaDb>(
             }
         }
     }
-    let _ = done_tx.send(());
-    let _ = reporter.await;
+    reporter.finish();
     forward.abort();
     if let Some(e) = failure {
         return Err(Error::BuildStopped {
-            loaded: progress.rows(),
+            loaded: progress.total(),
             expected: plan.expected_rows(),
             why: Box::new(e),
             db: db.name(),
@@ -417,7 +396,7 @@ pub async fn build<D: SchemaDb>(
     let bytes_on_disk = db.size_on_disk().await.unwrap_or(0);
     Ok(Summary {
         warehouses: plan.warehouses,
-        rows: progress.rows(),
+        rows: progress.total(),
         elapsed: started.elapsed(),
         bytes_on_disk,
     })
@@ -443,7 +422,9 @@ pub fn datagen(plan: Plan, dir: &Path, say: &Say, interrupt: &Interrupt) -> Resu
     }
     let constants = Constants::for_load(&mut SmallRng::from_os_rng());
     let load_time = load_time_now();
-    let rows = AtomicU64::new(0);
+    let progress = Tracker::new("rows", plan.parts());
+    let out = say.out();
+    let reporter = Reporter::start(out.clone(), progress.clone(), "Generating", Mode::of(out));
     let result: Result<()> = std::thread::scope(|scope| {
         let mut handles = Vec::new();
         let item_job: Job = Box::new(|emit| {
@@ -472,10 +453,10 @@ pub fn datagen(plan: Plan, dir: &Path, say: &Say, interrupt: &Interrupt) -> Resu
                 }),
             ));
         }
-        for (n, job) in jobs {
-            let rows = &rows;
+        for (part, (n, job)) in jobs.into_iter().enumerate() {
+            let progress = (&*progress, part);
             let wsay = say.as_vuser(n);
-            handles.push(scope.spawn(move || write_files(dir, n, job, &wsay, rows, interrupt)));
+            handles.push(scope.spawn(move || write_files(dir, n, job, &wsay, progress, interrupt)));
         }
         // The scope joins every thread; the first error is the one reported.
         handles.into_iter().try_for_each(|h| {
@@ -486,10 +467,11 @@ pub fn datagen(plan: Plan, dir: &Path, say: &Say, interrupt: &Interrupt) -> Resu
             })
         })
     });
+    reporter.finish();
     result?;
     Ok(Summary {
         warehouses: plan.warehouses,
-        rows: rows.into_inner(),
+        rows: progress.total(),
         elapsed: started.elapsed(),
         bytes_on_disk: files
             .iter()
@@ -504,7 +486,7 @@ fn write_files(
     n: usize,
     job: Job<'_>,
     say: &Say,
-    rows: &AtomicU64,
+    (progress, part): (&Tracker, usize),
     interrupt: &Interrupt,
 ) -> Result<()> {
     use std::collections::HashMap;
@@ -548,7 +530,7 @@ fn write_files(
                     });
                     return false;
                 }
-                rows.fetch_add(count, Ordering::Relaxed);
+                progress.add(part, count);
             }
         }
         true
@@ -565,7 +547,10 @@ fn write_files(
     }
     match error {
         Some(e) => Err(e),
-        None if finished => Ok(()),
+        None if finished => {
+            progress.finish(part);
+            Ok(())
+        }
         None => Err(Error::Interrupted),
     }
 }
@@ -644,10 +629,20 @@ mod tests {
             summary.rows as usize,
             names.iter().map(|n| count(n)).sum::<usize>()
         );
-        assert!(out
-            .take_captured()
-            .iter()
-            .any(|l| l == "Vuser 1:Generating Stock Wid=1"));
+        let lines = out.take_captured();
+        assert!(lines.iter().any(|l| l == "Vuser 1:Generating Stock Wid=1"));
+        // Not a terminal: each part's last progress line, with its rows and rate.
+        let done = |prefix: &str| {
+            lines
+                .iter()
+                .any(|l| l.starts_with(prefix) && l.contains(" rows/s, done"))
+        };
+        assert!(done("Generating item: 100000 rows in "), "{lines:#?}");
+        let total = format!("Generating all: {} rows in ", summary.rows);
+        assert!(
+            done("Generating warehouse 1: ") && done(&total),
+            "{lines:#?}"
+        );
         let e = datagen(plan, dir.path(), &say, &Interrupt::default())
             .unwrap_err()
             .to_string();

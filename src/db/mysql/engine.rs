@@ -15,12 +15,33 @@ use crate::error::Result;
 use crate::fault::DbError;
 use crate::tpcc::support::{Family, Support};
 
-/// The MariaDB/MySQL variables a job records.
-const MY_SETTINGS: &[&str] = &[
-    "innodb_buffer_pool_size",
-    "innodb_log_file_size",
+/// The MariaDB/MySQL variables a job records: what decides whether a commit waits for the
+/// disk (durability), InnoDB's memory and redo log, its I/O budget, and the isolation and
+/// threading a run's transactions meet. Names one version lacks (MySQL's
+/// `innodb_redo_log_capacity`, MariaDB's `thread_handling`) are left out where unknown.
+pub const MY_SETTINGS: &[&str] = &[
+    // durability
     "innodb_flush_log_at_trx_commit",
+    "sync_binlog",
+    "innodb_doublewrite",
+    "log_bin",
+    "innodb_flush_method",
+    // memory and redo log
+    "innodb_buffer_pool_size",
+    "innodb_buffer_pool_instances",
+    "innodb_log_file_size",
+    "innodb_log_files_in_group",
+    "innodb_redo_log_capacity",
+    "innodb_log_buffer_size",
+    // I/O
+    "innodb_io_capacity",
+    "innodb_io_capacity_max",
+    "innodb_adaptive_hash_index",
+    // transactions and threads
+    "transaction_isolation",
+    "tx_isolation",
     "max_connections",
+    "thread_handling",
 ];
 
 /// The MariaDB/MySQL family's code for one database.
@@ -55,27 +76,50 @@ impl Engine for Mysql {
         Box::pin(async move {
             let t = MyTarget::server(settings, self.db);
             let mut conn = mywire::connect(&t).await?;
-            let sql = format!(
-                "select version(), {}",
-                MY_SETTINGS
-                    .iter()
-                    .map(|v| format!("cast(@@{v} as char)"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            );
-            let row = conn.query_first(&sql).await;
-            conn.close().await;
-            let row = row.map_err(|e| t.peer().failed("cannot query", e.kind, e.detail))?;
-            let Some(row) = row else {
-                return Ok((self.db.name().to_string(), Vec::new()));
-            };
-            let text = |i: usize| -> String { row.get(i).and_then(text_of).unwrap_or_default() };
-            let values = MY_SETTINGS
+            let names = MY_SETTINGS
                 .iter()
-                .enumerate()
-                .map(|(i, name)| (name.to_string(), text(i + 1)))
+                .map(|v| format!("'{v}'"))
+                .collect::<Vec<_>>()
+                .join(", ");
+            // SHOW, not `@@name`: a name this server does not know is left out, not an error.
+            let vars = format!("SHOW GLOBAL VARIABLES WHERE Variable_name IN ({names})");
+            let answer = async {
+                let version = conn.query_first("SELECT version()").await?;
+                let vars = conn.query_rows(&vars).await?;
+                let tls = conn
+                    .query_rows("SHOW SESSION STATUS LIKE 'Ssl_version'")
+                    .await?;
+                Ok::<_, mywire::WireError>((version, vars, tls))
+            }
+            .await;
+            let socket = conn.is_socket();
+            let addr = conn.addr().to_string();
+            conn.close().await;
+            let peer = crate::fault::Peer {
+                addr: addr.clone(),
+                ..t.peer()
+            };
+            let (version, vars, tls) =
+                answer.map_err(|e| peer.failed("cannot query", e.kind, e.detail))?;
+            let text = |row: &[mysql_common::Value], i: usize| -> String {
+                row.get(i).and_then(text_of).unwrap_or_default()
+            };
+            let version = version.map(|r| text(&r, 0)).unwrap_or_default();
+            let mut settings: Vec<(String, String)> = vars
+                .iter()
+                .map(|r| (text(r, 0).to_ascii_lowercase(), text(r, 1)))
                 .collect();
-            Ok((super::server_version(&text(0)), values))
+            settings.sort_by_key(|(n, _)| MY_SETTINGS.iter().position(|s| s == n));
+            let tls = tls.first().map(|r| text(r, 1));
+            Ok(Facts {
+                version: super::server_version(&version),
+                settings,
+                transport: crate::db::net::transport(
+                    socket.then_some(addr.as_str()),
+                    &addr,
+                    tls.as_deref(),
+                ),
+            })
         })
     }
 

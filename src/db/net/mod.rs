@@ -47,3 +47,36 @@ pub(crate) fn addr(host: &str, port: u16) -> String {
         format!("{host}:{port}")
     }
 }
+
+/// How a connection went, as a job records it: `unix socket PATH`, `TCP HOST:PORT`, or
+/// `TLSv1.3 over TCP HOST:PORT`. `tls` is the protocol version the server reports for the
+/// session (empty or `None` when the session is not encrypted).
+pub(crate) fn transport(socket: Option<&str>, addr: &str, tls: Option<&str>) -> String {
+    match (socket, tls.map(str::trim).filter(|v| !v.is_empty())) {
+        (Some(path), None) => format!("unix socket {path}"),
+        (Some(path), Some(v)) => format!("{v} over unix socket {path}"),
+        (None, None) => format!("TCP {addr}"),
+        (None, Some(v)) => format!("{v} over TCP {addr}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::transport;
+
+    #[test]
+    fn transports_are_named_with_their_address_and_tls_version() {
+        assert_eq!(
+            transport(Some("/tmp/mariadb.sock"), "x", None),
+            "unix socket /tmp/mariadb.sock"
+        );
+        assert_eq!(
+            transport(None, "127.0.0.1:5432", Some("")),
+            "TCP 127.0.0.1:5432"
+        );
+        assert_eq!(
+            transport(None, "127.0.0.1:5432", Some("TLSv1.3")),
+            "TLSv1.3 over TCP 127.0.0.1:5432"
+        );
+    }
+}

@@ -9,20 +9,61 @@ use crate::db::postgres::counter::PgCounter;
 use crate::db::postgres::driver::PgDriver;
 use crate::db::postgres::schema::PgSchema;
 use crate::db::postgres::script::PgScript;
-use crate::db::postgres::{classify, connect, probe, PgTarget};
+use crate::db::postgres::{classify, connect, overdue, probe, PgTarget};
 use crate::error::Result;
 use crate::fault::DbError;
 use crate::tpcc::support::{Family, Support};
 
-/// The PostgreSQL settings a job records.
-const PG_SETTINGS: &[&str] = &[
+/// The PostgreSQL settings a job records: what decides whether a commit waits for the disk
+/// (durability), how much the server caches and sorts in memory, when it checkpoints, and the
+/// isolation and housekeeping a run's transactions meet.
+pub const PG_SETTINGS: &[&str] = &[
+    // durability
+    "fsync",
+    "synchronous_commit",
+    "full_page_writes",
+    "wal_level",
+    "wal_sync_method",
+    "synchronous_standby_names",
+    "commit_delay",
+    // memory
     "shared_buffers",
     "effective_cache_size",
     "work_mem",
-    "max_connections",
-    "synchronous_commit",
+    "maintenance_work_mem",
+    "wal_buffers",
+    "huge_pages",
+    // checkpoints and WAL size
     "max_wal_size",
+    "min_wal_size",
+    "checkpoint_timeout",
+    "checkpoint_completion_target",
+    "wal_compression",
+    // transactions and housekeeping
+    "default_transaction_isolation",
+    "max_connections",
+    "autovacuum",
+    "jit",
 ];
+
+/// Puts in the values a role's or database's own settings (`ALTER ROLE .. SET`, `ALTER
+/// DATABASE .. SET`) give the run's sessions: `(rank, scope, "name=value")`, the more specific
+/// rank winning (role and database 3, role 2, database 1). The value says where it comes
+/// from: `off (set for role tpcc)`.
+fn apply_overrides(settings: &mut [(String, String)], set: &[(i32, String, String)]) {
+    for (name, value) in settings.iter_mut() {
+        let best = set
+            .iter()
+            .filter_map(|(rank, scope, config)| {
+                let (n, v) = config.split_once('=')?;
+                (n == name).then_some((*rank, scope, v))
+            })
+            .max_by_key(|(rank, _, _)| *rank);
+        if let Some((_, scope, v)) = best {
+            *value = format!("{v} (set for {scope})");
+        }
+    }
+}
 
 /// The PostgreSQL family's code for one database.
 pub struct Postgres {
@@ -49,31 +90,62 @@ impl Engine for Postgres {
         Box::pin(async move {
             let t = PgTarget::admin_of(settings, self.db);
             let conn = connect(&t).await?;
-            let rows = conn
-                .client
-                .query(
-                    "select name, current_setting(name) from pg_settings where name = any($1) \
-                         union all select 'server_version', current_setting('server_version') \
-                         order by 1",
-                    &[&PG_SETTINGS],
-                )
-                .await;
+            // The names the server does not know (an older version's) are left out.
+            let sql = "select name, current_setting(name) from pg_settings where name = any($1) \
+                       union all select 'server_version', current_setting('server_version') \
+                       union all select ' tls', coalesce((select version from pg_stat_ssl \
+                       where pid = pg_backend_pid() and ssl), '') \
+                       order by 1";
+            // What ALTER ROLE / ALTER DATABASE ... SET give the run's login on the schema's
+            // database: its sessions see those values, not the server's.
+            let owner = PgTarget::owner_of(settings, self.db);
+            let overrides = "select case when s.setdatabase <> 0 and s.setrole <> 0 then 3 \
+                             when s.setrole <> 0 then 2 else 1 end, \
+                             concat_ws(' ', 'role ' || r.rolname, 'database ' || d.datname), \
+                             unnest(s.setconfig) from pg_db_role_setting s \
+                             left join pg_database d on d.oid = s.setdatabase \
+                             left join pg_roles r on r.oid = s.setrole \
+                             where (s.setdatabase = 0 or d.datname = $1) \
+                             and (s.setrole = 0 or r.rolname = $2) \
+                             and (s.setdatabase <> 0 or s.setrole <> 0)";
+            let read = async {
+                let rows = conn.client.query(sql, &[&PG_SETTINGS]).await?;
+                let set = conn
+                    .client
+                    .query(overrides, &[&owner.dbname, &owner.user])
+                    .await?;
+                Ok::<_, tokio_postgres::Error>((rows, set))
+            };
+            let answer = tokio::time::timeout(t.bounds.reply_timeout, read).await;
             conn.close().await;
-            let rows = rows.map_err(|e| {
-                let (kind, detail) = classify(&e, false);
-                t.peer().failed("cannot query", kind, detail)
-            })?;
-            let mut version = String::new();
-            let mut values = Vec::new();
+            let peer = t.peer();
+            let (rows, set) = match answer {
+                Err(_) => return Err(overdue(&peer, t.bounds.reply_timeout)),
+                Ok(rows) => rows.map_err(|e| {
+                    let (kind, detail) = classify(&e, false);
+                    peer.failed("cannot query", kind, detail)
+                })?,
+            };
+            let mut facts = Facts::default();
+            let mut tls = String::new();
             for r in rows {
                 let (name, value): (String, String) = (r.get(0), r.get(1));
-                if name == "server_version" {
-                    version = format!("PostgreSQL {value}");
-                } else {
-                    values.push((name, value));
+                match name.as_str() {
+                    "server_version" => facts.version = format!("PostgreSQL {value}"),
+                    " tls" => tls = value,
+                    _ => facts.settings.push((name, value)),
                 }
             }
-            Ok((version, values))
+            // In the order of the list: durability first.
+            facts
+                .settings
+                .sort_by_key(|(n, _)| PG_SETTINGS.iter().position(|s| s == n));
+            let set: Vec<(i32, String, String)> =
+                set.iter().map(|r| (r.get(0), r.get(1), r.get(2))).collect();
+            apply_overrides(&mut facts.settings, &set);
+            facts.transport =
+                crate::db::net::transport(t.socket_path().as_deref(), &peer.addr, Some(&tls));
+            Ok(facts)
         })
     }
 
@@ -131,5 +203,46 @@ impl Family for Postgres {
         } else {
             "stored functions (SELECT)"
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::apply_overrides;
+
+    #[test]
+    fn a_role_or_database_setting_wins_over_the_server_and_says_so() {
+        let mut settings = vec![
+            ("synchronous_commit".to_string(), "on".to_string()),
+            ("work_mem".to_string(), "4MB".to_string()),
+            ("fsync".to_string(), "on".to_string()),
+        ];
+        apply_overrides(
+            &mut settings,
+            &[
+                (1, "database tpcc".into(), "synchronous_commit=local".into()),
+                (
+                    3,
+                    "role tpcc database tpcc".into(),
+                    "synchronous_commit=off".into(),
+                ),
+                (2, "role tpcc".into(), "work_mem=64MB".into()),
+                (2, "role tpcc".into(), "search_path=x".into()),
+            ],
+        );
+        assert_eq!(
+            settings,
+            [
+                (
+                    "synchronous_commit".to_string(),
+                    "off (set for role tpcc database tpcc)".to_string()
+                ),
+                (
+                    "work_mem".to_string(),
+                    "64MB (set for role tpcc)".to_string()
+                ),
+                ("fsync".to_string(), "on".to_string()),
+            ]
+        );
     }
 }

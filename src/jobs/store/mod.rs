@@ -22,6 +22,7 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 const MIGRATIONS: &[&str] = &[
     include_str!("../../../schemas/jobs/v1.sql"),
     include_str!("../../../schemas/jobs/v2.sql"),
+    include_str!("../../../schemas/jobs/v3.sql"),
 ];
 
 /// The schema version this hammer writes.
@@ -357,7 +358,8 @@ impl Store {
                 .collect();
             tx.execute(
                 "INSERT OR REPLACE INTO job_system (job, hostname, os, cpu_model, cpu_count, physical_cores, \
-                 memory_bytes, server_version, server_settings) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                 memory_bytes, server_version, server_settings, transport, hammer_version, hammer_build) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
                 params![
                     job,
                     s.hostname,
@@ -367,7 +369,10 @@ impl Store {
                     s.physical_cores,
                     s.memory_bytes as i64,
                     s.server_version,
-                    serde_json::Value::Object(settings).to_string()
+                    serde_json::Value::Object(settings).to_string(),
+                    s.transport,
+                    s.hammer_version,
+                    s.hammer_build
                 ],
             )
             ?;
@@ -540,7 +545,8 @@ impl Store {
             .conn
             .query_row(
                 "SELECT hostname, os, cpu_model, cpu_count, physical_cores, memory_bytes, \
-                 server_version, server_settings FROM job_system WHERE job = ?1",
+                 server_version, server_settings, transport, hammer_version, hammer_build \
+                 FROM job_system WHERE job = ?1",
                 [id],
                 |r| {
                     let settings: String = r.get(7)?;
@@ -560,6 +566,9 @@ impl Store {
                         memory_bytes: r.get::<_, i64>(5)? as u64,
                         server_version: r.get(6)?,
                         server_settings: settings,
+                        transport: r.get(8)?,
+                        hammer_version: r.get(9)?,
+                        hammer_build: r.get(10)?,
                     })
                 },
             )

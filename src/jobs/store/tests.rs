@@ -92,6 +92,9 @@ fn a_job_round_trips() {
         returned: Some(serde_json::json!({"ok": true, "nopm": 124692.88394887853_f64})),
         system: Some(SystemInfo {
             server_settings: vec![("shared_buffers".into(), "128MB".into())],
+            transport: Some("TLSv1.3 over TCP 127.0.0.1:5432".into()),
+            hammer_version: Some("0.1.0".into()),
+            hammer_build: Some("release".into()),
             ..SystemInfo::default()
         }),
         live: Some(crate::jobs::live::Live {
@@ -116,9 +119,22 @@ fn a_job_round_trips() {
     let live = d.live.expect("the live series");
     assert_eq!(live.window, Some((1.0, Some(61.0))));
     assert_eq!(live.points[0].rate("NOPM"), Some(99.5));
+    let sys = d.system.unwrap();
     assert_eq!(
-        d.system.unwrap().server_settings,
+        sys.server_settings,
         vec![("shared_buffers".to_string(), "128MB".to_string())]
+    );
+    assert_eq!(
+        (
+            sys.transport.as_deref(),
+            sys.hammer_version.as_deref(),
+            sys.hammer_build.as_deref()
+        ),
+        (
+            Some("TLSv1.3 over TCP 127.0.0.1:5432"),
+            Some("0.1.0"),
+            Some("release")
+        )
     );
     assert_eq!(
         d.returned,
@@ -264,4 +280,33 @@ fn a_newer_schema_is_refused() {
         .unwrap();
     let e = Store::open(&path).err().expect("refused");
     assert!(e.to_string().contains("newer hammer"), "{e}");
+}
+
+/// A jobs.db of the first schema (before transport and hammer's build were recorded) is
+/// upgraded in place; its jobs read back with those facts unknown.
+#[test]
+fn a_version_1_database_is_upgraded_and_keeps_its_jobs() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = default_path(dir.path());
+    {
+        let c = rusqlite::Connection::open(&path).unwrap();
+        c.execute_batch(MIGRATIONS[0]).unwrap();
+        c.pragma_update(None, "user_version", 1).unwrap();
+        c.execute_batch(
+            "INSERT INTO job_system (job, hostname, os, cpu_model, cpu_count, memory_bytes, \
+             server_settings) VALUES ('OLD', 'h', 'linux', 'cpu', 2, 1024, '{\"fsync\":\"on\"}')",
+        )
+        .unwrap();
+    }
+    let s = Store::open(&path).unwrap();
+    assert_eq!(s.version().unwrap(), VERSION);
+    let (transport, build): (Option<String>, Option<String>) = s
+        .conn
+        .query_row(
+            "SELECT transport, hammer_build FROM job_system WHERE job = 'OLD'",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!((transport, build), (None, None));
 }

@@ -1,0 +1,52 @@
+//! A build's progress on a terminal: a block redrawn in place (erased by moving up over it),
+//! the summary after it, and the console's prompt back at the end.
+
+mod common;
+
+use std::process::Command;
+
+use rexpect::session::{spawn_command, PtySession};
+
+fn type_(p: &mut PtySession, keys: &str) {
+    std::thread::sleep(std::time::Duration::from_millis(150));
+    p.send(keys).unwrap();
+    p.flush().unwrap();
+}
+
+#[test]
+fn a_build_on_a_terminal_redraws_its_progress_in_place() {
+    let s = common::Servers::get();
+    s.require();
+    let home = tempfile::tempdir().unwrap();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_hammer"));
+    cmd.env("HAMMER_HOME", home.path()).env("TERM", "xterm");
+    let mut p = spawn_command(cmd, Some(60_000)).expect("hammer starts on a pty");
+    p.exp_string("hammer> ").unwrap();
+    let name = format!("hammer_progress_pty_{}", std::process::id());
+    type_(
+        &mut p,
+        &format!(
+            "diset connection pg_host {}; diset connection pg_port {}; diset tpcc pg_superuser {}; \
+             diset tpcc pg_superuserpass {}; diset tpcc pg_dbase {name}; diset tpcc pg_user {name}; \
+             diset tpcc pg_count_ware 1; diset tpcc pg_num_vu 1\r",
+            s.pg_host, s.pg_port, s.pg_user, s.pg_pass
+        ),
+    );
+    p.exp_string("Changed tpcc:pg_user").unwrap();
+    p.exp_string("hammer> ").unwrap();
+    type_(&mut p, "buildschema\r");
+    // The block: item, warehouse 1 and the total, each with rows, rate and ETA ...
+    p.exp_regex(r"Loading all: \d+ of ~\d+ rows \(\d+%\), [0-9.kM]+ rows/s, ETA")
+        .unwrap();
+    // ... erased in place (up over its lines, each cleared) before it is drawn again.
+    p.exp_string("\x1b[1A\x1b[2K").unwrap();
+    p.exp_regex(r"Loading all: \d+ rows in [0-9.]+ s, [0-9.kM]+ rows/s, done")
+        .unwrap();
+    p.exp_string("TPROC-C schema built: 1 warehouses").unwrap();
+    p.exp_string("hammer> ").unwrap();
+    type_(&mut p, "deleteschema\r");
+    p.exp_string("has been deleted successfully").unwrap();
+    p.exp_string("hammer> ").unwrap();
+    type_(&mut p, "quit\r");
+    p.exp_eof().unwrap();
+}
