@@ -563,7 +563,9 @@ fn through_hammer(fake: &Fake, says: &[&str]) {
         !e.contains(PASSWORD) && !text.contains(PASSWORD),
         "{e}\n{text}"
     );
-    f.ok("vudestroy");
+    // The refused vurun took away the virtual users it made.
+    let e = f.err("vudestroy");
+    assert!(e.contains("No Virtual Users found"), "{e}");
 }
 
 /// A server that takes the login, then answers every command with `reply`.

@@ -50,3 +50,58 @@ fn a_build_on_a_terminal_redraws_its_progress_in_place() {
     type_(&mut p, "quit\r");
     p.exp_eof().unwrap();
 }
+
+#[test]
+fn a_run_on_a_terminal_redraws_its_live_panel_and_ctrl_c_still_stops_it() {
+    let s = common::Servers::get();
+    s.require();
+    let home = tempfile::tempdir().unwrap();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_hammer"));
+    cmd.env("HAMMER_HOME", home.path()).env("TERM", "xterm");
+    let mut p = spawn_command(cmd, Some(90_000)).expect("hammer starts on a pty");
+    p.exp_string("hammer> ").unwrap();
+    let name = format!("hammer_live_pty_{}", std::process::id());
+    type_(
+        &mut p,
+        &format!(
+            "diset connection pg_host {}; diset connection pg_port {}; diset tpcc pg_superuser {}; \
+             diset tpcc pg_superuserpass {}; diset tpcc pg_dbase {name}; diset tpcc pg_user {name}; \
+             diset tpcc pg_count_ware 1; diset tpcc pg_num_vu 1\r",
+            s.pg_host, s.pg_port, s.pg_user, s.pg_pass
+        ),
+    );
+    p.exp_string("Changed tpcc:pg_user").unwrap();
+    p.exp_string("hammer> ").unwrap();
+    type_(&mut p, "buildschema\r");
+    p.exp_string("TPROC-C schema built: 1 warehouses").unwrap();
+    p.exp_string("hammer> ").unwrap();
+    type_(
+        &mut p,
+        "diset tpcc pg_driver timed; diset tpcc pg_rampup 0; diset tpcc pg_duration 5; \
+         vuset vu 2; vuset refreshrate 1\r",
+    );
+    p.exp_string("Changed virtual_user_options:refresh_rate").unwrap();
+    p.exp_string("hammer> ").unwrap();
+    type_(&mut p, "vurun\r");
+    // The panel: where the run is, the database's rates with their sparklines, a row per
+    // transaction type ...
+    p.exp_regex(r"── [0-9.]+ s, measured, \d+:\d\d left ── errors \d+")
+        .unwrap();
+    p.exp_regex(r"NOPM +\d+ +[▁▂▃▄▅▆▇█]+").unwrap();
+    p.exp_regex(r"new order +[0-9.]+ +[0-9.]+").unwrap();
+    // ... erased in place (up over its lines, each cleared) and drawn again.
+    p.exp_string("\x1b[1A\x1b[2K").unwrap();
+    p.exp_regex(r"── [0-9.]+ s, measured").unwrap();
+    // Ctrl-C stops the five-minute run with what it measured, and the prompt comes back.
+    type_(&mut p, "\x03");
+    p.exp_string("TEST RESULT : System achieved").unwrap();
+    p.exp_string("stopped before the end of the duration").unwrap();
+    p.exp_string("hammer> ").unwrap();
+    type_(&mut p, "vudestroy\r");
+    p.exp_string("hammer> ").unwrap();
+    type_(&mut p, "deleteschema\r");
+    p.exp_string("has been deleted successfully").unwrap();
+    p.exp_string("hammer> ").unwrap();
+    type_(&mut p, "quit\r");
+    p.exp_eof().unwrap();
+}
