@@ -159,7 +159,11 @@ impl Output {
         if !self.is_terminal() {
             return;
         }
-        let width = crossterm::terminal::size().map_or(80, |(w, _)| w as usize);
+        // A terminal that does not say its width (0) is taken as 80 columns.
+        let width = match crossterm::terminal::size() {
+            Ok((w, _)) if w > 0 => w as usize,
+            _ => 80,
+        };
         let lines: Vec<String> = lines
             .into_iter()
             .map(|l| l.chars().take(width.saturating_sub(1).max(1)).collect())

@@ -112,7 +112,10 @@ fn a_datagen_job_is_recorded_and_read_back() {
         )]
     );
     let html = std::fs::read_to_string(&report).unwrap();
-    assert!(html.contains("Data Generation") && html.contains("No transaction counter series"));
+    assert!(
+        html.contains("Data Generation")
+            && html.contains("No series of the database&#39;s counters")
+    );
 
     let lines = f.ok(&format!("jobs {id} delete"));
     assert_eq!(lines, [format!("Deleted Jobid {id}")]);
@@ -141,7 +144,7 @@ fn bad_jobs_input_says_what_is_valid() {
     // Unknown subcommands, before and after an id: the usage lists the valid ones.
     let e = f.err("jobs frobnicate");
     assert!(
-        e.starts_with("Error: unknown jobs subcommand frobnicate; valid are list, format, diff, or a job id\nUsage: jobs [list | format [text|json] | diff ID1 ID2 | ID [status|result|timing|tcount|metrics|system|dict|output [VU]|delete|report FILE.html]]"),
+        e.starts_with("Error: unknown jobs subcommand frobnicate; valid are list, format, diff, or a job id\nUsage: jobs [list | format [text|json] | diff ID1 ID2 | ID [status|result|timing|tcount|progress|metrics|system|dict|output [VU]|delete|report FILE.html]]"),
         "{e}"
     );
     let e = f.err("job 67FD24A6FDB403E253438393 resutl");

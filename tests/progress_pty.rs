@@ -80,7 +80,8 @@ fn a_run_on_a_terminal_redraws_its_live_panel_and_ctrl_c_still_stops_it() {
         "diset tpcc pg_driver timed; diset tpcc pg_rampup 0; diset tpcc pg_duration 5; \
          vuset vu 2; vuset refreshrate 1\r",
     );
-    p.exp_string("Changed virtual_user_options:refresh_rate").unwrap();
+    p.exp_string("Changed virtual_user_options:refresh_rate")
+        .unwrap();
     p.exp_string("hammer> ").unwrap();
     type_(&mut p, "vurun\r");
     // The panel: where the run is, the database's rates with their sparklines, a row per
@@ -95,7 +96,8 @@ fn a_run_on_a_terminal_redraws_its_live_panel_and_ctrl_c_still_stops_it() {
     // Ctrl-C stops the five-minute run with what it measured, and the prompt comes back.
     type_(&mut p, "\x03");
     p.exp_string("TEST RESULT : System achieved").unwrap();
-    p.exp_string("stopped before the end of the duration").unwrap();
+    p.exp_string("stopped before the end of the duration")
+        .unwrap();
     p.exp_string("hammer> ").unwrap();
     type_(&mut p, "vudestroy\r");
     p.exp_string("hammer> ").unwrap();

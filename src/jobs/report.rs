@@ -408,6 +408,10 @@ pub fn html(d: &Detail, lines: &[Line]) -> String {
             "No series of the database's counters: a timed run's live view (vuset refreshrate) \
              or the transaction counter (tcstart) records one.",
         ));
+    } else {
+        page.push_str(&none(
+            "The transaction counter (tcstart) did not run: the chart above is the live view's.",
+        ));
     }
 
     page.push_str("<h2>Response times over time</h2>");

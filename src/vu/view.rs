@@ -32,7 +32,10 @@ impl View {
     /// Shows `now`, the latest interval, after the `earlier` ones.
     pub fn show(&mut self, now: &Interval, earlier: &[Interval]) {
         if self.terminal {
-            let width = crossterm::terminal::size().map_or(100, |(w, _)| w as usize);
+            let width = match crossterm::terminal::size() {
+                Ok((w, _)) if w > 0 => w as usize,
+                _ => 80,
+            };
             self.out
                 .panel(panel(now, earlier, self.names, self.unit, width));
         } else {
