@@ -47,3 +47,27 @@ fn scripts_load_or_say_where_they_are_wrong() {
     let e = CustomScript::load(&bad).err().unwrap().to_string();
     assert!(e.starts_with(&format!("{}:2:", bad.display())), "{e}");
 }
+
+/// A scope that a script's `let`s filled again keeps only the latest of each name, its
+/// constants constant.
+#[test]
+fn scopes_keep_the_latest_of_each_name() {
+    let mut scope = Scope::new();
+    scope.push_constant("VUSER", 3_i64);
+    scope.push("ITERATION", 1_i64);
+    let e = Engine::new();
+    for it in 1..=50_i64 {
+        scope.set_value("ITERATION", it);
+        e.run_with_scope(
+            &mut scope,
+            "let seen = if ITERATION == 1 { 1 } else { seen + 1 }; let big = [1, 2, 3];",
+        )
+        .unwrap();
+        workload::keep_latest(&mut scope);
+    }
+    assert_eq!(scope.len(), 4);
+    assert_eq!(scope.get_value::<i64>("seen"), Some(50));
+    assert_eq!(scope.is_constant("VUSER"), Some(true));
+    assert_eq!(scope.is_constant("seen"), Some(false));
+    assert!(e.run_with_scope(&mut scope, "VUSER = 4;").is_err());
+}

@@ -194,6 +194,7 @@ impl Workload for Custom {
             Ok(tokio::runtime::RuntimeFlavor::MultiThread) => tokio::task::block_in_place(run),
             _ => run(),
         };
+        keep_latest(&mut t.scope);
         match t.handle.take() {
             Ok(c) => conn.conn = Some(c),
             // The runtime reconnects, whatever the script made of the lost statement.
@@ -223,6 +224,34 @@ impl Workload for Custom {
 
     fn think(&self, t: &mut Terminal, _: Iteration) -> Option<Duration> {
         (t.iteration < self.iterations && !self.repeat_delay.is_zero()).then_some(self.repeat_delay)
+    }
+}
+
+/// Keeps one entry per name in a scope, the latest. Each run of a script adds its top-level
+/// `let`s to the scope again, shadowing the last iteration's; without this a virtual user's
+/// scope (and each variable lookup) would grow with every iteration.
+pub(super) fn keep_latest(scope: &mut Scope<'static>) {
+    let mut seen = std::collections::HashSet::new();
+    if scope.iter_raw().all(|(name, ..)| seen.insert(name)) {
+        return;
+    }
+    // The values move, not copy: a variable may hold a large result.
+    let mut seen = std::collections::HashSet::new();
+    let mut latest: Vec<(String, rhai::Dynamic)> = std::mem::take(scope)
+        .into_iter()
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .filter(|(name, ..)| seen.insert(name.clone()))
+        .map(|(name, value, _)| (name, value))
+        .collect();
+    latest.reverse();
+    for (name, value) in latest {
+        if value.is_read_only() {
+            scope.push_constant_dynamic(name, value);
+        } else {
+            scope.push_dynamic(name, value);
+        }
     }
 }
 

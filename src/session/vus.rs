@@ -151,7 +151,18 @@ impl Session {
                 }
             }
         }
-        if let Some(line) = result.client_cpu_line() {
+        // The shared formatter: never a falsely free "0.0 us", n/a below a minimum of
+        // transactions (tpcc::result's own copy is left for its owners to retire).
+        let cpu_line = result.client_cpu.and_then(|cpu| {
+            crate::vu::stats::client_cpu_line(
+                cpu,
+                result.measured,
+                result.transactions(),
+                std::thread::available_parallelism().map_or(1, |n| n.get()),
+                "transaction",
+            )
+        });
+        if let Some(line) = cpu_line {
             self.out.line(line);
         }
         if result.stats.reconnects > 0 {
