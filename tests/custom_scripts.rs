@@ -275,7 +275,11 @@ fn call_is_rhais_and_callproc_is_the_connections() {
     let (r, lines) = f.console("vurun()");
     assert!(r.is_err(), "{lines:?}");
     let text = lines.join("\n");
-    assert!(text.contains("expecting Fn"), "{text}");
+    assert!(
+        text.contains("expecting Fn")
+            && text.contains("Rhai keeps `call` for function pointers: call a procedure with DB.callproc(name, [args])"),
+        "{text}"
+    );
     assert_eq!(scratch.count("true"), 0);
     f.ok("vudestroy");
 }

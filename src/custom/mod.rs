@@ -58,5 +58,17 @@ impl CustomScript {
     }
 }
 
+impl CustomScript {
+    /// Whether `e`, raised at `line`, is Rhai refusing a `call` that is not given a function
+    /// pointer: what `DB.call(..)` and `call(DB, ..)` give.
+    fn called_a_pointer(&self, e: &rhai::EvalAltResult, line: usize) -> bool {
+        matches!(e, rhai::EvalAltResult::ErrorMismatchDataType(want, ..) if want == "Fn")
+            && line
+                .checked_sub(1)
+                .and_then(|i| self.source.lines().nth(i))
+                .is_some_and(|l| l.contains("call("))
+    }
+}
+
 #[cfg(test)]
 mod tests;

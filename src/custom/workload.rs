@@ -206,14 +206,22 @@ impl Workload for Custom {
                 return Error::Db(self.ctx.lost("the run stopped while the script ran"));
             }
             let p = e.position();
+            let line = p.line().unwrap_or(0);
+            let mut message = match *e {
+                EvalAltResult::ErrorRuntime(ref v, _) => v.to_string(),
+                ref other => other.to_string(),
+            };
+            if self.script.called_a_pointer(&e, line) {
+                message.push_str(
+                    "; Rhai keeps `call` for function pointers: call a procedure with \
+                     DB.callproc(name, [args]), a function with DB.callfunc(name, [args])",
+                );
+            }
             Error::ScriptFailed {
                 path: self.script.path.display().to_string(),
-                line: p.line().unwrap_or(0),
+                line,
                 column: p.position().unwrap_or(0),
-                message: match *e {
-                    EvalAltResult::ErrorRuntime(ref v, _) => v.to_string(),
-                    ref other => other.to_string(),
-                },
+                message,
             }
         })
     }
