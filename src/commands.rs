@@ -348,8 +348,9 @@ pub static COMMANDS: &[Command] = &[
         max_args: 1,
         help: "Loads your own Rhai workload for the virtual users: each runs it `vuset iterations` \
                times with VUSER (its number), ITERATION and DB, a connection to the current \
-               database's schema with query(sql), execute(sql), call(name, [args]), begin(), \
-               commit() and rollback().",
+               database's schema with query(sql), execute(sql), callproc(name, [args]), \
+               callfunc(name, [args]), begin(), commit() and rollback() (Rhai keeps `call` for \
+               function pointers).",
         complete: &[],
     },
     Command {

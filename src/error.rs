@@ -34,6 +34,16 @@ pub enum Error {
         why: Box<rhai::ParseErrorType>,
     },
 
+    /// A custom script that raised an error it did not catch, at `path:line:column`: its
+    /// virtual user ends FAILED.
+    #[error("{path}:{line}:{column}: {message}")]
+    ScriptFailed {
+        path: String,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+
     /// `diset`/`giset` named a dictionary that the target does not have.
     #[error("Dictionary \"{section}\" for {target} does not exist; valid dictionaries are {}\n{hint}", .valid.join(", "))]
     UnknownDictionary {
@@ -519,10 +529,6 @@ pub enum Error {
     #[error("Error: There is no workload to run because the Script is empty")]
     NoScript,
 
-    /// Virtual users of a custom script failed; the words are the recorder's `vus_failed`.
-    #[error("{}", vus_failed(.count))]
-    VusFailed { count: u32 },
-
     /// `lastrun` before any run.
     #[error("No run yet: vurun first")]
     NoRun,
@@ -671,14 +677,6 @@ fn on_host(host: &Option<String>) -> String {
     host.as_ref()
         .map(|h| format!(" on {h}"))
         .unwrap_or_default()
-}
-
-/// "1 virtual user failed", "3 virtual users failed".
-fn vus_failed(count: &u32) -> String {
-    match *count {
-        1 => "1 virtual user failed".to_string(),
-        n => format!("{n} virtual users failed"),
-    }
 }
 
 /// ` and user u (pg_user) does not either`, or nothing.

@@ -313,33 +313,49 @@ fn hammer_agent_over_tcp_agrees_with_proc_stat_and_survives_a_restart() {
         ]
     );
 
-    // A second display is refused while the first holds the stream.
+    // The agent goes away: the loss said once, the retries quiet while it is away, and its
+    // return said once when it is back.
+    agent_process.kill();
+    seen.clear();
+    let lost = format!("Lost connection to Metrics Agent @ 127.0.0.1:{port}");
+    wait_for(&f, &lost, &mut seen);
+    // Retries at 1, 2 and 4 s find nothing listening.
+    std::thread::sleep(Duration::from_secs(4));
+    seen.extend(f.out.take_captured());
+    let agent_process = agent(port);
+    let back = format!("Metrics Connected again to Agent @ 127.0.0.1:{port}");
+    wait_for(&f, &back, &mut seen);
+    let before = samples(&f).len();
+    next_sample(&f);
+    assert!(samples(&f).len() > before);
+    seen.extend(f.out.take_captured());
+    let count = |lines: &[String], what: &str| lines.iter().filter(|l| l.contains(what)).count();
+    assert_eq!(count(&seen, &lost), 1, "{seen:#?}");
+    assert_eq!(count(&seen, "Connection failed"), 0, "{seen:#?}");
+    assert_eq!(count(&seen, &back), 1, "{seen:#?}");
+
+    // A second display is refused while the first holds the stream: said once, however
+    // many retries; when the first lets go, the second connects, said once (not "again":
+    // it never streamed before).
     let mut other = Fixture::new();
     other.ok(&format!(
         "metset agent_hostname 127.0.0.1; metset agent_id {port}"
     ));
-    other.ok("metstart");
-    let mut other_seen = Vec::new();
+    let mut other_seen = other.ok("metstart");
     wait_for(&other, "AGENT BUSY - STREAM IN USE", &mut other_seen);
-    other.ok("metstop");
-
-    // The agent goes away: said once, retried, and picked up again when it is back.
-    agent_process.kill();
-    seen.clear();
-    wait_for(
-        &f,
-        &format!("Lost connection to Metrics Agent @ 127.0.0.1:{port}"),
-        &mut seen,
+    std::thread::sleep(Duration::from_secs(4));
+    other_seen.extend(other.out.take_captured());
+    assert_eq!(count(&other_seen, "AGENT BUSY"), 1, "{other_seen:#?}");
+    let refused = other_seen
+        .iter()
+        .find(|l| l.contains("AGENT BUSY"))
+        .unwrap();
+    assert!(
+        refused.starts_with(&format!(
+            "Metrics Agent @ 127.0.0.1:{port} refused the display (AGENT BUSY - STREAM IN USE"
+        )),
+        "{refused}"
     );
-    let agent_process = agent(port);
-    wait_for(
-        &f,
-        &format!("Metrics Connected again to Agent @ 127.0.0.1:{port}"),
-        &mut seen,
-    );
-    let before = samples(&f).len();
-    next_sample(&f);
-    assert!(samples(&f).len() > before);
     let lines = f.ok("metstop");
     assert!(
         lines.contains(&format!(
@@ -347,6 +363,14 @@ fn hammer_agent_over_tcp_agrees_with_proc_stat_and_survives_a_restart() {
         )),
         "{lines:#?}"
     );
+    let connected = format!("Metrics Connected to Agent @ 127.0.0.1:{port}");
+    wait_for(&other, &connected, &mut other_seen);
+    next_sample(&other);
+    other_seen.extend(other.out.take_captured());
+    assert_eq!(count(&other_seen, &connected), 1, "{other_seen:#?}");
+    assert_eq!(count(&other_seen, "AGENT BUSY"), 1, "{other_seen:#?}");
+    assert_eq!(count(&other_seen, "again"), 0, "{other_seen:#?}");
+    other.ok("metstop");
     agent_process.kill();
 }
 

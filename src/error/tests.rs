@@ -156,8 +156,6 @@ fn named_variants_print_the_old_sentences() {
             Error::NoScript,
             "Error: There is no workload to run because the Script is empty",
         ),
-        (Error::VusFailed { count: 1 }, "1 virtual user failed"),
-        (Error::VusFailed { count: 3 }, "3 virtual users failed"),
         (
             Error::SetElsewhere {
                 what: "jobs format",
@@ -577,6 +575,13 @@ fn named_variants_print_the_old_sentences() {
         why: Box::new(why),
     };
     assert_eq!(e.to_string(), want);
+    let e = Error::ScriptFailed {
+        path: "x.rhai".into(),
+        line: 2,
+        column: 4,
+        message: "no such table".into(),
+    };
+    assert_eq!(e.to_string(), "x.rhai:2:4: no such table");
 }
 
 /// A task's failure prints as the words it replaces, the join error after them.

@@ -273,7 +273,12 @@ struct Display {
 /// Why a connection to the agent ended.
 enum Ended {
     Stopped,
-    Lost(String),
+    /// The connection ended; `streamed` when the agent had said hello on it first (a busy
+    /// agent, or something that is no agent, never does).
+    Lost {
+        why: String,
+        streamed: bool,
+    },
 }
 
 impl Display {
@@ -328,11 +333,14 @@ impl Display {
         let _ = agent.await;
     }
 
+    /// Connects to the agent and keeps connecting: a refusal or a loss is said once, the
+    /// return once, and the retries between them are quiet.
     async fn run_remote(&mut self) {
         let endpoint = self.opts.endpoint();
         let mut wait = Duration::from_secs(1);
-        let mut failing = false;
-        let mut ever_connected = false;
+        // Whether the trouble has been said since the agent last streamed.
+        let mut said_trouble = false;
+        let mut ever_streamed = false;
         loop {
             self.set_link(Link::Connecting);
             let attempt = tokio::time::timeout(
@@ -340,34 +348,37 @@ impl Display {
                 TcpStream::connect((self.opts.host.as_str(), self.opts.port)),
             )
             .await;
-            let why = match attempt {
+            let trouble = match attempt {
                 Ok(Ok(stream)) => {
-                    let again = if ever_connected { " again" } else { "" };
-                    ever_connected = true;
+                    let again = if ever_streamed { " again" } else { "" };
                     match self.connected(stream, again).await {
                         Ended::Stopped => return,
-                        Ended::Lost(why) => {
-                            wait = Duration::from_secs(1);
-                            failing = true;
-                            self.say(format!(
-                                "Lost connection to Metrics Agent @ {endpoint} ({why}); retrying"
-                            ));
-                            self.set_link(Link::Failing(why));
-                            None
+                        Ended::Lost { why, streamed } => {
+                            if streamed {
+                                ever_streamed = true;
+                                said_trouble = false;
+                                wait = Duration::from_secs(1);
+                            }
+                            let what = if streamed {
+                                format!(
+                                    "Lost connection to Metrics Agent @ {endpoint} ({why}); retrying"
+                                )
+                            } else {
+                                format!("Metrics Agent @ {endpoint} refused the display ({why}); retrying")
+                            };
+                            Some((why, what))
                         }
                     }
                 }
-                Ok(Err(e)) => Some(e.to_string()),
-                Err(_) => Some(format!("no answer within {} s", CONNECT_TIMEOUT.as_secs())),
+                Ok(Err(e)) => Some(self.unreachable(e.to_string())),
+                Err(_) => Some(
+                    self.unreachable(format!("no answer within {} s", CONNECT_TIMEOUT.as_secs())),
+                ),
             };
-            if let Some(why) = why {
-                if !failing {
-                    failing = true;
-                    self.say(format!(
-                        "Connection failed verify agent hostname and id @ {endpoint} ({why}); \
-                         is `hammer agent --port {}` running there? Retrying",
-                        self.opts.port
-                    ));
+            if let Some((why, what)) = trouble {
+                if !said_trouble {
+                    said_trouble = true;
+                    self.say(what);
                 }
                 self.set_link(Link::Failing(why));
             }
@@ -378,6 +389,17 @@ impl Display {
         }
     }
 
+    /// Why no connection could be made, and how that is said.
+    fn unreachable(&self, why: String) -> (String, String) {
+        let what = format!(
+            "Connection failed verify agent hostname and id @ {} ({why}); \
+             is `hammer agent --port {}` running there? Retrying",
+            self.opts.endpoint(),
+            self.opts.port
+        );
+        (why, what)
+    }
+
     /// Talks to a connected agent until it goes away or the display is stopped.
     async fn connected(&mut self, stream: TcpStream, again: &str) -> Ended {
         let endpoint = self.opts.endpoint();
@@ -386,7 +408,10 @@ impl Display {
             interval_ms: self.opts.interval.as_millis() as u64,
         };
         if let Err(e) = write.write_all(start.to_line().as_bytes()).await {
-            return Ended::Lost(e.to_string());
+            return Ended::Lost {
+                why: e.to_string(),
+                streamed: false,
+            };
         }
         let mut lines = BufReader::new(read).lines();
         let mut said_connected = false;
@@ -400,25 +425,44 @@ impl Display {
             let line = tokio::select! {
                 l = tokio::time::timeout(patience, lines.next_line()) => match l {
                     Ok(l) => l,
-                    Err(_) => return Ended::Lost(format!(
-                        "nothing received for {} s: is `hammer agent` listening there?",
-                        patience.as_secs()
-                    )),
+                    Err(_) => return Ended::Lost {
+                        why: format!(
+                            "nothing received for {} s: is `hammer agent` listening there?",
+                            patience.as_secs()
+                        ),
+                        streamed: said_connected,
+                    },
                 },
                 _ = Self::stopped(&mut self.stop) => return Ended::Stopped,
             };
             let line = match line {
                 Ok(Some(l)) => l,
-                Ok(None) => return Ended::Lost("the agent closed the connection".into()),
-                Err(e) => return Ended::Lost(e.to_string()),
+                Ok(None) => {
+                    return Ended::Lost {
+                        why: "the agent closed the connection".into(),
+                        streamed: said_connected,
+                    }
+                }
+                Err(e) => {
+                    return Ended::Lost {
+                        why: e.to_string(),
+                        streamed: said_connected,
+                    }
+                }
             };
             let msg = match serde_json::from_str::<Message>(&line) {
                 Ok(Message::Busy { message }) => {
-                    return Ended::Lost(format!("{message}: another display is connected"))
+                    return Ended::Lost {
+                        why: format!("{message}: another display is connected"),
+                        streamed: said_connected,
+                    }
                 }
                 Ok(m) => m,
                 Err(e) => {
-                    return Ended::Lost(format!("it does not speak hammer's metrics protocol: {e}"))
+                    return Ended::Lost {
+                        why: format!("it does not speak hammer's metrics protocol: {e}"),
+                        streamed: said_connected,
+                    }
                 }
             };
             if !said_connected {

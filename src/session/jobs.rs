@@ -3,6 +3,7 @@
 
 use rhai::{Dynamic, Map};
 
+use super::vus::LastRun;
 use super::{values, Session};
 use crate::config::{Database, Settings};
 use crate::error::{Error, Result};
@@ -24,7 +25,10 @@ impl Session {
         };
         let (id, kind, db, settings) = (job.id.clone(), job.kind, job.db, job.settings.clone());
         let run = self.vu.last_run.as_ref().filter(|(r, _)| *r == id);
-        let record = run.map(|(_, r)| run_record(r));
+        let record = run.map(|(_, r)| match r {
+            LastRun::Tpcc(r) => run_record(r),
+            LastRun::Custom(r) => custom_record(r),
+        });
         let mut end =
             crate::jobs::recorder::end_of(&outcome, self.interrupt.is_set(), record.as_ref());
         let figures = run.map(|(rid, r)| values::run_map(rid, r));
@@ -208,5 +212,40 @@ pub(super) fn live_record(s: &crate::vu::live::Series) -> crate::jobs::live::Liv
                 client_cpu_s: i.client_cpu.map(|c| c.as_secs_f64()),
             })
             .collect(),
+    }
+}
+
+/// A custom run as its job records it: the same figures as a TPROC-C run's (no NOPM or TPM),
+/// and the iterations' timing.
+fn custom_record(r: &crate::custom::CustomResult) -> crate::jobs::recorder::RunRecord {
+    use crate::jobs::recorder::{timing, Counts};
+    let figures = crate::jobs::RunFigures {
+        nopm: None,
+        tpm: None,
+        active_vus: r.active_vus,
+        seconds: r.elapsed.as_secs_f64(),
+        failed_vus: r.failed_vus,
+        reconnects: r.stats.reconnects,
+        transactions: r.iterations(),
+        client_cpu_seconds: r.client_cpu.map(|c| c.as_secs_f64()),
+        stopped_early: r.stopped_early.clone(),
+    };
+    let timings = crate::custom::TYPE_NAMES
+        .iter()
+        .zip(&r.stats.by_kind)
+        .map(|(name, s)| {
+            let counts = Counts {
+                committed: s.committed,
+                rolled_back: s.rolled_back,
+                retried: s.retried,
+                failed: s.failed,
+            };
+            timing(name, counts, &s.latency)
+        })
+        .collect();
+    crate::jobs::recorder::RunRecord {
+        figures,
+        timings,
+        live: r.series.as_ref().map(live_record),
     }
 }

@@ -75,7 +75,7 @@ pub struct Session {
     rt: tokio::runtime::Handle,
     home: Option<PathBuf>,
     pub interrupt: Interrupt,
-    vu: crate::vu::VuManager<crate::custom::CustomScript, crate::tpcc::driver::RunResult>,
+    vu: crate::vu::VuManager<crate::custom::CustomScript, vus::LastRun>,
     tc: crate::txcount::TxCounter,
     metrics: crate::metrics::Metrics,
     /// The job history: records each build, check, delete, data generation and run.
@@ -249,16 +249,5 @@ mod tests {
             assert!(commands::find(name).is_some(), "{name} is not in the table");
         }
         assert_eq!(METHODS.len(), commands::COMMANDS.len());
-    }
-
-    /// A custom run's failed virtual users and a TPROC-C run's read the same in the job.
-    #[test]
-    fn vus_failed_says_what_the_recorder_says() {
-        for count in [1, 2, 10] {
-            assert_eq!(
-                Error::VusFailed { count }.to_string(),
-                crate::jobs::recorder::vus_failed(count)
-            );
-        }
     }
 }

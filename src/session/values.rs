@@ -7,7 +7,59 @@ use rhai::{Array, Dynamic, Map};
 use crate::jobs::Kind as JobKind;
 
 /// A run's figures as `lastrun()` gives them (and a failed run's `catch (e)` as `e.result`).
-pub(super) fn run_map(id: &str, r: &crate::tpcc::driver::RunResult) -> Map {
+pub(super) fn run_map(id: &str, r: &super::vus::LastRun) -> Map {
+    match r {
+        super::vus::LastRun::Tpcc(r) => tpcc_run_map(id, r),
+        super::vus::LastRun::Custom(r) => custom_run_map(id, r),
+    }
+}
+
+/// A custom run's figures: the keys of a TPROC-C run's (`nopm` and `tpm` are `()`,
+/// `transactions` counts iterations), and `iteration` with its counts and latencies.
+fn custom_run_map(id: &str, r: &crate::custom::CustomResult) -> Map {
+    let mut m = Map::new();
+    m.insert("id".into(), id.into());
+    m.insert("nopm".into(), Dynamic::UNIT);
+    m.insert("tpm".into(), Dynamic::UNIT);
+    m.insert("active_vus".into(), (r.active_vus as i64).into());
+    m.insert("seconds".into(), r.elapsed.as_secs_f64().into());
+    m.insert("failed_vus".into(), (r.failed_vus as i64).into());
+    m.insert("reconnects".into(), (r.stats.reconnects as i64).into());
+    m.insert("abandoned_calls".into(), (r.abandoned_calls as i64).into());
+    m.insert("transactions".into(), (r.iterations() as i64).into());
+    m.insert(
+        "stopped_early".into(),
+        r.stopped_early.clone().map_or(Dynamic::UNIT, Dynamic::from),
+    );
+    m.insert(
+        "client_cpu_seconds".into(),
+        r.client_cpu
+            .map_or(Dynamic::UNIT, |c| Dynamic::from(c.as_secs_f64())),
+    );
+    for (name, s) in crate::custom::TYPE_NAMES.iter().zip(&r.stats.by_kind) {
+        m.insert((*name).into(), type_map(s).into());
+    }
+    m
+}
+
+/// One unit type's counts and latency percentiles.
+fn type_map(s: &crate::vu::TypeStats) -> Map {
+    let mut t = Map::new();
+    t.insert("committed".into(), (s.committed as i64).into());
+    t.insert("rolled_back".into(), (s.rolled_back as i64).into());
+    t.insert("retried".into(), (s.retried as i64).into());
+    t.insert("failed".into(), (s.failed as i64).into());
+    for (name, q) in [("p50_ms", 0.5), ("p95_ms", 0.95), ("p99_ms", 0.99)] {
+        t.insert(
+            name.into(),
+            (s.latency.value_at_quantile(q) as f64 / 1000.0).into(),
+        );
+    }
+    t.insert("max_ms".into(), (s.latency.max() as f64 / 1000.0).into());
+    t
+}
+
+fn tpcc_run_map(id: &str, r: &crate::tpcc::driver::RunResult) -> Map {
     let mut m = Map::new();
     m.insert("id".into(), id.into());
     m.insert("nopm".into(), r.nopm.map_or(Dynamic::UNIT, Dynamic::from));
@@ -28,19 +80,7 @@ pub(super) fn run_map(id: &str, r: &crate::tpcc::driver::RunResult) -> Map {
             .map_or(Dynamic::UNIT, |c| Dynamic::from(c.as_secs_f64())),
     );
     for k in crate::tpcc::inputs::Kind::ALL {
-        let s = r.stats.kind(k);
-        let mut t = Map::new();
-        t.insert("committed".into(), (s.committed as i64).into());
-        t.insert("rolled_back".into(), (s.rolled_back as i64).into());
-        t.insert("retried".into(), (s.retried as i64).into());
-        t.insert("failed".into(), (s.failed as i64).into());
-        for (name, q) in [("p50_ms", 0.5), ("p95_ms", 0.95), ("p99_ms", 0.99)] {
-            t.insert(
-                name.into(),
-                (s.latency.value_at_quantile(q) as f64 / 1000.0).into(),
-            );
-        }
-        t.insert("max_ms".into(), (s.latency.max() as f64 / 1000.0).into());
+        let t = type_map(r.stats.kind(k));
         m.insert(k.name().replace(' ', "_").into(), t.into());
     }
     m

@@ -10,6 +10,12 @@ use super::{values, Session};
 use crate::error::{Error, Result};
 use crate::vu::Say;
 
+/// The last run's result, whichever workload it ran.
+pub(super) enum LastRun {
+    Tpcc(crate::tpcc::driver::RunResult),
+    Custom(crate::custom::CustomResult),
+}
+
 impl Session {
     // ---- loadscript / vucreate / vurun / vustatus / vucomplete / vudestroy -------------
 
@@ -179,7 +185,18 @@ impl Session {
                 }
             }
         }
-        if let Some(line) = result.client_cpu_line() {
+        // The shared formatter: never a falsely free "0.0 us", n/a below a minimum of
+        // transactions (tpcc::result's own copy is left for its owners to retire).
+        let cpu_line = result.client_cpu.and_then(|cpu| {
+            crate::vu::stats::client_cpu_line(
+                cpu,
+                result.measured,
+                result.transactions(),
+                std::thread::available_parallelism().map_or(1, |n| n.get()),
+                "transaction",
+            )
+        });
+        if let Some(line) = cpu_line {
             self.out.line(line);
         }
         if result.stats.reconnects > 0 {
@@ -192,7 +209,7 @@ impl Session {
             self.out.line(format!("The run ended early: {why}"));
         }
         self.out.line("ALL VIRTUAL USERS COMPLETE");
-        self.vu.last_run = Some((id.clone(), result));
+        self.vu.last_run = Some((id.clone(), LastRun::Tpcc(result)));
         Ok(id.into())
     }
 
@@ -224,6 +241,9 @@ impl Session {
             user_delay: std::time::Duration::from_millis(g.get_i64("user_delay") as u64),
             repeat_delay: std::time::Duration::from_millis(g.get_i64("repeat_delay") as u64),
         };
+        for n in 1..=board.len() {
+            board.set(n, crate::vu::VuState::WaitIdle);
+        }
         let states: crate::vu::StateSink = {
             let board = board.clone();
             Arc::new(move |vu, state| board.set(vu, state))
@@ -231,21 +251,22 @@ impl Session {
         let say = Say::new(self.out.clone(), 1);
         let spec = crate::jobs::Spec::custom(&custom.path, &self.settings, plan.virtual_users);
         let id = self.begin_job(spec);
-        let failed = crate::custom::run(
+        let result = self.rt.block_on(crate::custom::run(
             custom,
             &self.settings,
             self.current(),
-            &plan,
-            &say,
-            &states,
-            &self.interrupt,
-            &self.rt,
-        );
-        self.out.line("ALL VIRTUAL USERS COMPLETE");
-        if failed > 0 {
-            // The job ends FAILED with this as its reason, and vurun raises it.
-            return Err(Error::VusFailed { count: failed });
+            plan,
+            say,
+            states,
+            self.interrupt.clone(),
+            self.rt.clone(),
+        ))?;
+        for line in result.lines() {
+            self.out.line(line);
         }
+        self.out.line("ALL VIRTUAL USERS COMPLETE");
+        // Failed virtual users make the job FAILED (the recorder reads them from the result).
+        self.vu.last_run = Some((id.clone(), LastRun::Custom(result)));
         Ok(id.into())
     }
 

@@ -697,8 +697,9 @@ pub async fn run<W: Workload>(
             Err(e) => {
                 result.failed_vus += 1;
                 states(vu, VuState::FinishFailed);
-                say.line(format!("Error in Virtual User {vu}: {e}"));
-                say.as_vuser(vu).line("FINISHED FAILED");
+                let vsay = say.as_vuser(vu);
+                vsay.line(format!("Error in Virtual User {vu}: {e}"));
+                vsay.line("FINISHED FAILED");
             }
         }
         if opts.time_profile {

@@ -147,6 +147,41 @@ pub fn process_cpu() -> Option<Duration> {
         .map(|p| Duration::from_millis(p.accumulated_cpu_time()))
 }
 
+/// Fewer units than this give no per-unit CPU figure: the process's CPU clock ticks in
+/// milliseconds (Linux: ten), so a handful of units would read as free or as noise.
+pub const CPU_PER_UNIT_MIN: u64 = 100;
+
+/// What the client cost over `window`, e.g. `Client CPU: 1.02 s in 30.0 s (1.7 % of 2 CPUs),
+/// 10.4 us per transaction`, with `unit` naming what was counted. The per-unit figure keeps
+/// at least three significant digits (`0.0523 us`) and one decimal (`110.1 us`), and is
+/// `n/a` below [`CPU_PER_UNIT_MIN`] units or when no CPU time was measured. None without a
+/// window or a unit.
+pub fn client_cpu_line(
+    cpu: Duration,
+    window: Duration,
+    units: u64,
+    cpus: usize,
+    unit: &str,
+) -> Option<String> {
+    let (cpu, window) = (cpu.as_secs_f64(), window.as_secs_f64());
+    if window <= 0.0 || units == 0 {
+        return None;
+    }
+    let per = if units < CPU_PER_UNIT_MIN {
+        format!("n/a per {unit} (fewer than {CPU_PER_UNIT_MIN} {unit}s)")
+    } else if cpu <= 0.0 {
+        format!("n/a per {unit} (less CPU time than the clock resolves)")
+    } else {
+        let us = 1e6 * cpu / units as f64;
+        let decimals = (2 - us.log10().floor() as i32).clamp(1, 9) as usize;
+        format!("{us:.decimals$} us per {unit}")
+    };
+    Some(format!(
+        "Client CPU: {cpu:.2} s in {window:.1} s ({:.1} % of {cpus} CPUs), {per}",
+        100.0 * cpu / (window * cpus as f64),
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -169,5 +204,50 @@ mod tests {
             (5, 1, 2)
         );
         assert_eq!((a.finished(), a.reconnects), (10, 2));
+    }
+
+    #[test]
+    fn the_client_cpu_line_is_never_falsely_free() {
+        let line = |ms: u64, units: u64| {
+            client_cpu_line(
+                Duration::from_millis(ms),
+                Duration::from_secs(30),
+                units,
+                2,
+                "transaction",
+            )
+        };
+        // The figures TPROC-C's runs print keep their shape.
+        assert_eq!(
+            line(1020, 98_077).as_deref(),
+            Some("Client CPU: 1.02 s in 30.0 s (1.7 % of 2 CPUs), 10.4 us per transaction")
+        );
+        assert_eq!(
+            line(11_010, 100_000).unwrap(),
+            "Client CPU: 11.01 s in 30.0 s (18.4 % of 2 CPUs), 110.1 us per transaction"
+        );
+        // Small figures keep three significant digits instead of rounding to 0.0.
+        assert!(
+            line(10, 191_000)
+                .unwrap()
+                .ends_with(", 0.0524 us per transaction"),
+            "{:?}",
+            line(10, 191_000)
+        );
+        assert!(line(20, 10_000)
+            .unwrap()
+            .ends_with(", 2.00 us per transaction"));
+        // Too few units, or no CPU time measured: no figure at all.
+        assert!(line(10, 99)
+            .unwrap()
+            .ends_with(", n/a per transaction (fewer than 100 transactions)"));
+        assert!(line(0, 5_000)
+            .unwrap()
+            .ends_with(", n/a per transaction (less CPU time than the clock resolves)"));
+        assert_eq!(line(10, 0), None);
+        assert_eq!(
+            client_cpu_line(Duration::from_secs(1), Duration::ZERO, 500, 2, "x"),
+            None
+        );
     }
 }

@@ -234,6 +234,18 @@ impl Servers {
         })
     }
 
+    /// The first column of the one row `sql` returns, run as the MariaDB administrator on
+    /// database `db`.
+    pub fn maria_i64(&self, db: &str, sql: &str) -> i64 {
+        use mysql_async::prelude::Queryable;
+        let (rt, mut conn) = self.maria(Some(db));
+        rt.block_on(async {
+            let n: Option<i64> = conn.query_first(sql).await.expect(sql);
+            let _ = conn.disconnect().await;
+            n.expect("one row")
+        })
+    }
+
     /// Kills every MariaDB session on database `db` (but the administrator's own), as a
     /// server-side `KILL` does to a client; returns how many it killed.
     pub fn maria_kill_sessions(&self, db: &str) -> usize {

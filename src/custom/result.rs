@@ -1,0 +1,106 @@
+//! What a custom run measured, and its text: the iteration table and the client's CPU line,
+//! pure functions of the result.
+
+use std::time::Duration;
+
+use crate::vu::Stats;
+
+/// The custom workload's one unit type.
+pub const TYPE_NAMES: [&str; 1] = ["iteration"];
+
+/// What a custom run measured.
+#[derive(Debug, Clone)]
+pub struct CustomResult {
+    pub active_vus: u32,
+    /// From the first virtual user's start to the last one's end.
+    pub elapsed: Duration,
+    /// Every iteration, by its one type.
+    pub stats: Stats,
+    /// The run ended early: Ctrl-C, or the server stayed away.
+    pub stopped_early: Option<String>,
+    /// Virtual users that finished FAILED.
+    pub failed_vus: u32,
+    /// The CPU time hammer's own process used during the run, where the platform tells.
+    pub client_cpu: Option<Duration>,
+    /// Statements still waiting for the server when the stopping run cut their connections.
+    pub abandoned_calls: u64,
+    /// The live view's intervals, when the run had one.
+    pub series: Option<crate::vu::live::Series>,
+}
+
+impl CustomResult {
+    /// Iterations that finished (succeeded or failed).
+    pub fn iterations(&self) -> u64 {
+        self.stats.finished()
+    }
+
+    /// The lines a run prints after its virtual users end.
+    pub fn lines(&self) -> Vec<String> {
+        let mut lines = vec!["Iterations (hammer):".to_string()];
+        lines.extend(table(&self.stats));
+        if let Some(cpu) = self.client_cpu {
+            lines.extend(crate::vu::stats::client_cpu_line(
+                cpu,
+                self.elapsed,
+                self.iterations(),
+                std::thread::available_parallelism().map_or(1, |n| n.get()),
+                "iteration",
+            ));
+        }
+        if self.stats.reconnects > 0 {
+            lines.push(format!(
+                "Lost connections reconnected: {}",
+                self.stats.reconnects
+            ));
+        }
+        if let Some(why) = &self.stopped_early {
+            lines.push(format!("The run ended early: {why}"));
+        }
+        lines
+    }
+}
+
+/// Counts and latency percentiles of the iterations.
+pub fn table(stats: &Stats) -> Vec<String> {
+    let mut lines = vec![format!(
+        "{:<13} {:>10} {:>8} {:>9} {:>9} {:>9} {:>9}",
+        "UNIT", "SUCCEEDED", "FAILED", "P50 MS", "P95 MS", "P99 MS", "MAX MS"
+    )];
+    for (i, name) in TYPE_NAMES.iter().enumerate() {
+        let s = &stats.by_kind[i];
+        let ms = |q: f64| s.latency.value_at_quantile(q) as f64 / 1000.0;
+        lines.push(format!(
+            "{:<13} {:>10} {:>8} {:>9.3} {:>9.3} {:>9.3} {:>9.3}",
+            name,
+            s.committed,
+            s.failed,
+            ms(0.50),
+            ms(0.95),
+            ms(0.99),
+            s.latency.max() as f64 / 1000.0
+        ));
+    }
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_table_counts_iterations() {
+        let mut stats = Stats::new(TYPE_NAMES.len());
+        stats.by_kind[0].committed = 7;
+        stats.by_kind[0].failed = 1;
+        stats.by_kind[0].latency.record(1_500).unwrap();
+        let t = table(&stats);
+        assert!(
+            t[0].starts_with("UNIT") && t[0].contains("SUCCEEDED"),
+            "{t:?}"
+        );
+        assert!(
+            t[1].starts_with("iteration") && t[1].contains(" 7 ") && t[1].contains(" 1.500 "),
+            "{t:?}"
+        );
+    }
+}
