@@ -3,7 +3,7 @@
 
 use rhai::{Dynamic, Map};
 
-use super::vus::LastRun;
+use super::last_run::LastRun;
 use super::{values, Session};
 use crate::config::{Database, Settings};
 use crate::error::{Error, Result};

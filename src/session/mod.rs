@@ -8,6 +8,7 @@
 
 mod dicts;
 mod jobs;
+mod last_run;
 mod monitors;
 mod schema;
 mod values;
@@ -75,7 +76,7 @@ pub struct Session {
     rt: tokio::runtime::Handle,
     home: Option<PathBuf>,
     pub interrupt: Interrupt,
-    vu: crate::vu::VuManager<crate::custom::CustomScript, vus::LastRun>,
+    vu: crate::vu::VuManager<crate::custom::CustomScript, last_run::LastRun>,
     tc: crate::txcount::TxCounter,
     metrics: crate::metrics::Metrics,
     /// The job history: records each build, check, delete, data generation and run.

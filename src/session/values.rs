@@ -7,10 +7,10 @@ use rhai::{Array, Dynamic, Map};
 use crate::jobs::Kind as JobKind;
 
 /// A run's figures as `lastrun()` gives them (and a failed run's `catch (e)` as `e.result`).
-pub(super) fn run_map(id: &str, r: &super::vus::LastRun) -> Map {
+pub(super) fn run_map(id: &str, r: &super::last_run::LastRun) -> Map {
     match r {
-        super::vus::LastRun::Tpcc(r) => tpcc_run_map(id, r),
-        super::vus::LastRun::Custom(r) => custom_run_map(id, r),
+        super::last_run::LastRun::Tpcc(r) => tpcc_run_map(id, r),
+        super::last_run::LastRun::Custom(r) => custom_run_map(id, r),
     }
 }
 

@@ -6,15 +6,10 @@ use std::sync::Arc;
 
 use rhai::Dynamic;
 
+use super::last_run::LastRun;
 use super::{values, Session};
 use crate::error::{Error, Result};
 use crate::vu::Say;
-
-/// The last run's result, whichever workload it ran.
-pub(super) enum LastRun {
-    Tpcc(crate::tpcc::driver::RunResult),
-    Custom(crate::custom::CustomResult),
-}
 
 impl Session {
     // ---- loadscript / vucreate / vurun / vustatus / vucomplete / vudestroy -------------

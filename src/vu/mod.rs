@@ -9,6 +9,7 @@
 //! histograms), [`script`] (what `loadscript` froze), `say` (`Vuser N:` lines). No workload
 //! is named here: TPROC-C and custom scripts use it.
 
+mod interval;
 pub mod live;
 mod monitor;
 pub mod runtime;

@@ -54,7 +54,14 @@ pub(super) struct Shared {
     /// Why the run was given up (a server that stayed away), once.
     pub gave_up: std::sync::OnceLock<String>,
     /// When the measured window began and ended, for the live view.
-    pub window: std::sync::Mutex<super::live::Window>,
+    pub window: std::sync::Mutex<Window>,
+}
+
+/// When a timed run's measured window began and ended, set by the monitor.
+#[derive(Debug, Default)]
+pub(super) struct Window {
+    pub start: Option<std::time::Instant>,
+    pub end: Option<std::time::Instant>,
 }
 
 impl Shared {

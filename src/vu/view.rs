@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use super::live::Interval;
+use super::interval::Interval;
 use super::say::Say;
 use crate::output::Output;
 
@@ -210,7 +210,7 @@ pub fn panel(
 mod tests {
     use std::time::SystemTime;
 
-    use super::super::live::{Phase, TypeInterval};
+    use super::super::interval::{Phase, TypeInterval};
     use super::*;
 
     fn interval(nopm: f64, p95: Option<u64>) -> Interval {
