@@ -660,6 +660,15 @@ pub async fn run<W: Workload>(
     } else {
         None
     };
+    // What is about the whole run the monitor says when there is one; without a monitor,
+    // virtual user 1 is a worker like the others, and the line is said without a Vuser.
+    let run_says = |text: String| {
+        if monitor {
+            say.line(text);
+        } else {
+            say.out().line(text);
+        }
+    };
     let mut finished = 0;
     let mut abandoned_vus = 0;
     loop {
@@ -670,7 +679,7 @@ pub async fn run<W: Workload>(
             },
             _ = abandon.wait(), if !workers.is_empty() && abandoned_vus == 0 => {
                 abandoned_vus = workers.len();
-                say.line(format!(
+                run_says(format!(
                     "{abandoned_vus} virtual user(s) did not end within {} s of the stop and were abandoned",
                     (STOP_GRACE + CUT_GRACE).as_secs()
                 ));
@@ -751,7 +760,7 @@ pub async fn run<W: Workload>(
     reaper.abort();
     let abandoned = shared.abandoned.load(Ordering::Relaxed);
     if abandoned > 0 {
-        say.line(format!(
+        run_says(format!(
             "{abandoned} call(s) still waiting for the server when the run stopped were abandoned \
              (their connections cut {} s after the stop)",
             STOP_GRACE.as_secs()

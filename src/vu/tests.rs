@@ -275,7 +275,7 @@ async fn a_call_still_waiting_at_the_stop_is_abandoned() {
     assert!(
         lines
             .iter()
-            .any(|l| l.starts_with("Vuser 1:2 call(s) still waiting for the server")),
+            .any(|l| l.starts_with("2 call(s) still waiting for the server")),
         "{lines:?}"
     );
 }
