@@ -6,7 +6,8 @@
 # Env: ONLY (a regex on the case labels, e.g. 'PostgreSQL functions'), VUS ("2 4"),
 #      PG_SSLMODE (pg_sslmode for PostgreSQL, default the dictionary's: prefer),
 #      HAMMER_VU_THREADS=shared (every virtual user on tokio's shared runtime instead of a
-#      thread of its own, to compare).
+#      thread of its own, to compare), HAMMER_BIN (run that hammer instead of building this
+#      tree: alternate an old and a new build in one session).
 # Servers: durable settings by default (fsync, synchronous commit, full-page writes,
 # InnoDB's flush at commit), printed first; SERVERS=fast keeps the test servers' own.
 set -euo pipefail
@@ -16,8 +17,14 @@ RAMPUP=${2:-0.25}
 W=4
 if ! command -v cargo >/dev/null && [[ -x $HOME/.cargo/bin/cargo ]]; then PATH=$HOME/.cargo/bin:$PATH; fi
 scripts/ci/servers.sh status >/dev/null 2>&1 || scripts/ci/servers.sh start
-cargo build --release --quiet
-HAMMER=$PWD/target/release/hammer
+# HAMMER_BIN runs a given hammer (an older build, to compare) instead of building this tree.
+if [[ -n ${HAMMER_BIN:-} ]]; then
+	HAMMER=$HAMMER_BIN
+else
+	echo "driver.sh: building hammer (release) ..."
+	cargo build --release
+	HAMMER=$PWD/target/release/hammer
+fi
 WORK=$(mktemp -d /tmp/hammer-bench.XXXXXX)
 source scripts/bench/servers.sh
 trap 'rm -rf "$WORK"; bench_servers_restore' EXIT

@@ -295,7 +295,12 @@ impl Sock {
             return Err(self.overdue());
         }
         let left = self.deadline - now;
-        if self.recv_timeout.is_some_and(|t| t > left) {
+        // A tenth of the reply timeout is slack: the first read of every reply starts a few
+        // microseconds after its deadline was set and must not pay a setsockopt for them.
+        if self
+            .recv_timeout
+            .is_some_and(|t| t > left + self.reply_timeout / 10)
+        {
             // A reply trickling in: the blocking read may wait only what is left.
             self.io.set_read_timeout(left)?;
             self.recv_timeout = Some(left);
