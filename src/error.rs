@@ -100,6 +100,14 @@ pub enum Error {
     #[error("{name} is not supported by hammer yet; TPROC-C is")]
     UnsupportedBenchmark { name: String },
 
+    /// `loadscript` or `vurun` under TPROC-H: its query driver is not written yet.
+    #[error("TPROC-H runs are not in hammer yet (loadscript, vurun): buildschema, checkschema and deleteschema are")]
+    TprochRunsNotYet,
+
+    /// `datagenrun` under TPROC-H.
+    #[error("TPROC-H data generation (datagenrun) is not in hammer yet: buildschema, checkschema and deleteschema are")]
+    TprochDatagenNotYet,
+
     /// An option of TPROC-H's (`dgset scale_fact`).
     #[error("{option} belongs to TPROC-H, which hammer does not support yet")]
     TprochOption { option: String },

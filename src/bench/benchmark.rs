@@ -59,8 +59,9 @@ pub trait Benchmark: Sync {
     /// `datagenrun` into `dir` (an existing, writable directory): the rows written.
     fn generate(&self, settings: &Settings, dir: &Path) -> Result<Generation>;
 
-    /// `loadscript`: the run's options from the current database's dictionary.
-    fn options(&self, settings: &Settings) -> Box<dyn WorkloadOptions>;
+    /// `loadscript`: the run's options from the current database's dictionary, or why this
+    /// workload cannot run yet.
+    fn options(&self, settings: &Settings) -> Result<Box<dyn WorkloadOptions>>;
 
     /// `vurun` of a script loaded with [`Self::options`]; refuses a script of another
     /// workload.
@@ -76,8 +77,9 @@ pub trait Benchmark: Sync {
 /// What `buildschema` made, as its value shows it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Built {
-    /// The size the schema was built to, as its key names it: `("warehouses", 4)`.
-    pub scale: (&'static str, u32),
+    /// The size the schema was built to, as its key names it: `("warehouses", 4.0)`,
+    /// `("scale_fact", 0.01)`.
+    pub scale: (&'static str, f64),
     pub rows: u64,
     pub elapsed: Duration,
     pub bytes_on_disk: u64,

@@ -113,7 +113,7 @@ impl Benchmark for Tprocc {
             }
             out.line("ALL VIRTUAL USERS COMPLETE");
             let built = Built {
-                scale: ("warehouses", w),
+                scale: ("warehouses", f64::from(w)),
                 rows: summary.rows,
                 elapsed: summary.elapsed,
                 bytes_on_disk: summary.bytes_on_disk,
@@ -208,9 +208,9 @@ impl Benchmark for Tprocc {
         }))
     }
 
-    fn options(&self, settings: &Settings) -> Box<dyn WorkloadOptions> {
+    fn options(&self, settings: &Settings) -> Result<Box<dyn WorkloadOptions>> {
         let routines = support(settings.current()).routines(settings);
-        Box::new(Options::load(settings, routines))
+        Ok(Box::new(Options::load(settings, routines)))
     }
 
     fn run(
