@@ -129,6 +129,13 @@ fn named_variants_print_the_old_sentences() {
              dgset directory",
         ),
         (
+            Error::WorkloadUnavailable {
+                workload: "TPROC-H",
+                db: "MySQL",
+            },
+            "TPROC-H is not available on MySQL in hammer",
+        ),
+        (
             Error::TprochRunsNotYet,
             "TPROC-H runs are not in hammer yet (loadscript, vurun): buildschema, checkschema \
              and deleteschema are",
