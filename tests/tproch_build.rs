@@ -232,3 +232,28 @@ fn bad_tproch_input_is_refused_with_the_way_out() {
         "{e}"
     );
 }
+
+/// The first value of the one row `sql` returns on the test MariaDB's database `db`.
+fn maria_value<T: mysql_async::prelude::FromValue + Send + 'static>(
+    servers: &Servers,
+    db: &str,
+    sql: &str,
+) -> T {
+    use mysql_async::prelude::Queryable;
+    let (rt, mut conn) = servers.maria_on(servers.maria_port, Some(db));
+    rt.block_on(async {
+        let v: Option<T> = conn.query_first(sql).await.expect(sql);
+        let _ = conn.disconnect().await;
+        v.expect(sql)
+    })
+}
+
+#[test]
+fn mariadb_builds_checks_and_deletes_scale_factor_001() {
+    let servers = Servers::get();
+    build_check_delete(
+        "maria",
+        |db, sql| maria_value::<i64>(&servers, db, sql),
+        |db, sql| maria_value::<String>(&servers, db, sql),
+    );
+}
