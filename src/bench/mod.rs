@@ -15,6 +15,7 @@
 //!    engine battery (`tests/engines.rs`).
 
 pub mod benchmark;
+pub mod loading;
 
 pub use benchmark::{Benchmark, Built, Check};
 

@@ -9,18 +9,15 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use tokio::sync::mpsc;
-
 use super::gen::{self, LINES_PER_ORDER};
 use super::schema::{Check, Loader, Say, SchemaDb, TableFacts};
 use super::{shown, Table};
+use crate::bench::loading::{build_stop, join_loaders, load_stream, Piece};
 use crate::error::{Error, Result};
 use crate::interrupt::Interrupt;
 use crate::output::Output;
 use crate::progress::{Mode, PartSpec, Reporter, Tracker};
 
-/// Reconnection attempts after a lost connection, with doubling waits from one second.
-const RETRIES: u32 = 6;
 /// Up to this scale factor `checkschema` counts LINEITEM's rows by running the generator.
 const COUNTED_LINEITEM_MAX_SF: f64 = 1.0;
 
@@ -78,98 +75,53 @@ struct Job {
 
 const FIXED: [Table; 2] = [Table::Region, Table::Nation];
 
-/// Loads one job over one connection: the generator runs on a blocking thread, two chunks
-/// ahead; a chunk lost with its connection is sent again on a new one.
-async fn load_job<D: SchemaDb>(
-    db: Arc<D>,
-    plan: Plan,
-    job: Job,
-    say: Say,
-    (progress, slot): (Arc<Tracker>, usize),
-    stop: Interrupt,
-) -> Result<()> {
-    let (tx, mut rx) = mpsc::channel::<(Table, Vec<u8>, u64)>(2);
-    let producer = tokio::task::spawn_blocking(move || {
-        job.tables.iter().all(|&table| {
-            gen::generate(
+/// TPROC-H's loading sessions on `D`, for the shared loading machinery.
+struct Sessions<D>(Arc<D>);
+
+impl<D: SchemaDb> crate::bench::loading::Sessions for Sessions<D> {
+    type Table = Table;
+    type Session = D::Loader;
+
+    fn table_name(table: Table) -> &'static str {
+        table.name()
+    }
+
+    async fn open(&self) -> Result<D::Loader> {
+        self.0.loader().await
+    }
+
+    fn load<'a>(
+        session: &'a mut D::Loader,
+        table: Table,
+        rows: &'a [u8],
+    ) -> impl std::future::Future<Output = Result<()>> + Send + 'a {
+        session.load(table, rows)
+    }
+
+    async fn close(session: D::Loader) {
+        session.close().await
+    }
+}
+
+/// Generates a job's rows as pieces: each table's announcement, then its chunks. False when
+/// `emit` asked to stop.
+fn generate_job(plan: Plan, job: Job, emit: &mut dyn FnMut(Piece<Table>) -> bool) -> bool {
+    job.tables.iter().all(|&table| {
+        let name = table.name().to_uppercase();
+        let said = if job.tables == FIXED || plan.loaders == 1 {
+            format!("Loading {name}")
+        } else {
+            format!("Loading {name} part {} of {}", job.part, plan.loaders)
+        };
+        emit(Piece::Say(said))
+            && gen::generate(
                 table,
                 plan.scale_factor,
                 job.part,
                 plan.loaders,
-                &mut |buf, n| tx.blocking_send((table, buf, n)).is_ok(),
+                &mut |buf, n| emit(Piece::Rows(table, buf, n)),
             )
-        })
-    });
-    let mut loader: Option<D::Loader> = None;
-    let mut result = Ok(());
-    let mut current: Option<Table> = None;
-    while let Some((table, rows, n)) = rx.recv().await {
-        if stop.is_set() {
-            result = Err(Error::Interrupted);
-            break;
-        }
-        if current != Some(table) {
-            current = Some(table);
-            let name = table.name().to_uppercase();
-            say.line(if job.tables == FIXED || plan.loaders == 1 {
-                format!("Loading {name}")
-            } else {
-                format!("Loading {name} part {} of {}", job.part, plan.loaders)
-            });
-        }
-        if let Err(e) = load_chunk(&*db, &mut loader, table, &rows, &say, &stop).await {
-            result = Err(e);
-            break;
-        }
-        progress.add(slot, n);
-    }
-    // Dropping the receiver makes the generator's next send fail, so it stops.
-    drop(rx);
-    if matches!(producer.await, Ok(true)) && result.is_ok() {
-        progress.finish(slot);
-    }
-    if let Some(l) = loader {
-        l.close().await;
-    }
-    result
-}
-
-async fn load_chunk<D: SchemaDb>(
-    db: &D,
-    loader: &mut Option<D::Loader>,
-    table: Table,
-    rows: &[u8],
-    say: &Say,
-    stop: &Interrupt,
-) -> Result<()> {
-    for attempt in 1..=RETRIES + 1 {
-        if loader.is_none() {
-            *loader = Some(db.loader().await?);
-        }
-        let Some(l) = loader.as_mut() else {
-            continue;
-        };
-        match l.load(table, rows).await {
-            Ok(()) => return Ok(()),
-            Err(e) if e.is_connection_loss() && attempt <= RETRIES => {
-                let wait = Duration::from_secs(1 << (attempt - 1));
-                say.line(format!(
-                    "{e}; loading {} again on a new connection in {} s (attempt {attempt} of {RETRIES})",
-                    table.name(),
-                    wait.as_secs()
-                ));
-                if let Some(l) = loader.take() {
-                    l.close().await;
-                }
-                tokio::select! {
-                    _ = tokio::time::sleep(wait) => {}
-                    _ = stop.wait() => return Err(Error::Interrupted),
-                }
-            }
-            Err(e) => return Err(e),
-        }
-    }
-    Err(Error::Interrupted)
+    })
 }
 
 /// Builds the schema: create, load REGION and NATION and the workers' parts in parallel,
@@ -183,16 +135,8 @@ pub async fn build<D: SchemaDb>(
 ) -> Result<Summary> {
     let started = Instant::now();
     db.create(&say).await?;
-    // Loaders stop on Ctrl-C or when one of them fails; the latter must not look like a
-    // Ctrl-C to the rest of the session, hence a flag of the build's own.
-    let stop = Interrupt::default();
-    let forward = {
-        let stop = stop.clone();
-        tokio::spawn(async move {
-            interrupt.wait().await;
-            stop.fire();
-        })
-    };
+    let (stop, forward) = build_stop(interrupt);
+    let sessions = Arc::new(Sessions(db.clone()));
     let progress = Tracker::new("rows", plan.parts());
     let reporter = Reporter::start(out.clone(), progress.clone(), "Loading", Mode::of(&out));
     let mut tasks = tokio::task::JoinSet::new();
@@ -200,13 +144,12 @@ pub async fn build<D: SchemaDb>(
         tables: &FIXED,
         part: 1,
     };
-    tasks.spawn(load_job(
-        db.clone(),
-        plan,
-        fixed,
+    tasks.spawn(load_stream(
+        sessions.clone(),
         say.clone(),
         (progress.clone(), 0),
         stop.clone(),
+        move |emit| generate_job(plan, fixed, emit),
     ));
     for part in 1..=plan.loaders {
         // With one loader, virtual user 1 does everything, as in HammerDB.
@@ -220,33 +163,18 @@ pub async fn build<D: SchemaDb>(
             tables: &Table::SCALED,
             part,
         };
-        tasks.spawn(load_job(
-            db.clone(),
-            plan,
-            job,
+        tasks.spawn(load_stream(
+            sessions.clone(),
             wsay,
             (progress.clone(), part as usize),
             stop.clone(),
+            move |emit| generate_job(plan, job, emit),
         ));
     }
     if plan.loaders > 1 {
         say.line("Monitoring Workers...");
     }
-    let mut failure: Option<Error> = None;
-    while let Some(joined) = tasks.join_next().await {
-        let outcome = joined.unwrap_or_else(|why| {
-            Err(Error::TaskFailed {
-                task: "a loader",
-                why,
-            })
-        });
-        if let Err(e) = outcome {
-            if failure.is_none() {
-                stop.fire();
-                failure = Some(e);
-            }
-        }
-    }
+    let failure = join_loaders(tasks, &stop).await;
     reporter.finish();
     forward.abort();
     if let Some(e) = failure {
