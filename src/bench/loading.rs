@@ -11,6 +11,7 @@ use tokio::task::{JoinHandle, JoinSet};
 
 use crate::error::{Error, Result};
 use crate::interrupt::Interrupt;
+use crate::output::Output;
 use crate::progress::Tracker;
 use crate::vu::Say;
 
@@ -166,4 +167,42 @@ pub async fn join_loaders(mut tasks: JoinSet<Result<()>>, stop: &Interrupt) -> O
         }
     }
     failure
+}
+
+/// HammerDB's last lines of a build with `loaders` workers (a monitor besides them when
+/// more than one): each virtual user's end, then `ALL VIRTUAL USERS COMPLETE`; or, when the
+/// build failed, virtual user 1's failure. Passes the outcome through.
+pub fn say_build_end<T>(out: &Output, loaders: u32, outcome: Result<T>) -> Result<T> {
+    if outcome.is_err() {
+        out.line("Vuser 1:FINISHED FAILED");
+        return outcome;
+    }
+    let vusers = if loaders <= 1 { 1 } else { loaders + 1 };
+    for n in 1..=vusers {
+        out.line(format!("Vuser {n}:FINISHED SUCCESS"));
+    }
+    out.line("ALL VIRTUAL USERS COMPLETE");
+    outcome
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_build_ends_in_hammerdbs_words() {
+        let out = Output::capture();
+        assert_eq!(say_build_end(&out, 2, Ok(7)).ok(), Some(7));
+        assert_eq!(
+            out.take_captured(),
+            [
+                "Vuser 1:FINISHED SUCCESS",
+                "Vuser 2:FINISHED SUCCESS",
+                "Vuser 3:FINISHED SUCCESS",
+                "ALL VIRTUAL USERS COMPLETE"
+            ]
+        );
+        assert!(say_build_end::<()>(&out, 1, Err(Error::Interrupted)).is_err());
+        assert_eq!(out.take_captured(), ["Vuser 1:FINISHED FAILED"]);
+    }
 }

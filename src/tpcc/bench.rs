@@ -100,18 +100,7 @@ impl Benchmark for Tprocc {
             let summary = support
                 .build(&settings, plan, say, out.clone(), interrupt)
                 .await;
-            let summary = match summary {
-                Ok(s) => s,
-                Err(e) => {
-                    out.line("Vuser 1:FINISHED FAILED");
-                    return Err(e);
-                }
-            };
-            let vusers = if b == 1 { 1 } else { b + 1 };
-            for n in 1..=vusers {
-                out.line(format!("Vuser {n}:FINISHED SUCCESS"));
-            }
-            out.line("ALL VIRTUAL USERS COMPLETE");
+            let summary = crate::bench::loading::say_build_end(&out, b, summary)?;
             let built = Built {
                 scale: ("warehouses", f64::from(w)),
                 rows: summary.rows,

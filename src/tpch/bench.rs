@@ -77,21 +77,10 @@ impl Benchmark for Tproch {
                 ));
             }
             let say = Say::new(out.clone(), 1);
-            let summary = match support
+            let summary = support
                 .build(&settings, plan, say, out.clone(), interrupt)
-                .await
-            {
-                Ok(s) => s,
-                Err(e) => {
-                    out.line("Vuser 1:FINISHED FAILED");
-                    return Err(e);
-                }
-            };
-            let vusers = if b == 1 { 1 } else { b + 1 };
-            for n in 1..=vusers {
-                out.line(format!("Vuser {n}:FINISHED SUCCESS"));
-            }
-            out.line("ALL VIRTUAL USERS COMPLETE");
+                .await;
+            let summary = crate::bench::loading::say_build_end(&out, b, summary)?;
             let built = Built {
                 scale: ("scale_fact", plan.scale_factor),
                 rows: summary.rows,
