@@ -106,6 +106,18 @@ fn build_check_delete(
         )),
         "{text}"
     );
+    // The job records the workload and its loaders, and no warehouses (it has none).
+    let out = common::hammer(f.home.path(), &["jobs", "--json", "list"], "");
+    let listed = common::text(&out.stdout);
+    let list: serde_json::Value = serde_json::from_str(&listed).expect(&listed);
+    let job = list
+        .as_array()
+        .and_then(|jobs| jobs.iter().find(|j| j["kind"] == "build"))
+        .unwrap_or_else(|| panic!("{listed}"));
+    assert_eq!(job["status"], "SUCCESS", "{listed}");
+    assert_eq!(job["vus"], 2, "{listed}");
+    assert!(job["warehouses"].is_null(), "{listed}");
+    assert!(listed.contains("TPROC-H"), "{listed}");
     for (table, n) in SF001 {
         assert_eq!(
             count(&name, &format!("SELECT count(*) FROM {table}")),

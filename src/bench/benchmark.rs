@@ -41,6 +41,10 @@ pub trait Benchmark: Sync {
     /// `host localhost:5432 under user tpcc in database tpcc`.
     fn describe(&self, settings: &Settings) -> String;
 
+    /// A schema job's sizes as the job records them: the build's loaders and, for a workload
+    /// sized in warehouses, the warehouses (`None` for TPROC-H, sized by its scale factor).
+    fn job_sizes(&self, settings: &Settings) -> (u32, Option<u32>);
+
     /// `buildschema` on the current database: says what it builds, builds, says the outcome.
     fn build(
         &self,

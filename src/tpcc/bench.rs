@@ -51,6 +51,11 @@ impl Benchmark for Tprocc {
         support(settings.current()).describe(settings)
     }
 
+    fn job_sizes(&self, settings: &Settings) -> (u32, Option<u32>) {
+        let (w, b) = build_sizes(settings);
+        (b, Some(w))
+    }
+
     fn build(
         &self,
         settings: &Settings,

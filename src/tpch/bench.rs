@@ -46,6 +46,10 @@ impl Benchmark for Tproch {
             .unwrap_or_default()
     }
 
+    fn job_sizes(&self, settings: &Settings) -> (u32, Option<u32>) {
+        (threads(settings, settings.current()), None)
+    }
+
     fn build(
         &self,
         settings: &Settings,
