@@ -36,13 +36,17 @@ fn configured(db: &'static str, test: &str) -> (Fixture, Cleanup) {
     servers.require();
     let mut f = Fixture::new();
     f.ok(&servers.configure());
-    let name = format!("hammer_tph_{test}_{}", std::process::id());
+    let name = format!("hammer_tph_{db}_{test}_{}", std::process::id());
     f.ok(&format!("dbset db {db}"));
     assert_eq!(
         f.ok("dbset bm TPC-H"),
         [format!(
             "Benchmark set to TPC-H for {}",
-            if db == "pg" { "PostgreSQL" } else { "MariaDB" }
+            match db {
+                "pg" => "PostgreSQL",
+                "maria" => "MariaDB",
+                _ => "MySQL",
+            }
         )]
     );
     if db == "pg" {
@@ -265,6 +269,18 @@ fn mariadb_builds_checks_and_deletes_scale_factor_001() {
     let servers = Servers::get();
     build_check_delete(
         "maria",
+        |db, sql| maria_value::<i64>(&servers, db, sql),
+        |db, sql| maria_value::<String>(&servers, db, sql),
+    );
+}
+
+/// The MySQL dialect, against the test MariaDB through the `mysql_*` dictionary over TCP (as
+/// the engine battery runs it).
+#[test]
+fn mysql_dialect_builds_checks_and_deletes_scale_factor_001() {
+    let servers = Servers::get();
+    build_check_delete(
+        "mysql",
         |db, sql| maria_value::<i64>(&servers, db, sql),
         |db, sql| maria_value::<String>(&servers, db, sql),
     );
