@@ -102,13 +102,24 @@ pub enum Error {
         valid: Vec<String>,
     },
 
-    /// `dbset bm` with a benchmark that is not TPROC-C or TPC-C.
-    #[error("Unknown benchmark {name}, choose one from TPROC-C (or its compatible name TPC-C)")]
+    /// `dbset bm` with a benchmark that is not TPROC-C or TPROC-H.
+    #[error("Unknown benchmark {name}, choose one from TPROC-C TPROC-H (or their compatible names TPC-C TPC-H)")]
     UnknownBenchmark { name: String },
 
-    /// `dbset bm` with TPROC-H (or TPC-H), which hammer does not have yet.
-    #[error("{name} is not supported by hammer yet; TPROC-C is")]
-    UnsupportedBenchmark { name: String },
+    /// `loadscript` or `vurun` under TPROC-H: its query driver is not written yet.
+    #[error("TPROC-H runs are not in hammer yet (loadscript, vurun): buildschema, checkschema and deleteschema are")]
+    TprochRunsNotYet,
+
+    /// A workload the current database's engine does not offer.
+    #[error("{workload} is not available on {db} in hammer")]
+    WorkloadUnavailable {
+        workload: &'static str,
+        db: &'static str,
+    },
+
+    /// `datagenrun` under TPROC-H.
+    #[error("TPROC-H data generation (datagenrun) is not in hammer yet: buildschema, checkschema and deleteschema are")]
+    TprochDatagenNotYet,
 
     /// An option of TPROC-H's (`dgset scale_fact`).
     #[error("{option} belongs to TPROC-H, which hammer does not support yet")]

@@ -20,6 +20,7 @@ pub mod shell;
 pub mod sqlfile;
 pub mod task;
 pub mod tpcc;
+pub mod tpch;
 pub mod txcount;
 pub mod vu;
 

@@ -146,9 +146,14 @@ fn bad_input_is_explained_and_changes_nothing() {
     let e = f.err("librarycheck now");
     assert!(e.contains("Usage: librarycheck"), "{e}");
     // Unknown dictionary and key.
+    let e = f.err("diset tpcx pg_count_ware 4");
+    assert!(
+        e.contains("Dictionary \"tpcx\" for PostgreSQL does not exist"),
+        "{e}"
+    );
     let e = f.err("diset tpch pg_count_ware 4");
     assert!(
-        e.contains("Dictionary \"tpch\" for PostgreSQL does not exist"),
+        e.contains("key \"pg_count_ware\" is in the \"tpcc\" dictionary"),
         "{e}"
     );
     let e = f.err("diset tpcc pg_count_wae 4");
@@ -213,8 +218,15 @@ fn bad_input_is_explained_and_changes_nothing() {
         e.contains("Unknown prefix sqlite, choose one from pg maria mysql"),
         "{e}"
     );
-    let e = f.err("dbset bm TPROC-H");
-    assert!(e.contains("not supported by hammer yet"), "{e}");
+    assert_eq!(
+        f.ok("dbset bm TPROC-H"),
+        ["Benchmark set to TPROC-H for PostgreSQL"]
+    );
+    let e = f.err("loadscript");
+    assert!(e.contains("TPROC-H runs are not in hammer yet"), "{e}");
+    let e = f.err("vurun");
+    assert!(e.contains("TPROC-H runs are not in hammer yet"), "{e}");
+    f.ok("dbset bm TPC-C");
     let e = f.err("dbset bm TPC-X");
     assert!(e.contains("Unknown benchmark TPC-X"), "{e}");
     assert_eq!(f.ok("print db")[0], "Database PostgreSQL set.");
@@ -340,7 +352,7 @@ fn completion_follows_the_command_and_the_current_database() {
     assert_eq!(completions(&s, "print d").1, ["datagen", "db", "dict"]);
     assert_eq!(completions(&s, "dbset ").1, ["bm", "db"]);
     assert_eq!(completions(&s, "dbset db m").1, ["maria", "mysql"]);
-    assert_eq!(completions(&s, "diset ").1, ["connection", "tpcc"]);
+    assert_eq!(completions(&s, "diset ").1, ["connection", "tpcc", "tpch"]);
     assert_eq!(completions(&s, "diset tpcc pg_count").1, ["pg_count_ware"]);
     assert_eq!(
         completions(&s, "diset connection pg_").1,

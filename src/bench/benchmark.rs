@@ -41,6 +41,10 @@ pub trait Benchmark: Sync {
     /// `host localhost:5432 under user tpcc in database tpcc`.
     fn describe(&self, settings: &Settings) -> String;
 
+    /// A schema job's sizes as the job records them: the build's loaders and, for a workload
+    /// sized in warehouses, the warehouses (`None` for TPROC-H, sized by its scale factor).
+    fn job_sizes(&self, settings: &Settings) -> (u32, Option<u32>);
+
     /// `buildschema` on the current database: says what it builds, builds, says the outcome.
     fn build(
         &self,
@@ -59,8 +63,9 @@ pub trait Benchmark: Sync {
     /// `datagenrun` into `dir` (an existing, writable directory): the rows written.
     fn generate(&self, settings: &Settings, dir: &Path) -> Result<Generation>;
 
-    /// `loadscript`: the run's options from the current database's dictionary.
-    fn options(&self, settings: &Settings) -> Box<dyn WorkloadOptions>;
+    /// `loadscript`: the run's options from the current database's dictionary, or why this
+    /// workload cannot run yet.
+    fn options(&self, settings: &Settings) -> Result<Box<dyn WorkloadOptions>>;
 
     /// `vurun` of a script loaded with [`Self::options`]; refuses a script of another
     /// workload.
@@ -76,8 +81,9 @@ pub trait Benchmark: Sync {
 /// What `buildschema` made, as its value shows it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Built {
-    /// The size the schema was built to, as its key names it: `("warehouses", 4)`.
-    pub scale: (&'static str, u32),
+    /// The size the schema was built to, as its key names it: `("warehouses", 4.0)`,
+    /// `("scale_fact", 0.01)`.
+    pub scale: (&'static str, f64),
     pub rows: u64,
     pub elapsed: Duration,
     pub bytes_on_disk: u64,

@@ -2,7 +2,7 @@
 //! the benchmark `dbset bm` chose; nothing else matches on a benchmark's name to pick code.
 //! [`benchmark`] holds the contract a workload keeps with the session ([`Benchmark`]).
 //!
-//! Adding a workload (TPROC-H next):
+//! Adding a workload (TPROC-H, in `src/tpch/`, is the second):
 //! 1. a folder `src/<workload>/` with its rules (data, generator, inputs, result text), the
 //!    trait an engine offers it (as `tpcc::support::Support`, with a `Family` the engine
 //!    families implement once), and its [`Benchmark`] (as `tpcc::bench`), whose options are a
@@ -15,6 +15,7 @@
 //!    engine battery (`tests/engines.rs`).
 
 pub mod benchmark;
+pub mod loading;
 
 pub use benchmark::{Benchmark, Built, Check};
 
@@ -26,14 +27,12 @@ pub fn of(settings: &Settings) -> Result<&'static dyn Benchmark> {
     named(settings.generic.get("bm"))
 }
 
-/// The benchmark called `name` (`TPROC-C`, or its compatible name `TPC-C`, in any case): the
-/// only place a benchmark's name picks its code.
+/// The benchmark called `name` (`TPROC-C`, `TPROC-H`, or their compatible names `TPC-C`,
+/// `TPC-H`, in any case): the only place a benchmark's name picks its code.
 pub fn named(name: &str) -> Result<&'static dyn Benchmark> {
     match name.to_ascii_uppercase().as_str() {
         "TPROC-C" | "TPC-C" => Ok(&crate::tpcc::bench::TPROC_C),
-        "TPROC-H" | "TPC-H" => Err(Error::UnsupportedBenchmark {
-            name: name.to_ascii_uppercase(),
-        }),
+        "TPROC-H" | "TPC-H" => Ok(&crate::tpch::bench::TPROC_H),
         _ => Err(Error::UnknownBenchmark {
             name: name.to_string(),
         }),
@@ -58,19 +57,34 @@ mod tests {
     }
 
     #[test]
-    fn tproc_h_is_refused_with_its_message() {
-        for (name, shown) in [("TPROC-H", "TPROC-H"), ("tpc-h", "TPC-H")] {
-            let e = named(name).map(|b| b.name()).unwrap_err();
-            assert_eq!(
-                e.to_string(),
-                format!("{shown} is not supported by hammer yet; TPROC-C is"),
-                "{name}"
-            );
+    fn tproc_h_is_chosen_by_either_name_and_others_are_refused() {
+        for name in ["TPROC-H", "tpc-h", "Tproc-H"] {
+            let bm = named(name).expect(name);
+            assert_eq!((bm.name(), bm.dictionary()), ("TPROC-H", "tpch"), "{name}");
         }
         let e = named("TPC-X").map(|b| b.name()).unwrap_err();
         assert_eq!(
             e.to_string(),
-            "Unknown benchmark TPC-X, choose one from TPROC-C (or its compatible name TPC-C)"
+            "Unknown benchmark TPC-X, choose one from TPROC-C TPROC-H (or their compatible names TPC-C TPC-H)"
+        );
+    }
+
+    #[test]
+    fn tproc_h_runs_and_data_generation_are_refused_honestly() {
+        let mut s = Settings::defaults();
+        s.set(crate::config::Target::Generic, "benchmark", "bm", "TPC-H")
+            .unwrap();
+        let bm = of(&s).unwrap();
+        let e = bm.options(&s).map(|_| ()).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "TPROC-H runs are not in hammer yet (loadscript, vurun): buildschema, checkschema and deleteschema are"
+        );
+        let dir = std::env::temp_dir();
+        let e = bm.generate(&s, &dir).map(|_| ()).unwrap_err().to_string();
+        assert!(
+            e.starts_with("TPROC-H data generation (datagenrun) is not in hammer yet"),
+            "{e}"
         );
     }
 }

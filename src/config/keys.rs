@@ -31,13 +31,94 @@ const WAREHOUSES: Kind = Kind::Int {
     max: 100_000,
 };
 const BUILD_VUS: Kind = Kind::Int { min: 1, max: 1024 };
+/// TPROC-H's scale factors: HammerDB's, then the small ones hammer adds for tests.
+pub const TPCH_SCALE_FACTORS: &[&str] = &[
+    "1", "10", "30", "100", "300", "1000", "3000", "10000", "30000", "100000", "0.01", "0.1",
+];
+const SCALE_FACT: Kind = Kind::Choice(TPCH_SCALE_FACTORS);
+const TPCH_THREADS: Kind = Kind::Int { min: 1, max: 1024 };
 
-/// The keys of one database's `connection` and `tpcc` sections.
+/// The keys of one database's `connection`, `tpcc` and `tpch` sections.
 pub fn database_keys(db: Database) -> Vec<KeySpec> {
-    match db {
+    let mut keys = match db {
         Database::Pg => pg_keys(),
         Database::Maria | Database::Mysql => mysql_family_keys(db),
+    };
+    keys.extend(tpch_keys(db));
+    keys
+}
+
+/// The `tpch` section: TPROC-H's build keys, then its driver's, with HammerDB's defaults.
+fn tpch_keys(db: Database) -> Vec<KeySpec> {
+    let p = db.prefix();
+    let t = |k: &str, d: &str, kind| KeySpec::new("tpch", format!("{p}_{k}"), d, kind);
+    let mut keys = vec![t("scale_fact", "1", SCALE_FACT)];
+    match db {
+        Database::Pg => keys.extend([
+            t("tpch_superuser", "postgres", Kind::Name),
+            t("tpch_superuserpass", "postgres", Kind::Secret),
+            t("tpch_defaultdbase", "postgres", Kind::Name),
+            t("tpch_user", "tpch", Kind::Name),
+            t("tpch_pass", "tpch", Kind::Secret),
+            t("tpch_dbase", "tpch", Kind::Name),
+            t("num_tpch_threads", "1", TPCH_THREADS),
+        ]),
+        Database::Maria | Database::Mysql => keys.extend([
+            t("tpch_user", "root", Kind::Name),
+            t(
+                "tpch_pass",
+                if db == Database::Maria {
+                    "maria"
+                } else {
+                    "mysql"
+                },
+                Kind::Secret,
+            ),
+            t("tpch_dbase", "tpch", Kind::Name),
+            t("num_tpch_threads", "1", TPCH_THREADS),
+            t("tpch_storage_engine", "innodb", Kind::Name),
+        ]),
     }
+    keys.extend([
+        t(
+            "total_querysets",
+            "1",
+            Kind::Int {
+                min: 1,
+                max: 100_000,
+            },
+        ),
+        t("raise_query_error", "false", Kind::Bool),
+        t("verbose", "false", Kind::Bool),
+        t("refresh_on", "false", Kind::Bool),
+    ]);
+    if db == Database::Pg {
+        keys.push(t(
+            "degree_of_parallel",
+            "2",
+            Kind::Int { min: 1, max: 1024 },
+        ));
+    }
+    keys.extend([
+        t(
+            "update_sets",
+            "1",
+            Kind::Int {
+                min: 1,
+                max: 100_000,
+            },
+        ),
+        t(
+            "trickle_refresh",
+            "1000",
+            Kind::Int {
+                min: 0,
+                max: 3_600_000,
+            },
+        ),
+        t("refresh_verbose", "false", Kind::Bool),
+    ]);
+    keys
 }
 
 fn pg_keys() -> Vec<KeySpec> {
@@ -186,7 +267,12 @@ pub fn generic_keys() -> Vec<KeySpec> {
             "PostgreSQL",
             Kind::Choice(&["PostgreSQL", "MariaDB", "MySQL"]),
         ),
-        k("benchmark", "bm", "TPC-C", Kind::Choice(&["TPC-C"])),
+        k(
+            "benchmark",
+            "bm",
+            "TPC-C",
+            Kind::Choice(&["TPC-C", "TPC-H"]),
+        ),
         k(
             "benchmark",
             "first_result",
@@ -295,8 +381,101 @@ pub fn unused_key(key: &str) -> Option<&'static str> {
         "profiler" | "xt_unique_log_name" | "xt_gather_timeout" | "xt_job_storage"
         | "xt_reservoir" => "hammer records every transaction's latency in HDR histograms",
         "ws_port" | "submit_url" | "hostname" | "id" => "hammer has no web service or replica mode",
-        "gen_scale_fact" => "hammer has no TPROC-H workload yet",
+        "gen_scale_fact" => "hammer has no TPROC-H data generation yet",
+        "pg_tpch_tspace" => "hammer builds TPROC-H in the database's default tablespace",
+        "pg_tpch_gpcompat" | "pg_tpch_gpcompress" => "hammer does not support Greenplum",
+        "pg_rs_compat" => "hammer does not support Redshift",
+        "pg_cloud_query" | "maria_cloud_query" | "mysql_cloud_query" => {
+            "hammer has no cloud analytic query set"
+        }
+        "mysql_tpch_obcompat" | "mysql_ob_tenant_name" | "mysql_ob_partition_num" => {
+            "hammer does not support OceanBase"
+        }
         _ => return None,
     };
     Some(why)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Settings, Target};
+    use super::*;
+
+    #[test]
+    fn every_database_has_a_tpch_dictionary_with_hammerdbs_defaults() {
+        let s = Settings::defaults();
+        let pg = s.db(Database::Pg);
+        for (k, v) in [
+            ("pg_scale_fact", "1"),
+            ("pg_tpch_superuser", "postgres"),
+            ("pg_tpch_defaultdbase", "postgres"),
+            ("pg_tpch_user", "tpch"),
+            ("pg_tpch_dbase", "tpch"),
+            ("pg_num_tpch_threads", "1"),
+            ("pg_total_querysets", "1"),
+            ("pg_raise_query_error", "false"),
+            ("pg_verbose", "false"),
+            ("pg_refresh_on", "false"),
+            ("pg_update_sets", "1"),
+            ("pg_trickle_refresh", "1000"),
+            ("pg_refresh_verbose", "false"),
+            ("pg_degree_of_parallel", "2"),
+        ] {
+            assert_eq!(pg.get(k), v, "{k}");
+        }
+        assert!(pg.sections().contains(&"tpch"));
+        for (db, pass) in [(Database::Maria, "maria"), (Database::Mysql, "mysql")] {
+            let d = s.db(db);
+            let p = db.prefix();
+            for (k, v) in [
+                ("scale_fact", "1"),
+                ("tpch_user", "root"),
+                ("tpch_pass", pass),
+                ("tpch_dbase", "tpch"),
+                ("num_tpch_threads", "1"),
+                ("tpch_storage_engine", "innodb"),
+                ("total_querysets", "1"),
+                ("refresh_on", "false"),
+                ("update_sets", "1"),
+                ("trickle_refresh", "1000"),
+                ("refresh_verbose", "false"),
+            ] {
+                assert_eq!(d.get(&format!("{p}_{k}")), v, "{p}_{k}");
+            }
+        }
+    }
+
+    #[test]
+    fn scale_factors_are_hammerdbs_and_the_small_test_ones() {
+        let mut s = Settings::defaults();
+        let pg = Target::Db(Database::Pg);
+        for sf in ["0.01", "0.1", "1", "10", "30", "100000"] {
+            s.set(pg, "tpch", "pg_scale_fact", sf).unwrap();
+            assert_eq!(s.db(Database::Pg).get("pg_scale_fact"), sf);
+        }
+        let e = s
+            .set(pg, "tpch", "pg_scale_fact", "2")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("Value 2 for tpch:pg_scale_fact is not valid")
+                && e.contains("one of 1|10|30|100|300|1000|3000|10000|30000|100000|0.01|0.1"),
+            "{e}"
+        );
+        let maria = Target::Db(Database::Maria);
+        let e = s
+            .set(maria, "tpch", "maria_num_tpch_threads", "0")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("Value 0 for tpch:maria_num_tpch_threads is not valid")
+                && e.contains("an integer from 1 to 1024"),
+            "{e}"
+        );
+        let e = s
+            .set(pg, "tpch", "pg_tpch_gpcompat", "true")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("hammer does not support Greenplum"), "{e}");
+    }
 }

@@ -70,6 +70,12 @@ pub trait Engine: Sync {
 
     /// What TPROC-C needs of this database (build, check, delete, run).
     fn tpcc(&self) -> &dyn Support;
+
+    /// What TPROC-H needs of this database (build, check, delete); `None` for an engine
+    /// without it.
+    fn tpch(&self) -> Option<&dyn crate::tpch::support::Support> {
+        None
+    }
 }
 
 /// Rows as text, `None` for NULL.

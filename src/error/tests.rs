@@ -129,6 +129,23 @@ fn named_variants_print_the_old_sentences() {
              dgset directory",
         ),
         (
+            Error::WorkloadUnavailable {
+                workload: "TPROC-H",
+                db: "MySQL",
+            },
+            "TPROC-H is not available on MySQL in hammer",
+        ),
+        (
+            Error::TprochRunsNotYet,
+            "TPROC-H runs are not in hammer yet (loadscript, vurun): buildschema, checkschema \
+             and deleteschema are",
+        ),
+        (
+            Error::TprochDatagenNotYet,
+            "TPROC-H data generation (datagenrun) is not in hammer yet: buildschema, \
+             checkschema and deleteschema are",
+        ),
+        (
             Error::TprochOption {
                 option: "scale_fact".into(),
             },

@@ -350,18 +350,22 @@ pub fn snapshot(settings: &Settings, db: Database) -> serde_json::Value {
 
 impl Spec {
     /// `buildschema`, `checkschema`, `deleteschema` of `workload` on the current database.
-    pub fn schema(kind: Kind, settings: &Settings, workload: &str) -> Spec {
+    /// `sizes`: the build's loaders and, for a workload sized in warehouses, the warehouses.
+    pub fn schema(
+        kind: Kind,
+        settings: &Settings,
+        workload: &str,
+        (vus, warehouses): (u32, Option<u32>),
+    ) -> Spec {
         let db = settings.current();
-        let d = settings.db(db);
-        let p = db.prefix();
         Spec {
             kind,
             profile: Profile {
                 db: db.name().into(),
                 workload: workload.into(),
                 mode: String::new(),
-                vus: Some(d.get_i64(&format!("{p}_num_vu")) as u32),
-                warehouses: Some(d.get_i64(&format!("{p}_count_ware")) as u32),
+                vus: Some(vus),
+                warehouses,
             },
             settings: snapshot(settings, db),
         }
@@ -647,7 +651,7 @@ mod tests {
         let mut rec = Recorder::new(&settings, Some(home.path()));
         let out = Output::capture();
         let id = rec.begin(
-            Spec::schema(Kind::Check, &settings, "TPROC-C"),
+            Spec::schema(Kind::Check, &settings, "TPROC-C", (1, Some(1))),
             Database::Pg,
             &settings,
             &out,

@@ -57,7 +57,14 @@ impl Session {
     }
 
     fn set_benchmark(&mut self, name: &str) -> Result<Dynamic> {
-        crate::bench::named(name)?;
+        let bm = crate::bench::named(name)?;
+        // Kept under HammerDB's compatible name (`TPC-C`, `TPC-H`), as its settings keep it.
+        let stored = bm.name().replace("TPROC-", "TPC-");
+        if self.settings.generic.get("bm") != stored {
+            self.settings
+                .set(Target::Generic, "benchmark", "bm", &stored)?;
+            self.persist();
+        }
         self.out.line(format!(
             "Benchmark set to {} for {}",
             name.to_ascii_uppercase(),

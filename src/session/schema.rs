@@ -35,6 +35,7 @@ impl Session {
             JobKind::Build,
             &self.settings,
             bm.name(),
+            bm.job_sizes(&self.settings),
         ));
         // Not `block_on`: the build sees Ctrl-C itself, stops its loaders between chunks
         // and reports what it loaded.
@@ -54,6 +55,7 @@ impl Session {
             JobKind::Check,
             &self.settings,
             bm.name(),
+            bm.job_sizes(&self.settings),
         ));
         let checks = self.block_on(work)??;
         Ok(values::checks_map(&checks).into())
@@ -71,6 +73,7 @@ impl Session {
             JobKind::Delete,
             &self.settings,
             bm.name(),
+            bm.job_sizes(&self.settings),
         ));
         let dropped = self.block_on(work)??;
         Ok(values::lines(dropped).into())

@@ -191,7 +191,14 @@ fn stat_map(min: f64, avg: f64, max: f64) -> Map {
 pub(super) fn build_map(built: &crate::bench::Built) -> Map {
     let mut m = Map::new();
     m.insert("ok".into(), true.into());
-    m.insert(built.scale.0.into(), (built.scale.1 as i64).into());
+    // A whole size (warehouses, scale factor 10) is an integer, a fraction (0.01) a float.
+    let size = built.scale.1;
+    let size: rhai::Dynamic = if size.fract() == 0.0 {
+        (size as i64).into()
+    } else {
+        size.into()
+    };
+    m.insert(built.scale.0.into(), size);
     m.insert("rows".into(), (built.rows as i64).into());
     m.insert("seconds".into(), built.elapsed.as_secs_f64().into());
     m.insert("rows_per_second".into(), built.rows_per_second().into());

@@ -17,7 +17,7 @@ impl Session {
     pub fn loadscript(&mut self, _args: &[String]) -> Result<Dynamic> {
         self.vu.custom = None;
         let bm = crate::bench::of(&self.settings)?;
-        let (schema, options) = (bm.describe(&self.settings), bm.options(&self.settings));
+        let (schema, options) = (bm.describe(&self.settings), bm.options(&self.settings)?);
         self.vu.script = Some(crate::vu::Script::with_options(
             &self.settings,
             schema,

@@ -51,6 +51,11 @@ impl Benchmark for Tprocc {
         support(settings.current()).describe(settings)
     }
 
+    fn job_sizes(&self, settings: &Settings) -> (u32, Option<u32>) {
+        let (w, b) = build_sizes(settings);
+        (b, Some(w))
+    }
+
     fn build(
         &self,
         settings: &Settings,
@@ -100,20 +105,9 @@ impl Benchmark for Tprocc {
             let summary = support
                 .build(&settings, plan, say, out.clone(), interrupt)
                 .await;
-            let summary = match summary {
-                Ok(s) => s,
-                Err(e) => {
-                    out.line("Vuser 1:FINISHED FAILED");
-                    return Err(e);
-                }
-            };
-            let vusers = if b == 1 { 1 } else { b + 1 };
-            for n in 1..=vusers {
-                out.line(format!("Vuser {n}:FINISHED SUCCESS"));
-            }
-            out.line("ALL VIRTUAL USERS COMPLETE");
+            let summary = crate::bench::loading::say_build_end(&out, b, summary)?;
             let built = Built {
-                scale: ("warehouses", w),
+                scale: ("warehouses", f64::from(w)),
                 rows: summary.rows,
                 elapsed: summary.elapsed,
                 bytes_on_disk: summary.bytes_on_disk,
@@ -208,9 +202,9 @@ impl Benchmark for Tprocc {
         }))
     }
 
-    fn options(&self, settings: &Settings) -> Box<dyn WorkloadOptions> {
+    fn options(&self, settings: &Settings) -> Result<Box<dyn WorkloadOptions>> {
         let routines = support(settings.current()).routines(settings);
-        Box::new(Options::load(settings, routines))
+        Ok(Box::new(Options::load(settings, routines)))
     }
 
     fn run(

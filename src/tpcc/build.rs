@@ -13,12 +13,12 @@ use std::time::{Duration, Instant};
 
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
-use tokio::sync::mpsc;
 
 use super::schema::{Loader, Say, SchemaDb};
 use super::{
     Constants, Format, Generator, Table, CUSTOMERS_PER_D, DISTRICTS_PER_W, ITEMS, STOCK_PER_W,
 };
+use crate::bench::loading::{build_stop, join_loaders, load_stream};
 use crate::error::{Error, Result};
 use crate::interrupt::Interrupt;
 use crate::output::Output;
@@ -26,8 +26,6 @@ use crate::progress::{Mode, PartSpec, Reporter, Tracker};
 
 /// Rows per STOCK and ITEM chunk: a few MB of text.
 const CHUNK_ROWS: u32 = 10_000;
-/// Reconnection attempts after a lost connection, with doubling waits from one second.
-const RETRIES: u32 = 6;
 
 /// What to build: warehouses and loading workers (`*_count_ware`, `*_num_vu`).
 #[derive(Debug, Clone, Copy)]
@@ -107,9 +105,34 @@ pub fn load_time_now() -> String {
 }
 
 /// One piece of a worker's output: a message to print when loading reaches it, or rows.
-enum Piece {
-    Say(String),
-    Rows(Table, Vec<u8>, u64),
+type Piece = crate::bench::loading::Piece<Table>;
+
+/// TPROC-C's loading sessions on `D`, for the shared loading machinery.
+struct Sessions<D>(Arc<D>);
+
+impl<D: SchemaDb> crate::bench::loading::Sessions for Sessions<D> {
+    type Table = Table;
+    type Session = D::Loader;
+
+    fn table_name(table: Table) -> &'static str {
+        table.name()
+    }
+
+    async fn open(&self) -> Result<D::Loader> {
+        self.0.loader().await
+    }
+
+    fn load<'a>(
+        session: &'a mut D::Loader,
+        table: Table,
+        rows: &'a [u8],
+    ) -> impl std::future::Future<Output = Result<()>> + Send + 'a {
+        session.load(table, rows)
+    }
+
+    async fn close(session: D::Loader) {
+        session.close().await
+    }
 }
 
 /// Generates warehouse data in HammerDB's order: per warehouse its row, STOCK and DISTRICT;
@@ -200,94 +223,6 @@ fn generate_items(gen: &mut Generator, mut emit: impl FnMut(Piece) -> bool) -> b
 /// A generation job: feeds pieces to its sink until done (true) or told to stop (false).
 type Job<'a> = Box<dyn FnOnce(&mut dyn FnMut(Piece) -> bool) -> bool + Send + 'a>;
 
-/// Loads what one generator produces over one connection, retrying a chunk after a lost
-/// connection. Runs the generator on a blocking thread, two chunks ahead.
-async fn load_stream<D: SchemaDb>(
-    db: Arc<D>,
-    say: Say,
-    (progress, part): (Arc<Tracker>, usize),
-    interrupt: Interrupt,
-    generate: impl FnOnce(&mut dyn FnMut(Piece) -> bool) -> bool + Send + 'static,
-) -> Result<()> {
-    let (tx, mut rx) = mpsc::channel::<Piece>(2);
-    let producer = tokio::task::spawn_blocking(move || {
-        let mut emit = |p: Piece| tx.blocking_send(p).is_ok();
-        generate(&mut emit)
-    });
-    let mut loader: Option<D::Loader> = None;
-    let mut result = Ok(());
-    while let Some(piece) = rx.recv().await {
-        if interrupt.is_set() {
-            result = Err(Error::Interrupted);
-            break;
-        }
-        match piece {
-            Piece::Say(text) => say.line(text),
-            Piece::Rows(table, rows, n) => {
-                if let Err(e) =
-                    load_with_retry(&*db, &mut loader, table, &rows, &say, &interrupt).await
-                {
-                    result = Err(e);
-                    break;
-                }
-                progress.add(part, n);
-            }
-        }
-    }
-    // Dropping the receiver makes the generator's next send fail, so it stops.
-    drop(rx);
-    if matches!(producer.await, Ok(true)) && result.is_ok() {
-        progress.finish(part);
-    }
-    if let Some(l) = loader {
-        l.close().await;
-    }
-    result
-}
-
-async fn load_with_retry<D: SchemaDb>(
-    db: &D,
-    loader: &mut Option<D::Loader>,
-    table: Table,
-    rows: &[u8],
-    say: &Say,
-    interrupt: &Interrupt,
-) -> Result<()> {
-    let mut attempt = 0;
-    loop {
-        let outcome = match loader {
-            Some(l) => l.load(table, rows).await,
-            None => match db.loader().await {
-                Ok(l) => {
-                    *loader = Some(l);
-                    continue;
-                }
-                Err(e) => Err(e),
-            },
-        };
-        match outcome {
-            Ok(()) => return Ok(()),
-            Err(e) if e.is_connection_loss() && attempt < RETRIES => {
-                attempt += 1;
-                let wait = Duration::from_secs(1 << (attempt - 1));
-                say.line(format!(
-                    "{e}; loading {} again on a new connection in {} s (attempt {attempt} of {RETRIES})",
-                    table.name(),
-                    wait.as_secs()
-                ));
-                if let Some(l) = loader.take() {
-                    l.close().await;
-                }
-                tokio::select! {
-                    _ = tokio::time::sleep(wait) => {}
-                    _ = interrupt.wait() => return Err(Error::Interrupted),
-                }
-            }
-            Err(e) => return Err(e),
-        }
-    }
-}
-
 /// Builds the schema: create, load ITEM and the warehouses in parallel, finish, measure.
 pub async fn build<D: SchemaDb>(
     db: Arc<D>,
@@ -298,17 +233,8 @@ pub async fn build<D: SchemaDb>(
 ) -> Result<Summary> {
     let started = Instant::now();
     db.create(plan.warehouses, &say).await?;
-    // Loaders stop on Ctrl-C or when one of them fails; the latter must not look like a
-    // Ctrl-C to the rest of the session, hence a flag of the build's own.
-    let stop = Interrupt::default();
-    let forward = {
-        let stop = stop.clone();
-        tokio::spawn(async move {
-            interrupt.wait().await;
-            stop.fire();
-        })
-    };
-    let interrupt = stop;
+    let (interrupt, forward) = build_stop(interrupt);
+    let sessions = Arc::new(Sessions(db.clone()));
     let mut seed = SmallRng::from_os_rng();
     let constants = Constants::for_load(&mut seed);
     let load_time = load_time_now();
@@ -328,7 +254,7 @@ pub async fn build<D: SchemaDb>(
         let mut gen = new_gen(&mut seed);
         let say = say.clone();
         tasks.spawn(load_stream(
-            db.clone(),
+            sessions.clone(),
             say.clone(),
             (progress.clone(), 0),
             interrupt.clone(),
@@ -353,7 +279,7 @@ pub async fn build<D: SchemaDb>(
         ));
         let mut gen = new_gen(&mut seed);
         tasks.spawn(load_stream(
-            db.clone(),
+            sessions.clone(),
             wsay.clone(),
             (progress.clone(), i + 1),
             interrupt.clone(),
@@ -366,22 +292,7 @@ pub async fn build<D: SchemaDb>(
     if workers > 1 {
         say.line("Monitoring Workers...");
     }
-    let mut failure: Option<Error> = None;
-    while let Some(joined) = tasks.join_next().await {
-        let outcome = joined.unwrap_or_else(|why| {
-            Err(Error::TaskFailed {
-                task: "a loader",
-                why,
-            })
-        });
-        if let Err(e) = outcome {
-            if failure.is_none() {
-                // Stop the other loaders between chunks.
-                interrupt.fire();
-                failure = Some(e);
-            }
-        }
-    }
+    let failure = join_loaders(tasks, &interrupt).await;
     reporter.finish();
     forward.abort();
     if let Some(e) = failure {

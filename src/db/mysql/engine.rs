@@ -148,6 +148,22 @@ impl Engine for Mysql {
     fn tpcc(&self) -> &dyn Support {
         self
     }
+
+    fn tpch(&self) -> Option<&dyn crate::tpch::support::Support> {
+        Some(self)
+    }
+}
+
+impl crate::tpch::support::Family for Mysql {
+    type Schema = crate::db::mysql::schema::tpch::MyTpch;
+
+    fn tpch_schema(&self, settings: &Settings) -> Self::Schema {
+        crate::db::mysql::schema::tpch::MyTpch::new(settings, self.db)
+    }
+
+    fn tpch_dbname(&self, settings: &Settings) -> String {
+        self.tpch_schema(settings).dbname().to_string()
+    }
 }
 
 impl Family for Mysql {

@@ -62,6 +62,12 @@ impl std::fmt::Debug for MyTarget {
 impl MyTarget {
     /// The configured user with no database selected: reaches a server whose schema is not built.
     pub fn server(settings: &Settings, db: Database) -> Self {
+        Self::login(settings, db, "user", "pass")
+    }
+
+    /// As [`MyTarget::server`], logging in with the keys `{prefix}_{user}` and
+    /// `{prefix}_{pass}` (`maria_tpch_user`, `maria_tpch_pass` for TPROC-H).
+    pub fn login(settings: &Settings, db: Database, user: &str, pass: &str) -> Self {
         let d = settings.db(db);
         let p = db.prefix();
         let k = |key: &str| d.get(&format!("{p}_{key}")).to_string();
@@ -76,7 +82,7 @@ impl MyTarget {
             && socket_key != "null"
             && Path::new(&socket_key).exists())
         .then(|| PathBuf::from(&socket_key));
-        let pass = k("pass");
+        let pass = k(pass);
         // MariaDB's dictionary treats the password `null` as "no password"; MySQL's does not.
         let password = if db == Database::Maria && pass == "null" {
             None
@@ -99,7 +105,7 @@ impl MyTarget {
             host,
             port: d.get_i64(&format!("{p}_port")) as u16,
             socket,
-            user: k("user"),
+            user: k(user),
             password,
             dbname: None,
             tls,

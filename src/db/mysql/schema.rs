@@ -11,6 +11,7 @@
 mod check;
 mod load;
 mod queries;
+pub mod tpch;
 
 use std::sync::atomic::{AtomicBool, AtomicU8};
 use std::sync::{Arc, Mutex};
@@ -47,6 +48,10 @@ pub struct MySchema {
     /// Loads with INSERTs even where `LOAD DATA LOCAL` works (tests, measurements).
     force_insert: bool,
     shared: Arc<Shared>,
+    /// The workload whose schema this is, in messages: `TPROC-C`.
+    workload: &'static str,
+    /// What the workload's keys have after the prefix: `tpch_` for `maria_tpch_dbase`.
+    keys: &'static str,
 }
 
 impl MySchema {
@@ -68,6 +73,8 @@ impl MySchema {
                 said: AtomicBool::new(false),
                 say: Mutex::new(None),
             }),
+            workload: crate::tpcc::options::NAME,
+            keys: "",
         }
     }
 
@@ -89,7 +96,7 @@ impl MySchema {
     }
 
     fn key(&self, name: &str) -> String {
-        format!("{}_{name}", self.db.prefix())
+        format!("{}_{}{name}", self.db.prefix(), self.keys)
     }
 
     /// A failed statement as an error naming the server and user (never the password).
@@ -159,7 +166,12 @@ impl MySchema {
             return Err(e);
         }
 
-        // Say now, before loading starts, how the rows will travel.
+        self.choose_method(conn).await
+    }
+
+    /// Says now, before loading starts, how the rows will travel: `LOAD DATA LOCAL` where
+    /// the server allows it, else INSERTs.
+    async fn choose_method(&self, conn: &mut Wire) -> Result<()> {
         let method = if self.force_insert {
             LoadMethod::Insert
         } else {
@@ -417,7 +429,10 @@ impl MySchema {
                 ))
             }
         }
-        let line = format!("{db} TPROC-C Schema has been deleted successfully.");
+        let line = format!(
+            "{db} {} Schema has been deleted successfully.",
+            self.workload
+        );
         say.line(&line);
         Ok(vec![line])
     }

@@ -179,6 +179,22 @@ impl Engine for Postgres {
     fn tpcc(&self) -> &dyn Support {
         self
     }
+
+    fn tpch(&self) -> Option<&dyn crate::tpch::support::Support> {
+        Some(self)
+    }
+}
+
+impl crate::tpch::support::Family for Postgres {
+    type Schema = crate::db::postgres::schema::tpch::PgTpch;
+
+    fn tpch_schema(&self, settings: &Settings) -> Self::Schema {
+        crate::db::postgres::schema::tpch::PgTpch::new(settings, self.db)
+    }
+
+    fn tpch_dbname(&self, settings: &Settings) -> String {
+        self.tpch_schema(settings).dbname().to_string()
+    }
 }
 
 impl Family for Postgres {

@@ -8,6 +8,7 @@
 
 mod check;
 mod statements;
+pub mod tpch;
 
 use bytes::Bytes;
 use futures_util::SinkExt;
@@ -18,6 +19,7 @@ use self::statements::{
 };
 use crate::config::{Database, Settings};
 use crate::db::postgres::{classify, connect, PgConn, PgTarget};
+use crate::db::TableRef;
 use crate::error::{Creatable, Error, Result};
 use crate::fault::{DbError, Failure, Peer};
 use crate::sqlfile;
@@ -52,6 +54,10 @@ pub struct PgSchema {
     tablespace: String,
     partition: bool,
     procedures: bool,
+    /// The workload whose schema this is, in messages: `TPROC-C`.
+    workload: &'static str,
+    /// What the workload's login keys have after the prefix: `tpch_` for `pg_tpch_user`.
+    keys: &'static str,
 }
 
 impl PgSchema {
@@ -67,12 +73,14 @@ impl PgSchema {
             tablespace: d.get(&format!("{p}_tspace")).to_string(),
             partition: d.get_bool(&format!("{p}_partition")),
             procedures: d.get_bool(&format!("{p}_storedprocs")),
+            workload: crate::tpcc::options::NAME,
+            keys: "",
         }
     }
 
     /// A dictionary key of this engine: `pg_superuser` for `superuser`.
     fn key(&self, name: &str) -> String {
-        format!("{}_{name}", self.db.prefix())
+        format!("{}_{}{name}", self.db.prefix(), self.keys)
     }
 
     fn db(&self) -> &str {
@@ -345,6 +353,25 @@ impl PgSchema {
     }
 }
 
+impl PgSchema {
+    /// The role and the database, made or re-used as the superuser (nothing else): what
+    /// every workload's schema needs first.
+    async fn make_owner(&self, say: &Say) -> Result<()> {
+        let conn = connect(&self.admin).await?;
+        let peer = self.admin.peer();
+        say.line(format!("CREATING {} SCHEMA", self.user().to_uppercase()));
+        let r = async {
+            let facts = self.facts(&conn, &peer).await?;
+            self.refusals(&facts, &peer).await?;
+            self.make_role(&conn, &peer, &facts, say).await?;
+            self.make_database(&conn, &peer, &facts, say).await
+        }
+        .await;
+        conn.close().await;
+        r
+    }
+}
+
 impl SchemaDb for PgSchema {
     type Loader = PgLoader;
 
@@ -362,34 +389,12 @@ impl SchemaDb for PgSchema {
     }
 
     async fn create(&self, warehouses: u32, say: &Say) -> Result<()> {
-        let conn = connect(&self.admin).await?;
-        let peer = self.admin.peer();
-        say.line(format!("CREATING {} SCHEMA", self.user().to_uppercase()));
-        let r = async {
-            let facts = self.facts(&conn, &peer).await?;
-            self.refusals(&facts, &peer).await?;
-            self.make_role(&conn, &peer, &facts, say).await?;
-            self.make_database(&conn, &peer, &facts, say).await
-        }
-        .await;
-        conn.close().await;
-        r?;
+        self.make_owner(say).await?;
         self.make_tables(warehouses, say).await
     }
 
     async fn loader(&self) -> Result<PgLoader> {
-        let conn = connect(&self.owner).await?;
-        let peer = self.owner.peer();
-        // A lost commit costs a reload, not corruption: this is only the initial population.
-        if let Err(e) = conn
-            .client
-            .batch_execute("SET synchronous_commit = off")
-            .await
-        {
-            conn.close().await;
-            return Err(failed(&peer, "cannot set up loading on", "synchronous_commit", &e).into());
-        }
-        Ok(PgLoader { conn, peer })
+        PgLoader::open(&self.owner).await
     }
 
     async fn finish(&self, constants: &Constants, say: &Say) -> Result<()> {
@@ -495,7 +500,7 @@ impl SchemaDb for PgSchema {
     }
 
     async fn delete(&self, say: &Say) -> Result<Vec<String>> {
-        let (user, db) = (self.user(), self.db());
+        let (user, db, wl) = (self.user(), self.db(), self.workload);
         if db == self.admin.dbname {
             return Err(Error::AdminDatabase {
                 db: db.to_string(),
@@ -539,9 +544,7 @@ impl SchemaDb for PgSchema {
                 exec(&conn, &peer, "cannot drop", &what, &sql).await?;
             }
             if facts.db_exists {
-                tell(format!(
-                    "{db} TPROC-C schema has been deleted successfully."
-                ));
+                tell(format!("{db} {wl} schema has been deleted successfully."));
             }
 
             if !facts.role_exists {
@@ -549,19 +552,17 @@ impl SchemaDb for PgSchema {
             }
             if !facts.role_is_ours {
                 tell(format!(
-                    "{user} TPROC-C role was kept: hammer did not create it."
+                    "{user} {wl} role was kept: hammer did not create it."
                 ));
                 return Ok(lines);
             }
             let sql = format!("DROP ROLE {}", ident(user));
             match conn.client.batch_execute(&sql).await {
-                Ok(()) => tell(format!(
-                    "{user} TPROC-C role has been deleted successfully."
-                )),
+                Ok(()) => tell(format!("{user} {wl} role has been deleted successfully.")),
                 // The database is gone already; a role still owning objects elsewhere stays.
                 Err(e) if e.as_db_error().is_some() => {
                     let (_, detail) = classify(&e, false);
-                    tell(format!("{user} TPROC-C role was kept: {detail}"));
+                    tell(format!("{user} {wl} role was kept: {detail}"));
                 }
                 Err(e) => {
                     return Err(failed(&peer, "cannot drop", &format!("role {user}"), &e).into())
@@ -621,8 +622,36 @@ pub struct PgLoader {
 
 impl Loader for PgLoader {
     async fn load(&mut self, table: Table, rows: &[u8]) -> Result<()> {
-        let name = table.name();
-        let sql = format!("COPY {name} ({}) FROM STDIN", table.columns().join(", "));
+        self.load_rows(table.table_ref(), rows).await
+    }
+
+    async fn close(self) {
+        self.conn.close().await;
+    }
+}
+
+impl PgLoader {
+    /// A loading session as `owner`: COPY without waiting for the WAL flush.
+    pub async fn open(owner: &PgTarget) -> Result<PgLoader> {
+        let conn = connect(owner).await?;
+        let peer = owner.peer();
+        // A lost commit costs a reload, not corruption: this is only the initial population.
+        if let Err(e) = conn
+            .client
+            .batch_execute("SET synchronous_commit = off")
+            .await
+        {
+            conn.close().await;
+            return Err(failed(&peer, "cannot set up loading on", "synchronous_commit", &e).into());
+        }
+        Ok(PgLoader { conn, peer })
+    }
+
+    /// Appends rows (COPY text, columns in `table.columns` order) to a table of any
+    /// workload, in one COPY. Committed when it returns.
+    pub async fn load_rows(&mut self, table: TableRef, rows: &[u8]) -> Result<()> {
+        let name = table.name;
+        let sql = format!("COPY {name} ({}) FROM STDIN", table.columns.join(", "));
         let fail = |e: &tokio_postgres::Error| failed(&self.peer, "cannot load into", name, e);
         let sink = self
             .conn
@@ -641,7 +670,8 @@ impl Loader for PgLoader {
         Ok(())
     }
 
-    async fn close(self) {
+    /// Ends the session and closes its connection.
+    pub async fn close_conn(self) {
         self.conn.close().await;
     }
 }

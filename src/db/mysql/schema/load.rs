@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use super::queries::{cell, Queries};
 use crate::db::mysql::wire::{Wire, WireError};
+use crate::db::TableRef;
 use crate::error::{Error, Result};
 use crate::fault::Peer;
 use crate::tpcc::schema::{Loader, Say};
@@ -98,26 +99,26 @@ pub struct MyLoader {
 }
 
 impl MyLoader {
-    fn failed(&self, table: Table, e: &WireError) -> Error {
+    fn failed(&self, table: TableRef, e: &WireError) -> Error {
         Error::Db(self.peer.failed(
             "cannot load rows into",
             e.kind,
-            format!("table {}: {}", table.name(), e.detail),
+            format!("table {}: {}", table.name, e.detail),
         ))
     }
 
     /// One `LOAD DATA LOCAL` statement in one transaction. `LOCAL` makes the server treat
     /// bad or duplicate rows as warnings rather than errors (it cannot stop the client
     /// mid-file), so anything but a clean load of every row is rolled back and reported.
-    async fn load_data(&mut self, table: Table, rows: &[u8]) -> Result<(), LoadError> {
+    async fn load_data(&mut self, table: TableRef, rows: &[u8]) -> Result<(), LoadError> {
         let expected = count_lines(rows);
         let sql = format!(
             // The defaults are Format::COPY: FIELDS TERMINATED BY '\t' ESCAPED BY '\\',
             // LINES TERMINATED BY '\n'. They are left implicit because spelling them out
             // would break under sql_mode NO_BACKSLASH_ESCAPES.
             "LOAD DATA LOCAL INFILE '{name}.tsv' INTO TABLE {name} CHARACTER SET {CHARSET} ({cols})",
-            name = table.name(),
-            cols = table.columns().join(", ")
+            name = table.name,
+            cols = table.columns.join(", ")
         );
         self.conn
             .query_drop("START TRANSACTION")
@@ -153,13 +154,13 @@ impl MyLoader {
     }
 
     /// The same rows as multi-row INSERTs of about [`INSERT_ROWS`] rows, in one transaction.
-    async fn insert(&mut self, table: Table, rows: &[u8]) -> Result<(), LoadError> {
+    async fn insert(&mut self, table: TableRef, rows: &[u8]) -> Result<(), LoadError> {
         let head = format!(
             "INSERT INTO {} ({}) VALUES ",
-            table.name(),
-            table.columns().join(", ")
+            table.name,
+            table.columns.join(", ")
         );
-        let ncols = table.columns().len();
+        let ncols = table.columns.len();
         self.conn
             .query_drop("START TRANSACTION")
             .await
@@ -212,6 +213,19 @@ enum LoadError {
 
 impl Loader for MyLoader {
     async fn load(&mut self, table: Table, rows: &[u8]) -> Result<()> {
+        self.load_rows(table.table_ref(), rows).await
+    }
+
+    async fn close(self) {
+        self.conn.close().await;
+    }
+}
+
+impl MyLoader {
+    /// Appends rows (COPY text, columns in `table.columns` order) to a table of any
+    /// workload: `LOAD DATA LOCAL`, or multi-row INSERTs where the server refuses it.
+    /// Committed when it returns.
+    pub async fn load_rows(&mut self, table: TableRef, rows: &[u8]) -> Result<()> {
         if rows.is_empty() {
             return Ok(());
         }
@@ -241,12 +255,13 @@ impl Loader for MyLoader {
             Err(LoadError::Bad(why)) => Err(Error::Db(self.peer.failed(
                 "cannot load rows into",
                 crate::db::Failure::Other,
-                format!("table {}: {why}", table.name()),
+                format!("table {}: {why}", table.name),
             ))),
         }
     }
 
-    async fn close(self) {
+    /// Ends the session and closes its connection.
+    pub async fn close_conn(self) {
         self.conn.close().await;
     }
 }

@@ -1,0 +1,208 @@
+//! What every workload's build shares: loading generated chunks of rows over a connection
+//! that may be lost (the chunk is sent again on a new one, with doubling waits), and running
+//! the loaders side by side until all have ended or the first has failed.
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::mpsc;
+use tokio::task::{JoinHandle, JoinSet};
+
+use crate::error::{Error, Result};
+use crate::interrupt::Interrupt;
+use crate::output::Output;
+use crate::progress::Tracker;
+use crate::vu::Say;
+
+/// Reconnection attempts after a lost connection, with doubling waits from one second.
+const RETRIES: u32 = 6;
+
+/// A workload's loading sessions on one database: open one, load a chunk (one atomic
+/// statement: COPY, LOAD DATA), close it.
+pub trait Sessions: Send + Sync + 'static {
+    type Table: Copy + Send + 'static;
+    type Session: Send + 'static;
+
+    /// The table's name, for messages.
+    fn table_name(table: Self::Table) -> &'static str;
+
+    fn open(&self) -> impl Future<Output = Result<Self::Session>> + Send;
+
+    /// Appends `rows` to `table`; committed when it returns.
+    fn load<'a>(
+        session: &'a mut Self::Session,
+        table: Self::Table,
+        rows: &'a [u8],
+    ) -> impl Future<Output = Result<()>> + Send + 'a;
+
+    fn close(session: Self::Session) -> impl Future<Output = ()> + Send;
+}
+
+/// One piece of a generator's output: a message to say when loading reaches it, or rows.
+pub enum Piece<T> {
+    Say(String),
+    Rows(T, Vec<u8>, u64),
+}
+
+/// Loads what one generator produces over one session, retrying a chunk after a lost
+/// connection. The generator runs on a blocking thread, two chunks ahead, and stops when
+/// its `emit` returns false (loading ended or failed).
+pub async fn load_stream<S: Sessions>(
+    db: Arc<S>,
+    say: Say,
+    (progress, part): (Arc<Tracker>, usize),
+    stop: Interrupt,
+    generate: impl FnOnce(&mut dyn FnMut(Piece<S::Table>) -> bool) -> bool + Send + 'static,
+) -> Result<()> {
+    let (tx, mut rx) = mpsc::channel::<Piece<S::Table>>(2);
+    let producer = tokio::task::spawn_blocking(move || {
+        let mut emit = |p: Piece<S::Table>| tx.blocking_send(p).is_ok();
+        generate(&mut emit)
+    });
+    let mut session: Option<S::Session> = None;
+    let mut result = Ok(());
+    while let Some(piece) = rx.recv().await {
+        if stop.is_set() {
+            result = Err(Error::Interrupted);
+            break;
+        }
+        match piece {
+            Piece::Say(text) => say.line(text),
+            Piece::Rows(table, rows, n) => {
+                if let Err(e) = load_with_retry(&*db, &mut session, table, &rows, &say, &stop).await
+                {
+                    result = Err(e);
+                    break;
+                }
+                progress.add(part, n);
+            }
+        }
+    }
+    // Dropping the receiver makes the generator's next send fail, so it stops.
+    drop(rx);
+    if matches!(producer.await, Ok(true)) && result.is_ok() {
+        progress.finish(part);
+    }
+    if let Some(s) = session {
+        S::close(s).await;
+    }
+    result
+}
+
+async fn load_with_retry<S: Sessions>(
+    db: &S,
+    session: &mut Option<S::Session>,
+    table: S::Table,
+    rows: &[u8],
+    say: &Say,
+    stop: &Interrupt,
+) -> Result<()> {
+    let mut attempt = 0;
+    loop {
+        let outcome = match session {
+            Some(s) => S::load(s, table, rows).await,
+            None => match db.open().await {
+                Ok(s) => {
+                    *session = Some(s);
+                    continue;
+                }
+                Err(e) => Err(e),
+            },
+        };
+        match outcome {
+            Ok(()) => return Ok(()),
+            Err(e) if e.is_connection_loss() && attempt < RETRIES => {
+                attempt += 1;
+                let wait = Duration::from_secs(1 << (attempt - 1));
+                say.line(format!(
+                    "{e}; loading {} again on a new connection in {} s (attempt {attempt} of {RETRIES})",
+                    S::table_name(table),
+                    wait.as_secs()
+                ));
+                if let Some(s) = session.take() {
+                    S::close(s).await;
+                }
+                tokio::select! {
+                    _ = tokio::time::sleep(wait) => {}
+                    _ = stop.wait() => return Err(Error::Interrupted),
+                }
+            }
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// A stop flag of the build's own, fired by Ctrl-C: loaders stop on it when one of them
+/// fails too, which must not look like a Ctrl-C to the rest of the session. Abort the
+/// returned task once the loaders have ended.
+pub fn build_stop(interrupt: Interrupt) -> (Interrupt, JoinHandle<()>) {
+    let stop = Interrupt::default();
+    let forward = {
+        let stop = stop.clone();
+        tokio::spawn(async move {
+            interrupt.wait().await;
+            stop.fire();
+        })
+    };
+    (stop, forward)
+}
+
+/// Awaits every loader; the first failure fires `stop` (the others end between chunks) and
+/// is returned.
+pub async fn join_loaders(mut tasks: JoinSet<Result<()>>, stop: &Interrupt) -> Option<Error> {
+    let mut failure: Option<Error> = None;
+    while let Some(joined) = tasks.join_next().await {
+        let outcome = joined.unwrap_or_else(|why| {
+            Err(Error::TaskFailed {
+                task: "a loader",
+                why,
+            })
+        });
+        if let Err(e) = outcome {
+            if failure.is_none() {
+                stop.fire();
+                failure = Some(e);
+            }
+        }
+    }
+    failure
+}
+
+/// HammerDB's last lines of a build with `loaders` workers (a monitor besides them when
+/// more than one): each virtual user's end, then `ALL VIRTUAL USERS COMPLETE`; or, when the
+/// build failed, virtual user 1's failure. Passes the outcome through.
+pub fn say_build_end<T>(out: &Output, loaders: u32, outcome: Result<T>) -> Result<T> {
+    if outcome.is_err() {
+        out.line("Vuser 1:FINISHED FAILED");
+        return outcome;
+    }
+    let vusers = if loaders <= 1 { 1 } else { loaders + 1 };
+    for n in 1..=vusers {
+        out.line(format!("Vuser {n}:FINISHED SUCCESS"));
+    }
+    out.line("ALL VIRTUAL USERS COMPLETE");
+    outcome
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_build_ends_in_hammerdbs_words() {
+        let out = Output::capture();
+        assert_eq!(say_build_end(&out, 2, Ok(7)).ok(), Some(7));
+        assert_eq!(
+            out.take_captured(),
+            [
+                "Vuser 1:FINISHED SUCCESS",
+                "Vuser 2:FINISHED SUCCESS",
+                "Vuser 3:FINISHED SUCCESS",
+                "ALL VIRTUAL USERS COMPLETE"
+            ]
+        );
+        assert!(say_build_end::<()>(&out, 1, Err(Error::Interrupted)).is_err());
+        assert_eq!(out.take_captured(), ["Vuser 1:FINISHED FAILED"]);
+    }
+}

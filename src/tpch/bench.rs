@@ -1,0 +1,163 @@
+//! TPROC-H as the session sees it ([`TPROC_H`], a `bench::Benchmark`): the schema commands
+//! on the current database's `Support` (`db::Engine::tpch`), with their lines and summary.
+//! Runs and data generation are refused, saying what TPROC-H has so far.
+
+use std::path::Path;
+
+use super::build::Plan;
+use super::schema::Say;
+use super::support::Support;
+use super::{scale_factor, shown, threads, NAME};
+use crate::bench::benchmark::{Benchmark, Built, Check, Generation, RunResult, Work};
+use crate::config::{Database, Settings};
+use crate::error::{Error, Result};
+use crate::interrupt::Interrupt;
+use crate::output::Output;
+use crate::vu::{Script, StateSink, WorkloadOptions};
+
+/// TPROC-H, HammerDB's TPC-H derived workload.
+pub struct Tproch;
+
+/// The one TPROC-H.
+pub static TPROC_H: Tproch = Tproch;
+
+/// What TPROC-H needs of `db`, or why it cannot have it.
+fn support(db: Database) -> Result<&'static dyn Support> {
+    crate::db::engine(db)
+        .tpch()
+        .ok_or(Error::WorkloadUnavailable {
+            workload: NAME,
+            db: db.name(),
+        })
+}
+
+impl Benchmark for Tproch {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn dictionary(&self) -> &'static str {
+        "tpch"
+    }
+
+    fn describe(&self, settings: &Settings) -> String {
+        support(settings.current())
+            .map(|s| s.describe(settings))
+            .unwrap_or_default()
+    }
+
+    fn job_sizes(&self, settings: &Settings) -> (u32, Option<u32>) {
+        (threads(settings, settings.current()), None)
+    }
+
+    fn build(
+        &self,
+        settings: &Settings,
+        out: &Output,
+        interrupt: &Interrupt,
+    ) -> Result<Work<Built>> {
+        let db = settings.current();
+        let support = support(db)?;
+        let plan = Plan {
+            scale_factor: scale_factor(settings, db),
+            loaders: threads(settings, db),
+        };
+        let (settings, out, interrupt) = (settings.clone(), out.clone(), interrupt.clone());
+        Ok(Box::pin(async move {
+            let sf = shown(plan.scale_factor);
+            out.line(format!(
+                "Ready to create a Scale Factor {sf} {} TPROC-H schema in {}",
+                db.name(),
+                support.describe(&settings)
+            ));
+            let b = plan.loaders;
+            if b == 1 {
+                out.line(format!("Building Scale Factor {sf} with 1 Virtual User"));
+            } else {
+                out.line(format!(
+                    "Building Scale Factor {sf} with {} Virtual Users, {b} active + 1 Monitor VU(dict value {}_num_tpch_threads is set to {b})",
+                    b + 1,
+                    db.prefix()
+                ));
+            }
+            let say = Say::new(out.clone(), 1);
+            let summary = support
+                .build(&settings, plan, say, out.clone(), interrupt)
+                .await;
+            let summary = crate::bench::loading::say_build_end(&out, b, summary)?;
+            let built = Built {
+                scale: ("scale_fact", plan.scale_factor),
+                rows: summary.rows,
+                elapsed: summary.elapsed,
+                bytes_on_disk: summary.bytes_on_disk,
+            };
+            out.line(format!(
+                "TPROC-H schema built: scale factor {sf}, {} rows in {:.1} s ({:.0} rows/s), {:.1} MB on disk",
+                built.rows,
+                built.elapsed.as_secs_f64(),
+                built.rows_per_second(),
+                built.bytes_on_disk as f64 / 1e6
+            ));
+            Ok(built)
+        }))
+    }
+
+    fn check(&self, settings: &Settings, out: &Output) -> Result<Work<Vec<Check>>> {
+        let db = settings.current();
+        let support = support(db)?;
+        let (settings, out) = (settings.clone(), out.clone());
+        Ok(Box::pin(async move {
+            let sf = scale_factor(&settings, db);
+            out.line("Checking schema with 1 Virtual User");
+            let say = Say::new(out, 1);
+            let checks = support.check(&settings, sf, &say).await?;
+            let failed = checks.iter().filter(|c| !c.ok).count();
+            for c in &checks {
+                let verdict = if c.ok { "PASS" } else { "FAIL" };
+                say.line(format!("{verdict} {}: {}", c.what, c.detail));
+            }
+            if failed == 0 {
+                say.line(format!(
+                    "{} TPROC-H Schema of Scale Factor {} has been checked successfully.",
+                    db.name(),
+                    shown(sf)
+                ));
+            } else {
+                say.line(format!(
+                    "TPROC-H Schema check failed {}: {failed} of {} checks failed",
+                    db.name(),
+                    checks.len()
+                ));
+            }
+            Ok(checks)
+        }))
+    }
+
+    fn delete(&self, settings: &Settings, out: &Output) -> Result<Work<Vec<String>>> {
+        let support = support(settings.current())?;
+        let (settings, out) = (settings.clone(), out.clone());
+        Ok(Box::pin(async move {
+            out.line("Deleting schema with 1 Virtual User");
+            let say = Say::new(out, 1);
+            support.delete(&settings, &say).await
+        }))
+    }
+
+    fn generate(&self, _settings: &Settings, _dir: &Path) -> Result<Generation> {
+        Err(Error::TprochDatagenNotYet)
+    }
+
+    fn options(&self, _settings: &Settings) -> Result<Box<dyn WorkloadOptions>> {
+        Err(Error::TprochRunsNotYet)
+    }
+
+    fn run(
+        &self,
+        _script: &Script,
+        _say: Say,
+        _states: StateSink,
+        _interrupt: &Interrupt,
+    ) -> Result<Work<RunResult>> {
+        Err(Error::TprochRunsNotYet)
+    }
+}

@@ -1,0 +1,347 @@
+//! Builds a TPROC-H schema on any [`SchemaDb`] and checks one.
+//!
+//! Virtual user 1 creates the schema and loads REGION and NATION; each of the `loaders`
+//! workers then loads its part of every scaled table (dbgen's parts, so together they are
+//! exactly the generator's rows). A worker generates on a blocking thread while its
+//! connection loads the previous chunk; a chunk is one COPY / LOAD DATA statement, so after a
+//! lost connection it is sent again on a new one.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use super::gen::{self, LINES_PER_ORDER};
+use super::schema::{Check, Loader, Say, SchemaDb, TableFacts};
+use super::{shown, Table};
+use crate::bench::loading::{build_stop, join_loaders, load_stream, Piece};
+use crate::error::{Error, Result};
+use crate::interrupt::Interrupt;
+use crate::output::Output;
+use crate::progress::{Mode, PartSpec, Reporter, Tracker};
+
+/// Up to this scale factor `checkschema` counts LINEITEM's rows by running the generator.
+const COUNTED_LINEITEM_MAX_SF: f64 = 1.0;
+
+/// What to build: the scale factor and the loading workers (`*_num_tpch_threads`).
+#[derive(Debug, Clone, Copy)]
+pub struct Plan {
+    pub scale_factor: f64,
+    pub loaders: u32,
+}
+
+impl Plan {
+    /// Rows of `table` in worker `part`'s share (LINEITEM estimated from ORDERS).
+    fn share(&self, table: Table, part: u32) -> u64 {
+        let (sf, n) = (self.scale_factor, self.loaders);
+        gen::rows(table, sf, part, n)
+            .unwrap_or_else(|| LINES_PER_ORDER * gen::rows(Table::Orders, sf, part, n).unwrap_or(0))
+    }
+
+    /// The parts whose progress is shown: REGION and NATION, then each worker's share.
+    fn parts(&self) -> Vec<PartSpec> {
+        let mut parts = vec![PartSpec {
+            name: "region, nation".into(),
+            expected: 30,
+            exact: true,
+        }];
+        for part in 1..=self.loaders {
+            parts.push(PartSpec {
+                name: format!("part {part} of {}", self.loaders),
+                expected: Table::SCALED.iter().map(|t| self.share(*t, part)).sum(),
+                exact: false,
+            });
+        }
+        parts
+    }
+
+    fn expected_rows(&self) -> u64 {
+        self.parts().iter().map(|p| p.expected).sum()
+    }
+}
+
+/// What a finished build measured.
+#[derive(Debug, Clone)]
+pub struct Summary {
+    pub rows: u64,
+    pub elapsed: Duration,
+    pub bytes_on_disk: u64,
+}
+
+/// A worker's job: the tables and the part of each it generates.
+#[derive(Clone, Copy)]
+struct Job {
+    tables: &'static [Table],
+    part: u32,
+}
+
+const FIXED: [Table; 2] = [Table::Region, Table::Nation];
+
+/// TPROC-H's loading sessions on `D`, for the shared loading machinery.
+struct Sessions<D>(Arc<D>);
+
+impl<D: SchemaDb> crate::bench::loading::Sessions for Sessions<D> {
+    type Table = Table;
+    type Session = D::Loader;
+
+    fn table_name(table: Table) -> &'static str {
+        table.name()
+    }
+
+    async fn open(&self) -> Result<D::Loader> {
+        self.0.loader().await
+    }
+
+    fn load<'a>(
+        session: &'a mut D::Loader,
+        table: Table,
+        rows: &'a [u8],
+    ) -> impl std::future::Future<Output = Result<()>> + Send + 'a {
+        session.load(table, rows)
+    }
+
+    async fn close(session: D::Loader) {
+        session.close().await
+    }
+}
+
+/// Generates a job's rows as pieces: each table's announcement, then its chunks. False when
+/// `emit` asked to stop.
+fn generate_job(plan: Plan, job: Job, emit: &mut dyn FnMut(Piece<Table>) -> bool) -> bool {
+    job.tables.iter().all(|&table| {
+        let name = table.name().to_uppercase();
+        let said = if job.tables == FIXED || plan.loaders == 1 {
+            format!("Loading {name}")
+        } else {
+            format!("Loading {name} part {} of {}", job.part, plan.loaders)
+        };
+        emit(Piece::Say(said))
+            && gen::generate(
+                table,
+                plan.scale_factor,
+                job.part,
+                plan.loaders,
+                &mut |buf, n| emit(Piece::Rows(table, buf, n)),
+            )
+    })
+}
+
+/// Builds the schema: create, load REGION and NATION and the workers' parts in parallel,
+/// then keys and statistics; measures.
+pub async fn build<D: SchemaDb>(
+    db: Arc<D>,
+    plan: Plan,
+    say: Say,
+    out: Output,
+    interrupt: Interrupt,
+) -> Result<Summary> {
+    let started = Instant::now();
+    db.create(&say).await?;
+    let (stop, forward) = build_stop(interrupt);
+    let sessions = Arc::new(Sessions(db.clone()));
+    let progress = Tracker::new("rows", plan.parts());
+    let reporter = Reporter::start(out.clone(), progress.clone(), "Loading", Mode::of(&out));
+    let mut tasks = tokio::task::JoinSet::new();
+    let fixed = Job {
+        tables: &FIXED,
+        part: 1,
+    };
+    tasks.spawn(load_stream(
+        sessions.clone(),
+        say.clone(),
+        (progress.clone(), 0),
+        stop.clone(),
+        move |emit| generate_job(plan, fixed, emit),
+    ));
+    for part in 1..=plan.loaders {
+        // With one loader, virtual user 1 does everything, as in HammerDB.
+        let vuser = if plan.loaders == 1 {
+            1
+        } else {
+            part as usize + 1
+        };
+        let wsay = say.as_vuser(vuser);
+        let job = Job {
+            tables: &Table::SCALED,
+            part,
+        };
+        tasks.spawn(load_stream(
+            sessions.clone(),
+            wsay,
+            (progress.clone(), part as usize),
+            stop.clone(),
+            move |emit| generate_job(plan, job, emit),
+        ));
+    }
+    if plan.loaders > 1 {
+        say.line("Monitoring Workers...");
+    }
+    let failure = join_loaders(tasks, &stop).await;
+    reporter.finish();
+    forward.abort();
+    if let Some(e) = failure {
+        return Err(Error::BuildStopped {
+            loaded: progress.total(),
+            expected: plan.expected_rows(),
+            why: Box::new(e),
+            db: db.name(),
+        });
+    }
+    db.finish(&say).await?;
+    let bytes_on_disk = db.size_on_disk().await.unwrap_or(0);
+    Ok(Summary {
+        rows: progress.total(),
+        elapsed: started.elapsed(),
+        bytes_on_disk,
+    })
+}
+
+/// `checkschema` of scale factor `sf` on `db`: the database, then per table that it is
+/// there, its rows equal the generator's and its primary key is present.
+pub async fn check<D: SchemaDb>(db: &D, sf: f64, dbname: &str, say: &Say) -> Result<Vec<Check>> {
+    say.line(format!("Checking {dbname} TPROC-H schema"));
+    let Some(found) = db.inventory().await? else {
+        return Ok(vec![Check::fail(
+            format!("database {dbname}"),
+            "does not exist: buildschema first",
+        )]);
+    };
+    let mut checks = vec![Check::pass(format!("database {dbname}"), "exists")];
+    checks.extend(verdicts(&found, sf, expected_rows(sf)));
+    Ok(checks)
+}
+
+/// The rows each table must hold for `sf`; LINEITEM's counted up to
+/// [`COUNTED_LINEITEM_MAX_SF`], else `None` (then bounded by ORDERS: 1 to 7 lines each).
+fn expected_rows(sf: f64) -> Vec<(Table, Option<u64>)> {
+    Table::ALL
+        .iter()
+        .map(|&t| {
+            let rows = gen::rows(t, sf, 1, 1)
+                .or_else(|| (sf <= COUNTED_LINEITEM_MAX_SF).then(|| gen::lineitem_rows(sf)));
+            (t, rows)
+        })
+        .collect()
+}
+
+/// The checks of the tables found against the rows expected at scale factor `sf`.
+fn verdicts(found: &[TableFacts], sf: f64, expected: Vec<(Table, Option<u64>)>) -> Vec<Check> {
+    let mut checks = Vec::new();
+    let orders = found
+        .iter()
+        .find(|f| f.table == Table::Orders)
+        .map_or(0, |f| f.rows);
+    for (table, want) in expected {
+        let name = table.name();
+        let Some(f) = found.iter().find(|f| f.table == table) else {
+            checks.push(Check::fail(format!("table {name}"), "is missing"));
+            continue;
+        };
+        let what = format!("table {name} rows");
+        checks.push(match want {
+            Some(n) if f.rows == n => Check::pass(what, format!("{n}")),
+            Some(n) => Check::fail(
+                what,
+                format!(
+                    "{} found, the generator makes {n} at scale factor {}",
+                    f.rows,
+                    shown(sf)
+                ),
+            ),
+            None if (orders..=7 * orders).contains(&f.rows) && orders > 0 => Check::pass(
+                what,
+                format!("{} (1 to 7 lines for each of {orders} orders)", f.rows),
+            ),
+            None => Check::fail(
+                what,
+                format!(
+                    "{} found, not 1 to 7 lines for each of {orders} orders",
+                    f.rows
+                ),
+            ),
+        });
+        let what = format!("table {name} primary key");
+        let cols = table.primary_key().join(", ");
+        checks.push(if f.primary_key {
+            Check::pass(what, format!("({cols})"))
+        } else {
+            Check::fail(what, format!("({cols}) is missing"))
+        });
+    }
+    checks
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_counts_of_scale_factor_001_are_dbgens() {
+        let expected = expected_rows(0.01);
+        let rows = |t: Table| expected.iter().find(|(x, _)| *x == t).unwrap().1;
+        for (t, n) in [
+            (Table::Region, 5),
+            (Table::Nation, 25),
+            (Table::Supplier, 100),
+            (Table::Customer, 1_500),
+            (Table::Part, 2_000),
+            (Table::PartSupp, 8_000),
+            (Table::Orders, 15_000),
+        ] {
+            assert_eq!(rows(t), Some(n), "{t:?}");
+        }
+        // dbgen's LINEITEM at scale factor 0.01: 60,175 rows.
+        assert_eq!(rows(Table::Lineitem), Some(60_175));
+    }
+
+    #[test]
+    fn verdicts_name_what_is_wrong() {
+        let facts = |t: Table, rows: u64, pk: bool| TableFacts {
+            table: t,
+            rows,
+            primary_key: pk,
+        };
+        let expected = vec![
+            (Table::Region, Some(5)),
+            (Table::Orders, Some(10)),
+            (Table::Lineitem, None),
+            (Table::Nation, Some(25)),
+        ];
+        let found = [
+            facts(Table::Region, 4, true),
+            facts(Table::Orders, 10, false),
+            facts(Table::Lineitem, 30, true),
+        ];
+        let checks = verdicts(&found, 0.01, expected);
+        let failed: Vec<String> = checks
+            .iter()
+            .filter(|c| !c.ok)
+            .map(|c| format!("{}: {}", c.what, c.detail))
+            .collect();
+        assert_eq!(
+            failed,
+            [
+                "table region rows: 4 found, the generator makes 5 at scale factor 0.01",
+                "table orders primary key: (o_orderkey) is missing",
+                "table nation: is missing",
+            ]
+        );
+        assert!(checks
+            .iter()
+            .any(|c| c.ok && c.detail == "30 (1 to 7 lines for each of 10 orders)"));
+    }
+
+    #[test]
+    fn workers_share_the_scaled_tables() {
+        let plan = Plan {
+            scale_factor: 0.01,
+            loaders: 2,
+        };
+        let parts = plan.parts();
+        assert_eq!(parts.len(), 3);
+        assert_eq!(parts[1].name, "part 1 of 2");
+        let fixed_and_exact: u64 = 30 + 100 + 1_500 + 2_000 + 8_000 + 15_000;
+        assert_eq!(
+            plan.expected_rows(),
+            fixed_and_exact + LINES_PER_ORDER * 15_000
+        );
+    }
+}

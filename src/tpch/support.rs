@@ -1,0 +1,99 @@
+//! What TPROC-H needs of a database: [`Support`], the object-safe answers an engine gives
+//! through `Engine::tpch` (build, check, delete), written once for every family over
+//! [`Family`], which a family implements with its own schema builder ([`SchemaDb`]).
+
+use std::sync::Arc;
+
+use super::build::{build, check, Plan, Summary};
+use super::schema::{Check, Say, SchemaDb};
+use crate::config::Settings;
+use crate::error::Result;
+use crate::interrupt::Interrupt;
+use crate::output::Output;
+use crate::task::Pending;
+
+/// TPROC-H on one database, as the benchmark asks it (through `dyn`).
+pub trait Support: Sync {
+    /// Where the schema goes: `host localhost:5432 under user tpch in database tpch`.
+    fn describe(&self, settings: &Settings) -> String;
+
+    /// `buildschema`.
+    fn build<'a>(
+        &'a self,
+        settings: &'a Settings,
+        plan: Plan,
+        say: Say,
+        out: Output,
+        interrupt: Interrupt,
+    ) -> Pending<'a, Result<Summary>>;
+
+    /// `checkschema` for scale factor `sf`.
+    fn check<'a>(
+        &'a self,
+        settings: &'a Settings,
+        sf: f64,
+        say: &'a Say,
+    ) -> Pending<'a, Result<Vec<Check>>>;
+
+    /// `deleteschema`: one line per object dropped, or what was not there.
+    fn delete<'a>(
+        &'a self,
+        settings: &'a Settings,
+        say: &'a Say,
+    ) -> Pending<'a, Result<Vec<String>>>;
+}
+
+/// What an engine family supplies for TPROC-H: its schema builder made from the settings.
+/// [`Support`] follows from it.
+pub trait Family: Sync {
+    type Schema: SchemaDb;
+
+    /// The schema builder, checker and remover for these settings.
+    fn tpch_schema(&self, settings: &Settings) -> Self::Schema;
+
+    /// The schema's database name (`*_tpch_dbase`), for `checkschema`'s lines.
+    fn tpch_dbname(&self, settings: &Settings) -> String;
+}
+
+impl<F: Family> Support for F {
+    fn describe(&self, settings: &Settings) -> String {
+        self.tpch_schema(settings).describe()
+    }
+
+    fn build<'a>(
+        &'a self,
+        settings: &'a Settings,
+        plan: Plan,
+        say: Say,
+        out: Output,
+        interrupt: Interrupt,
+    ) -> Pending<'a, Result<Summary>> {
+        Box::pin(build(
+            Arc::new(self.tpch_schema(settings)),
+            plan,
+            say,
+            out,
+            interrupt,
+        ))
+    }
+
+    fn check<'a>(
+        &'a self,
+        settings: &'a Settings,
+        sf: f64,
+        say: &'a Say,
+    ) -> Pending<'a, Result<Vec<Check>>> {
+        Box::pin(async move {
+            let name = self.tpch_dbname(settings);
+            check(&self.tpch_schema(settings), sf, &name, say).await
+        })
+    }
+
+    fn delete<'a>(
+        &'a self,
+        settings: &'a Settings,
+        say: &'a Say,
+    ) -> Pending<'a, Result<Vec<String>>> {
+        Box::pin(async move { self.tpch_schema(settings).delete(say).await })
+    }
+}

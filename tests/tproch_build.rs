@@ -1,0 +1,287 @@
+//! TPROC-H's buildschema, checkschema and deleteschema end to end on the real servers, as a
+//! user runs them: scale factor 0.01 with two loaders, dbgen's row counts and known rows; and
+//! the bad input TPROC-H refuses.
+
+mod common;
+
+use common::{Fixture, Servers};
+
+/// Drops the test's database (and PostgreSQL role) whatever the test did.
+struct Cleanup {
+    db: &'static str,
+    name: String,
+}
+
+impl Drop for Cleanup {
+    fn drop(&mut self) {
+        let servers = Servers::get();
+        let n = &self.name;
+        if self.db == "pg" {
+            // Two round trips: DROP DATABASE cannot share a batch.
+            servers.pg_exec(
+                "postgres",
+                &format!("DROP DATABASE IF EXISTS {n} WITH (FORCE)"),
+            );
+            servers.pg_exec("postgres", &format!("DROP ROLE IF EXISTS {n}"));
+        } else {
+            servers.maria_exec("mysql", &[&format!("DROP DATABASE IF EXISTS {n}")]);
+        }
+    }
+}
+
+/// A session on `db` under TPROC-H at scale factor 0.01 with two loaders, in a database (and
+/// PostgreSQL role) of the test's own.
+fn configured(db: &'static str, test: &str) -> (Fixture, Cleanup) {
+    let servers = Servers::get();
+    servers.require();
+    let mut f = Fixture::new();
+    f.ok(&servers.configure());
+    let name = format!("hammer_tph_{db}_{test}_{}", std::process::id());
+    f.ok(&format!("dbset db {db}"));
+    assert_eq!(
+        f.ok("dbset bm TPC-H"),
+        [format!(
+            "Benchmark set to TPC-H for {}",
+            match db {
+                "pg" => "PostgreSQL",
+                "maria" => "MariaDB",
+                _ => "MySQL",
+            }
+        )]
+    );
+    if db == "pg" {
+        f.ok(&format!(
+            "diset tpch pg_tpch_superuser {}; diset tpch pg_tpch_superuserpass {}",
+            servers.pg_user, servers.pg_pass
+        ));
+        f.ok(&format!(
+            "diset tpch pg_tpch_user {name}; diset tpch pg_tpch_pass tph_pass"
+        ));
+    } else {
+        f.ok(&format!(
+            "diset tpch {db}_tpch_user {}; diset tpch {db}_tpch_pass {}",
+            servers.maria_user, servers.maria_pass
+        ));
+    }
+    f.ok(&format!("diset tpch {db}_tpch_dbase {name}"));
+    f.ok(&format!(
+        "diset tpch {db}_scale_fact 0.01; diset tpch {db}_num_tpch_threads 2"
+    ));
+    (f, Cleanup { db, name })
+}
+
+/// dbgen's rows at scale factor 0.01 (LINEITEM's is the generator's: 60,175, as the
+/// specification's reference data has it).
+const SF001: [(&str, i64); 8] = [
+    ("region", 5),
+    ("nation", 25),
+    ("supplier", 100),
+    ("customer", 1_500),
+    ("part", 2_000),
+    ("partsupp", 8_000),
+    ("orders", 15_000),
+    ("lineitem", 60_175),
+];
+
+fn build_check_delete(
+    db: &'static str,
+    count: impl Fn(&str, &str) -> i64,
+    text_of: impl Fn(&str, &str) -> String,
+) {
+    let (mut f, cleanup) = configured(db, "bcd");
+    let name = cleanup.name.clone();
+    let (r, lines) =
+        f.console("let b = buildschema(); [b.ok, b.scale_fact, b.rows, b.bytes_on_disk > 0]");
+    let text = lines.join("\n");
+    let total: i64 = SF001.iter().map(|(_, n)| n).sum();
+    assert_eq!(r, Ok(format!("[true, 0.01, {total}, true]")), "{text}");
+    assert!(
+        text.contains("Building Scale Factor 0.01 with 3 Virtual Users, 2 active + 1 Monitor VU"),
+        "{text}"
+    );
+    assert!(
+        text.contains("Vuser 3:Loading LINEITEM part 2 of 2"),
+        "{text}"
+    );
+    assert!(text.contains("ALL VIRTUAL USERS COMPLETE"), "{text}");
+    assert!(
+        text.contains(&format!(
+            "TPROC-H schema built: scale factor 0.01, {total} rows in "
+        )),
+        "{text}"
+    );
+    // The job records the workload and its loaders, and no warehouses (it has none).
+    let out = common::hammer(f.home.path(), &["jobs", "--json", "list"], "");
+    let listed = common::text(&out.stdout);
+    let list: serde_json::Value = serde_json::from_str(&listed).expect(&listed);
+    let job = list
+        .as_array()
+        .and_then(|jobs| jobs.iter().find(|j| j["kind"] == "build"))
+        .unwrap_or_else(|| panic!("{listed}"));
+    assert_eq!(job["status"], "SUCCESS", "{listed}");
+    assert_eq!(job["vus"], 2, "{listed}");
+    assert!(job["warehouses"].is_null(), "{listed}");
+    assert!(listed.contains("TPROC-H"), "{listed}");
+    for (table, n) in SF001 {
+        assert_eq!(
+            count(&name, &format!("SELECT count(*) FROM {table}")),
+            n,
+            "{table}"
+        );
+    }
+    // Known rows of dbgen's output.
+    assert_eq!(
+        text_of(&name, "SELECT n_name FROM nation WHERE n_nationkey = 0").trim(),
+        "ALGERIA"
+    );
+    assert_eq!(
+        text_of(&name, "SELECT r_name FROM region WHERE r_regionkey = 4").trim(),
+        "MIDDLE EAST"
+    );
+    assert_eq!(
+        text_of(&name, "SELECT c_name FROM customer WHERE c_custkey = 1500"),
+        "Customer#000001500"
+    );
+    assert_eq!(count(&name, "SELECT max(l_linenumber) FROM lineitem"), 7);
+
+    let (r, lines) = f.console("let c = checkschema(); [c.ok, c.failed]");
+    let text = lines.join("\n");
+    assert_eq!(r, Ok("[true, 0]".to_string()), "{text}");
+    assert!(
+        text.contains("Vuser 1:PASS table lineitem rows: 60175"),
+        "{text}"
+    );
+    assert!(
+        text.contains("Vuser 1:PASS table partsupp primary key: (ps_partkey, ps_suppkey)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("TPROC-H Schema of Scale Factor 0.01 has been checked successfully."),
+        "{text}"
+    );
+
+    // Checked against another scale factor, the counts disagree and say so.
+    f.ok(&format!("diset tpch {db}_scale_fact 0.1"));
+    let (r, lines) = f.console("checkschema().failed");
+    let text = lines.join("\n");
+    assert!(r.is_err(), "{text}");
+    assert!(
+        text.contains(
+            "FAIL table orders rows: 15000 found, the generator makes 150000 at scale factor 0.1"
+        ),
+        "{text}"
+    );
+    f.ok(&format!("diset tpch {db}_scale_fact 0.01"));
+
+    // A second build never drops data unasked.
+    let e = f.err("buildschema");
+    assert!(e.contains("deleteschema"), "{e}");
+
+    let lines = f.ok("deleteschema");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains(&format!("{name} TPROC-H")) && l.contains("deleted successfully")),
+        "{lines:#?}"
+    );
+    let (r, lines) = f.console("checkschema().ok");
+    assert!(r.is_err(), "{lines:#?}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains(&format!("FAIL database {name}: does not exist"))),
+        "{lines:#?}"
+    );
+}
+
+#[test]
+fn postgresql_builds_checks_and_deletes_scale_factor_001() {
+    let servers = Servers::get();
+    build_check_delete(
+        "pg",
+        |db, sql| servers.pg_i64(db, &format!("SELECT ({sql})::bigint")),
+        |db, sql| {
+            let (rt, conn) = servers.pg(db);
+            rt.block_on(async {
+                let v: String = conn
+                    .client
+                    .query_one(&format!("SELECT ({sql})::text"), &[])
+                    .await
+                    .expect(sql)
+                    .get(0);
+                conn.close().await;
+                v
+            })
+        },
+    );
+}
+
+#[test]
+fn bad_tproch_input_is_refused_with_the_way_out() {
+    let servers = Servers::get();
+    servers.require();
+    let mut f = Fixture::new();
+    f.ok("dbset bm TPROC-H");
+    let e = f.err("diset tpch pg_scale_fact 2");
+    assert!(
+        e.contains("Value 2 for tpch:pg_scale_fact is not valid")
+            && e.contains("1|10|30|100|300|1000|3000|10000|30000|100000|0.01|0.1"),
+        "{e}"
+    );
+    let e = f.err("diset tpch pg_num_tpch_threads 0");
+    assert!(
+        e.contains("Value 0 for tpch:pg_num_tpch_threads is not valid"),
+        "{e}"
+    );
+    for command in ["loadscript", "vurun"] {
+        let e = f.err(command);
+        assert!(
+            e.contains(
+                "TPROC-H runs are not in hammer yet (loadscript, vurun): buildschema, checkschema and deleteschema are"
+            ),
+            "{command}: {e}"
+        );
+    }
+    let e = f.err("datagenrun");
+    assert!(
+        e.contains("TPROC-H data generation (datagenrun) is not in hammer yet"),
+        "{e}"
+    );
+}
+
+/// The first value of the one row `sql` returns on the test MariaDB's database `db`.
+fn maria_value<T: mysql_async::prelude::FromValue + Send + 'static>(
+    servers: &Servers,
+    db: &str,
+    sql: &str,
+) -> T {
+    use mysql_async::prelude::Queryable;
+    let (rt, mut conn) = servers.maria_on(servers.maria_port, Some(db));
+    rt.block_on(async {
+        let v: Option<T> = conn.query_first(sql).await.expect(sql);
+        let _ = conn.disconnect().await;
+        v.expect(sql)
+    })
+}
+
+#[test]
+fn mariadb_builds_checks_and_deletes_scale_factor_001() {
+    let servers = Servers::get();
+    build_check_delete(
+        "maria",
+        |db, sql| maria_value::<i64>(&servers, db, sql),
+        |db, sql| maria_value::<String>(&servers, db, sql),
+    );
+}
+
+/// The MySQL dialect, against the test MariaDB through the `mysql_*` dictionary over TCP (as
+/// the engine battery runs it).
+#[test]
+fn mysql_dialect_builds_checks_and_deletes_scale_factor_001() {
+    let servers = Servers::get();
+    build_check_delete(
+        "mysql",
+        |db, sql| maria_value::<i64>(&servers, db, sql),
+        |db, sql| maria_value::<String>(&servers, db, sql),
+    );
+}
