@@ -124,3 +124,11 @@ impl ScriptConn {
         self.0.close().await
     }
 }
+
+/// A table as the families' loaders see it, whatever workload it belongs to: its name and
+/// its columns in the order the rows' fields come (COPY / LOAD DATA text).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TableRef {
+    pub name: &'static str,
+    pub columns: &'static [&'static str],
+}

@@ -34,14 +34,6 @@ pub use net::CONNECT_TIMEOUT;
 use crate::config::{Database, Settings};
 use crate::error::Result;
 
-/// A table as the families' loaders see it, whatever workload it belongs to: its name and
-/// its columns in the order the rows' fields come (COPY / LOAD DATA text).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct TableRef {
-    pub name: &'static str,
-    pub columns: &'static [&'static str],
-}
-
 /// The engine that serves `db`: the only place a database picks its code.
 pub fn engine(db: Database) -> &'static dyn Engine {
     match db {

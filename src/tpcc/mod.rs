@@ -92,8 +92,8 @@ impl Table {
     /// The columns in the order [`Generator`] writes them: TPC-C clause 1.3's order, with
     /// HammerDB's column names.
     /// The table as the families' loaders take it.
-    pub fn table_ref(self) -> crate::db::TableRef {
-        crate::db::TableRef {
+    pub fn table_ref(self) -> crate::db::engine::TableRef {
+        crate::db::engine::TableRef {
             name: self.name(),
             columns: self.columns(),
         }

@@ -11,7 +11,7 @@ pub mod schema;
 pub mod support;
 
 use crate::config::{Database, Settings};
-use crate::db::TableRef;
+use crate::db::engine::TableRef;
 
 /// The workload's name, as jobs record it and messages say it.
 pub const NAME: &str = "TPROC-H";

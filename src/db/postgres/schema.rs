@@ -18,8 +18,8 @@ use self::statements::{
     exec, failed, ident, largest_first, literal, on_db, parallel, transaction, WORKERS,
 };
 use crate::config::{Database, Settings};
+use crate::db::engine::TableRef;
 use crate::db::postgres::{classify, connect, PgConn, PgTarget};
-use crate::db::TableRef;
 use crate::error::{Creatable, Error, Result};
 use crate::fault::{DbError, Failure, Peer};
 use crate::sqlfile;

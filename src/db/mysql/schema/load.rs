@@ -6,8 +6,8 @@ use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 
 use super::queries::{cell, Queries};
+use crate::db::engine::TableRef;
 use crate::db::mysql::wire::{Wire, WireError};
-use crate::db::TableRef;
 use crate::error::{Error, Result};
 use crate::fault::Peer;
 use crate::tpcc::schema::{Loader, Say};
