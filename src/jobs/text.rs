@@ -85,6 +85,21 @@ pub fn result_line(db: &str, f: &RunFigures) -> Option<String> {
     Some(crate::tpcc::result::test_result(db, f.nopm?, f.tpm?, true))
 }
 
+/// Whether a run job is a custom workload's (its profile's workload is `custom FILE`), whose
+/// units are its script's iterations.
+fn is_custom(s: &Summary) -> bool {
+    s.profile.workload.starts_with("custom ")
+}
+
+/// What a run's units are called: a custom workload's iterations, TPROC-C's transactions.
+fn units(s: &Summary) -> &'static str {
+    if is_custom(s) {
+        "iterations"
+    } else {
+        "transactions"
+    }
+}
+
 /// `jobs ID`: the status and a summary of what it did.
 pub fn summary(d: &Detail) -> String {
     let s = &d.summary;
@@ -99,8 +114,11 @@ pub fn summary(d: &Detail) -> String {
             out.push_str(&format!("\n{line}"));
         }
         out.push_str(&format!(
-            "\n{} active virtual users, {} transactions in {:.1} s",
-            f.active_vus, f.transactions, f.seconds
+            "\n{} active virtual users, {} {} in {:.1} s",
+            f.active_vus,
+            f.transactions,
+            units(s),
+            f.seconds
         ));
     }
     // Last, so that the result keeps its place (scripts read it by line).
@@ -149,6 +167,8 @@ pub fn result(d: &Detail) -> String {
         let mut out = format!("Job {} result", s.id);
         if let Some(line) = result_line(&s.profile.db, f) {
             out.push_str(&format!("\n{line}"));
+        } else if is_custom(s) {
+            out.push_str("\nno NOPM or TPM: a custom workload counts its iterations only");
         } else {
             out.push_str("\nno NOPM or TPM: a test run, or the run ended before it measured");
         }
@@ -157,8 +177,12 @@ pub fn result(d: &Detail) -> String {
             f.active_vus
         ));
         out.push_str(&format!(
-            "\nmeasured {:.1} s, {} transactions, {} failed virtual users, {} reconnects",
-            f.seconds, f.transactions, f.failed_vus, f.reconnects
+            "\nmeasured {:.1} s, {} {}, {} failed virtual users, {} reconnects",
+            f.seconds,
+            f.transactions,
+            units(s),
+            f.failed_vus,
+            f.reconnects
         ));
         if let Some(cpu) = f.client_cpu_seconds {
             out.push_str(&format!("\nclient CPU {cpu:.2} s"));
@@ -436,6 +460,26 @@ mod tests {
             list(&[], "/x/jobs.db"),
             "No jobs found in database file /x/jobs.db"
         );
+    }
+
+    #[test]
+    fn a_custom_run_counts_iterations_not_transactions() {
+        let mut d = crate::jobs::sample::detail("67FD24A6FDB403E253438393", 1.0);
+        d.summary.profile.workload = "custom /tmp/audit.rhai".into();
+        if let Some(f) = d.figures.as_mut() {
+            f.nopm = None;
+            f.tpm = None;
+        }
+        let r = result(&d);
+        assert!(
+            r.contains("a custom workload counts its iterations only"),
+            "{r}"
+        );
+        assert!(r.contains(", 500 iterations, "), "{r}");
+        assert!(summary(&d).contains("500 iterations in"), "{}", summary(&d));
+        // TPROC-C's stay transactions.
+        let d = crate::jobs::sample::detail("67FD24A6FDB403E253438393", 1.0);
+        assert!(result(&d).contains(", 500 transactions, "));
     }
 
     #[test]
