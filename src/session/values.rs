@@ -14,28 +14,68 @@ pub(super) fn run_map(id: &str, r: &super::last_run::LastRun) -> Map {
     }
 }
 
+/// What every run's map holds, whatever the workload.
+struct RunFields<'a> {
+    id: &'a str,
+    nopm: Option<f64>,
+    tpm: Option<f64>,
+    active_vus: u32,
+    seconds: f64,
+    failed_vus: u32,
+    stats: &'a crate::vu::Stats,
+    abandoned_calls: u64,
+    transactions: u64,
+    stopped_early: &'a Option<String>,
+    client_cpu: Option<std::time::Duration>,
+}
+
+impl RunFields<'_> {
+    fn map(&self) -> Map {
+        let opt = |v: Option<f64>| v.map_or(Dynamic::UNIT, Dynamic::from);
+        let mut m = Map::new();
+        m.insert("id".into(), self.id.into());
+        m.insert("nopm".into(), opt(self.nopm));
+        m.insert("tpm".into(), opt(self.tpm));
+        m.insert("active_vus".into(), (self.active_vus as i64).into());
+        m.insert("seconds".into(), self.seconds.into());
+        m.insert("failed_vus".into(), (self.failed_vus as i64).into());
+        m.insert("reconnects".into(), (self.stats.reconnects as i64).into());
+        m.insert(
+            "abandoned_calls".into(),
+            (self.abandoned_calls as i64).into(),
+        );
+        m.insert("transactions".into(), (self.transactions as i64).into());
+        m.insert(
+            "stopped_early".into(),
+            self.stopped_early
+                .clone()
+                .map_or(Dynamic::UNIT, Dynamic::from),
+        );
+        m.insert(
+            "client_cpu_seconds".into(),
+            opt(self.client_cpu.map(|c| c.as_secs_f64())),
+        );
+        m
+    }
+}
+
 /// A custom run's figures: the keys of a TPROC-C run's (`nopm` and `tpm` are `()`,
 /// `transactions` counts iterations), and `iteration` with its counts and latencies.
 fn custom_run_map(id: &str, r: &crate::custom::CustomResult) -> Map {
-    let mut m = Map::new();
-    m.insert("id".into(), id.into());
-    m.insert("nopm".into(), Dynamic::UNIT);
-    m.insert("tpm".into(), Dynamic::UNIT);
-    m.insert("active_vus".into(), (r.active_vus as i64).into());
-    m.insert("seconds".into(), r.elapsed.as_secs_f64().into());
-    m.insert("failed_vus".into(), (r.failed_vus as i64).into());
-    m.insert("reconnects".into(), (r.stats.reconnects as i64).into());
-    m.insert("abandoned_calls".into(), (r.abandoned_calls as i64).into());
-    m.insert("transactions".into(), (r.iterations() as i64).into());
-    m.insert(
-        "stopped_early".into(),
-        r.stopped_early.clone().map_or(Dynamic::UNIT, Dynamic::from),
-    );
-    m.insert(
-        "client_cpu_seconds".into(),
-        r.client_cpu
-            .map_or(Dynamic::UNIT, |c| Dynamic::from(c.as_secs_f64())),
-    );
+    let mut m = RunFields {
+        id,
+        nopm: None,
+        tpm: None,
+        active_vus: r.active_vus,
+        seconds: r.elapsed.as_secs_f64(),
+        failed_vus: r.failed_vus,
+        stats: &r.stats,
+        abandoned_calls: r.abandoned_calls,
+        transactions: r.iterations(),
+        stopped_early: &r.stopped_early,
+        client_cpu: r.client_cpu,
+    }
+    .map();
     for (name, s) in crate::custom::TYPE_NAMES.iter().zip(&r.stats.by_kind) {
         m.insert((*name).into(), type_map(s).into());
     }
@@ -60,25 +100,20 @@ fn type_map(s: &crate::vu::TypeStats) -> Map {
 }
 
 fn tpcc_run_map(id: &str, r: &crate::tpcc::driver::RunResult) -> Map {
-    let mut m = Map::new();
-    m.insert("id".into(), id.into());
-    m.insert("nopm".into(), r.nopm.map_or(Dynamic::UNIT, Dynamic::from));
-    m.insert("tpm".into(), r.tpm.map_or(Dynamic::UNIT, Dynamic::from));
-    m.insert("active_vus".into(), (r.active_vus as i64).into());
-    m.insert("seconds".into(), r.measured.as_secs_f64().into());
-    m.insert("failed_vus".into(), (r.failed_vus as i64).into());
-    m.insert("reconnects".into(), (r.stats.reconnects as i64).into());
-    m.insert("abandoned_calls".into(), (r.abandoned_calls as i64).into());
-    m.insert("transactions".into(), (r.transactions() as i64).into());
-    m.insert(
-        "stopped_early".into(),
-        r.stopped_early.clone().map_or(Dynamic::UNIT, Dynamic::from),
-    );
-    m.insert(
-        "client_cpu_seconds".into(),
-        r.client_cpu
-            .map_or(Dynamic::UNIT, |c| Dynamic::from(c.as_secs_f64())),
-    );
+    let mut m = RunFields {
+        id,
+        nopm: r.nopm,
+        tpm: r.tpm,
+        active_vus: r.active_vus,
+        seconds: r.measured.as_secs_f64(),
+        failed_vus: r.failed_vus,
+        stats: &r.stats,
+        abandoned_calls: r.abandoned_calls,
+        transactions: r.transactions(),
+        stopped_early: &r.stopped_early,
+        client_cpu: r.client_cpu,
+    }
+    .map();
     for k in crate::tpcc::inputs::Kind::ALL {
         let t = type_map(r.stats.kind(k));
         m.insert(k.name().replace(' ', "_").into(), t.into());
