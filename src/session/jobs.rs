@@ -28,6 +28,7 @@ impl Session {
         let record = run.map(|(_, r)| match r {
             LastRun::Tpcc(r) => run_record(r),
             LastRun::Custom(r) => custom_record(r),
+            LastRun::Tpch(r) => tpch_record(r),
         });
         let mut end =
             crate::jobs::recorder::end_of(&outcome, self.interrupt.is_set(), record.as_ref());
@@ -233,6 +234,42 @@ fn custom_record(r: &crate::custom::CustomResult) -> crate::jobs::recorder::RunR
     let timings = crate::custom::TYPE_NAMES
         .iter()
         .zip(&r.stats.by_kind)
+        .map(|(name, s)| {
+            let counts = Counts {
+                committed: s.committed,
+                rolled_back: s.rolled_back,
+                retried: s.retried,
+                failed: s.failed,
+            };
+            timing(name, counts, &s.latency)
+        })
+        .collect();
+    crate::jobs::recorder::RunRecord {
+        figures,
+        timings,
+        live: r.series.as_ref().map(live_record),
+    }
+}
+
+/// A TPROC-H run as its job records it: the figures every run has (no NOPM or TPM,
+/// `transactions` counts queries), and each query's and refresh function's timing.
+fn tpch_record(r: &crate::tpch::result::RunResult) -> crate::jobs::recorder::RunRecord {
+    use crate::jobs::recorder::{timing, Counts};
+    let figures = crate::jobs::RunFigures {
+        nopm: None,
+        tpm: None,
+        active_vus: r.active_vus,
+        seconds: r.elapsed.as_secs_f64(),
+        failed_vus: r.failed_vus,
+        reconnects: r.stats.reconnects,
+        transactions: r.queries(),
+        client_cpu_seconds: r.client_cpu.map(|c| c.as_secs_f64()),
+        stopped_early: r.stopped_early.clone(),
+    };
+    let timings = crate::tpch::TYPE_NAMES
+        .iter()
+        .zip(&r.stats.by_kind)
+        .filter(|(_, s)| s.committed + s.failed > 0)
         .map(|(name, s)| {
             let counts = Counts {
                 committed: s.committed,

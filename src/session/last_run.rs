@@ -5,4 +5,5 @@
 pub(super) enum LastRun {
     Tpcc(crate::tpcc::driver::RunResult),
     Custom(crate::custom::CustomResult),
+    Tpch(crate::tpch::result::RunResult),
 }

@@ -11,7 +11,38 @@ pub(super) fn run_map(id: &str, r: &super::last_run::LastRun) -> Map {
     match r {
         super::last_run::LastRun::Tpcc(r) => tpcc_run_map(id, r),
         super::last_run::LastRun::Custom(r) => custom_run_map(id, r),
+        super::last_run::LastRun::Tpch(r) => tpch_run_map(id, r),
     }
+}
+
+/// A TPROC-H run's figures: the keys every run has (`nopm` and `tpm` are `()`,
+/// `transactions` counts queries), the geometric mean, and each query's and refresh
+/// function's counts and latencies (`query_1` .. `query_22`, `rf1`, `rf2`).
+fn tpch_run_map(id: &str, r: &crate::tpch::result::RunResult) -> Map {
+    let mut m = RunFields {
+        id,
+        nopm: None,
+        tpm: None,
+        active_vus: r.active_vus,
+        seconds: r.elapsed.as_secs_f64(),
+        failed_vus: r.failed_vus,
+        stats: &r.stats,
+        abandoned_calls: r.abandoned_calls,
+        transactions: r.queries(),
+        stopped_early: &r.stopped_early,
+        client_cpu: r.client_cpu,
+    }
+    .map();
+    let (n, g) = r.geomean().map_or((0, None), |(n, g)| (n, Some(g)));
+    m.insert("geomean".into(), g.map_or(Dynamic::UNIT, Dynamic::from));
+    m.insert("geomean_queries".into(), (n as i64).into());
+    m.insert("querysets".into(), (r.complete_sets() as i64).into());
+    m.insert("queries".into(), (r.queries() as i64).into());
+    m.insert("query_seconds".into(), r.query_seconds().into());
+    for (name, s) in crate::tpch::TYPE_NAMES.iter().zip(&r.stats.by_kind) {
+        m.insert(name.replace(' ', "_").into(), type_map(s).into());
+    }
+    m
 }
 
 /// What every run's map holds, whatever the workload.

@@ -7,6 +7,10 @@
 pub mod bench;
 pub mod build;
 pub mod gen;
+pub mod params;
+pub mod queries;
+pub mod refresh;
+pub mod result;
 pub mod schema;
 pub mod support;
 
@@ -15,6 +19,35 @@ use crate::db::engine::TableRef;
 
 /// The workload's name, as jobs record it and messages say it.
 pub const NAME: &str = "TPROC-H";
+
+/// The run's unit types as statistics and jobs name them: the 22 queries, then the two
+/// refresh functions. Query `q` is at index `q - 1`.
+pub const TYPE_NAMES: [&str; 24] = [
+    "query 1",
+    "query 2",
+    "query 3",
+    "query 4",
+    "query 5",
+    "query 6",
+    "query 7",
+    "query 8",
+    "query 9",
+    "query 10",
+    "query 11",
+    "query 12",
+    "query 13",
+    "query 14",
+    "query 15",
+    "query 16",
+    "query 17",
+    "query 18",
+    "query 19",
+    "query 20",
+    "query 21",
+    "query 22",
+    "new sales refresh",
+    "old sales refresh",
+];
 
 /// The eight TPC-H tables, in the order they are loaded (the fixed ones first).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

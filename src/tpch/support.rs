@@ -1,13 +1,16 @@
 //! What TPROC-H needs of a database: [`Support`], the object-safe answers an engine gives
-//! through `Engine::tpch` (build, check, delete), written once for every family over
-//! [`Family`], which a family implements with its own schema builder ([`SchemaDb`]).
+//! through `Engine::tpch` (build, check, delete, a query connection and the dialect's query
+//! texts), written once for every family over [`Family`], which a family implements with its
+//! own schema builder ([`SchemaDb`]).
 
 use std::sync::Arc;
 
 use super::build::{build, check, Plan, Summary};
 use super::schema::{Check, Say, SchemaDb};
 use crate::config::Settings;
+use crate::db::engine::ScriptConn;
 use crate::error::Result;
+use crate::fault::{DbError, Peer};
 use crate::interrupt::Interrupt;
 use crate::output::Output;
 use crate::task::Pending;
@@ -41,6 +44,17 @@ pub trait Support: Sync {
         settings: &'a Settings,
         say: &'a Say,
     ) -> Pending<'a, Result<Vec<String>>>;
+
+    /// A connection as the schema's user on the schema's database, where the queries and the
+    /// refresh functions run.
+    fn connect<'a>(&'a self, settings: &'a Settings) -> Pending<'a, Result<ScriptConn, DbError>>;
+
+    /// The server and login [`Self::connect`] reaches, for messages about its connections.
+    fn peer(&self, settings: &Settings) -> Peer;
+
+    /// The 22 queries in this database's SQL (`schemas/<db>/tproch/queries.sql`), as
+    /// `tpch::queries` parses them.
+    fn queries_sql(&self) -> &'static str;
 }
 
 /// What an engine family supplies for TPROC-H: its schema builder made from the settings.
@@ -53,6 +67,18 @@ pub trait Family: Sync {
 
     /// The schema's database name (`*_tpch_dbase`), for `checkschema`'s lines.
     fn tpch_dbname(&self, settings: &Settings) -> String;
+
+    /// A connection as the schema's user on the schema's database.
+    fn tpch_connect<'a>(
+        &'a self,
+        settings: &'a Settings,
+    ) -> Pending<'a, Result<ScriptConn, DbError>>;
+
+    /// The server and login [`Self::tpch_connect`] reaches.
+    fn tpch_peer(&self, settings: &Settings) -> Peer;
+
+    /// The dialect's query file.
+    fn tpch_queries_sql(&self) -> &'static str;
 }
 
 impl<F: Family> Support for F {
@@ -95,5 +121,17 @@ impl<F: Family> Support for F {
         say: &'a Say,
     ) -> Pending<'a, Result<Vec<String>>> {
         Box::pin(async move { self.tpch_schema(settings).delete(say).await })
+    }
+
+    fn connect<'a>(&'a self, settings: &'a Settings) -> Pending<'a, Result<ScriptConn, DbError>> {
+        self.tpch_connect(settings)
+    }
+
+    fn peer(&self, settings: &Settings) -> Peer {
+        self.tpch_peer(settings)
+    }
+
+    fn queries_sql(&self) -> &'static str {
+        self.tpch_queries_sql()
     }
 }

@@ -164,6 +164,28 @@ impl crate::tpch::support::Family for Mysql {
     fn tpch_dbname(&self, settings: &Settings) -> String {
         self.tpch_schema(settings).dbname().to_string()
     }
+
+    fn tpch_connect<'a>(
+        &'a self,
+        settings: &'a Settings,
+    ) -> Pending<'a, Result<ScriptConn, DbError>> {
+        Box::pin(async move {
+            let t = self.tpch_schema(settings).schema_target();
+            let wire = mywire::connect(&t).await?;
+            Ok(ScriptConn::new(MyScript {
+                wire: Box::new(wire),
+                peer: t.peer(),
+            }))
+        })
+    }
+
+    fn tpch_peer(&self, settings: &Settings) -> crate::fault::Peer {
+        self.tpch_schema(settings).schema_target().peer()
+    }
+
+    fn tpch_queries_sql(&self) -> &'static str {
+        include_str!("../../../schemas/mysql/tproch/queries.sql")
+    }
 }
 
 impl Family for Mysql {

@@ -195,6 +195,28 @@ impl crate::tpch::support::Family for Postgres {
     fn tpch_dbname(&self, settings: &Settings) -> String {
         self.tpch_schema(settings).dbname().to_string()
     }
+
+    fn tpch_connect<'a>(
+        &'a self,
+        settings: &'a Settings,
+    ) -> Pending<'a, Result<ScriptConn, DbError>> {
+        Box::pin(async move {
+            let t = self.tpch_schema(settings).owner_target();
+            let conn = connect(&t).await?;
+            Ok(ScriptConn::new(PgScript {
+                conn,
+                peer: t.peer(),
+            }))
+        })
+    }
+
+    fn tpch_peer(&self, settings: &Settings) -> crate::fault::Peer {
+        self.tpch_schema(settings).owner_target().peer()
+    }
+
+    fn tpch_queries_sql(&self) -> &'static str {
+        include_str!("../../../schemas/pg/tproch/queries.sql")
+    }
 }
 
 impl Family for Postgres {

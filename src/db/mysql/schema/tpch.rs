@@ -29,6 +29,11 @@ pub struct MyTpch {
 }
 
 impl MyTpch {
+    /// The schema user's login on the schema's database: where the queries run.
+    pub fn schema_target(&self) -> MyTarget {
+        self.base.schema.clone()
+    }
+
     pub fn new(settings: &Settings, db: Database) -> Self {
         let d = settings.db(db);
         let p = db.prefix();

@@ -48,6 +48,11 @@ impl PgTpch {
         &self.base.owner
     }
 
+    /// The schema owner's login on the schema's database: where the queries run.
+    pub fn owner_target(&self) -> PgTarget {
+        self.base.owner.clone()
+    }
+
     /// Bytes per table, to start the longest index builds first.
     async fn table_sizes(&self) -> Result<Vec<(String, i64)>> {
         let conn = connect(self.owner()).await?;
