@@ -634,6 +634,15 @@ pub enum Error {
         path: String,
         source: std::io::Error,
     },
+
+    /// `datagenrun` stopped by Ctrl-C before it finished.
+    #[error(
+        "Data generation stopped by Ctrl-C after {rows} rows in {files} file{} in {dir}: the \
+         last ones are incomplete; delete them before datagenrun again (it never overwrites a \
+         file)",
+        plural(*.files)
+    )]
+    DatagenStopped { rows: u64, files: usize, dir: String },
 }
 
 impl Error {

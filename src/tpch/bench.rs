@@ -1,10 +1,12 @@
 //! TPROC-H as the session sees it ([`TPROC_H`], a `bench::Benchmark`): the schema commands
 //! on the current database's `Support` (`db::Engine::tpch`), with their lines and summary.
-//! Runs and data generation are refused, saying what TPROC-H has so far.
+//! Data generation writes dbgen's flat files (`tpch::gen::datagen`). Runs are refused,
+//! saying what TPROC-H has so far.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::build::Plan;
+use super::gen::datagen;
 use super::schema::Say;
 use super::support::Support;
 use super::{scale_factor, shown, threads, NAME};
@@ -143,8 +145,31 @@ impl Benchmark for Tproch {
         }))
     }
 
-    fn generate(&self, _settings: &Settings, _dir: &Path) -> Result<Generation> {
-        Err(Error::TprochDatagenNotYet)
+    fn generate(&self, settings: &Settings, dir: &Path) -> Result<Generation> {
+        let g = &settings.generic;
+        let sf = g.get_f64("gen_scale_fact");
+        let parts = g.get_i64("gen_num_vu").max(1) as u32;
+        let db = settings.current();
+        let dir: PathBuf = dir.to_path_buf();
+        Ok(Box::new(move |out: &Output, interrupt: &Interrupt| {
+            let said = shown(sf);
+            out.line(format!(
+                "Ready to generate the data for a Scale Factor {said} {} TPROC-H schema in directory {}",
+                db.name(),
+                dir.display()
+            ));
+            let say = Say::new(out.clone(), 1);
+            let done = datagen(sf, parts, &dir, &say, interrupt)?;
+            out.line(format!(
+                "SCALE FACTOR {said} TPROC-H SCHEMA GENERATED in {:.2} MINUTES ({} rows in {} files, {:.1} MB, {:.1} s)",
+                done.elapsed.as_secs_f64() / 60.0,
+                done.rows,
+                done.files,
+                done.bytes as f64 / 1e6,
+                done.elapsed.as_secs_f64()
+            ));
+            Ok(done.rows)
+        }))
     }
 
     fn options(&self, _settings: &Settings) -> Result<Box<dyn WorkloadOptions>> {
