@@ -642,7 +642,11 @@ pub enum Error {
          file)",
         plural(*.files)
     )]
-    DatagenStopped { rows: u64, files: usize, dir: String },
+    DatagenStopped {
+        rows: u64,
+        files: usize,
+        dir: String,
+    },
 }
 
 impl Error {

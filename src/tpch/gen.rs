@@ -495,7 +495,8 @@ mod tests {
         let e = datagen(0.01, 1, other.path(), &say, &interrupt).unwrap_err();
         assert!(matches!(e, Error::DatagenStopped { rows: 0, .. }), "{e}");
         assert!(
-            e.to_string().starts_with("Data generation stopped by Ctrl-C after 0 rows in "),
+            e.to_string()
+                .starts_with("Data generation stopped by Ctrl-C after 0 rows in "),
             "{e}"
         );
     }
