@@ -39,14 +39,14 @@ pub struct RefreshSql {
 /// and their line items.
 pub fn new_sales(sf: f64, pair: u32) -> RefreshSql {
     let slice = Slice::of(sf, pair);
-    let (orders, lines) = slice.rows();
-    let keys: Vec<i64> = orders.iter().map(|o| o.o_orderkey).collect();
-    let mut statements = deletes(&keys);
-    statements.extend(inserts(Table::Orders, &orders, push_order));
-    statements.extend(inserts(Table::Lineitem, &lines, push_line));
+    let mut statements = deletes(&slice.keys());
+    let (orders, n_orders) = inserts(Table::Orders, slice.orders(), push_order);
+    let (lines, n_lines) = inserts(Table::Lineitem, slice.lines(), push_line);
+    statements.extend(orders);
+    statements.extend(lines);
     RefreshSql {
         statements,
-        rows: (orders.len() + lines.len()) as u64,
+        rows: n_orders + n_lines,
     }
 }
 
@@ -101,23 +101,24 @@ impl Slice {
         loaded | (self.gap << GAP_SHIFT)
     }
 
-    /// The orders and line items, with their new keys.
-    fn rows(&self) -> (Vec<Order<'static>>, Vec<LineItem<'static>>) {
-        let orders = OrderGenerator::new(self.sf, self.part, self.parts)
+    /// The orders, with their new keys.
+    fn orders(self) -> impl Iterator<Item = Order<'static>> {
+        OrderGenerator::new(self.sf, self.part, self.parts)
             .iter()
-            .map(|mut o| {
+            .map(move |mut o| {
                 o.o_orderkey = self.key(o.o_orderkey);
                 o
             })
-            .collect();
-        let lines = LineItemGenerator::new(self.sf, self.part, self.parts)
+    }
+
+    /// The orders' line items, with their orders' new keys.
+    fn lines(self) -> impl Iterator<Item = LineItem<'static>> {
+        LineItemGenerator::new(self.sf, self.part, self.parts)
             .iter()
-            .map(|mut l| {
+            .map(move |mut l| {
                 l.l_orderkey = self.key(l.l_orderkey);
                 l
             })
-            .collect();
-        (orders, lines)
     }
 
     /// The new order keys alone.
@@ -158,26 +159,37 @@ fn deletes(keys: &[i64]) -> Vec<String> {
 }
 
 /// Multi-row INSERTs of `rows` into `table`, [`BATCH_ROWS`] rows a statement, each row's
-/// values written by `push` in the order of `table.columns()`.
-fn inserts<R>(table: Table, rows: &[R], push: fn(&R, &mut String)) -> Vec<String> {
+/// values written by `push` in the order of `table.columns()`; and how many rows.
+fn inserts<R>(
+    table: Table,
+    rows: impl Iterator<Item = R>,
+    push: fn(&R, &mut String),
+) -> (Vec<String>, u64) {
     let head = format!(
         "INSERT INTO {} ({}) VALUES ",
         table.name(),
         table.columns().join(", ")
     );
-    rows.chunks(BATCH_ROWS)
-        .map(|chunk| {
-            let mut sql = String::with_capacity(head.len() + chunk.len() * 200);
+    let (mut statements, mut sql, mut n, mut in_sql) = (Vec::new(), String::new(), 0, 0);
+    for row in rows {
+        if in_sql == 0 {
+            sql = String::with_capacity(head.len() + BATCH_ROWS * 200);
             sql.push_str(&head);
-            for (i, row) in chunk.iter().enumerate() {
-                if i > 0 {
-                    sql.push(',');
-                }
-                push(row, &mut sql);
-            }
-            sql
-        })
-        .collect()
+        } else {
+            sql.push(',');
+        }
+        push(&row, &mut sql);
+        n += 1;
+        in_sql += 1;
+        if in_sql == BATCH_ROWS {
+            statements.push(std::mem::take(&mut sql));
+            in_sql = 0;
+        }
+    }
+    if in_sql > 0 {
+        statements.push(sql);
+    }
+    (statements, n)
 }
 
 /// A string literal: quoted, `'` doubled. dbgen's text holds no backslash, the one
@@ -358,7 +370,7 @@ mod tests {
         let pair = 5;
         let rf1 = new_sales(sf, pair);
         let slice = Slice::of(sf, pair);
-        let (orders, lines) = slice.rows();
+        let (orders, lines): (Vec<_>, Vec<_>) = (slice.orders().collect(), slice.lines().collect());
         // The dbgen rows as loaded, before their keys move.
         let dbgen_orders: Vec<String> = OrderGenerator::new(sf, slice.part, slice.parts)
             .iter()
