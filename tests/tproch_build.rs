@@ -233,15 +233,6 @@ fn bad_tproch_input_is_refused_with_the_way_out() {
         e.contains("Value 0 for tpch:pg_num_tpch_threads is not valid"),
         "{e}"
     );
-    for command in ["loadscript", "vurun"] {
-        let e = f.err(command);
-        assert!(
-            e.contains(
-                "TPROC-H runs are not in hammer yet (loadscript, vurun): buildschema, checkschema and deleteschema are"
-            ),
-            "{command}: {e}"
-        );
-    }
     let e = f.err("datagenrun");
     assert!(
         e.contains("TPROC-H data generation (datagenrun) is not in hammer yet"),
