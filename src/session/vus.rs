@@ -227,9 +227,10 @@ impl Session {
                         crate::tpch::shown(sf)
                     ));
                 }
-                _ => self.out.line(
-                    "QphH@Size needs a power test with refresh on (vuset vu 1, diset tpch *_refresh_on true) on this database and scale factor before the throughput test",
-                ),
+                _ => self.out.line(format!(
+                    "QphH@Size needs a power test with refresh on (vuset vu 1, diset tpch {}_refresh_on true) on this database and scale factor before the throughput test",
+                    db.prefix()
+                )),
             }
         }
     }

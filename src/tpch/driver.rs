@@ -191,11 +191,14 @@ impl Tpch {
         t.position = 0;
         t.set_started = Instant::now();
         t.pending.clear();
-        if self.opts.refresh_on {
+        // The power test brackets its queries with the refresh functions; a throughput
+        // test's query streams run queries only (virtual user 1 refreshes).
+        let refresh = self.opts.refresh_on && self.opts.power_test();
+        if refresh {
             t.pending.push_back(Unit::Refresh(Refresh::NewSales));
         }
         t.pending.extend(t.order.iter().map(|q| Unit::Query(*q)));
-        if self.opts.refresh_on {
+        if refresh {
             t.pending.push_back(Unit::Refresh(Refresh::OldSales));
         }
         lock(&self.record).sets.push(QuerySet {
