@@ -552,9 +552,12 @@ impl Workload for Tpch {
         }
     }
 
+    /// The refresh stream's pause between refresh functions (none after its last).
     fn think(&self, t: &mut Terminal, unit: Unit) -> Option<Duration> {
+        let more = !t.pending.is_empty() || t.set < self.opts.update_sets;
         (t.role == Role::Refreshes
             && matches!(unit, Unit::Refresh(_))
+            && more
             && !self.opts.trickle.is_zero())
         .then_some(self.opts.trickle)
     }
