@@ -8,61 +8,7 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::{Fixture, Servers};
-
-/// Drops the test's database (and PostgreSQL role) whatever the test did.
-struct Cleanup {
-    db: &'static str,
-    name: String,
-}
-
-impl Drop for Cleanup {
-    fn drop(&mut self) {
-        let servers = Servers::get();
-        let n = &self.name;
-        if self.db == "pg" {
-            servers.pg_exec(
-                "postgres",
-                &format!("DROP DATABASE IF EXISTS {n} WITH (FORCE)"),
-            );
-            servers.pg_exec("postgres", &format!("DROP ROLE IF EXISTS {n}"));
-        } else {
-            servers.maria_exec("mysql", &[&format!("DROP DATABASE IF EXISTS {n}")]);
-        }
-    }
-}
-
-/// A session on `db` under TPROC-H at scale factor 0.01, in a database (and PostgreSQL role)
-/// of the test's own, with the live view off.
-fn configured(db: &'static str, test: &str) -> (Fixture, Cleanup) {
-    let servers = Servers::get();
-    servers.require();
-    let mut f = Fixture::new();
-    f.ok(&servers.configure());
-    let name = format!("hammer_tphr_{db}_{test}_{}", std::process::id());
-    f.ok(&format!("dbset db {db}"));
-    f.ok("dbset bm TPC-H");
-    if db == "pg" {
-        f.ok(&format!(
-            "diset tpch pg_tpch_superuser {}; diset tpch pg_tpch_superuserpass {}",
-            servers.pg_user, servers.pg_pass
-        ));
-        f.ok(&format!(
-            "diset tpch pg_tpch_user {name}; diset tpch pg_tpch_pass tph_pass"
-        ));
-    } else {
-        f.ok(&format!(
-            "diset tpch {db}_tpch_user {}; diset tpch {db}_tpch_pass {}",
-            servers.maria_user, servers.maria_pass
-        ));
-    }
-    f.ok(&format!("diset tpch {db}_tpch_dbase {name}"));
-    f.ok(&format!(
-        "diset tpch {db}_scale_fact 0.01; diset tpch {db}_num_tpch_threads 2"
-    ));
-    f.ok("vuset refreshrate 0");
-    (f, Cleanup { db, name })
-}
+use common::{tproch_session as configured, Fixture, Servers};
 
 fn build(f: &mut Fixture) {
     let (r, lines) = f.console("buildschema().ok");
