@@ -106,9 +106,36 @@ pub enum Error {
     #[error("Unknown benchmark {name}, choose one from TPROC-C TPROC-H (or their compatible names TPC-C TPC-H)")]
     UnknownBenchmark { name: String },
 
-    /// `loadscript` or `vurun` under TPROC-H: its query driver is not written yet.
-    #[error("TPROC-H runs are not in hammer yet (loadscript, vurun): buildschema, checkschema and deleteschema are")]
-    TprochRunsNotYet,
+    /// `vurun` under TPROC-H on a database without the TPROC-H tables.
+    #[error("no TPROC-H schema in database {dbname} on {db} ({why}): build one with buildschema (dbset bm TPC-H) or set {prefix}_tpch_dbase")]
+    NoTprochSchema {
+        db: &'static str,
+        dbname: String,
+        prefix: &'static str,
+        why: String,
+    },
+
+    /// A database's TPROC-H query file that does not parse (a fault of hammer's build).
+    #[error("the TPROC-H queries for {db} do not parse: {why}")]
+    TprochQueries { db: &'static str, why: String },
+
+    /// `vurun` under TPROC-H on a database that holds a TPROC-C schema.
+    #[error("database {dbname} on {db} holds a TPROC-C schema, not a TPROC-H one: build TPROC-H elsewhere (diset tpch {prefix}_tpch_dbase) or choose TPROC-C (dbset bm TPC-C)")]
+    TpccSchemaNotTproch {
+        db: &'static str,
+        dbname: String,
+        prefix: &'static str,
+    },
+
+    /// `vurun` under TPROC-H on a schema built for another scale factor.
+    #[error("the TPROC-H schema in database {dbname} is of scale factor {found} ({suppliers} suppliers), not {prefix}_scale_fact {configured}: set diset tpch {prefix}_scale_fact {found}, or build scale factor {configured}")]
+    TprochScaleMismatch {
+        dbname: String,
+        prefix: &'static str,
+        found: String,
+        suppliers: u64,
+        configured: String,
+    },
 
     /// A workload the current database's engine does not offer.
     #[error("{workload} is not available on {db} in hammer")]

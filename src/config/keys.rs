@@ -117,6 +117,9 @@ fn tpch_keys(db: Database) -> Vec<KeySpec> {
             },
         ),
         t("refresh_verbose", "false", Kind::Bool),
+        // hammer's own: the specification's validation parameters, and each answer checked
+        // against the published answer set where hammer holds one.
+        t("validate", "false", Kind::Bool),
     ]);
     keys
 }

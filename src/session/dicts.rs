@@ -238,13 +238,20 @@ impl Session {
                     all.join(" ")
                 )
             }
-            "bm" => "Benchmark set to TPC-C".to_string(),
+            "bm" => format!("Benchmark set to {}", self.settings.generic.get("bm")),
             "dict" => {
+                // HammerDB shows the connection and the current benchmark's section.
                 let dict = self.settings.db(db);
+                let bench = crate::bench::of(&self.settings).map(|b| b.dictionary());
+                let sections: Vec<&str> = dict
+                    .sections()
+                    .into_iter()
+                    .filter(|s| bench.as_ref().map_or(true, |b| s == b) || *s == "connection")
+                    .collect();
                 format!(
                     "Dictionary Settings for {}\n{}",
                     db.name(),
-                    dict.render(&dict.sections())
+                    dict.render(&sections)
                 )
             }
             "generic" => {

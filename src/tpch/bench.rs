@@ -1,16 +1,17 @@
 //! TPROC-H as the session sees it ([`TPROC_H`], a `bench::Benchmark`): the schema commands
 //! on the current database's `Support` (`db::Engine::tpch`), with their lines and summary.
-//! Data generation writes dbgen's flat files (`tpch::gen::datagen`). Runs are refused,
-//! saying what TPROC-H has so far.
+//! Data generation writes dbgen's flat files (`tpch::gen::datagen`); runs are
+//! `tpch::driver`'s.
 
 use std::path::{Path, PathBuf};
 
 use super::build::Plan;
 use super::gen::datagen;
+use super::options::Options;
 use super::schema::Say;
 use super::support::Support;
 use super::{scale_factor, shown, threads, NAME};
-use crate::bench::benchmark::{Benchmark, Built, Check, Generation, RunResult, Work};
+use crate::bench::benchmark::{Benchmark, Built, Check, Generation, Ran, Work};
 use crate::config::{Database, Settings};
 use crate::error::{Error, Result};
 use crate::interrupt::Interrupt;
@@ -172,17 +173,32 @@ impl Benchmark for Tproch {
         }))
     }
 
-    fn options(&self, _settings: &Settings) -> Result<Box<dyn WorkloadOptions>> {
-        Err(Error::TprochRunsNotYet)
+    fn options(&self, settings: &Settings) -> Result<Box<dyn WorkloadOptions>> {
+        support(settings.current())?;
+        Ok(Box::new(Options::load(settings)))
     }
 
     fn run(
         &self,
-        _script: &Script,
-        _say: Say,
-        _states: StateSink,
-        _interrupt: &Interrupt,
-    ) -> Result<Work<RunResult>> {
-        Err(Error::TprochRunsNotYet)
+        script: &Script,
+        say: Say,
+        states: StateSink,
+        interrupt: &Interrupt,
+    ) -> Result<Work<Ran>> {
+        let Some(opts) = script.options::<Options>().cloned() else {
+            return Err(Error::CannotRun {
+                workload: script.workload(),
+            });
+        };
+        let (settings, db, interrupt) = (script.settings.clone(), script.db, interrupt.clone());
+        let support = support(db)?;
+        Ok(Box::pin(async move {
+            let out = say.out().clone();
+            let r = super::driver::run(support, settings, db, opts, say, states, interrupt).await?;
+            for line in super::result::summary(&r, db.name()) {
+                out.line(line);
+            }
+            Ok(Ran::Tpch(r))
+        }))
     }
 }
