@@ -144,14 +144,6 @@ pub enum Error {
         db: &'static str,
     },
 
-    /// `datagenrun` under TPROC-H.
-    #[error("TPROC-H data generation (datagenrun) is not in hammer yet: buildschema, checkschema and deleteschema are")]
-    TprochDatagenNotYet,
-
-    /// An option of TPROC-H's (`dgset scale_fact`).
-    #[error("{option} belongs to TPROC-H, which hammer does not support yet")]
-    TprochOption { option: String },
-
     /// Build options set to true that hammer cannot honour.
     #[error("hammer does not support {}; set it to false to build", .options.join(" or "))]
     UnsupportedBuildOptions { options: Vec<String> },

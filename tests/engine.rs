@@ -500,11 +500,14 @@ fn dgset_and_datagenrun() {
     );
     let e = f.err("dgset directory /no/such/dir");
     assert!(e.contains("directory /no/such/dir does not exist"), "{e}");
-    let e = f.err("dgset scale_fact 10");
-    assert!(e.contains("TPROC-H"), "{e}");
+    let e = f.err("dgset scale_fact 3");
+    assert!(
+        e.contains("Value 3 for datageneration:gen_scale_fact is not valid"),
+        "{e}"
+    );
     let e = f.err("dgset ware 2");
     assert!(
-        e.contains("Usage: dgset [vu|warehouse|directory] value"),
+        e.contains("Usage: dgset [vu|warehouse|scale_fact|directory] value"),
         "{e}"
     );
     let e = f.err("dgset warehouse 0");

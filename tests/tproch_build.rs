@@ -187,10 +187,20 @@ fn bad_tproch_input_is_refused_with_the_way_out() {
         e.contains("Value 0 for tpch:pg_num_tpch_threads is not valid"),
         "{e}"
     );
-    let e = f.err("datagenrun");
+    // Data generation takes TPROC-H's scale factors too (`dgset scale_fact`).
+    let e = f.err("dgset scale_fact 2");
     assert!(
-        e.contains("TPROC-H data generation (datagenrun) is not in hammer yet"),
+        e.contains("Value 2 for datageneration:gen_scale_fact is not valid"),
         "{e}"
+    );
+    assert_eq!(
+        f.ok("dgset scale_fact 0.01"),
+        ["Set scale factor to 0.01 for data generation"]
+    );
+    // Its writers take dbgen's parts, not warehouses: more of them than warehouses is fine.
+    assert_eq!(
+        f.ok("dgset vu 4"),
+        ["Set virtual users to 4 for data generation"]
     );
 }
 

@@ -147,17 +147,6 @@ fn named_variants_print_the_old_sentences() {
              pg_scale_fact 1: set diset tpch pg_scale_fact 0.01, or build scale factor 1",
         ),
         (
-            Error::TprochDatagenNotYet,
-            "TPROC-H data generation (datagenrun) is not in hammer yet: buildschema, \
-             checkschema and deleteschema are",
-        ),
-        (
-            Error::TprochOption {
-                option: "scale_fact".into(),
-            },
-            "scale_fact belongs to TPROC-H, which hammer does not support yet",
-        ),
-        (
             Error::UnsupportedBuildOptions {
                 options: vec!["a".into(), "b".into()],
             },
