@@ -4,6 +4,7 @@
 //! [`schema::SchemaDb`], [`bench`] is TPROC-H as the session sees it, [`support`] what an
 //! engine offers it. The query driver is not written yet.
 
+pub mod answers;
 pub mod bench;
 pub mod build;
 pub mod gen;
