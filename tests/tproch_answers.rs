@@ -1,5 +1,6 @@
 //! The 22 TPROC-H queries of each dialect, run with the specification's validation parameters
-//! on a scale factor 0.01 schema on the real servers, give the published answers.
+//! on a scale factor 0.01 schema on the real servers, give the published answers; and run with
+//! the values streams draw.
 
 mod common;
 
@@ -8,8 +9,10 @@ use std::time::{Duration, Instant};
 use common::{Fixture, Servers};
 use hammer::config::{Database, Settings, Target};
 use hammer::tpch::answers::{compare, has_answers};
-use hammer::tpch::params::validation;
+use hammer::tpch::params::{order, random, validation};
 use hammer::tpch::queries::Queries;
+use rand::rngs::SmallRng;
+use rand::SeedableRng;
 
 const SF: f64 = 0.01;
 
@@ -124,6 +127,23 @@ fn answers_on(db: &'static str, database: Database) {
             if let Some(rows) = rows {
                 if let Err(e) = compare(q, SF, &rows) {
                     failures.push(e);
+                }
+            }
+        }
+        // The values a stream draws run too: two streams' sets, in their order.
+        let mut rng = SmallRng::seed_from_u64(u64::from(std::process::id()));
+        for stream in [1, 2] {
+            for q in order(stream) {
+                let p = random(q, SF, &mut rng);
+                for s in queries.statements(q, &p, stream) {
+                    let ran = if s.returns_rows {
+                        conn.query(&s.sql).await.map(|_| ())
+                    } else {
+                        conn.execute(&s.sql).await.map(|_| ())
+                    };
+                    if let Err(e) = ran {
+                        failures.push(format!("stream {stream} query {q} {p:?} failed: {e}"));
+                    }
                 }
             }
         }

@@ -369,7 +369,7 @@ mod tests {
         for text in [PG, MYSQL] {
             let st = parsed(text).statements(15, &validation(15, 1.0), 7);
             assert!(
-                st[0].sql.starts_with("create view revenue7 "),
+                st[0].sql.starts_with("create or replace view revenue7 "),
                 "{}",
                 st[0].sql
             );
