@@ -6,8 +6,7 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::{Fixture, Servers};
-use hammer::config::{Database, Settings, Target};
+use hammer::config::Database;
 use hammer::tpch::answers::{compare, has_answers};
 use hammer::tpch::params::{order, random, validation};
 use hammer::tpch::queries::Queries;
@@ -16,77 +15,10 @@ use rand::SeedableRng;
 
 const SF: f64 = 0.01;
 
-/// Drops the test's database (and PostgreSQL role) whatever the test did.
-struct Cleanup {
-    db: &'static str,
-    name: String,
-}
-
-impl Drop for Cleanup {
-    fn drop(&mut self) {
-        let servers = Servers::get();
-        let n = &self.name;
-        if self.db == "pg" {
-            // Two round trips: DROP DATABASE cannot share a batch.
-            servers.pg_exec(
-                "postgres",
-                &format!("DROP DATABASE IF EXISTS {n} WITH (FORCE)"),
-            );
-            servers.pg_exec("postgres", &format!("DROP ROLE IF EXISTS {n}"));
-        } else {
-            servers.maria_exec("mysql", &[&format!("DROP DATABASE IF EXISTS {n}")]);
-        }
-    }
-}
-
 /// Builds a scale factor 0.01 TPROC-H schema on `db` in a database (and PostgreSQL role) of
 /// the test's own; returns the settings that reach it.
-fn built(db: &'static str) -> (Settings, Cleanup) {
-    let servers = Servers::get();
-    servers.require();
-    let name = format!("hammer_tph_{db}_answers_{}", std::process::id());
-    let cleanup = Cleanup {
-        db,
-        name: name.clone(),
-    };
-    let mut f = Fixture::new();
-    f.ok(&servers.configure());
-    f.ok(&format!("dbset db {db}; dbset bm TPC-H"));
-    let mut settings = Settings::defaults();
-    let target = Target::Db(if db == "pg" {
-        Database::Pg
-    } else {
-        Database::Maria
-    });
-    let mut set = |section: &str, key: String, value: &str| {
-        f.ok(&format!("diset {section} {key} {value}"));
-        settings
-            .set(target, section, &key, value)
-            .unwrap_or_else(|e| panic!("{key}: {e}"));
-    };
-    if db == "pg" {
-        set("connection", "pg_host".into(), &servers.pg_host);
-        set("connection", "pg_port".into(), &servers.pg_port.to_string());
-        set("tpch", "pg_tpch_superuser".into(), &servers.pg_user);
-        set("tpch", "pg_tpch_superuserpass".into(), &servers.pg_pass);
-        set("tpch", "pg_tpch_user".into(), &name);
-        set("tpch", "pg_tpch_pass".into(), "tph_pass");
-    } else {
-        set("connection", "maria_host".into(), &servers.maria_host);
-        set(
-            "connection",
-            "maria_port".into(),
-            &servers.maria_port.to_string(),
-        );
-        set("connection", "maria_socket".into(), &servers.maria_socket);
-        set("tpch", "maria_tpch_user".into(), &servers.maria_user);
-        set("tpch", "maria_tpch_pass".into(), &servers.maria_pass);
-    }
-    set("tpch", format!("{db}_tpch_dbase"), &name);
-    set("tpch", format!("{db}_scale_fact"), "0.01");
-    set("tpch", format!("{db}_num_tpch_threads"), "2");
-    let (r, lines) = f.console("buildschema().ok");
-    assert_eq!(r, Ok("true".to_string()), "{}", lines.join("\n"));
+fn built(db: &'static str) -> (hammer::config::Settings, common::TprochDb) {
+    let (_f, settings, cleanup) = common::tproch_built(db, "answers");
     (settings, cleanup)
 }
 
