@@ -164,7 +164,7 @@ power_test() { # db prefix
 		echo "diset(\"tpch\", \"${db}_refresh_on\", \"true\");"
 		echo "vurun(); let l = lastrun();"
 		echo "print(\`POWER \${l.geomean} \${l.seconds} \${l.client_cpu_seconds}\`);"
-		echo "dbset(\"bm\", \"TPC-H\"); deleteschema();"
+		echo "vudestroy(); deleteschema();"
 	} >"$WORK/power_$db.rhai"
 	echo "tproch.sh: power test on $db ..."
 	"$HAMMER" auto "$WORK/power_$db.rhai" >"$WORK/power_$db.log"
