@@ -147,6 +147,15 @@ impl Benchmark for Tproch {
         Err(Error::TprochDatagenNotYet)
     }
 
+    /// Queries per hour (`qph`), as HammerDB's counter shows TPROC-H, read as the `tpch_`
+    /// logins (`pg_tpch_superuser`, `maria_tpch_user`).
+    fn counting(&self) -> crate::db::counter::Counting {
+        crate::db::counter::Counting {
+            counted: crate::db::counter::Counted::Queries,
+            keys: "tpch_",
+        }
+    }
+
     fn options(&self, _settings: &Settings) -> Result<Box<dyn WorkloadOptions>> {
         Err(Error::TprochRunsNotYet)
     }
