@@ -394,12 +394,13 @@ pub fn tcount(id: &str, db: &str, t: &[TcountPoint]) -> String {
     };
     let heading = format!("{db} {}", first.metric.to_ascii_uppercase());
     let nopm = t.iter().any(|p| p.nopm.is_some()) || first.metric == "tpm";
-    let mut out = format!("{:<19}  {:>14}", "TIME (UTC)", heading);
+    let w = heading.len().max(14);
+    let mut out = format!("{:<19}  {heading:>w$}", "TIME (UTC)");
     if nopm {
         out.push_str(&format!("  {:>10}", "NOPM"));
     }
     for p in t {
-        out.push_str(&format!("\n{:<19}  {:>14.0}", text_time(p.at), p.value));
+        out.push_str(&format!("\n{:<19}  {:>w$.0}", text_time(p.at), p.value));
         if nopm {
             out.push_str(&format!("  {:>10}", figure(p.nopm)));
         }
