@@ -478,7 +478,10 @@ pub fn run(
                             }),
                             text::result(&d),
                         ),
-                        What::Timing => (json(&d.timings), text::timing(&s.id, &d.timings)),
+                        What::Timing => {
+                            let unit = if s.is_tpch() { "QUERY" } else { "TRANSACTION" };
+                            (json(&d.timings), text::timing(&s.id, unit, &d.timings))
+                        }
                         What::Queries => (json(&d.tpch), text::queries(&s.id, d.tpch.as_ref())),
                         What::Tcount => (
                             json(&d.tcount),

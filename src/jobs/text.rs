@@ -348,14 +348,21 @@ fn command_of(kind: super::Kind) -> &'static str {
     }
 }
 
-/// `jobs ID timing`: counts and latency percentiles per transaction type.
-pub fn timing(id: &str, t: &[Timing]) -> String {
+/// `jobs ID timing`: counts and latency percentiles per unit type, the first column headed
+/// `unit` (`TRANSACTION`, or `QUERY` for TPROC-H's queries and refresh functions).
+pub fn timing(id: &str, unit: &str, t: &[Timing]) -> String {
     if t.is_empty() {
         return format!("Job {id} has no timing data");
     }
+    let w = t
+        .iter()
+        .map(|x| x.name.len())
+        .chain([unit.len(), 13])
+        .max()
+        .unwrap_or(13);
     let mut out = format!(
-        "{:<13} {:>10} {:>11} {:>8} {:>7} {:>9} {:>9} {:>9} {:>9} {:>9}",
-        "TRANSACTION",
+        "{:<w$} {:>10} {:>11} {:>8} {:>7} {:>9} {:>9} {:>9} {:>9} {:>9}",
+        unit,
         "COMMITTED",
         "ROLLED BACK",
         "RETRIED",
@@ -368,7 +375,7 @@ pub fn timing(id: &str, t: &[Timing]) -> String {
     );
     for x in t {
         out.push_str(&format!(
-            "\n{:<13} {:>10} {:>11} {:>8} {:>7} {:>9.3} {:>9.3} {:>9.3} {:>9.3} {:>9.3}",
+            "\n{:<w$} {:>10} {:>11} {:>8} {:>7} {:>9.3} {:>9.3} {:>9.3} {:>9.3} {:>9.3}",
             x.name,
             x.committed,
             x.rolled_back,
@@ -756,6 +763,28 @@ mod tests {
             t.figures.geomean = None;
         }
         assert!(result(&d).contains("\nno geometric mean: no query returned rows\n"));
+    }
+
+    /// TPROC-H's timing names its queries and refresh functions, the column as wide as the
+    /// longest name; TPROC-C's stays as it was.
+    #[test]
+    fn timing_columns_fit_their_names() {
+        use crate::jobs::sample::timing as t;
+        let c = timing("X", "TRANSACTION", &[t("new order", 1.0)]);
+        assert!(c.starts_with("TRANSACTION    COMMITTED"), "{c}");
+        assert!(c.contains("\nnew order            100"), "{c}");
+        let h = timing(
+            "X",
+            "QUERY",
+            &[t("query 1", 1.0), t("new sales refresh", 2.0)],
+        );
+        let lines: Vec<&str> = h.lines().collect();
+        assert!(
+            lines[0].starts_with(&format!("QUERY{}COMMITTED", " ".repeat(14))),
+            "{h}"
+        );
+        assert!(lines[1].starts_with("query 1                  100"), "{h}");
+        assert!(lines[2].starts_with("new sales refresh        100"), "{h}");
     }
 
     #[test]
