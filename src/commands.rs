@@ -105,7 +105,7 @@ pub const DGSET_OPTIONS: &[(&str, &str)] = &[
     ("vu", "gen_num_vu"),
     ("warehouse", "gen_count_ware"),
     ("directory", "gen_directory"),
-    ("scale_fact", ""),
+    ("scale_fact", "gen_scale_fact"),
 ];
 pub const METSET_OPTIONS: &[(&str, &str, &str)] = &[
     ("agent_hostname", "agent_hostname", "Metrics agent hostname"),
@@ -321,11 +321,13 @@ pub static COMMANDS: &[Command] = &[
     },
     Command {
         name: "dgset",
-        args: "[vu|warehouse|directory] value",
+        args: "[vu|warehouse|scale_fact|directory] value",
         min_args: 2,
         max_args: 2,
-        help: "Configures datagenrun: vu (parallel writers, at most the warehouses), warehouse \
-               (how many), directory (where the files go; empty means the temporary directory).",
+        help: "Configures datagenrun: vu (parallel writers; for TPROC-C at most the warehouses, \
+               for TPROC-H dbgen's parts), warehouse (TPROC-C's size), scale_fact (TPROC-H's: \
+               1 10 30 100 ... or 0.01 0.1), directory (where the files go; empty means the \
+               temporary directory).",
         complete: &[C::DgsetOptions],
     },
     Command {
@@ -333,8 +335,9 @@ pub static COMMANDS: &[Command] = &[
         args: "",
         min_args: 0,
         max_args: 0,
-        help: "Writes the TPROC-C data as pipe-delimited files <table>_<n>.tbl in the dgset \
-               directory, for a server's own bulk loader. Never overwrites a file. A generation \
+        help: "Writes the current benchmark's data (TPROC-C's, or TPROC-H's as dbgen writes \
+               it) as pipe-delimited files <table>_<n>.tbl in the dgset directory, for a \
+               server's own bulk loader. Never overwrites a file. A generation \
                that fails is an error naming its job.",
         complete: &[],
     },

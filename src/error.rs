@@ -106,9 +106,36 @@ pub enum Error {
     #[error("Unknown benchmark {name}, choose one from TPROC-C TPROC-H (or their compatible names TPC-C TPC-H)")]
     UnknownBenchmark { name: String },
 
-    /// `loadscript` or `vurun` under TPROC-H: its query driver is not written yet.
-    #[error("TPROC-H runs are not in hammer yet (loadscript, vurun): buildschema, checkschema and deleteschema are")]
-    TprochRunsNotYet,
+    /// `vurun` under TPROC-H on a database without the TPROC-H tables.
+    #[error("no TPROC-H schema in database {dbname} on {db} ({why}): build one with buildschema (dbset bm TPC-H) or set {prefix}_tpch_dbase")]
+    NoTprochSchema {
+        db: &'static str,
+        dbname: String,
+        prefix: &'static str,
+        why: String,
+    },
+
+    /// A database's TPROC-H query file that does not parse (a fault of hammer's build).
+    #[error("the TPROC-H queries for {db} do not parse: {why}")]
+    TprochQueries { db: &'static str, why: String },
+
+    /// `vurun` under TPROC-H on a database that holds a TPROC-C schema.
+    #[error("database {dbname} on {db} holds a TPROC-C schema, not a TPROC-H one: build TPROC-H elsewhere (diset tpch {prefix}_tpch_dbase) or choose TPROC-C (dbset bm TPC-C)")]
+    TpccSchemaNotTproch {
+        db: &'static str,
+        dbname: String,
+        prefix: &'static str,
+    },
+
+    /// `vurun` under TPROC-H on a schema built for another scale factor.
+    #[error("the TPROC-H schema in database {dbname} is of scale factor {found} ({suppliers} suppliers), not {prefix}_scale_fact {configured}: set diset tpch {prefix}_scale_fact {found}, or build scale factor {configured}")]
+    TprochScaleMismatch {
+        dbname: String,
+        prefix: &'static str,
+        found: String,
+        suppliers: u64,
+        configured: String,
+    },
 
     /// A workload the current database's engine does not offer.
     #[error("{workload} is not available on {db} in hammer")]
@@ -116,14 +143,6 @@ pub enum Error {
         workload: &'static str,
         db: &'static str,
     },
-
-    /// `datagenrun` under TPROC-H.
-    #[error("TPROC-H data generation (datagenrun) is not in hammer yet: buildschema, checkschema and deleteschema are")]
-    TprochDatagenNotYet,
-
-    /// An option of TPROC-H's (`dgset scale_fact`).
-    #[error("{option} belongs to TPROC-H, which hammer does not support yet")]
-    TprochOption { option: String },
 
     /// Build options set to true that hammer cannot honour.
     #[error("hammer does not support {}; set it to false to build", .options.join(" or "))]
@@ -633,6 +652,19 @@ pub enum Error {
         what: &'static str,
         path: String,
         source: std::io::Error,
+    },
+
+    /// `datagenrun` stopped by Ctrl-C before it finished.
+    #[error(
+        "Data generation stopped by Ctrl-C after {rows} rows in {files} file{} in {dir}: the \
+         last ones are incomplete; delete them before datagenrun again (it never overwrites a \
+         file)",
+        plural(*.files)
+    )]
+    DatagenStopped {
+        rows: u64,
+        files: usize,
+        dir: String,
     },
 }
 

@@ -67,6 +67,14 @@ fn print_targets_and_plain_print() {
     assert_eq!(dict[0], "Dictionary Settings for PostgreSQL");
     assert_eq!(dict[1], "connection {");
     assert!(dict.contains(&"tpcc       {".to_string()), "{dict:#?}");
+    // HammerDB's print dict: the connection and the current benchmark's section only.
+    assert!(!dict.iter().any(|l| l.starts_with("tpch")), "{dict:#?}");
+    f.ok("dbset bm TPC-H");
+    assert_eq!(f.ok("print bm"), ["Benchmark set to TPC-H"]);
+    let dict = f.ok("print dict");
+    assert!(dict.iter().any(|l| l.starts_with("tpch")), "{dict:#?}");
+    assert!(!dict.iter().any(|l| l.starts_with("tpcc")), "{dict:#?}");
+    f.ok("dbset bm TPC-C");
     let generic = f.ok("print(\"generic\")");
     assert_eq!(generic[0], "Generic Dictionary Settings");
     assert!(generic.iter().any(|l| l.starts_with(" tc_refresh_rate")));
@@ -222,10 +230,15 @@ fn bad_input_is_explained_and_changes_nothing() {
         f.ok("dbset bm TPROC-H"),
         ["Benchmark set to TPROC-H for PostgreSQL"]
     );
-    let e = f.err("loadscript");
-    assert!(e.contains("TPROC-H runs are not in hammer yet"), "{e}");
-    let e = f.err("vurun");
-    assert!(e.contains("TPROC-H runs are not in hammer yet"), "{e}");
+    assert_eq!(
+        f.ok("loadscript"),
+        ["Script loaded, Type \"print script\" to view"]
+    );
+    let script = f.ok("print script").join("\n");
+    assert!(
+        script.contains("TPROC-H") && script.contains("power test"),
+        "{script}"
+    );
     f.ok("dbset bm TPC-C");
     let e = f.err("dbset bm TPC-X");
     assert!(e.contains("Unknown benchmark TPC-X"), "{e}");
@@ -487,11 +500,14 @@ fn dgset_and_datagenrun() {
     );
     let e = f.err("dgset directory /no/such/dir");
     assert!(e.contains("directory /no/such/dir does not exist"), "{e}");
-    let e = f.err("dgset scale_fact 10");
-    assert!(e.contains("TPROC-H"), "{e}");
+    let e = f.err("dgset scale_fact 3");
+    assert!(
+        e.contains("Value 3 for datageneration:gen_scale_fact is not valid"),
+        "{e}"
+    );
     let e = f.err("dgset ware 2");
     assert!(
-        e.contains("Usage: dgset [vu|warehouse|directory] value"),
+        e.contains("Usage: dgset [vu|warehouse|scale_fact|directory] value"),
         "{e}"
     );
     let e = f.err("dgset warehouse 0");

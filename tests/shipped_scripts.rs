@@ -164,3 +164,63 @@ fn monitor_scripts_on_every_database() {
         }
     }
 }
+
+#[test]
+fn tproch_scripts_on_every_database() {
+    let servers = Servers::get();
+    servers.require();
+    for db in ["pg", "maria", "mysql"] {
+        let home = tempfile::tempdir().unwrap();
+        let script = |step: &str| format!("{db}/tproch/{db}_tproch_{step}.rhai");
+        // Whatever an earlier run left is deleted first.
+        let (ok, out) = run(home.path(), &script("delete"), &[], &servers);
+        assert!(ok, "{db} first delete:\n{out}");
+        let (ok, out) = run(home.path(), &script("build"), &["0.01", "2"], &servers);
+        assert!(ok, "{db} build:\n{out}");
+        assert!(
+            out.contains("TPROC-H schema built: scale factor 0.01, 86805 rows"),
+            "{out}"
+        );
+        let (ok, out) = run(home.path(), &script("check"), &["0.01"], &servers);
+        assert!(ok, "{db} check:\n{out}");
+        assert!(out.contains("has been checked successfully"), "{out}");
+        // A throughput test of two query streams with the refresh stream.
+        let (ok, out) = run(
+            home.path(),
+            &script("run"),
+            &["3", "1", "0.01", "true"],
+            &servers,
+        );
+        assert!(ok, "{db} run:\n{out}");
+        for expected in [
+            "Vuser 1:Completed 1 update set(s) in ",
+            "Vuser 2:Completed 1 query set(s) in ",
+            "Vuser 3:Geometric mean of query times returning rows (",
+            "Throughput@Size ",
+            "ALL VIRTUAL USERS COMPLETE",
+        ] {
+            assert!(
+                out.contains(expected),
+                "{db} run: no {expected:?} in\n{out}"
+            );
+        }
+        assert!(
+            out.lines()
+                .any(|l| l.starts_with("Run ") && l.contains(": 2 query set(s), geometric mean ")),
+            "{db} run: no summary line:\n{out}"
+        );
+        // A schema of another scale factor fails the check, and the script exits 1.
+        let (ok, out) = run(home.path(), &script("check"), &["0.1"], &servers);
+        assert!(
+            !ok && out.contains("Schema Check jobid=") && out.contains(" FAILED: "),
+            "{db} check of 0.1:\n{out}"
+        );
+        let (ok, out) = run(home.path(), &script("delete"), &[], &servers);
+        assert!(ok, "{db} delete:\n{out}");
+        let (ok, out) = run(home.path(), &script("delete"), &[], &servers);
+        assert!(
+            ok && out.contains("nothing to delete"),
+            "{db} second delete:\n{out}"
+        );
+    }
+}

@@ -4,40 +4,12 @@
 
 mod common;
 
-use common::{Fixture, Servers};
-
-/// Drops the test's database (and PostgreSQL role) whatever the test did.
-struct Cleanup {
-    db: &'static str,
-    name: String,
-}
-
-impl Drop for Cleanup {
-    fn drop(&mut self) {
-        let servers = Servers::get();
-        let n = &self.name;
-        if self.db == "pg" {
-            // Two round trips: DROP DATABASE cannot share a batch.
-            servers.pg_exec(
-                "postgres",
-                &format!("DROP DATABASE IF EXISTS {n} WITH (FORCE)"),
-            );
-            servers.pg_exec("postgres", &format!("DROP ROLE IF EXISTS {n}"));
-        } else {
-            servers.maria_exec("mysql", &[&format!("DROP DATABASE IF EXISTS {n}")]);
-        }
-    }
-}
+use common::{Fixture, Servers, TprochDb};
 
 /// A session on `db` under TPROC-H at scale factor 0.01 with two loaders, in a database (and
-/// PostgreSQL role) of the test's own.
-fn configured(db: &'static str, test: &str) -> (Fixture, Cleanup) {
-    let servers = Servers::get();
-    servers.require();
-    let mut f = Fixture::new();
-    f.ok(&servers.configure());
-    let name = format!("hammer_tph_{db}_{test}_{}", std::process::id());
-    f.ok(&format!("dbset db {db}"));
+/// PostgreSQL role) of the test's own; `dbset bm` answers as HammerDB does.
+fn configured(db: &'static str, test: &str) -> (Fixture, TprochDb) {
+    let (mut f, cleanup) = common::tproch_session(db, test);
     assert_eq!(
         f.ok("dbset bm TPC-H"),
         [format!(
@@ -49,25 +21,7 @@ fn configured(db: &'static str, test: &str) -> (Fixture, Cleanup) {
             }
         )]
     );
-    if db == "pg" {
-        f.ok(&format!(
-            "diset tpch pg_tpch_superuser {}; diset tpch pg_tpch_superuserpass {}",
-            servers.pg_user, servers.pg_pass
-        ));
-        f.ok(&format!(
-            "diset tpch pg_tpch_user {name}; diset tpch pg_tpch_pass tph_pass"
-        ));
-    } else {
-        f.ok(&format!(
-            "diset tpch {db}_tpch_user {}; diset tpch {db}_tpch_pass {}",
-            servers.maria_user, servers.maria_pass
-        ));
-    }
-    f.ok(&format!("diset tpch {db}_tpch_dbase {name}"));
-    f.ok(&format!(
-        "diset tpch {db}_scale_fact 0.01; diset tpch {db}_num_tpch_threads 2"
-    ));
-    (f, Cleanup { db, name })
+    (f, cleanup)
 }
 
 /// dbgen's rows at scale factor 0.01 (LINEITEM's is the generator's: 60,175, as the
@@ -233,19 +187,20 @@ fn bad_tproch_input_is_refused_with_the_way_out() {
         e.contains("Value 0 for tpch:pg_num_tpch_threads is not valid"),
         "{e}"
     );
-    for command in ["loadscript", "vurun"] {
-        let e = f.err(command);
-        assert!(
-            e.contains(
-                "TPROC-H runs are not in hammer yet (loadscript, vurun): buildschema, checkschema and deleteschema are"
-            ),
-            "{command}: {e}"
-        );
-    }
-    let e = f.err("datagenrun");
+    // Data generation takes TPROC-H's scale factors too (`dgset scale_fact`).
+    let e = f.err("dgset scale_fact 2");
     assert!(
-        e.contains("TPROC-H data generation (datagenrun) is not in hammer yet"),
+        e.contains("Value 2 for datageneration:gen_scale_fact is not valid"),
         "{e}"
+    );
+    assert_eq!(
+        f.ok("dgset scale_fact 0.01"),
+        ["Set scale factor to 0.01 for data generation"]
+    );
+    // Its writers take dbgen's parts, not warehouses: more of them than warehouses is fine.
+    assert_eq!(
+        f.ok("dgset vu 4"),
+        ["Set virtual users to 4 for data generation"]
     );
 }
 

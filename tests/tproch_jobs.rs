@@ -1,7 +1,8 @@
-//! A TPROC-H run's job read back through `jobs`, without a driver or a server: a run result
-//! built here is recorded as `vurun` records it (the session's record, the recorder's end, the
-//! store), then shown by `jobs`, `jobs result`, `jobs ID`, `jobs ID result`, `jobs ID queries`,
-//! `jobs ID tcount` and `jobs ID report`, in the console, in scripts and from the shell.
+//! A TPROC-H run's job read back through `jobs`: first without a driver or a server (a run
+//! result built here is recorded as `vurun` records it: the session's record, the recorder's
+//! end, the store), shown by `jobs`, `jobs result`, `jobs ID`, `jobs ID result`, `jobs ID
+//! queries`, `jobs ID tcount` and `jobs ID report`, in the console, in scripts and from the
+//! shell; then a real power test's job on PostgreSQL and MariaDB, the counter in qph.
 
 mod common;
 
@@ -39,6 +40,8 @@ fn power_test() -> RunResult {
     };
     RunResult {
         scale_factor: 0.01,
+        power_test: true,
+        checked: Vec::new(),
         sets: vec![QuerySet {
             vu: 1,
             stream: 0,
@@ -233,4 +236,80 @@ fn a_job_without_queries_says_so() {
     );
     let (v, _) = f.console(&format!(r#"jobs("{id}", "queries") == ()"#));
     assert_eq!(v.unwrap(), "true");
+}
+
+/// A real power test's job (scale factor 0.01, refresh on, the counter running in qph): the
+/// geometric mean `lastrun()` gives is the job's, its 22 queries and two refresh functions are
+/// kept, the counter's samples are qph, and the table lists it under TPROC-H.
+fn a_power_test_s_job(db: &'static str, rdbms: &str) {
+    let (mut f, _cleanup) = common::tproch_session(db, "jobs");
+    let (r, lines) = f.console("buildschema().ok");
+    assert_eq!(r, Ok("true".to_string()), "{}", lines.join("\n"));
+    f.ok(&format!(
+        "diset tpch {db}_refresh_on true; diset tpch {db}_trickle_refresh 0"
+    ));
+    f.ok("tcset refreshrate 1; vuset vu 1");
+    f.ok("tcstart");
+    let (r, lines) = f.console("let id = vurun(); sleep(1.5); tcstop(); id");
+    let id = r.unwrap_or_else(|e| panic!("{e}\n{}", lines.join("\n")));
+    let id = id.trim_matches('"').to_string();
+    assert!(
+        lines.iter().any(|l| l.ends_with(&format!(" {rdbms} qph"))),
+        "{lines:#?}"
+    );
+    let (g, _) = f.console("lastrun().geomean");
+    let g: f64 = g.unwrap().parse().unwrap();
+
+    let out = hammer(f.home.path(), &["jobs", "--json", &id, "result"], "");
+    let v = json(&out);
+    assert_eq!(v["geomean"].as_f64(), Some(g), "{v}");
+    assert_eq!(v["querysets"], 1);
+    assert_eq!(v["queries"], 22);
+    assert_eq!(v["scale_factor"], 0.01);
+    assert!(v["power_at_size"].as_f64().is_some_and(|p| p > 0.0), "{v}");
+    let out = hammer(f.home.path(), &["jobs", "--json", &id, "queries"], "");
+    let v = json(&out);
+    let queries = v["sets"][0]["queries"].as_array().unwrap();
+    assert_eq!(queries.len(), 22);
+    assert_eq!(queries[0]["query"], 14, "stream 0 starts with query 14");
+    assert_eq!(v["refreshes"].as_array().unwrap().len(), 2, "{v}");
+    // The samples taken while the job ran (a run at this scale may end within one refresh).
+    let out = hammer(f.home.path(), &["jobs", "--json", &id, "tcount"], "");
+    let v = json(&out);
+    for sample in v.as_array().unwrap() {
+        assert!(
+            sample["qph"].is_number() && sample.get("tpm").is_none(),
+            "{v}"
+        );
+    }
+    let out = hammer(f.home.path(), &["jobs", "--json", &id, "timing"], "");
+    let v = json(&out);
+    assert!(
+        v.as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t["name"] == "query 14" && t["committed"] == 1),
+        "{v}"
+    );
+    let lines = f.ok("jobs");
+    let at = lines
+        .iter()
+        .position(|l| l == "TPROC-H Jobs")
+        .unwrap_or_else(|| panic!("{lines:#?}"));
+    assert!(
+        lines[at..]
+            .iter()
+            .any(|l| l.starts_with(&id) && l.contains(&format!("{g:.5}     1  SUCCESS"))),
+        "{lines:#?}"
+    );
+}
+
+#[test]
+fn pg_a_power_test_s_job() {
+    a_power_test_s_job("pg", "PostgreSQL");
+}
+
+#[test]
+fn maria_a_power_test_s_job() {
+    a_power_test_s_job("maria", "MariaDB");
 }

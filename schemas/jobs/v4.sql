@@ -12,7 +12,11 @@ CREATE TABLE IF NOT EXISTS job_tpch (
     queries         INTEGER NOT NULL,
     failed_queries  INTEGER NOT NULL,
     query_seconds   REAL NOT NULL,
-    sets_seconds    REAL NOT NULL
+    sets_seconds    REAL NOT NULL,
+    power_at_size      REAL,
+    throughput_at_size REAL,
+    answers_checked    INTEGER NOT NULL,
+    answers_matched    INTEGER NOT NULL
 );
 CREATE TABLE IF NOT EXISTS job_query_set (
     job       TEXT NOT NULL,

@@ -20,9 +20,12 @@ pub type Work<T> = Pending<'static, Result<T>>;
 /// with the session's output and Ctrl-C.
 pub type Generation = Box<dyn FnOnce(&Output, &Interrupt) -> Result<u64> + Send>;
 
-/// What a run gives back. TPROC-C's result for now: `lastrun`, the job record and the result
-/// table read its fields; a second workload with other figures makes this a trait.
-pub type RunResult = crate::tpcc::result::RunResult;
+/// What a run gives back, whichever workload ran: `lastrun`, the job record and the result
+/// text read it.
+pub enum Ran {
+    Tpcc(crate::tpcc::result::RunResult),
+    Tpch(crate::tpch::result::RunResult),
+}
 
 /// One workload's whole life as the session sees it.
 ///
@@ -81,7 +84,7 @@ pub trait Benchmark: Sync {
         say: Say,
         states: StateSink,
         interrupt: &Interrupt,
-    ) -> Result<Work<RunResult>>;
+    ) -> Result<Work<Ran>>;
 }
 
 /// What `buildschema` made, as its value shows it.

@@ -117,6 +117,9 @@ fn tpch_keys(db: Database) -> Vec<KeySpec> {
             },
         ),
         t("refresh_verbose", "false", Kind::Bool),
+        // hammer's own: the specification's validation parameters, and each answer checked
+        // against the published answer set where hammer holds one.
+        t("validate", "false", Kind::Bool),
     ]);
     keys
 }
@@ -345,6 +348,7 @@ pub fn generic_keys() -> Vec<KeySpec> {
         ),
         k("metrics", "metrics_per_cpu", "0", Kind::Flag),
         k("datageneration", "gen_count_ware", "1", WAREHOUSES),
+        k("datageneration", "gen_scale_fact", "1", SCALE_FACT),
         k("datageneration", "gen_num_vu", "1", BUILD_VUS),
         k("datageneration", "gen_directory", "", Kind::Text),
         k("commandline", "sqlite_db", "TMP", Kind::Text),
@@ -381,7 +385,6 @@ pub fn unused_key(key: &str) -> Option<&'static str> {
         "profiler" | "xt_unique_log_name" | "xt_gather_timeout" | "xt_job_storage"
         | "xt_reservoir" => "hammer records every transaction's latency in HDR histograms",
         "ws_port" | "submit_url" | "hostname" | "id" => "hammer has no web service or replica mode",
-        "gen_scale_fact" => "hammer has no TPROC-H data generation yet",
         "pg_tpch_tspace" => "hammer builds TPROC-H in the database's default tablespace",
         "pg_tpch_gpcompat" | "pg_tpch_gpcompress" => "hammer does not support Greenplum",
         "pg_rs_compat" => "hammer does not support Redshift",

@@ -101,12 +101,28 @@ pub trait ScriptSql: Send {
     fn close(self: Box<Self>) -> Pending<'static, ()>;
 }
 
+/// Asks the server, over a connection of its own, to cancel what a connection is running
+/// (PostgreSQL's cancel request, MariaDB/MySQL's `KILL QUERY`); bounded, and silent when the
+/// server cannot be reached (the connection is cut anyway).
+pub type Canceller = std::sync::Arc<dyn Fn() -> Pending<'static, ()> + Send + Sync>;
+
 /// A connection as the schema owner on the schema's database.
-pub struct ScriptConn(Box<dyn ScriptSql>);
+pub struct ScriptConn(Box<dyn ScriptSql>, Option<Canceller>);
 
 impl ScriptConn {
     pub fn new(conn: impl ScriptSql + 'static) -> Self {
-        ScriptConn(Box::new(conn))
+        ScriptConn(Box::new(conn), None)
+    }
+
+    /// The connection, with the way to cancel its running statement on the server.
+    pub fn with_canceller(mut self, cancel: Canceller) -> Self {
+        self.1 = Some(cancel);
+        self
+    }
+
+    /// What cancels this connection's running statement on the server, when it has one.
+    pub fn canceller(&self) -> Option<Canceller> {
+        self.1.clone()
     }
 
     /// Runs SQL and returns the rows of its (last) result.

@@ -136,20 +136,15 @@ fn named_variants_print_the_old_sentences() {
             "TPROC-H is not available on MySQL in hammer",
         ),
         (
-            Error::TprochRunsNotYet,
-            "TPROC-H runs are not in hammer yet (loadscript, vurun): buildschema, checkschema \
-             and deleteschema are",
-        ),
-        (
-            Error::TprochDatagenNotYet,
-            "TPROC-H data generation (datagenrun) is not in hammer yet: buildschema, \
-             checkschema and deleteschema are",
-        ),
-        (
-            Error::TprochOption {
-                option: "scale_fact".into(),
+            Error::TprochScaleMismatch {
+                dbname: "tpch".into(),
+                prefix: "pg",
+                found: "0.01".into(),
+                suppliers: 100,
+                configured: "1".into(),
             },
-            "scale_fact belongs to TPROC-H, which hammer does not support yet",
+            "the TPROC-H schema in database tpch is of scale factor 0.01 (100 suppliers), not \
+             pg_scale_fact 1: set diset tpch pg_scale_fact 0.01, or build scale factor 1",
         ),
         (
             Error::UnsupportedBuildOptions {

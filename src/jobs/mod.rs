@@ -252,6 +252,14 @@ pub struct TpchFigures {
     /// The longest time one virtual user spent in its query sets: the `s` of `Completed n
     /// query set(s) in s seconds`.
     pub sets_seconds: f64,
+    /// TPC-H's Power@Size of a power test (hammer's figure, not an official result).
+    pub power_at_size: Option<f64>,
+    /// TPC-H's Throughput@Size of a throughput test (hammer's figure, not an official result).
+    pub throughput_at_size: Option<f64>,
+    /// Answers compared with the published answer set (0 when the run did not validate),
+    /// and how many of them matched.
+    pub answers_checked: u32,
+    pub answers_matched: u32,
 }
 
 impl TpchFigures {
@@ -614,6 +622,10 @@ pub(crate) mod sample {
                 failed_queries: 0,
                 query_seconds: 25.3,
                 sets_seconds: 33.6,
+                power_at_size: (sets.len() == 1).then_some(8_303.2),
+                throughput_at_size: (sets.len() > 1).then_some(5_012.5),
+                answers_checked: 0,
+                answers_matched: 0,
             },
             sets,
             refreshes: vec![
@@ -708,7 +720,7 @@ mod tests {
         let h = sample::tpch_record(1);
         assert_eq!(
             keys(j(&h)),
-            words("scale_factor query_streams geomean geomean_queries querysets queries failed_queries query_seconds sets_seconds sets refreshes")
+            words("scale_factor query_streams geomean geomean_queries querysets queries failed_queries query_seconds sets_seconds power_at_size throughput_at_size answers_checked answers_matched sets refreshes")
         );
         assert_eq!(keys(j(&h.sets[0])), words("vu stream set seconds queries"));
         assert_eq!(

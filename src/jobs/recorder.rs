@@ -665,6 +665,7 @@ mod tests {
         out.line("Vuser 1:PASS something\nsecond line");
         let sink = rec.series();
         sink.record_tcount(SystemTime::now(), "tpm", 600.0, Some(200.0));
+        sink.record_tcount(SystemTime::now(), "qph", 36_000.0, None);
         sink.record_metric(SystemTime::now(), 10.0, 5.0, 0.0, 85.0);
         rec.finish(&out, &End::new(Status::Success));
         // After the job: nothing more reaches it.
@@ -680,7 +681,12 @@ mod tests {
         assert_eq!(lines, ["Vuser 1:PASS something", "second line"]);
         let d = store.detail(&id).unwrap().unwrap();
         assert_eq!(d.summary.status, Status::Success);
-        assert_eq!(d.tcount.len(), 1);
+        let samples: Vec<(&str, f64)> = d
+            .tcount
+            .iter()
+            .map(|t| (t.metric.as_str(), t.value))
+            .collect();
+        assert_eq!(samples, [("tpm", 600.0), ("qph", 36_000.0)]);
         assert_eq!(d.metrics.len(), 1);
         assert_eq!(store.output(&id, Some(1)).unwrap().len(), 1);
     }

@@ -619,6 +619,19 @@ pub fn html(d: &Detail, lines: &[Line]) -> String {
         rows.push(("complete query sets", f.querysets.to_string()));
         rows.push(("failed queries", f.failed_queries.to_string()));
         rows.push(("query time", format!("{:.3} s", f.query_seconds)));
+        let ours = "(hammer's figure, not an official TPC-H result)";
+        if let Some(p) = f.power_at_size {
+            rows.push(("Power@Size", format!("{p:.1} {ours}")));
+        }
+        if let Some(t) = f.throughput_at_size {
+            rows.push(("Throughput@Size", format!("{t:.1} {ours}")));
+        }
+        if f.answers_checked > 0 {
+            rows.push((
+                "answers checked",
+                format!("{} of {} match", f.answers_matched, f.answers_checked),
+            ));
+        }
     }
     page.push_str("<h2>Result</h2>");
     page.push_str(&table(&rows));

@@ -199,6 +199,26 @@ fn tpch_sizes(h: &super::TpchFigures) -> String {
     )
 }
 
+/// The specification's figures the run computed (labelled as hammer's, as the run printed
+/// them) and how its answers compared with the published answer set, when it checked them.
+fn tpch_extra(h: &super::TpchFigures) -> Vec<String> {
+    let mut out = Vec::new();
+    let ours = "hammer's figure, not an official TPC-H result";
+    if let Some(p) = h.power_at_size {
+        out.push(format!("Power@Size {p:.1} ({ours})"));
+    }
+    if let Some(t) = h.throughput_at_size {
+        out.push(format!("Throughput@Size {t:.1} ({ours})"));
+    }
+    if h.answers_checked > 0 {
+        out.push(format!(
+            "Answers checked against the published answer set: {} of {} match",
+            h.answers_matched, h.answers_checked
+        ));
+    }
+    out
+}
+
 /// `RF1 New Sales refresh 1.250 s (1500 rows)`, one per refresh function.
 fn refresh_lines(t: &TpchRecord) -> Vec<String> {
     t.refreshes
@@ -314,7 +334,7 @@ pub fn result(d: &Detail) -> String {
         ));
         if let Some(h) = &d.tpch {
             out.push_str(&format!("\n{}", tpch_sizes(&h.figures)));
-            for line in refresh_lines(h) {
+            for line in tpch_extra(&h.figures).into_iter().chain(refresh_lines(h)) {
                 out.push_str(&format!("\n{line}"));
             }
         }
@@ -757,6 +777,11 @@ mod tests {
             "{r}"
         );
         assert!(r.contains("Vuser 1 pair 1: RF2 Old Sales refresh 0.750 s (1500 rows)"));
+        assert!(
+            r.contains("\nPower@Size 8303.2 (hammer's figure, not an official TPC-H result)\n"),
+            "{r}"
+        );
+        assert!(!r.contains("Answers checked"), "{r}");
         // No query returned rows: said, not a made-up mean.
         let mut d = d;
         if let Some(t) = d.tpch.as_mut() {

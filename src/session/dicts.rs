@@ -238,13 +238,20 @@ impl Session {
                     all.join(" ")
                 )
             }
-            "bm" => "Benchmark set to TPC-C".to_string(),
+            "bm" => format!("Benchmark set to {}", self.settings.generic.get("bm")),
             "dict" => {
+                // HammerDB shows the connection and the current benchmark's section.
                 let dict = self.settings.db(db);
+                let bench = crate::bench::of(&self.settings).map(|b| b.dictionary());
+                let sections: Vec<&str> = dict
+                    .sections()
+                    .into_iter()
+                    .filter(|s| bench.as_ref().map_or(true, |b| s == b) || *s == "connection")
+                    .collect();
                 format!(
                     "Dictionary Settings for {}\n{}",
                     db.name(),
-                    dict.render(&dict.sections())
+                    dict.render(&sections)
                 )
             }
             "generic" => {
@@ -288,13 +295,25 @@ impl Session {
             "vucomplete" => self.vucomplete_value().to_string(),
             "datagen" => {
                 let g = &self.settings.generic;
-                format!(
-                    "Data Generation set to build a TPC-C schema for {} with {} warehouses with {} virtual users in {}",
-                    db.name(),
-                    g.get("gen_count_ware"),
-                    g.get("gen_num_vu"),
-                    self.datagen_dir().display()
-                )
+                let tpcc = crate::bench::of(&self.settings)
+                    .map_or(true, |b| b.job_sizes(&self.settings).1.is_some());
+                if tpcc {
+                    format!(
+                        "Data Generation set to build a TPC-C schema for {} with {} warehouses with {} virtual users in {}",
+                        db.name(),
+                        g.get("gen_count_ware"),
+                        g.get("gen_num_vu"),
+                        self.datagen_dir().display()
+                    )
+                } else {
+                    format!(
+                        "Data Generation set to build a TPC-H schema for {} with scale factor {} with {} virtual users in {}",
+                        db.name(),
+                        g.get("gen_scale_fact"),
+                        g.get("gen_num_vu"),
+                        self.datagen_dir().display()
+                    )
+                }
             }
             other => {
                 let usage = commands::find("print")

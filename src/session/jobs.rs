@@ -318,6 +318,10 @@ pub fn tpch_times(r: &crate::tpch::result::RunResult) -> crate::jobs::TpchRecord
             .count() as u64,
         query_seconds: r.query_seconds(),
         sets_seconds: per_vu.iter().map(|(_, s)| *s).fold(0.0, f64::max),
+        power_at_size: r.power_at_size().map(|(p, _)| p),
+        throughput_at_size: r.throughput_at_size(),
+        answers_checked: r.checked.len() as u32,
+        answers_matched: r.checked.iter().filter(|c| c.outcome.is_ok()).count() as u32,
     };
     let sets = r
         .sets
@@ -363,7 +367,7 @@ pub fn tpch_times(r: &crate::tpch::result::RunResult) -> crate::jobs::TpchRecord
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tpch::result::{QueryRun, QuerySet, Refresh, RefreshRun, RunResult};
+    use crate::tpch::result::{AnswerCheck, QueryRun, QuerySet, Refresh, RefreshRun, RunResult};
 
     /// A throughput test of two streams: virtual user 1 ran a whole set (query 13 returning no
     /// rows) and then refresh pair 1, virtual user 2 a set of which query 5 failed and which
@@ -407,6 +411,21 @@ mod tests {
         let _ = stats.by_kind[0].latency.record(100_000);
         RunResult {
             scale_factor: 0.1,
+            power_test: false,
+            checked: vec![
+                AnswerCheck {
+                    vu: 1,
+                    set: 1,
+                    query: 1,
+                    outcome: Ok(()),
+                },
+                AnswerCheck {
+                    vu: 1,
+                    set: 1,
+                    query: 2,
+                    outcome: Err("row 1 differs".into()),
+                },
+            ],
             sets: vec![whole, part],
             refreshes: vec![rf(Refresh::NewSales, 1.5), rf(Refresh::OldSales, 0.5)],
             query_streams: 2,
@@ -442,6 +461,10 @@ mod tests {
         // The virtual user longest in its sets: virtual user 1's 26 s.
         assert_eq!(f.sets_seconds, 26.0);
         assert_eq!(f.completed_line(), "Completed 1 query set(s) in 26 seconds");
+        assert_eq!(f.power_at_size, None);
+        assert_eq!(f.throughput_at_size, r.throughput_at_size());
+        assert!(f.throughput_at_size.is_some());
+        assert_eq!((f.answers_checked, f.answers_matched), (2, 1));
         assert_eq!(t.sets.len(), 2);
         assert_eq!(t.sets[1].queries.len(), 10);
         assert_eq!(t.sets[1].queries[0].query, 22);

@@ -87,6 +87,9 @@ pub struct Session {
     /// The run id `vurun` returned, already printed as `Benchmark Run jobid=...`: the console
     /// does not echo it a second time.
     printed_jobid: Option<String>,
+    /// The last TPROC-H power test with its refresh functions: database, scale factor and
+    /// Power@Size, for the QphH@Size of a throughput test after it.
+    last_power: Option<(crate::config::Database, f64, f64)>,
 }
 
 impl Session {
@@ -114,6 +117,7 @@ impl Session {
             metrics: crate::metrics::Metrics::default(),
             jobs,
             printed_jobid: None,
+            last_power: None,
         }
     }
 

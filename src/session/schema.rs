@@ -102,18 +102,18 @@ impl Session {
         let g = &self.settings.generic;
         let (vus, ware) = (g.get_i64("gen_num_vu"), g.get_i64("gen_count_ware"));
         match *option {
-            "scale_fact" => {
-                return Err(Error::TprochOption {
-                    option: option.to_string(),
-                })
-            }
+            // The dictionary checks it against the TPROC-H scale factors.
+            "scale_fact" => {}
             "vu" | "warehouse" => {
                 let n: i64 = args[1].trim().parse().map_err(|_| Error::NotAnInteger {
                     option: option.to_string(),
                     value: args[1].clone(),
                 })?;
                 let (v, w) = if *option == "vu" { (n, ware) } else { (vus, n) };
-                if v > w && n >= 1 {
+                // TPROC-C's writers each take whole warehouses; TPROC-H's take dbgen's parts.
+                let by_warehouse = crate::bench::of(&self.settings)
+                    .map_or(true, |b| b.job_sizes(&self.settings).1.is_some());
+                if by_warehouse && v > w && n >= 1 {
                     return Err(Error::TooManyBuilders {
                         vus: v,
                         warehouses: w,
@@ -143,6 +143,7 @@ impl Session {
                 args[1].trim()
             ),
             "warehouse" => format!("Set warehouses to {} for data generation", args[1].trim()),
+            "scale_fact" => format!("Set scale factor to {} for data generation", args[1].trim()),
             _ => format!(
                 "Set directory to {} for data generation",
                 self.datagen_dir().display()

@@ -150,13 +150,14 @@ impl Session {
             warehouses: script.warehouses(),
         };
         let id = self.begin_job(crate::jobs::Spec::run(profile, &script.settings, script.db));
-        let result = self.rt.block_on(work);
-        // The result's text below is TPROC-C's (its table, its options), as the result is.
-        let opts = script.options::<crate::tpcc::driver::Options>();
-        let (show_output, time_profile) =
-            opts.map_or((false, false), |o| (o.show_output, o.time_profile));
-        let result = match result {
-            Ok(r) => r,
+        let result = match self.rt.block_on(work) {
+            Ok(crate::bench::benchmark::Ran::Tpcc(r)) => r,
+            Ok(crate::bench::benchmark::Ran::Tpch(r)) => {
+                self.after_tpch(&r, script.db);
+                self.out.line("ALL VIRTUAL USERS COMPLETE");
+                self.vu.last_run = Some((id.clone(), LastRun::Tpch(r)));
+                return Ok(id.into());
+            }
             Err(e) => {
                 // Nothing ran: the schema or the connection was not right.
                 for n in 1..=board.len() {
@@ -165,6 +166,10 @@ impl Session {
                 return Err(self.ran_nothing(created_here, e));
             }
         };
+        // The result's text below is TPROC-C's (its table, its options), as the result is.
+        let opts = script.options::<crate::tpcc::driver::Options>();
+        let (show_output, time_profile) =
+            opts.map_or((false, false), |o| (o.show_output, o.time_profile));
         if script.timed() || show_output {
             self.out
                 .line("Transactions (hammer; after rampup for timed runs):");
@@ -206,6 +211,28 @@ impl Session {
         self.out.line("ALL VIRTUAL USERS COMPLETE");
         self.vu.last_run = Some((id.clone(), LastRun::Tpcc(result)));
         Ok(id.into())
+    }
+
+    /// After a TPROC-H run: a power test's Power@Size is kept, and a throughput test on the
+    /// same database and scale factor after it gets QphH@Size from the two.
+    fn after_tpch(&mut self, r: &crate::tpch::result::RunResult, db: crate::config::Database) {
+        if let Some((power, true)) = r.power_at_size() {
+            self.last_power = Some((db, r.scale_factor, power));
+        } else if let Some(throughput) = r.throughput_at_size() {
+            match self.last_power {
+                Some((d, sf, power)) if d == db && sf == r.scale_factor => {
+                    self.out.line(format!(
+                        "QphH@Size {:.1} at scale factor {} from the last power test's Power@Size {power:.1} and this Throughput@Size {throughput:.1} (hammer's figure, not an official TPC-H result)",
+                        crate::tpch::result::qphh(power, throughput),
+                        crate::tpch::shown(sf)
+                    ));
+                }
+                _ => self.out.line(format!(
+                    "QphH@Size needs a power test with refresh on (vuset vu 1, diset tpch {}_refresh_on true) on this database and scale factor before the throughput test",
+                    db.prefix()
+                )),
+            }
+        }
     }
 
     /// A vurun that ran nothing leaves no virtual users of its own behind, so that the next

@@ -9,7 +9,7 @@ use super::driver::Options;
 use super::options::NAME;
 use super::schema::Say;
 use super::support::Support;
-use crate::bench::benchmark::{Benchmark, Built, Check, Generation, RunResult, Work};
+use crate::bench::benchmark::{Benchmark, Built, Check, Generation, Ran, Work};
 use crate::config::{Database, Settings};
 use crate::error::{Error, Result};
 use crate::interrupt::Interrupt;
@@ -213,7 +213,7 @@ impl Benchmark for Tprocc {
         say: Say,
         states: StateSink,
         interrupt: &Interrupt,
-    ) -> Result<Work<RunResult>> {
+    ) -> Result<Work<Ran>> {
         let Some(opts) = script.options::<Options>().cloned() else {
             return Err(Error::CannotRun {
                 workload: script.workload(),
@@ -224,6 +224,7 @@ impl Benchmark for Tprocc {
             support(db)
                 .run(&settings, opts, say, states, interrupt)
                 .await
+                .map(Ran::Tpcc)
         }))
     }
 }

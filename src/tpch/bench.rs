@@ -1,14 +1,17 @@
 //! TPROC-H as the session sees it ([`TPROC_H`], a `bench::Benchmark`): the schema commands
 //! on the current database's `Support` (`db::Engine::tpch`), with their lines and summary.
-//! Runs and data generation are refused, saying what TPROC-H has so far.
+//! Data generation writes dbgen's flat files (`tpch::gen::datagen`); runs are
+//! `tpch::driver`'s.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::build::Plan;
+use super::gen::datagen;
+use super::options::Options;
 use super::schema::Say;
 use super::support::Support;
 use super::{scale_factor, shown, threads, NAME};
-use crate::bench::benchmark::{Benchmark, Built, Check, Generation, RunResult, Work};
+use crate::bench::benchmark::{Benchmark, Built, Check, Generation, Ran, Work};
 use crate::config::{Database, Settings};
 use crate::error::{Error, Result};
 use crate::interrupt::Interrupt;
@@ -143,8 +146,31 @@ impl Benchmark for Tproch {
         }))
     }
 
-    fn generate(&self, _settings: &Settings, _dir: &Path) -> Result<Generation> {
-        Err(Error::TprochDatagenNotYet)
+    fn generate(&self, settings: &Settings, dir: &Path) -> Result<Generation> {
+        let g = &settings.generic;
+        let sf = g.get_f64("gen_scale_fact");
+        let parts = g.get_i64("gen_num_vu").max(1) as u32;
+        let db = settings.current();
+        let dir: PathBuf = dir.to_path_buf();
+        Ok(Box::new(move |out: &Output, interrupt: &Interrupt| {
+            let said = shown(sf);
+            out.line(format!(
+                "Ready to generate the data for a Scale Factor {said} {} TPROC-H schema in directory {}",
+                db.name(),
+                dir.display()
+            ));
+            let say = Say::new(out.clone(), 1);
+            let done = datagen(sf, parts, &dir, &say, interrupt)?;
+            out.line(format!(
+                "SCALE FACTOR {said} TPROC-H SCHEMA GENERATED in {:.2} MINUTES ({} rows in {} files, {:.1} MB, {:.1} s)",
+                done.elapsed.as_secs_f64() / 60.0,
+                done.rows,
+                done.files,
+                done.bytes as f64 / 1e6,
+                done.elapsed.as_secs_f64()
+            ));
+            Ok(done.rows)
+        }))
     }
 
     /// Queries per hour (`qph`), as HammerDB's counter shows TPROC-H, read as the `tpch_`
@@ -156,17 +182,32 @@ impl Benchmark for Tproch {
         }
     }
 
-    fn options(&self, _settings: &Settings) -> Result<Box<dyn WorkloadOptions>> {
-        Err(Error::TprochRunsNotYet)
+    fn options(&self, settings: &Settings) -> Result<Box<dyn WorkloadOptions>> {
+        support(settings.current())?;
+        Ok(Box::new(Options::load(settings)))
     }
 
     fn run(
         &self,
-        _script: &Script,
-        _say: Say,
-        _states: StateSink,
-        _interrupt: &Interrupt,
-    ) -> Result<Work<RunResult>> {
-        Err(Error::TprochRunsNotYet)
+        script: &Script,
+        say: Say,
+        states: StateSink,
+        interrupt: &Interrupt,
+    ) -> Result<Work<Ran>> {
+        let Some(opts) = script.options::<Options>().cloned() else {
+            return Err(Error::CannotRun {
+                workload: script.workload(),
+            });
+        };
+        let (settings, db, interrupt) = (script.settings.clone(), script.db, interrupt.clone());
+        let support = support(db)?;
+        Ok(Box::pin(async move {
+            let out = say.out().clone();
+            let r = super::driver::run(support, settings, db, opts, say, states, interrupt).await?;
+            for line in super::result::summary(&r, db.name()) {
+                out.line(line);
+            }
+            Ok(Ran::Tpch(r))
+        }))
     }
 }

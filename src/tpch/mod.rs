@@ -4,9 +4,12 @@
 //! [`schema::SchemaDb`], [`bench`] is TPROC-H as the session sees it, [`support`] what an
 //! engine offers it. The query driver is not written yet.
 
+pub mod answers;
 pub mod bench;
 pub mod build;
+pub mod driver;
 pub mod gen;
+pub mod options;
 pub mod params;
 pub mod queries;
 pub mod refresh;
@@ -19,6 +22,12 @@ use crate::db::engine::TableRef;
 
 /// The workload's name, as jobs record it and messages say it.
 pub const NAME: &str = "TPROC-H";
+
+/// How long a query's reply may take before its connection counts as lost. TPROC-H's
+/// queries run for minutes at large scale factors, so the OLTP `*_reply_timeout` does not
+/// bound them; TCP keepalive still notices a vanished server within about a minute, and
+/// Ctrl-C cancels a running query on the server at once.
+pub const QUERY_REPLY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(24 * 3600);
 
 /// The run's unit types as statistics and jobs name them: the 22 queries, then the two
 /// refresh functions. Query `q` is at index `q - 1`.

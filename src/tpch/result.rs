@@ -95,11 +95,25 @@ pub struct RefreshRun {
     pub error: Option<String>,
 }
 
+/// One answer compared with the published answer set (a run with `*_validate`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct AnswerCheck {
+    pub vu: u32,
+    pub set: u32,
+    pub query: u8,
+    /// `Err` says the first difference.
+    pub outcome: Result<(), String>,
+}
+
 /// What a TPROC-H run measured.
 #[derive(Debug, Clone)]
 pub struct RunResult {
     /// The scale factor of the schema it ran on.
     pub scale_factor: f64,
+    /// One virtual user: TPC-H's power test (stream 0); more: its throughput test.
+    pub power_test: bool,
+    /// The answers compared with the answer set, when the run validated them.
+    pub checked: Vec<AnswerCheck>,
     /// Every query set, complete or not, in the order they ended.
     pub sets: Vec<QuerySet>,
     /// Every refresh function, in the order they ran.
@@ -146,6 +160,49 @@ impl RunResult {
         )
     }
 
+    /// TPC-H's Power@Size (clause 5.4.1) of the power test's first complete query set:
+    /// 3600 × SF over the geometric mean of its 22 query times and, when the refresh functions
+    /// ran around it, the two refresh times (each time at least a thousandth of the longest,
+    /// as the clause says). `None` for a throughput test or without a complete set; the flag
+    /// says whether the refresh functions were in it.
+    pub fn power_at_size(&self) -> Option<(f64, bool)> {
+        if !self.power_test {
+            return None;
+        }
+        let set = self.sets.iter().find(|s| s.complete() && s.stream == 0)?;
+        if set.queries.iter().any(|q| q.error.is_some()) {
+            return None;
+        }
+        let mut times: Vec<f64> = set.queries.iter().map(|q| q.seconds).collect();
+        let rf = |f| {
+            self.refreshes
+                .iter()
+                .find(|r| r.pair == set.set && r.function == f && r.error.is_none())
+                .map(|r| r.seconds)
+        };
+        let refreshed = match (rf(Refresh::NewSales), rf(Refresh::OldSales)) {
+            (Some(a), Some(b)) => {
+                times.extend([a, b]);
+                true
+            }
+            _ => false,
+        };
+        let longest = times.iter().cloned().fold(0.0, f64::max);
+        let floor = longest / 1000.0;
+        let (_, mean) = geomean(times.into_iter().map(|t| t.max(floor)))?;
+        Some((3600.0 * self.scale_factor / mean, refreshed))
+    }
+
+    /// TPC-H's Throughput@Size (clause 5.4.2) of a throughput test: complete query sets × 22
+    /// × 3600 over the test's elapsed seconds, × SF. `None` for a power test or without a
+    /// complete set.
+    pub fn throughput_at_size(&self) -> Option<f64> {
+        let sets = self.complete_sets();
+        let secs = self.elapsed.as_secs_f64();
+        (!self.power_test && sets > 0 && secs > 0.0)
+            .then(|| f64::from(sets) * 22.0 * 3600.0 / secs * self.scale_factor)
+    }
+
     /// The sum of every query's time: HammerDB's `querytime`.
     pub fn query_seconds(&self) -> f64 {
         self.sets
@@ -179,6 +236,174 @@ pub fn completed_line(sets: u32, seconds: f64) -> String {
         "Completed {sets} query set(s) in {} seconds",
         seconds.round() as u64
     )
+}
+
+/// The lines after a run: what ran, the geometric mean, the specification's figures
+/// (labelled as hammer's), each query's times, the refresh functions, the answers checked,
+/// the client's CPU, and anything that went wrong.
+pub fn summary(r: &RunResult, db: &str) -> Vec<String> {
+    let mut lines = Vec::new();
+    let sf = super::shown(r.scale_factor);
+    let test = if r.power_test {
+        "power test".to_string()
+    } else {
+        format!("throughput test, {} query streams", r.query_streams)
+    };
+    lines.push(format!(
+        "TPROC-H on {db}, scale factor {sf}, {test}: {} complete query set(s), {} queries, {:.3} s of query time in {:.1} s",
+        r.complete_sets(),
+        r.queries(),
+        r.query_seconds(),
+        r.elapsed.as_secs_f64()
+    ));
+    match r.geomean() {
+        Some((n, g)) => lines.push(geomean_line(n, g)),
+        None => lines.push("No query returned rows: no geometric mean".into()),
+    }
+    if let Some((power, refreshed)) = r.power_at_size() {
+        let with = if refreshed {
+            "with RF1 and RF2"
+        } else {
+            "without the refresh functions, which the specification's figure includes"
+        };
+        lines.push(format!(
+            "Power@Size {power:.1} ({with}; hammer's figure, not an official TPC-H result)"
+        ));
+    }
+    if let Some(t) = r.throughput_at_size() {
+        lines.push(format!(
+            "Throughput@Size {t:.1} ({} query sets in {:.1} s; hammer's figure, not an official TPC-H result)",
+            r.complete_sets(),
+            r.elapsed.as_secs_f64()
+        ));
+    }
+    lines.extend(query_table(r));
+    if !r.checked.is_empty() {
+        let bad: Vec<&AnswerCheck> = r.checked.iter().filter(|c| c.outcome.is_err()).collect();
+        lines.push(format!(
+            "Answers checked against the published answer set at scale factor {sf}: {} of {} match",
+            r.checked.len() - bad.len(),
+            r.checked.len()
+        ));
+        for c in bad {
+            if let Err(why) = &c.outcome {
+                lines.push(format!(
+                    "Vuser {} set {} query {} answer differs: {why}",
+                    c.vu, c.set, c.query
+                ));
+            }
+        }
+    }
+    let failed = r
+        .sets
+        .iter()
+        .flat_map(|s| &s.queries)
+        .filter(|q| q.error.is_some())
+        .count();
+    if failed > 0 {
+        lines.push(format!(
+            "{failed} quer{} failed (counted, not in the geometric mean)",
+            if failed == 1 { "y" } else { "ies" }
+        ));
+    }
+    if let Some(cpu) = r.client_cpu {
+        if let Some(line) = crate::vu::stats::client_cpu_line(
+            cpu,
+            r.elapsed,
+            r.queries(),
+            std::thread::available_parallelism().map_or(1, |n| n.get()),
+            "query",
+        ) {
+            lines.push(line);
+        }
+    }
+    if r.stats.reconnects > 0 {
+        lines.push(format!(
+            "Lost connections reconnected: {}",
+            r.stats.reconnects
+        ));
+    }
+    if let Some(why) = &r.stopped_early {
+        lines.push(format!("The run ended early: {why}"));
+    }
+    lines
+}
+
+/// Each query's and refresh function's times over the run's sets.
+fn query_table(r: &RunResult) -> Vec<String> {
+    let mut lines = vec![format!(
+        "{:<18} {:>5} {:>6} {:>9} {:>9} {:>9} {:>9}",
+        "QUERY", "RUNS", "FAILED", "MIN S", "MEAN S", "MAX S", "ROWS"
+    )];
+    let row = |name: String, times: Vec<f64>, failed: usize, rows: Option<u64>| {
+        let n = times.len();
+        let (min, max) = times
+            .iter()
+            .fold((f64::MAX, 0.0f64), |(a, b), t| (a.min(*t), b.max(*t)));
+        let mean = times.iter().sum::<f64>() / n.max(1) as f64;
+        let shown = |v: f64| {
+            if n == 0 {
+                "-".to_string()
+            } else {
+                format!("{v:.3}")
+            }
+        };
+        format!(
+            "{:<18} {:>5} {:>6} {:>9} {:>9} {:>9} {:>9}",
+            name,
+            n + failed,
+            failed,
+            shown(min),
+            shown(mean),
+            shown(max),
+            rows.map_or("-".to_string(), |r| r.to_string())
+        )
+    };
+    for q in 1..=22u8 {
+        let runs: Vec<&QueryRun> = r
+            .sets
+            .iter()
+            .flat_map(|s| &s.queries)
+            .filter(|x| x.query == q)
+            .collect();
+        if runs.is_empty() {
+            continue;
+        }
+        let ok: Vec<&&QueryRun> = runs.iter().filter(|x| x.error.is_none()).collect();
+        lines.push(row(
+            format!("query {q}"),
+            ok.iter().map(|x| x.seconds).collect(),
+            runs.len() - ok.len(),
+            ok.last().map(|x| x.rows),
+        ));
+    }
+    for f in [Refresh::NewSales, Refresh::OldSales] {
+        let runs: Vec<&RefreshRun> = r.refreshes.iter().filter(|x| x.function == f).collect();
+        if runs.is_empty() {
+            continue;
+        }
+        let ok: Vec<&&RefreshRun> = runs.iter().filter(|x| x.error.is_none()).collect();
+        lines.push(row(
+            format!(
+                "{} {}",
+                f.short(),
+                if f == Refresh::NewSales {
+                    "new sales"
+                } else {
+                    "old sales"
+                }
+            ),
+            ok.iter().map(|x| x.seconds).collect(),
+            runs.len() - ok.len(),
+            ok.last().map(|x| x.rows),
+        ));
+    }
+    lines
+}
+
+/// QphH@Size (clause 5.4.3): the geometric mean of Power@Size and Throughput@Size.
+pub fn qphh(power: f64, throughput: f64) -> f64 {
+    (power * throughput).sqrt()
 }
 
 #[cfg(test)]

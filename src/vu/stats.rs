@@ -168,7 +168,11 @@ pub fn client_cpu_line(
         return None;
     }
     let per = if units < CPU_PER_UNIT_MIN {
-        format!("n/a per {unit} (fewer than {CPU_PER_UNIT_MIN} {unit}s)")
+        let units = match unit.strip_suffix('y') {
+            Some(stem) => format!("{stem}ies"),
+            None => format!("{unit}s"),
+        };
+        format!("n/a per {unit} (fewer than {CPU_PER_UNIT_MIN} {units})")
     } else if cpu <= 0.0 {
         format!("n/a per {unit} (less CPU time than the clock resolves)")
     } else {

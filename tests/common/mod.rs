@@ -367,3 +367,59 @@ pub fn stop_pg_for(delay: std::time::Duration, down: u32) -> std::thread::JoinHa
         assert!(status.success(), "restart-pg failed");
     })
 }
+
+/// A test's own TPROC-H database (and PostgreSQL role), dropped whatever the test did.
+pub struct TprochDb {
+    pub db: &'static str,
+    pub name: String,
+}
+
+impl Drop for TprochDb {
+    fn drop(&mut self) {
+        let servers = Servers::get();
+        let n = &self.name;
+        if self.db == "pg" {
+            // Two round trips: DROP DATABASE cannot share a batch.
+            servers.pg_exec(
+                "postgres",
+                &format!("DROP DATABASE IF EXISTS {n} WITH (FORCE)"),
+            );
+            servers.pg_exec("postgres", &format!("DROP ROLE IF EXISTS {n}"));
+        } else {
+            servers.maria_exec("mysql", &[&format!("DROP DATABASE IF EXISTS {n}")]);
+        }
+    }
+}
+
+/// A session on `db` (`pg`, `maria`, `mysql`) under TPROC-H at scale factor 0.01 with two
+/// loaders and the live view off, in a database (and PostgreSQL role) of the test's own,
+/// named from `tag` and the process id.
+pub fn tproch_session(db: &'static str, tag: &str) -> (Fixture, TprochDb) {
+    let servers = Servers::get();
+    servers.require();
+    let mut f = Fixture::new();
+    f.ok(&servers.configure());
+    let name = format!("hammer_tph_{db}_{tag}_{}", std::process::id());
+    f.ok(&format!("dbset db {db}"));
+    f.ok("dbset bm TPC-H");
+    if db == "pg" {
+        f.ok(&format!(
+            "diset tpch pg_tpch_superuser {}; diset tpch pg_tpch_superuserpass {}",
+            servers.pg_user, servers.pg_pass
+        ));
+        f.ok(&format!(
+            "diset tpch pg_tpch_user {name}; diset tpch pg_tpch_pass tph_pass"
+        ));
+    } else {
+        f.ok(&format!(
+            "diset tpch {db}_tpch_user {}; diset tpch {db}_tpch_pass {}",
+            servers.maria_user, servers.maria_pass
+        ));
+    }
+    f.ok(&format!("diset tpch {db}_tpch_dbase {name}"));
+    f.ok(&format!(
+        "diset tpch {db}_scale_fact 0.01; diset tpch {db}_num_tpch_threads 2"
+    ));
+    f.ok("vuset refreshrate 0");
+    (f, TprochDb { db, name })
+}

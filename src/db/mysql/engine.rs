@@ -171,12 +171,41 @@ impl crate::tpch::support::Family for Mysql {
         settings: &'a Settings,
     ) -> Pending<'a, Result<ScriptConn, DbError>> {
         Box::pin(async move {
-            let t = self.tpch_schema(settings).schema_target();
-            let wire = mywire::connect(&t).await?;
-            Ok(ScriptConn::new(MyScript {
+            let mut t = self.tpch_schema(settings).schema_target();
+            t.bounds.reply_timeout = crate::tpch::QUERY_REPLY_TIMEOUT;
+            let mut wire = mywire::connect(&t).await?;
+            let peer = t.peer();
+            let id = match wire.query_rows("SELECT CONNECTION_ID()").await {
+                Ok(rows) => rows
+                    .first()
+                    .and_then(|r| r.first())
+                    .and_then(crate::db::mysql::int_of),
+                Err(e) => {
+                    wire.close().await;
+                    return Err(peer.failed("cannot run", e.kind, e.detail));
+                }
+            };
+            let conn = ScriptConn::new(MyScript {
                 wire: Box::new(wire),
-                peer: t.peer(),
-            }))
+                peer,
+            });
+            let Some(id) = id else { return Ok(conn) };
+            // KILL QUERY from a login of the same user, as the server allows.
+            let mut admin = t.clone();
+            admin.bounds.reply_timeout = std::time::Duration::from_secs(10);
+            let cancel: crate::db::engine::Canceller = std::sync::Arc::new(move || {
+                let t = admin.clone();
+                Box::pin(async move {
+                    let kill = async {
+                        if let Ok(mut w) = mywire::connect(&t).await {
+                            let _ = w.query_done(&format!("KILL QUERY {id}")).await;
+                            w.close().await;
+                        }
+                    };
+                    let _ = tokio::time::timeout(std::time::Duration::from_secs(10), kill).await;
+                })
+            });
+            Ok(conn.with_canceller(cancel))
         })
     }
 

@@ -204,12 +204,30 @@ impl crate::tpch::support::Family for Postgres {
         settings: &'a Settings,
     ) -> Pending<'a, Result<ScriptConn, DbError>> {
         Box::pin(async move {
-            let t = self.tpch_schema(settings).owner_target();
+            let mut t = self.tpch_schema(settings).owner_target();
+            t.bounds.reply_timeout = crate::tpch::QUERY_REPLY_TIMEOUT;
             let conn = connect(&t).await?;
-            Ok(ScriptConn::new(PgScript {
-                conn,
-                peer: t.peer(),
-            }))
+            let peer = t.peer();
+            // `pg_degree_of_parallel`: parallel workers per query, as HammerDB sets them.
+            let key = format!("{}_degree_of_parallel", self.db.prefix());
+            let d = settings.db(self.db);
+            if d.spec(&key).is_some() {
+                let sql = format!(
+                    "SET max_parallel_workers_per_gather = {}",
+                    d.get_i64(&key).max(0)
+                );
+                if let Err(e) = conn.client.batch_execute(&sql).await {
+                    let (kind, detail) = crate::db::postgres::classify(&e, false);
+                    conn.close().await;
+                    return Err(peer.failed("cannot run", kind, detail));
+                }
+            }
+            let token = conn.client.cancel_token();
+            let cancel: crate::db::engine::Canceller = std::sync::Arc::new(move || {
+                let (t, token) = (t.clone(), token.clone());
+                Box::pin(async move { crate::db::postgres::cancel(&t, token).await })
+            });
+            Ok(ScriptConn::new(PgScript { conn, peer }).with_canceller(cancel))
         })
     }
 

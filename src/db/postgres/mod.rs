@@ -647,6 +647,18 @@ pub async fn connect(t: &PgTarget) -> Result<PgConn, DbError> {
     }
 }
 
+/// Sends PostgreSQL's cancel request for the statement `token`'s connection is running, on a
+/// new stream to the same server (TLS as the target says); bounded by the connect timeout,
+/// silent on failure (the caller cuts the connection anyway).
+pub async fn cancel(t: &PgTarget, token: tokio_postgres::CancelToken) {
+    let attempt = async {
+        if let Ok(stream) = open_stream(t).await {
+            let _ = token.cancel_query_raw(stream, NoTls).await;
+        }
+    };
+    let _ = tokio::time::timeout(CONNECT_TIMEOUT + Duration::from_secs(1), attempt).await;
+}
+
 /// A query whose reply did not come within the reply timeout: the connection counts as lost.
 pub fn overdue(peer: &Peer, timeout: Duration) -> DbError {
     peer.failed(

@@ -437,7 +437,8 @@ impl Store {
             let tpch = self
                 .all_rows(
                     "SELECT job, scale_factor, query_streams, geomean, geomean_queries, querysets, \
-                     queries, failed_queries, query_seconds, sets_seconds FROM job_tpch",
+                     queries, failed_queries, query_seconds, sets_seconds, power_at_size, \
+                     throughput_at_size, answers_checked, answers_matched FROM job_tpch",
                     |r| {
                         Ok((
                             r.get::<_, String>(0)?,
@@ -451,6 +452,10 @@ impl Store {
                                 failed_queries: r.get::<_, i64>(7)? as u64,
                                 query_seconds: r.get(8)?,
                                 sets_seconds: r.get(9)?,
+                                power_at_size: r.get(10)?,
+                                throughput_at_size: r.get(11)?,
+                                answers_checked: r.get(12)?,
+                                answers_matched: r.get(13)?,
                             },
                         ))
                     },
@@ -694,7 +699,8 @@ impl Store {
             .conn
             .query_row(
                 "SELECT scale_factor, query_streams, geomean, geomean_queries, querysets, queries, \
-                 failed_queries, query_seconds, sets_seconds FROM job_tpch WHERE job = ?1",
+                 failed_queries, query_seconds, sets_seconds, power_at_size, throughput_at_size, \
+                 answers_checked, answers_matched FROM job_tpch WHERE job = ?1",
                 [id],
                 |r| {
                     Ok(TpchFigures {
@@ -707,6 +713,10 @@ impl Store {
                         failed_queries: r.get::<_, i64>(6)? as u64,
                         query_seconds: r.get(7)?,
                         sets_seconds: r.get(8)?,
+                        power_at_size: r.get(9)?,
+                        throughput_at_size: r.get(10)?,
+                        answers_checked: r.get(11)?,
+                        answers_matched: r.get(12)?,
                     })
                 },
             )
@@ -882,8 +892,9 @@ fn insert_tpch(tx: &Connection, job: &str, t: &TpchRecord) -> rusqlite::Result<(
     let f = &t.figures;
     tx.execute(
         "INSERT OR REPLACE INTO job_tpch (job, scale_factor, query_streams, geomean, geomean_queries, \
-         querysets, queries, failed_queries, query_seconds, sets_seconds) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+         querysets, queries, failed_queries, query_seconds, sets_seconds, power_at_size, \
+         throughput_at_size, answers_checked, answers_matched) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
         params![
             job,
             f.scale_factor,
@@ -894,7 +905,11 @@ fn insert_tpch(tx: &Connection, job: &str, t: &TpchRecord) -> rusqlite::Result<(
             f.queries as i64,
             f.failed_queries as i64,
             f.query_seconds,
-            f.sets_seconds
+            f.sets_seconds,
+            f.power_at_size,
+            f.throughput_at_size,
+            f.answers_checked,
+            f.answers_matched
         ],
     )?;
     let mut put_set = tx.prepare_cached(

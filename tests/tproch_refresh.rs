@@ -1,0 +1,232 @@
+//! TPC-H's refresh functions on the real servers: a scale factor 0.01 schema of the test's
+//! own, RF1 then RF2 through TPROC-H's query connection leaves ORDERS and LINEITEM exactly
+//! as loaded, RF1 adds exactly its rows, and an RF1 run twice (a run stopped between RF1
+//! and RF2) neither fails nor leaves anything after its RF2.
+
+mod common;
+
+use common::Servers;
+use hammer::config::{Database, Settings, Target};
+use hammer::db::engine::ScriptConn;
+use hammer::interrupt::Interrupt;
+use hammer::output::Output;
+use hammer::tpch::build::Plan;
+use hammer::tpch::refresh::{new_sales, old_sales, RefreshSql};
+use hammer::vu::Say;
+
+const SF: f64 = 0.01;
+
+/// Drops the test's database (and PostgreSQL role) whatever the test did.
+struct Cleanup {
+    db: Database,
+    name: String,
+}
+
+impl Drop for Cleanup {
+    fn drop(&mut self) {
+        let servers = Servers::get();
+        let n = &self.name;
+        if self.db == Database::Pg {
+            // Two round trips: DROP DATABASE cannot share a batch.
+            servers.pg_exec(
+                "postgres",
+                &format!("DROP DATABASE IF EXISTS {n} WITH (FORCE)"),
+            );
+            servers.pg_exec("postgres", &format!("DROP ROLE IF EXISTS {n}"));
+        } else {
+            servers.maria_exec("mysql", &[&format!("DROP DATABASE IF EXISTS {n}")]);
+        }
+    }
+}
+
+/// Settings for a TPROC-H schema at scale factor 0.01 on `db`, in a database (and
+/// PostgreSQL role) of the test's own on the test servers: the keys the fixture's
+/// `configure` and `tests/tproch_build.rs` set.
+fn settings(db: Database, servers: &Servers) -> (Settings, Cleanup) {
+    let name = format!("hammer_rf_{}_{}", db.prefix(), std::process::id());
+    let mut s = Settings::defaults();
+    let mut set = |target, section: &str, key: &str, value: &str| {
+        s.set(target, section, key, value)
+            .unwrap_or_else(|e| panic!("{key} {value}: {e}"));
+    };
+    set(Target::Generic, "benchmark", "rdbms", db.name());
+    set(Target::Generic, "benchmark", "bm", "TPC-H");
+    let t = Target::Db(db);
+    let p = db.prefix();
+    if db == Database::Pg {
+        set(t, "connection", "pg_host", &servers.pg_host);
+        set(t, "connection", "pg_port", &servers.pg_port.to_string());
+        set(t, "tpch", "pg_tpch_superuser", &servers.pg_user);
+        set(t, "tpch", "pg_tpch_superuserpass", &servers.pg_pass);
+        set(t, "tpch", "pg_tpch_user", &name);
+        set(t, "tpch", "pg_tpch_pass", "tph_pass");
+    } else {
+        set(t, "connection", &format!("{p}_host"), &servers.maria_host);
+        set(
+            t,
+            "connection",
+            &format!("{p}_port"),
+            &servers.maria_port.to_string(),
+        );
+        set(
+            t,
+            "connection",
+            &format!("{p}_socket"),
+            &servers.maria_socket,
+        );
+        set(t, "tpch", &format!("{p}_tpch_user"), &servers.maria_user);
+        set(t, "tpch", &format!("{p}_tpch_pass"), &servers.maria_pass);
+    }
+    set(t, "tpch", &format!("{p}_tpch_dbase"), &name);
+    set(t, "tpch", &format!("{p}_scale_fact"), "0.01");
+    set(t, "tpch", &format!("{p}_num_tpch_threads"), "2");
+    (s, Cleanup { db, name })
+}
+
+/// What the refresh functions may change: per table its rows, the sum and the maximum of its
+/// order keys and the sum of its prices, as the server writes them.
+#[derive(Debug, Clone, PartialEq)]
+struct Fingerprint {
+    orders: Vec<Option<String>>,
+    lineitem: Vec<Option<String>>,
+}
+
+impl Fingerprint {
+    async fn take(conn: &mut ScriptConn) -> Fingerprint {
+        const ORDERS: &str =
+            "SELECT count(*), sum(o_orderkey), sum(o_totalprice), max(o_orderkey) FROM orders";
+        const LINEITEM: &str = "SELECT count(*), sum(l_orderkey), sum(l_extendedprice), \
+             max(l_orderkey) FROM lineitem";
+        let mut one = async |sql: &str| {
+            let mut rows = conn.query(sql).await.expect(sql);
+            assert_eq!(rows.len(), 1, "{sql}");
+            rows.remove(0)
+        };
+        Fingerprint {
+            orders: one(ORDERS).await,
+            lineitem: one(LINEITEM).await,
+        }
+    }
+
+    fn rows(&self) -> u64 {
+        let n = |v: &[Option<String>]| {
+            v[0].as_deref()
+                .and_then(|c| c.parse::<u64>().ok())
+                .unwrap_or_else(|| panic!("count {v:?}"))
+        };
+        n(&self.orders) + n(&self.lineitem)
+    }
+}
+
+/// Runs a refresh function's statements; the rows they affected.
+async fn run(conn: &mut ScriptConn, rf: &RefreshSql) -> u64 {
+    let mut affected = 0;
+    for sql in &rf.statements {
+        affected += conn
+            .execute(sql)
+            .await
+            .unwrap_or_else(|e| panic!("{e}\n{}", &sql[..sql.len().min(300)]));
+    }
+    affected
+}
+
+fn refresh_pairs_leave_the_tables_as_loaded(db: Database) {
+    let servers = Servers::get();
+    servers.require();
+    let (settings, cleanup) = settings(db, &servers);
+    // Rows another session sees: what the statements committed. (The fixtures block on a
+    // runtime of their own, so off this test's.)
+    let committed_orders = || {
+        let sql = "SELECT count(*) FROM orders";
+        tokio::task::block_in_place(|| {
+            if db == Database::Pg {
+                servers.pg_i64(&cleanup.name, sql)
+            } else {
+                servers.maria_i64(&cleanup.name, sql)
+            }
+        })
+    };
+    let support = hammer::db::engine(db)
+        .tpch()
+        .unwrap_or_else(|| panic!("TPROC-H on {}", db.name()));
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    rt.block_on(async {
+        let out = Output::capture();
+        let plan = Plan {
+            scale_factor: SF,
+            loaders: 2,
+        };
+        let built = support
+            .build(
+                &settings,
+                plan,
+                Say::new(out.clone(), 1),
+                out.clone(),
+                Interrupt::default(),
+            )
+            .await;
+        let lines = out.take_captured();
+        let built = built.unwrap_or_else(|e| panic!("build: {e}\n{lines:#?}"));
+        assert_eq!(built.rows, 86_805);
+
+        let mut conn = support
+            .connect(&settings)
+            .await
+            .unwrap_or_else(|e| panic!("connect: {e}"));
+        let loaded = Fingerprint::take(&mut conn).await;
+        assert_eq!(loaded.rows(), 15_000 + 60_175, "{loaded:?}");
+
+        // Pair 1: RF1 adds exactly its rows, RF2 takes them away.
+        let rf1 = new_sales(SF, 1);
+        assert_eq!(run(&mut conn, &rf1).await, rf1.rows);
+        let after_rf1 = Fingerprint::take(&mut conn).await;
+        assert_eq!(after_rf1.rows(), loaded.rows() + rf1.rows);
+        assert_eq!(
+            after_rf1.orders[0].as_deref(),
+            Some("15015"),
+            "{after_rf1:?}"
+        );
+        assert_eq!(committed_orders(), 15_015);
+        let rf2 = old_sales(SF, 1);
+        assert_eq!(rf2.rows, rf1.rows);
+        assert_eq!(run(&mut conn, &rf2).await, rf2.rows);
+        assert_eq!(Fingerprint::take(&mut conn).await, loaded);
+        assert_eq!(committed_orders(), 15_000);
+
+        // A run stopped after RF1: the next RF1 of the same pair replaces its rows, and its
+        // RF2 leaves the tables as loaded.
+        let rf1 = new_sales(SF, 2);
+        run(&mut conn, &rf1).await;
+        assert_eq!(
+            run(&mut conn, &rf1).await,
+            2 * rf1.rows,
+            "deleted + inserted"
+        );
+        let twice = Fingerprint::take(&mut conn).await;
+        assert_eq!(twice.rows(), loaded.rows() + rf1.rows);
+        let rf2 = old_sales(SF, 2);
+        assert_eq!(run(&mut conn, &rf2).await, rf2.rows);
+        assert_eq!(Fingerprint::take(&mut conn).await, loaded);
+
+        // Another gap of the key space (pair 1001: slice 1 again, gap 2) works the same.
+        let rf1 = new_sales(SF, 1001);
+        assert_eq!(run(&mut conn, &rf1).await, rf1.rows);
+        assert_eq!(run(&mut conn, &old_sales(SF, 1001)).await, rf1.rows);
+        assert_eq!(Fingerprint::take(&mut conn).await, loaded);
+        conn.close().await;
+    });
+}
+
+#[test]
+fn postgresql_refresh_pairs_leave_the_tables_as_loaded() {
+    refresh_pairs_leave_the_tables_as_loaded(Database::Pg);
+}
+
+#[test]
+fn mariadb_refresh_pairs_leave_the_tables_as_loaded() {
+    refresh_pairs_leave_the_tables_as_loaded(Database::Maria);
+}
