@@ -6,7 +6,7 @@
 mod common;
 
 use common::Servers;
-use hammer::config::{Database, Settings, Target};
+use hammer::config::{Database, Settings};
 use hammer::db::engine::ScriptConn;
 use hammer::interrupt::Interrupt;
 use hammer::output::Output;
@@ -16,71 +16,12 @@ use hammer::vu::Say;
 
 const SF: f64 = 0.01;
 
-/// Drops the test's database (and PostgreSQL role) whatever the test did.
-struct Cleanup {
-    db: Database,
-    name: String,
-}
-
-impl Drop for Cleanup {
-    fn drop(&mut self) {
-        let servers = Servers::get();
-        let n = &self.name;
-        if self.db == Database::Pg {
-            // Two round trips: DROP DATABASE cannot share a batch.
-            servers.pg_exec(
-                "postgres",
-                &format!("DROP DATABASE IF EXISTS {n} WITH (FORCE)"),
-            );
-            servers.pg_exec("postgres", &format!("DROP ROLE IF EXISTS {n}"));
-        } else {
-            servers.maria_exec("mysql", &[&format!("DROP DATABASE IF EXISTS {n}")]);
-        }
-    }
-}
-
 /// Settings for a TPROC-H schema at scale factor 0.01 on `db`, in a database (and
-/// PostgreSQL role) of the test's own on the test servers: the keys the fixture's
-/// `configure` and `tests/tproch_build.rs` set.
-fn settings(db: Database, servers: &Servers) -> (Settings, Cleanup) {
-    let name = format!("hammer_rf_{}_{}", db.prefix(), std::process::id());
-    let mut s = Settings::defaults();
-    let mut set = |target, section: &str, key: &str, value: &str| {
-        s.set(target, section, key, value)
-            .unwrap_or_else(|e| panic!("{key} {value}: {e}"));
-    };
-    set(Target::Generic, "benchmark", "rdbms", db.name());
-    set(Target::Generic, "benchmark", "bm", "TPC-H");
-    let t = Target::Db(db);
-    let p = db.prefix();
-    if db == Database::Pg {
-        set(t, "connection", "pg_host", &servers.pg_host);
-        set(t, "connection", "pg_port", &servers.pg_port.to_string());
-        set(t, "tpch", "pg_tpch_superuser", &servers.pg_user);
-        set(t, "tpch", "pg_tpch_superuserpass", &servers.pg_pass);
-        set(t, "tpch", "pg_tpch_user", &name);
-        set(t, "tpch", "pg_tpch_pass", "tph_pass");
-    } else {
-        set(t, "connection", &format!("{p}_host"), &servers.maria_host);
-        set(
-            t,
-            "connection",
-            &format!("{p}_port"),
-            &servers.maria_port.to_string(),
-        );
-        set(
-            t,
-            "connection",
-            &format!("{p}_socket"),
-            &servers.maria_socket,
-        );
-        set(t, "tpch", &format!("{p}_tpch_user"), &servers.maria_user);
-        set(t, "tpch", &format!("{p}_tpch_pass"), &servers.maria_pass);
-    }
-    set(t, "tpch", &format!("{p}_tpch_dbase"), &name);
-    set(t, "tpch", &format!("{p}_scale_fact"), "0.01");
-    set(t, "tpch", &format!("{p}_num_tpch_threads"), "2");
-    (s, Cleanup { db, name })
+/// PostgreSQL role) of the test's own on the test servers, dropped with the second value.
+fn settings(db: Database) -> (Settings, common::TprochDb) {
+    let (f, cleanup) = common::tproch_session(db.prefix(), "rf");
+    let settings = f.engine.session().settings.clone();
+    (settings, cleanup)
 }
 
 /// What the refresh functions may change: per table its rows, the sum and the maximum of its
@@ -133,7 +74,7 @@ async fn run(conn: &mut ScriptConn, rf: &RefreshSql) -> u64 {
 fn refresh_pairs_leave_the_tables_as_loaded(db: Database) {
     let servers = Servers::get();
     servers.require();
-    let (settings, cleanup) = settings(db, &servers);
+    let (settings, cleanup) = settings(db);
     // Rows another session sees: what the statements committed. (The fixtures block on a
     // runtime of their own, so off this test's.)
     let committed_orders = || {

@@ -423,3 +423,13 @@ pub fn tproch_session(db: &'static str, tag: &str) -> (Fixture, TprochDb) {
     f.ok("vuset refreshrate 0");
     (f, TprochDb { db, name })
 }
+
+/// [`tproch_session`], with its scale factor 0.01 schema built, and the session's settings
+/// (what reaches the schema through `hammer::db::engine(db).tpch()`).
+pub fn tproch_built(db: &'static str, tag: &str) -> (Fixture, hammer::config::Settings, TprochDb) {
+    let (mut f, cleanup) = tproch_session(db, tag);
+    let (r, lines) = f.console("buildschema().ok");
+    assert_eq!(r, Ok("true".to_string()), "{}", lines.join("\n"));
+    let settings = f.engine.session().settings.clone();
+    (f, settings, cleanup)
+}
