@@ -116,14 +116,16 @@ pub const METSET_OPTIONS: &[(&str, &str, &str)] = &[
 
 use Complete as C;
 
-const JOBS_WORDS: &[&str] = &["list", "format", "diff"];
+const JOBS_WORDS: &[&str] = &["list", "result", "format", "diff"];
 
 const JOBS_HELP: &str =
     "The job history. Every buildschema, checkschema, deleteschema, datagenrun and \
 vurun is a job with an id (printed as Benchmark Run jobid=...), kept in jobs.db in the data \
 directory with its settings, output, result, timings, series and system. jobs lists them newest \
-first; jobs list the same in the jobs format; jobs ID shows one (an id or its first 4 or more \
-characters); jobs ID status|result|timing|tcount|progress|metrics|system|dict|output [VU] shows a part; \
+first (TPROC-H's in a section of their own, with their geometric mean); jobs list the same in \
+the jobs format; jobs result every job's result; jobs ID shows one (an id or its first 4 or more \
+characters); jobs ID status|result|timing|queries|tcount|progress|metrics|system|dict|output [VU] \
+shows a part (queries: a TPROC-H run's time and rows of each query of each set); \
 jobs ID delete deletes it; jobs ID report FILE.html writes a self-contained HTML report; \
 jobs diff ID1 ID2 compares NOPM, TPM and latency percentiles, with the noise measured on \
 repeats of the same settings; jobs format text|json chooses how jobs prints (kept). From the \
@@ -215,7 +217,10 @@ pub static COMMANDS: &[Command] = &[
                refreshrate seconds it prints \"N <database> tpm\": the server's commits plus \
                rollbacks, whoever runs them (vurun, sysbench, an application), per minute over \
                the exact time between two readings; with \" M NOPM\" added where the schema \
-               database holds TPROC-C districts. A server that goes away is said once and \
+               database holds TPROC-C districts. Under dbset bm TPC-H it counts queries per \
+               hour, as HammerDB does (\"N <database> qph\"; PostgreSQL: commits plus rollbacks \
+               as pg_tpch_superuser on pg_tpch_defaultdbase; MariaDB/MySQL: Queries minus \
+               Com_show_status as *_tpch_user). A server that goes away is said once and \
                retried; a restart never shows as a spike.",
         complete: &[],
     },
@@ -234,8 +239,9 @@ pub static COMMANDS: &[Command] = &[
         max_args: 0,
         help: "Stops the transaction counter and prints min, average and max tpm (and NOPM) \
                over its samples. Returns #{samples, seconds, transactions, min_tpm, avg_tpm, \
-               max_tpm, nopm, series}, series an array of #{time, seconds, transactions, tpm, \
-               nopm}.",
+               max_tpm, nopm, unit, series}, series an array of #{time, seconds, transactions, tpm, \
+               nopm}; counting queries (TPC-H), queries and qph in place of transactions and \
+               tpm.",
         complete: &[],
     },
     Command {
@@ -424,7 +430,7 @@ pub static COMMANDS: &[Command] = &[
     },
     Command {
         name: "jobs",
-        args: "[list | format [text|json] | diff ID1 ID2 | ID [status|result|timing|tcount|progress|metrics|system|dict|output [VU]|delete|report FILE.html]]",
+        args: "[list | result | format [text|json] | diff ID1 ID2 | ID [status|result|timing|queries|tcount|progress|metrics|system|dict|output [VU]|delete|report FILE.html]]",
         min_args: 0,
         max_args: 3,
         help: JOBS_HELP,
@@ -432,7 +438,7 @@ pub static COMMANDS: &[Command] = &[
     },
     Command {
         name: "job",
-        args: "[list | format [text|json] | diff ID1 ID2 | ID [status|result|timing|tcount|progress|metrics|system|dict|output [VU]|delete|report FILE.html]]",
+        args: "[list | result | format [text|json] | diff ID1 ID2 | ID [status|result|timing|queries|tcount|progress|metrics|system|dict|output [VU]|delete|report FILE.html]]",
         min_args: 0,
         max_args: 3,
         help: "The same as jobs.",

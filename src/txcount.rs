@@ -1,6 +1,8 @@
 //! The transaction counter (`tcstart`, `tcstatus`, `tcstop`): a background task with its own
 //! connection that turns a server's commit and rollback counters into `N PostgreSQL tpm`
-//! lines, keeps the series with timestamps, and rides out a server that goes away.
+//! lines (or, for a benchmark measured in queries, its queries into `N PostgreSQL qph`),
+//! keeps the series with timestamps, and rides out a server that goes away. What it counts
+//! comes with its source ([`Counted`]): the counter knows no workload.
 //!
 //! Unlike HammerDB, which multiplies each delta by the integer `60 / refresh` (a refresh of
 //! 7 s reports ×8 instead of ×8.57), the rate here is the delta over the exact time between
@@ -16,7 +18,7 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
-use crate::db::counter::{CounterSource, Reading};
+use crate::db::counter::{Counted, CounterSource, Reading};
 use crate::db::DbError;
 use crate::output::Output;
 
@@ -35,8 +37,10 @@ pub struct Sample {
     /// When the interval ended (the later reading).
     pub at: SystemTime,
     pub seconds: f64,
-    pub transactions: u64,
-    pub tpm: f64,
+    /// Transactions (or queries) in the interval.
+    pub count: u64,
+    /// Their rate, per minute (or per hour): the `N` of `N PostgreSQL tpm`.
+    pub rate: f64,
     /// New orders in the interval and their rate, where the database holds TPROC-C.
     pub new_orders: Option<u64>,
     pub nopm: Option<f64>,
@@ -47,6 +51,8 @@ pub struct Sample {
 pub struct Series {
     /// `PostgreSQL`, `MariaDB`, `MySQL`: the `<rdbms>` of `N <rdbms> tpm`.
     pub rdbms: String,
+    /// Transactions per minute, or queries per hour.
+    pub counted: Counted,
     pub started: Option<SystemTime>,
     pub samples: Vec<Sample>,
     /// What happened besides samples: the server going away and coming back, resets.
@@ -58,10 +64,12 @@ pub struct Series {
 pub struct Summary {
     pub samples: usize,
     pub seconds: f64,
-    pub transactions: u64,
-    pub min_tpm: f64,
-    pub avg_tpm: f64,
-    pub max_tpm: f64,
+    /// Transactions (or queries) over the series.
+    pub count: u64,
+    /// Rates in the series' unit (`tpm`, `qph`).
+    pub min_rate: f64,
+    pub avg_rate: f64,
+    pub max_rate: f64,
     /// (min, avg, max) NOPM over the samples that had new orders.
     pub nopm: Option<(f64, f64, f64)>,
 }
@@ -73,8 +81,8 @@ impl Series {
             return None;
         }
         let seconds: f64 = s.iter().map(|x| x.seconds).sum();
-        let transactions: u64 = s.iter().map(|x| x.transactions).sum();
-        let (min, max) = min_max(s.iter().map(|x| x.tpm));
+        let count: u64 = s.iter().map(|x| x.count).sum();
+        let (min, max) = min_max(s.iter().map(|x| x.rate));
         let with_nopm: Vec<&Sample> = s.iter().filter(|x| x.nopm.is_some()).collect();
         let nopm = (!with_nopm.is_empty()).then(|| {
             let (lo, hi) = min_max(with_nopm.iter().filter_map(|x| x.nopm));
@@ -85,10 +93,10 @@ impl Series {
         Some(Summary {
             samples: s.len(),
             seconds,
-            transactions,
-            min_tpm: min,
-            avg_tpm: transactions as f64 * 60.0 / seconds,
-            max_tpm: max,
+            count,
+            min_rate: min,
+            avg_rate: self.counted.rate(count, seconds),
+            max_rate: max,
             nopm,
         })
     }
@@ -102,8 +110,14 @@ impl Series {
             ];
         };
         let mut lines = vec![format!(
-            "Transaction Counter: {} samples over {:.1} s: min {:.0} avg {:.0} max {:.0} {} tpm",
-            s.samples, s.seconds, s.min_tpm, s.avg_tpm, s.max_tpm, self.rdbms
+            "Transaction Counter: {} samples over {:.1} s: min {:.0} avg {:.0} max {:.0} {} {}",
+            s.samples,
+            s.seconds,
+            s.min_rate,
+            s.avg_rate,
+            s.max_rate,
+            self.rdbms,
+            self.counted.unit()
         )];
         if let Some((lo, avg, hi)) = s.nopm {
             lines.push(format!(
@@ -162,9 +176,10 @@ pub fn step(prev: &Reading, now: &Reading, debt: &mut u64) -> Step {
     }
 }
 
-/// The `N PostgreSQL tpm` line (with ` M NOPM` where the schema gives new orders).
-pub fn tpm_line(rdbms: &str, s: &Sample) -> String {
-    let mut line = format!("{:.0} {rdbms} tpm", s.tpm);
+/// The `N PostgreSQL tpm` line (`N PostgreSQL qph` counting queries; with ` M NOPM` where the
+/// schema gives new orders).
+pub fn rate_line(rdbms: &str, counted: Counted, s: &Sample) -> String {
+    let mut line = format!("{:.0} {rdbms} {}", s.rate, counted.unit());
     if let Some(nopm) = s.nopm {
         line.push_str(&format!(" {nopm:.0} NOPM"));
     }
@@ -316,6 +331,7 @@ impl TxCounter {
         let log_path = log.as_ref().map(|l| l.path.clone());
         let series = Arc::new(Mutex::new(Series {
             rdbms: source.db().name().to_string(),
+            counted: source.counted(),
             started: Some(first.wall),
             ..Series::default()
         }));
@@ -399,6 +415,7 @@ impl Task {
 
     async fn run(mut self, first: Reading) {
         let rdbms = self.source.db().name();
+        let counted = self.source.counted();
         let mut debt = first.own;
         let mut prev = Some(first);
         let mut next = Instant::now() + self.refresh;
@@ -439,17 +456,18 @@ impl Task {
                     let sample = Sample {
                         at: reading.wall,
                         seconds,
-                        transactions,
-                        tpm: transactions as f64 * 60.0 / seconds,
+                        count: transactions,
+                        rate: counted.rate(transactions, seconds),
                         new_orders,
                         nopm: new_orders.map(|n| n as f64 * 60.0 / seconds),
                     };
-                    let line = tpm_line(rdbms, &sample);
+                    let line = rate_line(rdbms, counted, &sample);
                     self.out.line(&line);
                     if let Some(log) = &mut self.log {
                         log.write(&line, sample.at);
                     }
-                    self.sink.record_tcount(sample.at, sample.tpm, sample.nopm);
+                    self.sink
+                        .record_tcount(sample.at, counted.unit(), sample.rate, sample.nopm);
                     lock(&self.series).samples.push(sample);
                 }
                 Step::Restarted => {
@@ -607,11 +625,11 @@ mod tests {
 
     #[test]
     fn summary_is_weighted_by_time() {
-        let sample = |seconds: f64, transactions: u64, nopm: Option<u64>| Sample {
+        let sample = |seconds: f64, count: u64, nopm: Option<u64>| Sample {
             at: SystemTime::UNIX_EPOCH,
             seconds,
-            transactions,
-            tpm: transactions as f64 * 60.0 / seconds,
+            count,
+            rate: count as f64 * 60.0 / seconds,
             new_orders: nopm,
             nopm: nopm.map(|n| n as f64 * 60.0 / seconds),
         };
@@ -621,10 +639,10 @@ mod tests {
             ..Series::default()
         };
         let sum = s.summary().unwrap();
-        assert_eq!(sum.transactions, 100);
-        assert_eq!(sum.min_tpm, 600.0);
-        assert_eq!(sum.max_tpm, 1800.0);
-        assert_eq!(sum.avg_tpm, 1500.0);
+        assert_eq!(sum.count, 100);
+        assert_eq!(sum.min_rate, 600.0);
+        assert_eq!(sum.max_rate, 1800.0);
+        assert_eq!(sum.avg_rate, 1500.0);
         assert_eq!(sum.nopm, Some((120.0, 120.0, 120.0)));
         assert_eq!(
             s.summary_lines(),
@@ -634,9 +652,39 @@ mod tests {
             ]
         );
         assert_eq!(
-            tpm_line("MariaDB", &s.samples[0]),
+            rate_line("MariaDB", Counted::Transactions, &s.samples[0]),
             "600 MariaDB tpm 120 NOPM"
         );
         assert!(Series::default().summary_lines()[0].contains("no complete interval"));
+    }
+
+    /// Counting queries: the rate is per hour and every line says qph.
+    #[test]
+    fn queries_are_counted_per_hour() {
+        let sample = |seconds: f64, count: u64| Sample {
+            at: SystemTime::UNIX_EPOCH,
+            seconds,
+            count,
+            rate: Counted::Queries.rate(count, seconds),
+            new_orders: None,
+            nopm: None,
+        };
+        let s = Series {
+            rdbms: "PostgreSQL".into(),
+            counted: Counted::Queries,
+            samples: vec![sample(10.0, 5), sample(10.0, 15)],
+            ..Series::default()
+        };
+        assert_eq!(s.samples[0].rate, 1800.0);
+        assert_eq!(
+            rate_line("PostgreSQL", Counted::Queries, &s.samples[1]),
+            "5400 PostgreSQL qph"
+        );
+        let sum = s.summary().unwrap();
+        assert_eq!((sum.count, sum.avg_rate), (20, 3600.0));
+        assert_eq!(
+            s.summary_lines(),
+            ["Transaction Counter: 2 samples over 20.0 s: min 1800 avg 3600 max 5400 PostgreSQL qph"]
+        );
     }
 }

@@ -198,7 +198,11 @@ fn battery(db: Database, configure: Configure) {
 
     let reading = rt
         .block_on(async {
-            let mut source = hammer::db::counter_source(&settings, db);
+            let mut source = hammer::db::counter_source(
+                &settings,
+                db,
+                hammer::db::counter::Counting::TRANSACTIONS,
+            );
             let found = source.connect().await?;
             let r = source.read().await;
             source.close().await;

@@ -1,5 +1,6 @@
 //! The transaction counter on the real servers: its figures add up to the transactions a test
-//! commits itself, agree with sysbench's, show NOPM from TPROC-C districts, and its bad inputs.
+//! commits itself, agree with sysbench's, show NOPM from TPROC-C districts, count TPROC-H's
+//! queries per hour as its logins, and its bad inputs.
 //!
 //! The counter reads server-wide counters, so the tests of one server take turns (a lock per
 //! server) instead of counting each other's work.
@@ -402,6 +403,110 @@ fn counts_alongside_vurun_on_mariadb() {
         (total - 200).abs() <= 100,
         "counted {total} of 200: {series:?}\n{lines:#?}"
     );
+}
+
+/// Under `dbset bm TPC-H` the counter shows queries per hour as HammerDB's does, logged in with
+/// the TPROC-H keys (the TPROC-C login is made unusable to show that it is not the one used):
+/// the lines and the summary say qph, the series is per hour, and it counts at least the
+/// queries the test ran.
+fn counts_queries_per_hour(db: &str, rdbms: &str, run: impl Fn(usize)) {
+    let s = Servers::get();
+    let mut f = configured(db);
+    f.ok("dbset bm TPC-H");
+    if db == "pg" {
+        f.ok(&format!(
+            "diset tpcc pg_superuser hammer_no_such_user; diset tpch pg_tpch_superuser {}; diset tpch pg_tpch_superuserpass {}",
+            s.pg_user, s.pg_pass
+        ));
+    } else {
+        f.ok(&format!(
+            "diset tpcc {db}_user hammer_no_such_user; diset tpch {db}_tpch_user {}; diset tpch {db}_tpch_pass {}",
+            s.maria_user, s.maria_pass
+        ));
+    }
+    let lines = f.ok("tcstart");
+    assert!(
+        lines.iter().any(
+            |l| l.starts_with(&format!("Transaction Counter: counting {rdbms} at "))
+                && l.ends_with(", in queries per hour (qph)")
+        ),
+        "{lines:#?}"
+    );
+    sleep(1.5);
+    let n = 60;
+    run(n);
+    sleep(2.5);
+    let (r, lines) = f.console(
+        "let t = tcstop(); let ok = t.unit == \"qph\" && t.avg_qph == t.queries * 3600.0 / t.seconds; for x in t.series { ok = ok && x.qph == x.queries * 3600.0 / x.seconds; } `${ok};${t.queries}`",
+    );
+    let r = r.unwrap_or_else(|e| panic!("tcstop: {e}\n{lines:#?}"));
+    let (ok, total) = r.split_once(';').unwrap();
+    assert_eq!(ok, "true", "rates per hour: {lines:#?}");
+    let total: i64 = total.parse().unwrap();
+    println!("counted {total} queries of the {n} the test ran");
+    assert!(total >= n as i64, "counted {total} of {n}: {lines:#?}");
+    let qph: Vec<u64> = lines
+        .iter()
+        .filter_map(|l| l.strip_suffix(&format!(" {rdbms} qph")))
+        .filter_map(|v| v.parse().ok())
+        .collect();
+    assert!(
+        qph.iter().any(|v| *v > 0),
+        "a non-zero qph line: {lines:#?}"
+    );
+    assert!(
+        tpm_lines(&lines, rdbms).is_empty(),
+        "no tpm lines: {lines:#?}"
+    );
+    assert!(
+        lines.iter().any(|l| l.starts_with("Transaction Counter: ")
+            && l.contains(" samples over ")
+            && l.ends_with(&format!(" {rdbms} qph"))),
+        "the summary in qph: {lines:#?}"
+    );
+}
+
+#[test]
+fn counts_queries_per_hour_on_postgresql() {
+    let _turn = turn(&PG);
+    let rt = rt();
+    let session = Mutex::new(Some(pg_client(&rt, "postgres")));
+    counts_queries_per_hour("pg", "PostgreSQL", |n| {
+        let Some((client, driver)) = session.lock().unwrap().take() else {
+            return;
+        };
+        // Queries that read a table, as TPROC-H's do: PostgreSQL publishes a session's
+        // counts when it has table statistics to publish (a bare SELECT 1 waits for the
+        // session's end).
+        for i in 0..n {
+            rt.block_on(client.simple_query(&format!(
+                "SELECT count(*) FROM pg_namespace WHERE oid > {i}"
+            )))
+            .unwrap();
+            sleep(0.05);
+        }
+        // And at once when the session ends.
+        drop(client);
+        rt.block_on(driver).unwrap();
+    });
+}
+
+#[test]
+fn counts_queries_per_hour_on_mariadb() {
+    let _turn = turn(&MARIA);
+    let rt = rt();
+    let conn = Mutex::new(Some(maria_conn(&rt, None)));
+    counts_queries_per_hour("maria", "MariaDB", |n| {
+        use mysql_async::prelude::Queryable;
+        let mut c = conn.lock().unwrap();
+        for i in 0..n {
+            rt.block_on(c.as_mut().unwrap().query_drop(format!("SELECT {i}")))
+                .unwrap();
+            sleep(0.05);
+        }
+    });
+    let c = conn.lock().unwrap().take().unwrap();
+    rt.block_on(c.disconnect()).unwrap();
 }
 
 /// A statistics reset makes a counter go back without a restart: said, and never a rate.

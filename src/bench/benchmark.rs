@@ -70,6 +70,12 @@ pub trait Benchmark: Sync {
     /// workload cannot run yet.
     fn options(&self, settings: &Settings) -> Result<Box<dyn WorkloadOptions>>;
 
+    /// What the transaction counter (`tcstart`) counts while this benchmark is chosen, and
+    /// the keys of its logins: by default TPROC-C's, server-wide transactions per minute.
+    fn counting(&self) -> crate::db::counter::Counting {
+        crate::db::counter::Counting::TRANSACTIONS
+    }
+
     /// `vurun` of a script loaded with [`Self::options`]; refuses a script of another
     /// workload.
     fn run(

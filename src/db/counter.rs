@@ -1,7 +1,9 @@
 //! What the transaction counter reads from a server: the server-wide commit and rollback
-//! counters, the server's uptime, and TPROC-C's new orders (`sum(d_next_o_id)`) where the
-//! schema exists. Each family reads them its own way ([`CounterConn`], in its `counter.rs`);
-//! the bound on a reading and the reconnecting are here, once.
+//! counters (or, for a workload measured in queries, the queries), the server's uptime, and
+//! TPROC-C's new orders (`sum(d_next_o_id)`) where the schema exists. What is counted and as
+//! whom is plain data a benchmark gives ([`Counting`]). Each family reads them its own way
+//! ([`CounterConn`], in its `counter.rs`); the bound on a reading and the reconnecting are
+//! here, once.
 
 use std::time::{Instant, SystemTime};
 
@@ -9,12 +11,72 @@ use crate::config::Database;
 use crate::fault::{DbError, Failure, Peer};
 use crate::task::Pending;
 
+/// What a counter counts, and the rate it reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Counted {
+    /// Committed and rolled-back transactions, per minute: `N PostgreSQL tpm`.
+    #[default]
+    Transactions,
+    /// Queries, per hour: `N PostgreSQL qph` (TPROC-H's counter, as HammerDB's).
+    Queries,
+}
+
+impl Counted {
+    /// The rate's unit as the counter's lines say it: `tpm`, `qph`.
+    pub fn unit(self) -> &'static str {
+        match self {
+            Counted::Transactions => "tpm",
+            Counted::Queries => "qph",
+        }
+    }
+
+    /// What is counted, in words: `transactions`, `queries`.
+    pub fn noun(self) -> &'static str {
+        match self {
+            Counted::Transactions => "transactions",
+            Counted::Queries => "queries",
+        }
+    }
+
+    /// The seconds the rate is per: 60 for a minute, 3600 for an hour.
+    pub fn per_seconds(self) -> f64 {
+        match self {
+            Counted::Transactions => 60.0,
+            Counted::Queries => 3600.0,
+        }
+    }
+
+    /// The rate of `count` units in `seconds`.
+    pub fn rate(self, count: u64, seconds: f64) -> f64 {
+        count as f64 * self.per_seconds() / seconds
+    }
+}
+
+/// What the transaction counter counts and as whom: what a benchmark is measured by, and the
+/// infix of the dictionary keys of its logins, HammerDB's naming (`pg_superuser` and
+/// `pg_user` for TPROC-C, `pg_tpch_superuser` and `pg_tpch_user` for TPROC-H).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Counting {
+    pub counted: Counted,
+    /// `""`, or `"tpch_"`: the logins are `{prefix}_{keys}superuser`, `{prefix}_{keys}user`...
+    pub keys: &'static str,
+}
+
+impl Counting {
+    /// Server-wide transactions per minute, read as the workload's superuser (PostgreSQL) or
+    /// user (MariaDB, MySQL) of the keys without infix: TPROC-C's counter.
+    pub const TRANSACTIONS: Counting = Counting {
+        counted: Counted::Transactions,
+        keys: "",
+    };
+}
+
 /// One reading of a server's counters.
 #[derive(Debug, Clone)]
 pub struct Reading {
     /// Cumulative transaction counts by component: one per database oid on PostgreSQL (so a
     /// dropped database does not make the total go back), `Com_commit` and `Com_rollback` on
-    /// MariaDB/MySQL.
+    /// MariaDB/MySQL; or, counting queries there, `Queries - Com_show_status`.
     pub parts: Vec<(u64, u64)>,
     /// Seconds the server has been up: less than last time means it restarted.
     pub uptime: f64,
@@ -63,20 +125,28 @@ pub trait CounterConn: Send {
 /// Reads a server's counters, reconnecting on demand, each reading within the reply timeout.
 pub struct CounterSource {
     db: Database,
+    counted: Counted,
     inner: Box<dyn CounterConn>,
 }
 
 impl CounterSource {
-    /// A source over a family's connection for `db` (the engine's `counter_source` makes one).
-    pub fn with(db: Database, inner: impl CounterConn + 'static) -> Self {
+    /// A source over a family's connection for `db` that counts `counted` (the engine's
+    /// `counter_source` makes one).
+    pub fn with(db: Database, counted: Counted, inner: impl CounterConn + 'static) -> Self {
         CounterSource {
             db,
+            counted,
             inner: Box::new(inner),
         }
     }
 
     pub fn db(&self) -> Database {
         self.db
+    }
+
+    /// What its readings count.
+    pub fn counted(&self) -> Counted {
+        self.counted
     }
 
     /// `PostgreSQL at 127.0.0.1:5432 as user postgres`, for messages.
@@ -136,5 +206,24 @@ impl CounterSource {
     /// Closes the connections.
     pub async fn close(&mut self) {
         self.inner.close().await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn units_and_rates_are_hammerdb_s() {
+        assert_eq!(Counted::default(), Counted::Transactions);
+        assert_eq!(Counting::TRANSACTIONS.keys, "");
+        assert_eq!(
+            (Counted::Transactions.unit(), Counted::Queries.unit()),
+            ("tpm", "qph")
+        );
+        assert_eq!(Counted::Queries.noun(), "queries");
+        // 50 in 10 s: 300 a minute, 18000 an hour.
+        assert_eq!(Counted::Transactions.rate(50, 10.0), 300.0);
+        assert_eq!(Counted::Queries.rate(50, 10.0), 18_000.0);
     }
 }

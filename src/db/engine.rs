@@ -59,8 +59,13 @@ pub trait Engine: Sync {
         settings: &'a Settings,
     ) -> Pending<'a, Result<ScriptConn, DbError>>;
 
-    /// Reads the server's transaction counters (and TPROC-C's new orders where it can).
-    fn counter_source(&self, settings: &Settings) -> CounterSource;
+    /// Reads the server's transaction counters (and TPROC-C's new orders where it can), or
+    /// what else `counting` asks for, as the logins of its keys.
+    fn counter_source(
+        &self,
+        settings: &Settings,
+        counting: crate::db::counter::Counting,
+    ) -> CounterSource;
 
     /// HammerDB's options this engine does not implement that change what a build makes, as
     /// `(key, what it does)`: a build with one of them on is refused.

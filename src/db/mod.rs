@@ -65,10 +65,15 @@ pub async fn server_facts(settings: &Settings, db: Database) -> Result<engine::F
     engine(db).server_facts(settings).await
 }
 
-/// Reads `db`'s transaction counters as its dictionary says (PostgreSQL as `pg_superuser` on
-/// `pg_defaultdbase`, NOPM as `pg_user` on `pg_dbase`; MariaDB/MySQL as `*_user`).
-pub fn counter_source(settings: &Settings, db: Database) -> counter::CounterSource {
-    engine(db).counter_source(settings)
+/// Reads `db`'s counters as its dictionary says: for TPROC-C's `counting` (PostgreSQL as
+/// `pg_superuser` on `pg_defaultdbase`, NOPM as `pg_user` on `pg_dbase`; MariaDB/MySQL as
+/// `*_user`), for TPROC-H's the same with the `tpch_` keys, counting queries.
+pub fn counter_source(
+    settings: &Settings,
+    db: Database,
+    counting: counter::Counting,
+) -> counter::CounterSource {
+    engine(db).counter_source(settings, counting)
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@ pub use super::format::Format;
 use super::id::{self, IdArg};
 use super::recorder::Recorder;
 use super::store::{Lookup, Store};
-use super::{diff, report, text, value, Detail, RunFigures, Status, Summary};
+use super::{diff, report, text, value, Detail, RunFigures, Status, Summary, TpchFigures};
 use crate::config::{Settings, Target};
 use crate::error::Error;
 use crate::output::Output;
@@ -31,6 +31,8 @@ pub enum What {
     Output(Option<u32>),
     Delete,
     Report(PathBuf),
+    /// A TPROC-H run's query sets: each query's time and rows, and the refresh functions.
+    Queries,
 }
 
 /// A parsed `jobs` command.
@@ -39,6 +41,8 @@ pub enum Request {
     /// `jobs`: the table, always as text.
     Table,
     List,
+    /// `jobs result`: every job's result, HammerDB's form.
+    Results,
     /// `jobs format` shows the format; `jobs format text|json` sets it.
     Format(Option<String>),
     Diff(IdArg, IdArg),
@@ -46,17 +50,17 @@ pub enum Request {
 }
 
 /// The words that may follow `jobs` (besides an id).
-pub const WORDS: &[&str] = &["list", "format", "diff"];
+pub const WORDS: &[&str] = &["list", "result", "format", "diff"];
 /// The words that may follow `jobs ID`.
 pub const SUBCOMMANDS: &[&str] = &[
-    "status", "result", "timing", "tcount", "progress", "metrics", "system", "dict", "output",
-    "delete", "report",
+    "status", "result", "timing", "queries", "tcount", "progress", "metrics", "system", "dict",
+    "output", "delete", "report",
 ];
 
 /// The usage line.
 pub fn usage() -> String {
     format!(
-        "Usage: jobs [list | format [text|json] | diff ID1 ID2 | ID [{}]]",
+        "Usage: jobs [list | result | format [text|json] | diff ID1 ID2 | ID [{}]]",
         SUBCOMMANDS
             .iter()
             .map(|s| match *s {
@@ -112,6 +116,14 @@ pub fn parse(args: &[String]) -> Result<Request, Error> {
             }
             Ok(Request::List)
         }
+        "result" => {
+            if words.len() > 1 {
+                return Err(bad(
+                    "Error: jobs result takes no arguments (jobs ID result shows one job's)".into(),
+                ));
+            }
+            Ok(Request::Results)
+        }
         "format" => {
             if words.len() > 2 {
                 return Err(bad("Error: Usage: jobs format [text|json]".into()));
@@ -142,6 +154,7 @@ pub fn parse(args: &[String]) -> Result<Request, Error> {
                 "status" => What::Status,
                 "result" => What::Result,
                 "timing" => What::Timing,
+                "queries" => What::Queries,
                 "tcount" => What::Tcount,
                 "progress" => What::Progress,
                 "metrics" => What::Metrics,
@@ -235,12 +248,30 @@ fn detail(store: &Store, id: &str) -> Result<Detail, Error> {
     read(store.detail(id))?.ok_or_else(|| Error::NoSuchJob { id: id.to_string() })
 }
 
+/// A run's figures in JSON: those of every run, and a TPROC-H run's beside them.
+#[derive(Serialize)]
+struct RunView<'a> {
+    #[serde(flatten)]
+    figures: &'a RunFigures,
+    #[serde(flatten)]
+    tpch: Option<&'a TpchFigures>,
+}
+
+impl<'a> RunView<'a> {
+    fn of(d: &'a Detail) -> Option<Self> {
+        Some(RunView {
+            figures: d.figures.as_ref()?,
+            tpch: d.tpch.as_ref().map(|t| &t.figures),
+        })
+    }
+}
+
 /// `jobs ID` in JSON: the summary and, for runs, the figures.
 #[derive(Serialize)]
 struct JobView<'a> {
     #[serde(flatten)]
     summary: &'a Summary,
-    result: Option<&'a RunFigures>,
+    result: Option<RunView<'a>>,
 }
 
 /// `jobs ID status` in JSON.
@@ -270,9 +301,43 @@ struct ResultView<'a> {
     label: &'a str,
     db: &'a str,
     #[serde(flatten)]
-    figures: Option<&'a RunFigures>,
+    figures: Option<RunView<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     returned: Option<&'a serde_json::Value>,
+}
+
+/// `jobs result` in JSON: every job by id, oldest first, in HammerDB's words (its keys, typed
+/// values): a TPROC-C run `{db, bm, tstamp, activevu, nopm, tpm, status}`, a TPROC-H run
+/// `{db, bm, tstamp, queries, querysets, geomean, querytime, status}`, any other job
+/// `"Jobid has no test result"`.
+pub fn results_json(jobs: &[super::JobResult]) -> serde_json::Value {
+    use serde_json::json;
+    let mut all = serde_json::Map::new();
+    for (s, f, h) in jobs {
+        let head = |mut v: serde_json::Value| {
+            v["db"] = s.profile.db.clone().into();
+            v["bm"] = s.profile.workload.clone().into();
+            v["tstamp"] = super::id::text_time(s.started).into();
+            v["status"] = s.status.label().into();
+            v
+        };
+        let v = match (f, h) {
+            (_, Some(h)) => head(json!({
+                "queries": h.queries,
+                "querysets": h.querysets,
+                "geomean": h.geomean,
+                "querytime": h.query_seconds,
+            })),
+            (Some(f), None) => head(json!({
+                "activevu": f.active_vus,
+                "nopm": f.nopm,
+                "tpm": f.tpm,
+            })),
+            (None, None) => "Jobid has no test result".into(),
+        };
+        all.insert(s.id.clone(), v);
+    }
+    serde_json::Value::Object(all)
 }
 
 /// Prints a value in the chosen format and returns it to the script.
@@ -316,6 +381,12 @@ pub fn run(
                 format
             };
             Ok(answer(out, format, json(&jobs), table))
+        }
+        Request::Results => {
+            let jobs = read(store.results())?;
+            Ok(answer(out, format, results_json(&jobs), || {
+                text::results(&jobs)
+            }))
         }
         Request::Diff(a, b) => {
             let (a, b) = (resolve(store, &a)?, resolve(store, &b)?);
@@ -378,7 +449,7 @@ pub fn run(
                         What::Summary => (
                             json(&JobView {
                                 summary: s,
-                                result: d.figures.as_ref(),
+                                result: RunView::of(&d),
                             }),
                             text::summary(&d),
                         ),
@@ -402,12 +473,16 @@ pub fn run(
                                 id: &s.id,
                                 label: s.label,
                                 db: &s.profile.db,
-                                figures: d.figures.as_ref(),
+                                figures: RunView::of(&d),
                                 returned: d.returned.as_ref().filter(|_| d.figures.is_none()),
                             }),
                             text::result(&d),
                         ),
-                        What::Timing => (json(&d.timings), text::timing(&s.id, &d.timings)),
+                        What::Timing => {
+                            let unit = if s.is_tpch() { "QUERY" } else { "TRANSACTION" };
+                            (json(&d.timings), text::timing(&s.id, unit, &d.timings))
+                        }
+                        What::Queries => (json(&d.tpch), text::queries(&s.id, d.tpch.as_ref())),
                         What::Tcount => (
                             json(&d.tcount),
                             text::tcount(&s.id, &s.profile.db, &d.tcount),
@@ -441,6 +516,11 @@ mod tests {
         let full = IdArg::Full(ID.into());
         assert_eq!(p(&[]), Ok(Request::Table));
         assert_eq!(p(&["list"]), Ok(Request::List));
+        assert_eq!(p(&["result"]), Ok(Request::Results));
+        assert_eq!(
+            p(&[ID, "queries"]),
+            Ok(Request::Job(IdArg::Full(ID.into()), What::Queries))
+        );
         assert_eq!(
             p(&["format", "text"]),
             Ok(Request::Format(Some("text".into())))
@@ -476,8 +556,8 @@ mod tests {
     #[test]
     fn bad_forms_say_what_is_valid() {
         let e = p(&["frobnicate"]).unwrap_err();
-        assert!(e.starts_with("Error: unknown jobs subcommand frobnicate; valid are list, format, diff, or a job id"), "{e}");
-        assert!(e.contains("\nUsage: jobs [list | format [text|json] | diff ID1 ID2 | ID [status|result|timing|tcount|progress|metrics|system|dict|output [VU]|delete|report FILE.html]]"), "{e}");
+        assert!(e.starts_with("Error: unknown jobs subcommand frobnicate; valid are list, result, format, diff, or a job id"), "{e}");
+        assert!(e.contains("\nUsage: jobs [list | result | format [text|json] | diff ID1 ID2 | ID [status|result|timing|queries|tcount|progress|metrics|system|dict|output [VU]|delete|report FILE.html]]"), "{e}");
         let e = p(&["67FD24A6FDB403E25343839Z"]).unwrap_err();
         assert!(e.starts_with("Error: 67FD24A6FDB403E25343839Z is not a job id: a job id is 24 hexadecimal characters"), "{e}");
         let e = p(&[ID, "resutl"]).unwrap_err();
@@ -499,11 +579,140 @@ mod tests {
             .unwrap_err()
             .contains("nothex!! is not a job id"));
         assert!(p(&["list", "x"]).is_err());
+        assert!(p(&["result", ID])
+            .unwrap_err()
+            .contains("jobs ID result shows one job's"));
         let e = p(&["6B0"]).unwrap_err();
         assert!(e.starts_with("Error: 6B0 is too short for a job id: give at least its first 4 of 24 characters (more when several jobs start with them); type jobs for the list"), "{e}");
         assert!(p(&["diff", "6B", ID])
             .unwrap_err()
             .contains("6B is too short"));
+    }
+
+    /// A recorder whose database holds a finished TPROC-H run (3 query streams) and a
+    /// TPROC-C run, as their ends recorded them.
+    fn recorded() -> (tempfile::TempDir, Recorder, String, String) {
+        use crate::jobs::store::{End, Origin};
+        let home = tempfile::tempdir().unwrap();
+        let mut rec = Recorder::new(&Settings::defaults(), Some(home.path()));
+        let store = rec.store().unwrap();
+        let origin = Origin {
+            hostname: "box".into(),
+            pid: std::process::id(),
+            pid_started: None,
+        };
+        let h = crate::jobs::sample::tpch_detail("67FD24A6FDB403E2534383A1", 3);
+        let c = crate::jobs::sample::detail("67FD24A6FDB403E2534383A0", 12345.0);
+        for d in [&c, &h] {
+            let spec = crate::jobs::Spec {
+                kind: crate::jobs::Kind::Run,
+                profile: d.summary.profile.clone(),
+                settings: serde_json::json!({}),
+            };
+            store
+                .insert_job(&d.summary.id, &spec, &origin, d.summary.started)
+                .unwrap();
+            let end = End {
+                figures: d.figures.clone(),
+                tpch: d.tpch.clone(),
+                ..End::new(Status::Success)
+            };
+            store
+                .finish(&d.summary.id, &end, d.summary.started + 60_000)
+                .unwrap();
+        }
+        (home, rec, h.summary.id, c.summary.id)
+    }
+
+    fn json_of(rec: &mut Recorder, req: Request) -> (serde_json::Value, Dynamic) {
+        let out = Output::capture();
+        let v = run(rec, req, Format::Json, &out).unwrap();
+        let printed = out.take_captured().join("\n");
+        (serde_json::from_str(&printed).unwrap(), v)
+    }
+
+    /// `jobs ID result` of a TPROC-H run: the figures every run has, and its own beside them
+    /// (HammerDB's result is its geometric mean and its query sets).
+    #[test]
+    fn a_tpch_result_is_typed_json() {
+        let (_home, mut rec, h, _) = recorded();
+        let (v, script) = json_of(&mut rec, Request::Job(IdArg::Full(h.clone()), What::Result));
+        assert_eq!(v["id"], h.as_str());
+        assert_eq!(v["geomean"], 0.43356);
+        assert_eq!(v["geomean_queries"], 63);
+        assert_eq!(v["querysets"], 3);
+        assert_eq!(v["queries"], 66);
+        assert_eq!(v["query_seconds"], 25.3);
+        assert_eq!(v["scale_factor"], 1.0);
+        assert_eq!(v["query_streams"], 3);
+        assert_eq!(v["active_vus"], 3);
+        assert!(v["nopm"].is_null() && v["tpm"].is_null());
+        // A script gets the same as a map.
+        let m = script.cast::<rhai::Map>();
+        assert_eq!(m["querysets"].as_int(), Ok(3));
+        // `jobs ID` nests the same under `result`.
+        let (v, _) = json_of(
+            &mut rec,
+            Request::Job(IdArg::Full(h.clone()), What::Summary),
+        );
+        assert_eq!(v["result"]["geomean"], 0.43356);
+        assert_eq!(v["geomean"], 0.43356);
+        assert_eq!(v["querysets"], 3);
+        // `jobs ID queries`: every set with its queries, and the refresh functions.
+        let (v, script) = json_of(&mut rec, Request::Job(IdArg::Full(h), What::Queries));
+        assert_eq!(v["sets"].as_array().unwrap().len(), 3);
+        assert_eq!(v["sets"][2]["vu"], 3);
+        assert_eq!(v["sets"][2]["queries"][0]["query"], 3);
+        assert_eq!(v["sets"][2]["queries"][0]["rows"], 3);
+        assert_eq!(v["refreshes"][0]["function"], "RF1");
+        let m = script.cast::<rhai::Map>();
+        let sets = m["sets"].clone().into_array().unwrap();
+        let first = sets[0].clone().cast::<rhai::Map>();
+        let queries = first["queries"].clone().into_array().unwrap();
+        assert_eq!(queries.len(), 22);
+    }
+
+    /// `jobs result`: HammerDB's forms, each job by its id.
+    #[test]
+    fn all_results_are_hammerdb_s_shapes() {
+        let (_home, mut rec, h, c) = recorded();
+        let (v, script) = json_of(&mut rec, Request::Results);
+        let words = |v: &serde_json::Value| {
+            let mut k: Vec<String> = v.as_object().unwrap().keys().cloned().collect();
+            k.sort();
+            k.join(" ")
+        };
+        assert_eq!(
+            words(&v[&h]),
+            "bm db geomean queries querysets querytime status tstamp"
+        );
+        assert_eq!(v[&h]["bm"], "TPROC-H");
+        assert_eq!(v[&h]["tstamp"], "2025-04-14 09:30:05");
+        assert_eq!(v[&h]["querytime"], 25.3);
+        assert_eq!(words(&v[&c]), "activevu bm db nopm status tpm tstamp");
+        assert_eq!(v[&c]["nopm"], 12345.0);
+        assert!(script.is_map());
+        // A job without a run: no test result.
+        let store = rec.store().unwrap();
+        let spec = crate::jobs::Spec {
+            kind: crate::jobs::Kind::Build,
+            profile: crate::jobs::sample::summary("X", None).profile,
+            settings: serde_json::json!({}),
+        };
+        store
+            .insert_job(
+                "67FD24A6FDB403E2534383A2",
+                &spec,
+                &crate::jobs::store::Origin {
+                    hostname: "box".into(),
+                    pid: std::process::id(),
+                    pid_started: None,
+                },
+                1,
+            )
+            .unwrap();
+        let (v, _) = json_of(&mut rec, Request::Results);
+        assert_eq!(v["67FD24A6FDB403E2534383A2"], "Jobid has no test result");
     }
 
     #[test]

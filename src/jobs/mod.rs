@@ -174,8 +174,23 @@ pub struct Summary {
     pub seconds: Option<f64>,
     pub nopm: Option<f64>,
     pub tpm: Option<f64>,
+    /// A TPROC-H run's geometric mean of the query times that returned rows, in seconds.
+    pub geomean: Option<f64>,
+    /// A TPROC-H run's query sets that ran all 22 queries.
+    pub querysets: Option<u32>,
     pub hostname: String,
     pub pid: u32,
+}
+
+/// The workload name a TPROC-H job records (`Profile::workload`): `jobs` lists those jobs in
+/// a section of their own, as HammerDB does.
+pub const TPROC_H: &str = "TPROC-H";
+
+impl Summary {
+    /// Whether the job is TPROC-H's (a build, check or run of it), by the workload it recorded.
+    pub fn is_tpch(&self) -> bool {
+        self.profile.workload.eq_ignore_ascii_case(TPROC_H)
+    }
 }
 
 /// A timed or test run's figures.
@@ -210,13 +225,144 @@ pub struct Timing {
     pub max_ms: f64,
 }
 
-/// One transaction counter sample.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+/// One job with its results, as `jobs result` lists it: the run's figures and a TPROC-H run's
+/// figures, where it has them.
+pub type JobResult = (Summary, Option<RunFigures>, Option<TpchFigures>);
+
+/// A TPROC-H run's figures: its geometric mean, its query sets and queries, and the scale
+/// factor it ran at.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TpchFigures {
+    pub scale_factor: f64,
+    /// Virtual users that ran query streams (1 for the power test).
+    pub query_streams: u32,
+    /// HammerDB's figure: the geometric mean of the times of the queries that returned rows;
+    /// `None` when none did.
+    pub geomean: Option<f64>,
+    /// How many queries the geometric mean covers.
+    pub geomean_queries: u64,
+    /// Query sets that ran all 22 queries.
+    pub querysets: u32,
+    /// Queries run, failed ones included.
+    pub queries: u64,
+    /// Queries that failed (counted and gone on from, with `*_raise_query_error` false).
+    pub failed_queries: u64,
+    /// The sum of every query's time: HammerDB's `querytime`.
+    pub query_seconds: f64,
+    /// The longest time one virtual user spent in its query sets: the `s` of `Completed n
+    /// query set(s) in s seconds`.
+    pub sets_seconds: f64,
+    /// TPC-H's Power@Size of a power test (hammer's figure, not an official result).
+    pub power_at_size: Option<f64>,
+    /// TPC-H's Throughput@Size of a throughput test (hammer's figure, not an official result).
+    pub throughput_at_size: Option<f64>,
+    /// Answers compared with the published answer set (0 when the run did not validate),
+    /// and how many of them matched.
+    pub answers_checked: u32,
+    pub answers_matched: u32,
+}
+
+impl TpchFigures {
+    /// `Geometric mean of query times returning rows (22) is 0.43356`, when there is one.
+    pub fn geomean_line(&self) -> Option<String> {
+        self.geomean.map(|g| {
+            format!(
+                "Geometric mean of query times returning rows ({}) is {g:.5}",
+                self.geomean_queries
+            )
+        })
+    }
+
+    /// `Completed 1 query set(s) in 34 seconds`.
+    pub fn completed_line(&self) -> String {
+        format!(
+            "Completed {} query set(s) in {} seconds",
+            self.querysets,
+            self.sets_seconds.round() as u64
+        )
+    }
+}
+
+/// One query of a TPROC-H query set as it ran.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct QueryTime {
+    /// Its place in the stream's order, 1 to 22.
+    pub position: u32,
+    /// The query's number, 1 to 22.
+    pub query: u32,
+    pub seconds: f64,
+    /// Rows it returned (0 for a failed query).
+    pub rows: u64,
+    /// The server's error, when it failed.
+    pub error: Option<String>,
+}
+
+/// One query set of a TPROC-H run: a virtual user's stream of (up to) 22 queries.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SetTimes {
+    pub vu: u32,
+    /// The TPC-H stream whose order it followed: 0 for the power test.
+    pub stream: u32,
+    /// Which of the virtual user's sets, from 1.
+    pub set: u32,
+    /// Wall time of the whole set.
+    pub seconds: f64,
+    /// The queries in the order they ran.
+    pub queries: Vec<QueryTime>,
+}
+
+impl SetTimes {
+    /// All 22 queries ran.
+    pub fn complete(&self) -> bool {
+        self.queries.len() == 22
+    }
+}
+
+/// One TPROC-H refresh function as it ran.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RefreshTime {
+    pub vu: u32,
+    /// Which refresh pair (update set), from 1.
+    pub pair: u32,
+    /// `RF1` or `RF2`.
+    pub function: String,
+    /// HammerDB's words: `New Sales refresh`, `Old Sales refresh`.
+    pub name: String,
+    pub seconds: f64,
+    /// Rows inserted or deleted.
+    pub rows: u64,
+    pub error: Option<String>,
+}
+
+/// Everything a TPROC-H run's job keeps beyond the figures every run has.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TpchRecord {
+    #[serde(flatten)]
+    pub figures: TpchFigures,
+    pub sets: Vec<SetTimes>,
+    pub refreshes: Vec<RefreshTime>,
+}
+
+/// One transaction counter sample. In JSON its value is keyed by its metric: `{time, tpm,
+/// nopm}`, or `{time, qph, nopm}` for a counter of queries per hour.
+#[derive(Debug, Clone, PartialEq)]
 pub struct TcountPoint {
-    #[serde(rename = "time", serialize_with = "id::ser_time")]
     pub at: i64,
-    pub tpm: f64,
+    /// `tpm` or `qph`.
+    pub metric: String,
+    pub value: f64,
     pub nopm: Option<f64>,
+}
+
+impl Serialize for TcountPoint {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(Some(3))?;
+        m.serialize_entry("time", &id::iso_time(self.at))?;
+        m.serialize_entry(self.metric.as_str(), &self.value)?;
+        m.serialize_entry("nopm", &self.nopm)?;
+        m.end()
+    }
 }
 
 /// One CPU sample, percentages of all CPUs.
@@ -347,6 +493,8 @@ pub struct Detail {
     pub system: Option<SystemInfo>,
     /// A run's live series (its live view's intervals), when it had one.
     pub live: Option<live::Live>,
+    /// A TPROC-H run's figures, query sets and refresh functions.
+    pub tpch: Option<TpchRecord>,
 }
 
 /// The `Vuser N:` prefix of a line, if it has one.
@@ -381,6 +529,8 @@ pub(crate) mod sample {
             seconds: Some(60.0),
             nopm,
             tpm: nopm.map(|n| n * 2.3),
+            geomean: None,
+            querysets: None,
             hostname: "box".into(),
             pid: 42,
         }
@@ -422,7 +572,94 @@ pub(crate) mod sample {
             metrics: Vec::new(),
             system: None,
             live: None,
+            tpch: None,
         }
+    }
+
+    /// A TPROC-H run's record: `sets` query sets of virtual user 1.. (one set each, stream
+    /// = vu, or stream 0 for a single set), query `q` taking `q / 10 + set / 100` seconds and
+    /// returning `q` rows, but query 13, which returns none; and one refresh pair.
+    pub fn tpch_record(sets: u32) -> TpchRecord {
+        let sets: Vec<SetTimes> = (1..=sets)
+            .map(|n| SetTimes {
+                vu: n,
+                stream: if sets == 1 { 0 } else { n },
+                set: 1,
+                seconds: 30.0 + f64::from(n),
+                queries: (1..=22u32)
+                    .map(|q| QueryTime {
+                        position: q,
+                        query: (q + n - 2) % 22 + 1,
+                        seconds: 0.0,
+                        rows: 0,
+                        error: None,
+                    })
+                    .map(|mut t| {
+                        t.seconds = f64::from(t.query) / 10.0 + f64::from(n) / 100.0;
+                        t.rows = if t.query == 13 { 0 } else { u64::from(t.query) };
+                        t
+                    })
+                    .collect(),
+            })
+            .collect();
+        let refresh = |function: &str, name: &str, seconds| RefreshTime {
+            vu: 1,
+            pair: 1,
+            function: function.into(),
+            name: name.into(),
+            seconds,
+            rows: 1_500,
+            error: None,
+        };
+        TpchRecord {
+            figures: TpchFigures {
+                scale_factor: 1.0,
+                query_streams: sets.len() as u32,
+                geomean: Some(0.43356),
+                geomean_queries: 21 * sets.len() as u64,
+                querysets: sets.len() as u32,
+                queries: 22 * sets.len() as u64,
+                failed_queries: 0,
+                query_seconds: 25.3,
+                sets_seconds: 33.6,
+                power_at_size: (sets.len() == 1).then_some(8_303.2),
+                throughput_at_size: (sets.len() > 1).then_some(5_012.5),
+                answers_checked: 0,
+                answers_matched: 0,
+            },
+            sets,
+            refreshes: vec![
+                refresh("RF1", "New Sales refresh", 1.25),
+                refresh("RF2", "Old Sales refresh", 0.75),
+            ],
+        }
+    }
+
+    /// A finished TPROC-H run of `sets` query sets on PostgreSQL.
+    pub fn tpch_detail(id: &str, sets: u32) -> Detail {
+        let record = tpch_record(sets);
+        let mut d = detail(id, 0.0);
+        d.summary.profile.workload = TPROC_H.into();
+        d.summary.profile.mode = if sets == 1 {
+            "power test".into()
+        } else {
+            format!("throughput test, {sets} streams")
+        };
+        d.summary.profile.vus = Some(sets);
+        d.summary.profile.warehouses = None;
+        d.summary.nopm = None;
+        d.summary.tpm = None;
+        d.summary.geomean = record.figures.geomean;
+        d.summary.querysets = Some(record.figures.querysets);
+        if let Some(f) = d.figures.as_mut() {
+            f.nopm = None;
+            f.tpm = None;
+            f.active_vus = sets;
+            f.transactions = record.figures.queries;
+        }
+        d.timings = vec![timing("query 1", 100.0), timing("query 2", 200.0)];
+        d.tpch = Some(record);
+        d
     }
 }
 
@@ -459,7 +696,7 @@ mod tests {
         let j = |v: &dyn erased::Ser| v.json();
         assert_eq!(
             keys(j(&d.summary)),
-            words("id kind type db workload mode vus warehouses status note started ended seconds nopm tpm hostname pid")
+            words("id kind type db workload mode vus warehouses status note started ended seconds nopm tpm geomean querysets hostname pid")
         );
         assert_eq!(
             keys(j(d.figures.as_ref().unwrap())),
@@ -469,12 +706,31 @@ mod tests {
             keys(j(&d.timings[0])),
             words("name committed rolled_back retried failed mean_ms p50_ms p95_ms p99_ms max_ms")
         );
-        let t = TcountPoint {
+        let mut t = TcountPoint {
             at: 0,
-            tpm: 1.0,
+            metric: "tpm".into(),
+            value: 1.0,
             nopm: None,
         };
         assert_eq!(keys(j(&t)), words("time tpm nopm"));
+        // A counter of queries per hour keys its value so.
+        t.metric = "qph".into();
+        assert_eq!(keys(j(&t)), words("time qph nopm"));
+        assert_eq!(j(&t)["qph"], 1.0);
+        let h = sample::tpch_record(1);
+        assert_eq!(
+            keys(j(&h)),
+            words("scale_factor query_streams geomean geomean_queries querysets queries failed_queries query_seconds sets_seconds power_at_size throughput_at_size answers_checked answers_matched sets refreshes")
+        );
+        assert_eq!(keys(j(&h.sets[0])), words("vu stream set seconds queries"));
+        assert_eq!(
+            keys(j(&h.sets[0].queries[0])),
+            words("position query seconds rows error")
+        );
+        assert_eq!(
+            keys(j(&h.refreshes[0])),
+            words("vu pair function name seconds rows error")
+        );
         let m = MetricPoint {
             at: 0,
             usr: 1.0,

@@ -57,11 +57,13 @@ impl SeriesSink {
         }
     }
 
-    /// One transaction counter sample: transactions per minute, and NOPM when known.
-    pub fn record_tcount(&self, at: SystemTime, tpm: f64, nopm: Option<f64>) {
+    /// One transaction counter sample: its rate in `metric` (`tpm`: transactions per minute,
+    /// `qph`: queries per hour), and NOPM when known.
+    pub fn record_tcount(&self, at: SystemTime, metric: &str, value: f64, nopm: Option<f64>) {
         self.send(Msg::Tcount(TcountPoint {
             at: unix_ms(at),
-            tpm,
+            metric: metric.to_string(),
+            value,
             nopm,
         }));
     }
@@ -422,6 +424,8 @@ pub struct RunRecord {
     pub timings: Vec<(Timing, Vec<u8>)>,
     /// The live view's intervals, when the run had one.
     pub live: Option<super::live::Live>,
+    /// A TPROC-H run's figures, query sets and refresh functions.
+    pub tpch: Option<super::TpchRecord>,
 }
 
 /// Counts of one unit type, as a run kept them.
@@ -489,6 +493,7 @@ pub fn end_of(outcome: &Result<Dynamic, Error>, interrupted: bool, run: Option<&
         figures,
         timings,
         live,
+        tpch,
     }) = run
     {
         let r = figures;
@@ -511,6 +516,7 @@ pub fn end_of(outcome: &Result<Dynamic, Error>, interrupted: bool, run: Option<&
         end.figures = Some(figures.clone());
         end.timings = timings.clone();
         end.live = live.clone();
+        end.tpch = tpch.clone();
     }
     end
 }
@@ -658,12 +664,13 @@ mod tests {
         );
         out.line("Vuser 1:PASS something\nsecond line");
         let sink = rec.series();
-        sink.record_tcount(SystemTime::now(), 600.0, Some(200.0));
+        sink.record_tcount(SystemTime::now(), "tpm", 600.0, Some(200.0));
+        sink.record_tcount(SystemTime::now(), "qph", 36_000.0, None);
         sink.record_metric(SystemTime::now(), 10.0, 5.0, 0.0, 85.0);
         rec.finish(&out, &End::new(Status::Success));
         // After the job: nothing more reaches it.
         out.line("not part of the job");
-        sink.record_tcount(SystemTime::now(), 1.0, None);
+        sink.record_tcount(SystemTime::now(), "qph", 1.0, None);
         let store = rec.store().unwrap();
         let lines: Vec<String> = store
             .output(&id, None)
@@ -674,7 +681,12 @@ mod tests {
         assert_eq!(lines, ["Vuser 1:PASS something", "second line"]);
         let d = store.detail(&id).unwrap().unwrap();
         assert_eq!(d.summary.status, Status::Success);
-        assert_eq!(d.tcount.len(), 1);
+        let samples: Vec<(&str, f64)> = d
+            .tcount
+            .iter()
+            .map(|t| (t.metric.as_str(), t.value))
+            .collect();
+        assert_eq!(samples, [("tpm", 600.0), ("qph", 36_000.0)]);
         assert_eq!(d.metrics.len(), 1);
         assert_eq!(store.output(&id, Some(1)).unwrap().len(), 1);
     }

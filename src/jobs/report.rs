@@ -5,7 +5,7 @@ use std::fmt::Write;
 
 use super::id::text_time;
 use super::text::{bytes, profile, result_line};
-use super::{Detail, Line, Timing};
+use super::{Detail, Line, Timing, TpchRecord};
 
 /// `<`, `>`, `&`, and quotes made safe for HTML text and attributes.
 pub fn escape(s: &str) -> String {
@@ -246,6 +246,254 @@ pub fn latency_chart(timings: &[Timing]) -> String {
     svg
 }
 
+/// The series a per-query chart draws: one per query set, or (for many sets) the mean over
+/// them with the range from the fastest to the slowest.
+enum QueryBars {
+    /// `(legend, seconds of query 1..22)`; `None` where the set did not run the query.
+    PerSet(Vec<(String, [Option<f64>; 22])>),
+    /// `(sets, [(min, mean, max)] of query 1..22)`.
+    Spread(usize, Vec<Option<(f64, f64, f64)>>),
+}
+
+/// Query sets beyond this many are drawn as their mean and range, not bar by bar.
+const SETS_DRAWN: usize = 6;
+
+fn query_bars(t: &TpchRecord) -> QueryBars {
+    let seconds = |s: &super::SetTimes| {
+        let mut by_query = [None; 22];
+        for q in &s.queries {
+            if let Some(slot) = (q.query as usize)
+                .checked_sub(1)
+                .and_then(|i| by_query.get_mut(i))
+            {
+                *slot = Some(q.seconds);
+            }
+        }
+        by_query
+    };
+    if t.sets.len() <= SETS_DRAWN {
+        return QueryBars::PerSet(
+            t.sets
+                .iter()
+                .map(|s| (format!("Vuser {} set {}", s.vu, s.set), seconds(s)))
+                .collect(),
+        );
+    }
+    let all: Vec<[Option<f64>; 22]> = t.sets.iter().map(seconds).collect();
+    let mut spread = vec![None; 22];
+    for (q, slot) in spread.iter_mut().enumerate() {
+        let times: Vec<f64> = all.iter().filter_map(|s| s[q]).collect();
+        if !times.is_empty() {
+            let (lo, hi) = times
+                .iter()
+                .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+                    (lo.min(*v), hi.max(*v))
+                });
+            *slot = Some((lo, times.iter().sum::<f64>() / times.len() as f64, hi));
+        }
+    }
+    QueryBars::Spread(t.sets.len(), spread)
+}
+
+/// Seconds per query, 1 to 22, as vertical bars (one per query set, or the mean over many
+/// sets with a line from the fastest to the slowest), the geometric mean a dashed line
+/// across: inline SVG.
+pub fn query_chart(t: &TpchRecord) -> String {
+    let (w, h) = (760.0, 300.0);
+    let (left, right, top, bottom) = (60.0, 20.0, 40.0, 36.0);
+    let bars = query_bars(t);
+    let y_max = match &bars {
+        QueryBars::PerSet(sets) => sets
+            .iter()
+            .flat_map(|(_, s)| s.iter().flatten())
+            .fold(0.0_f64, |a, b| a.max(*b)),
+        QueryBars::Spread(_, s) => s.iter().flatten().fold(0.0_f64, |a, b| a.max(b.2)),
+    }
+    .max(t.figures.geomean.unwrap_or(0.0));
+    let y_step = nice_step(y_max.max(1e-9));
+    let y_top = (y_max / y_step).ceil().max(1.0) * y_step;
+    let py = |y: f64| top + (h - top - bottom) * (1.0 - y / y_top);
+    let group = (w - left - right) / 22.0;
+    let mut svg = format!(
+        r#"<svg viewBox="0 0 {w} {h}" width="100%" role="img" aria-label="seconds per query"><text x="{left}" y="16" font-weight="600">Seconds per query</text>"#
+    );
+    let mut y = 0.0;
+    while y <= y_top + y_step / 2.0 {
+        let _ = write!(
+            svg,
+            r#"<line class="grid" x1="{left}" x2="{x2}" y1="{p:.1}" y2="{p:.1}"/><text x="{lx}" y="{ty:.1}" text-anchor="end">{l}</text>"#,
+            x2 = w - right,
+            p = py(y),
+            lx = left - 6.0,
+            ty = py(y) + 4.0,
+            l = tick_label(y)
+        );
+        y += y_step;
+    }
+    for q in 0..22 {
+        let _ = write!(
+            svg,
+            r#"<text x="{x:.1}" y="{ty}" text-anchor="middle">{n}</text>"#,
+            x = left + group * (q as f64 + 0.5),
+            ty = h - bottom + 16.0,
+            n = q + 1
+        );
+    }
+    let _ = write!(
+        svg,
+        r#"<line class="axis" x1="{left}" x2="{left}" y1="{top}" y2="{b}"/><line class="axis" x1="{left}" x2="{r}" y1="{b}" y2="{b}"/><text x="{mx}" y="{ly}" text-anchor="middle">query</text><text x="14" y="{my}" text-anchor="middle" transform="rotate(-90 14 {my})">seconds</text>"#,
+        b = h - bottom,
+        r = w - right,
+        mx = (left + w - right) / 2.0,
+        ly = h - 4.0,
+        my = (top + h - bottom) / 2.0,
+    );
+    let legend = |svg: &mut String, i: usize, n: usize, name: &str, color: &str| {
+        let slot = (w - left - right) / n.max(1) as f64;
+        let lx = left + slot * i as f64;
+        let _ = write!(
+            svg,
+            r#"<rect x="{lx:.1}" y="24" width="12" height="8" fill="{color}"/><text x="{tx:.1}" y="32">{n}</text>"#,
+            tx = lx + 16.0,
+            n = escape(name)
+        );
+    };
+    match &bars {
+        QueryBars::PerSet(sets) => {
+            let bw = group * 0.8 / sets.len().max(1) as f64;
+            for (i, (name, secs)) in sets.iter().enumerate() {
+                let color = COLORS[i % COLORS.len()];
+                legend(&mut svg, i, sets.len(), name, color);
+                for (q, v) in secs.iter().enumerate() {
+                    let Some(v) = v else { continue };
+                    let x = left + group * q as f64 + group * 0.1 + bw * i as f64;
+                    let _ = write!(
+                        svg,
+                        r#"<rect x="{x:.1}" y="{y:.1}" width="{bw:.1}" height="{bh:.1}" fill="{color}"><title>query {n}: {v:.3} s</title></rect>"#,
+                        y = py(*v),
+                        bh = (py(0.0) - py(*v)).max(0.0),
+                        n = q + 1
+                    );
+                }
+            }
+        }
+        QueryBars::Spread(n, spread) => {
+            let color = COLORS[0];
+            legend(
+                &mut svg,
+                0,
+                1,
+                &format!("mean of {n} query sets; the line: fastest to slowest"),
+                color,
+            );
+            let bw = group * 0.6;
+            for (q, v) in spread.iter().enumerate() {
+                let Some((lo, mean, hi)) = v else { continue };
+                let x = left + group * q as f64 + group * 0.2;
+                let cx = x + bw / 2.0;
+                let _ = write!(
+                    svg,
+                    r#"<rect x="{x:.1}" y="{y:.1}" width="{bw:.1}" height="{bh:.1}" fill="{color}"><title>query {n}: mean {mean:.3} s, {lo:.3} to {hi:.3} s</title></rect><line class="axis" x1="{cx:.1}" x2="{cx:.1}" y1="{y1:.1}" y2="{y2:.1}"/>"#,
+                    y = py(*mean),
+                    bh = (py(0.0) - py(*mean)).max(0.0),
+                    n = q + 1,
+                    y1 = py(*lo),
+                    y2 = py(*hi)
+                );
+            }
+        }
+    }
+    if let Some(g) = t.figures.geomean {
+        let _ = write!(
+            svg,
+            r#"<line x1="{left}" x2="{r}" y1="{y:.1}" y2="{y:.1}" stroke="{c}" stroke-dasharray="6 4"/><text x="{tx}" y="{ty:.1}" text-anchor="end" fill="{c}">geometric mean {g:.5} s</text>"#,
+            r = w - right,
+            y = py(g),
+            c = COLORS[1],
+            tx = w - right - 4.0,
+            ty = py(g) - 4.0
+        );
+    }
+    svg.push_str("</svg>");
+    svg
+}
+
+/// A TPROC-H run's query sets and refresh functions: the chart, then the tables.
+fn tpch_html(t: &TpchRecord) -> String {
+    let mut page = String::from("<h2>Query times</h2>");
+    if t.sets.iter().all(|s| s.queries.is_empty()) {
+        page.push_str(&none("No query ran."));
+    } else {
+        page.push_str(&query_chart(t));
+        page.push_str(r#"<table><tr><th>query</th>"#);
+        for s in &t.sets {
+            let _ = write!(
+                page,
+                r#"<th class="n">Vuser {} set {} s</th><th class="n">rows</th>"#,
+                s.vu, s.set
+            );
+        }
+        page.push_str("</tr>");
+        for q in 1..=22u32 {
+            let _ = write!(page, "<tr><td>{q}</td>");
+            for s in &t.sets {
+                match s.queries.iter().find(|x| x.query == q) {
+                    Some(x) if x.error.is_some() => {
+                        let _ = write!(
+                            page,
+                            r#"<td class="n" title="{}">{:.3} failed</td><td class="n">-</td>"#,
+                            escape(x.error.as_deref().unwrap_or_default()),
+                            x.seconds
+                        );
+                    }
+                    Some(x) => {
+                        let _ = write!(
+                            page,
+                            r#"<td class="n">{:.3}</td><td class="n">{}</td>"#,
+                            x.seconds, x.rows
+                        );
+                    }
+                    None => page.push_str(r#"<td class="n">-</td><td class="n">-</td>"#),
+                }
+            }
+            page.push_str("</tr>");
+        }
+        page.push_str(r#"<tr><th>set</th>"#);
+        for s in &t.sets {
+            let _ = write!(
+                page,
+                r#"<th class="n">{:.3}</th><th class="n">{} of 22</th>"#,
+                s.seconds,
+                s.queries.len()
+            );
+        }
+        page.push_str("</tr></table>");
+    }
+    page.push_str("<h2>Refresh functions</h2>");
+    if t.refreshes.is_empty() {
+        page.push_str(&none(
+            "No refresh function ran (*_refresh_on was off, or the run ended first).",
+        ));
+    } else {
+        page.push_str(r#"<table><tr><th>virtual user</th><th class="n">pair</th><th>function</th><th class="n">seconds</th><th class="n">rows</th><th>error</th></tr>"#);
+        for r in &t.refreshes {
+            let _ = write!(
+                page,
+                r#"<tr><td>{}</td><td class="n">{}</td><td>{} {}</td><td class="n">{:.3}</td><td class="n">{}</td><td>{}</td></tr>"#,
+                r.vu,
+                r.pair,
+                escape(&r.function),
+                escape(&r.name),
+                r.seconds,
+                r.rows,
+                escape(r.error.as_deref().unwrap_or_default())
+            );
+        }
+        page.push_str("</table>");
+    }
+    page
+}
+
 fn table(rows: &[(&str, String)]) -> String {
     let mut t = String::from("<table>");
     for (k, v) in rows {
@@ -308,7 +556,18 @@ pub fn html(d: &Detail, lines: &[Line]) -> String {
         escape(&profile(s)),
         st = s.status.label()
     );
-    if let Some(f) = &d.figures {
+    if let Some(t) = &d.tpch {
+        let f = &t.figures;
+        let geomean = f
+            .geomean_line()
+            .unwrap_or_else(|| "No geometric mean: no query returned rows.".into());
+        let _ = write!(
+            page,
+            r#"<p class="result">{}<br>{}</p>"#,
+            escape(&geomean),
+            escape(&f.completed_line())
+        );
+    } else if let Some(f) = &d.figures {
         match result_line(&s.profile.db, f) {
             Some(l) => {
                 let _ = write!(page, r#"<p class="result">{}</p>"#, escape(&l));
@@ -336,7 +595,14 @@ pub fn html(d: &Detail, lines: &[Line]) -> String {
     if let Some(f) = &d.figures {
         rows.push(("active virtual users", f.active_vus.to_string()));
         rows.push(("measured", format!("{:.1} s", f.seconds)));
-        rows.push(("transactions", f.transactions.to_string()));
+        rows.push((
+            if d.tpch.is_some() {
+                "queries"
+            } else {
+                "transactions"
+            },
+            f.transactions.to_string(),
+        ));
         rows.push(("failed virtual users", f.failed_vus.to_string()));
         rows.push(("reconnects", f.reconnects.to_string()));
         if let Some(cpu) = f.client_cpu_seconds {
@@ -346,8 +612,32 @@ pub fn html(d: &Detail, lines: &[Line]) -> String {
             rows.push(("ended early", why.clone()));
         }
     }
+    if let Some(t) = &d.tpch {
+        let f = &t.figures;
+        rows.push(("scale factor", f.scale_factor.to_string()));
+        rows.push(("query streams", f.query_streams.to_string()));
+        rows.push(("complete query sets", f.querysets.to_string()));
+        rows.push(("failed queries", f.failed_queries.to_string()));
+        rows.push(("query time", format!("{:.3} s", f.query_seconds)));
+        let ours = "(hammer's figure, not an official TPC-H result)";
+        if let Some(p) = f.power_at_size {
+            rows.push(("Power@Size", format!("{p:.1} {ours}")));
+        }
+        if let Some(t) = f.throughput_at_size {
+            rows.push(("Throughput@Size", format!("{t:.1} {ours}")));
+        }
+        if f.answers_checked > 0 {
+            rows.push((
+                "answers checked",
+                format!("{} of {} match", f.answers_matched, f.answers_checked),
+            ));
+        }
+    }
     page.push_str("<h2>Result</h2>");
     page.push_str(&table(&rows));
+    if let Some(t) = &d.tpch {
+        page.push_str(&tpch_html(t));
+    }
     if d.figures.is_none() {
         if let Some(v) = &d.returned {
             let _ = write!(
@@ -358,7 +648,12 @@ pub fn html(d: &Detail, lines: &[Line]) -> String {
         }
     }
 
-    page.push_str("<h2>Transactions per minute and NOPM over time</h2>");
+    let metric = d.tcount.first().map_or("tpm", |p| p.metric.as_str());
+    page.push_str(if metric == "tpm" {
+        "<h2>Transactions per minute and NOPM over time</h2>"
+    } else {
+        "<h2>Queries per hour over time</h2>"
+    });
     let live = d.live.as_ref().filter(|l| !l.points.is_empty());
     let rates = live.map(|l| l.rate_names()).unwrap_or_default();
     if let (Some(l), false) = (live, rates.is_empty()) {
@@ -383,9 +678,10 @@ pub fn html(d: &Detail, lines: &[Line]) -> String {
     if !d.tcount.is_empty() {
         let t0 = d.tcount[0].at;
         let secs = |at: i64| (at - t0) as f64 / 1000.0;
+        let name = metric.to_ascii_uppercase();
         let mut series = vec![Series {
-            name: "TPM",
-            points: d.tcount.iter().map(|p| (secs(p.at), p.tpm)).collect(),
+            name: &name,
+            points: d.tcount.iter().map(|p| (secs(p.at), p.value)).collect(),
         }];
         let nopm: Vec<(f64, f64)> = d
             .tcount
@@ -400,7 +696,11 @@ pub fn html(d: &Detail, lines: &[Line]) -> String {
         }
         page.push_str(&line_chart(
             "Transaction counter (tcstart)",
-            "per minute",
+            if metric == "tpm" {
+                "per minute"
+            } else {
+                "per hour"
+            },
             &series,
         ));
     } else if rates.is_empty() {
@@ -473,12 +773,23 @@ pub fn html(d: &Detail, lines: &[Line]) -> String {
         page.push_str(&line_chart("CPU utilisation", "percent", &series));
     }
 
-    page.push_str("<h2>Latency per transaction type</h2>");
+    // TPROC-H's query chart above draws its latencies; its table stays.
+    let (heading, unit) = if d.tpch.is_some() {
+        ("<h2>Latency per query</h2>", "query")
+    } else {
+        ("<h2>Latency per transaction type</h2>", "transaction")
+    };
+    page.push_str(heading);
     if d.timings.iter().all(|t| t.committed + t.rolled_back == 0) {
         page.push_str(&none("No transactions were timed."));
     } else {
-        page.push_str(&latency_chart(&d.timings));
-        page.push_str(r#"<table><tr><th>transaction</th><th class="n">committed</th><th class="n">rolled back</th><th class="n">retried</th><th class="n">failed</th><th class="n">mean ms</th><th class="n">p50 ms</th><th class="n">p95 ms</th><th class="n">p99 ms</th><th class="n">max ms</th></tr>"#);
+        if d.tpch.is_none() {
+            page.push_str(&latency_chart(&d.timings));
+        }
+        let _ = write!(
+            page,
+            r#"<table><tr><th>{unit}</th><th class="n">committed</th><th class="n">rolled back</th><th class="n">retried</th><th class="n">failed</th><th class="n">mean ms</th><th class="n">p50 ms</th><th class="n">p95 ms</th><th class="n">p99 ms</th><th class="n">max ms</th></tr>"#
+        );
         for t in &d.timings {
             let _ = write!(
                 page,
@@ -590,7 +901,8 @@ mod tests {
         d.tcount = (0..5)
             .map(|i| TcountPoint {
                 at: 1_744_623_005_000 + i * 10_000,
-                tpm: 30_000.0 + i as f64 * 100.0,
+                metric: "tpm".into(),
+                value: 30_000.0 + i as f64 * 100.0,
                 nopm: Some(12_000.0),
             })
             .collect();
@@ -693,6 +1005,60 @@ mod tests {
         assert_eq!(page.matches(">rampup</text>").count(), 2);
         assert!(page.contains("95th percentile per type"));
         assert!(!page.contains("No live series"));
+    }
+
+    /// A TPROC-H run: its geometric mean and sets as the result, a bar per query and set with
+    /// the geometric mean across, the query table, the refresh functions, a qph counter.
+    #[test]
+    fn a_tpch_report_charts_each_query() {
+        let mut d = sample::tpch_detail("67FD24A6FDB403E253438394", 2);
+        if let Some(t) = d.tpch.as_mut() {
+            t.sets[1].queries[3].error = Some("<boom>".into());
+        }
+        d.tcount = (0..3)
+            .map(|i| TcountPoint {
+                at: 1_744_623_005_000 + i * 10_000,
+                metric: "qph".into(),
+                value: 3_600.0,
+                nopm: None,
+            })
+            .collect();
+        let page = html(&d, &lines());
+        for tag in ["html", "body", "svg", "table", "h2", "title"] {
+            assert!(balanced(&page, tag), "unbalanced <{tag}>");
+        }
+        assert!(page.contains(
+            r#"<p class="result">Geometric mean of query times returning rows (42) is 0.43356<br>Completed 2 query set(s) in 34 seconds</p>"#
+        ));
+        assert!(!page.contains("NOPM"), "no NOPM for TPROC-H");
+        assert!(page.contains("<h2>Query times</h2>"));
+        // Two sets: 22 bars each, and the geometric mean as a dashed line.
+        assert_eq!(page.matches("<title>query ").count(), 44);
+        assert!(page.contains(">Vuser 2 set 1</text>"));
+        assert!(page.contains("geometric mean 0.43356 s"));
+        assert!(page.contains(r#"title="&lt;boom&gt;""#));
+        assert!(page.contains("<td>RF1 New Sales refresh</td><td class=\"n\">1.250</td>"));
+        assert!(page.contains("<h2>Queries per hour over time</h2>"));
+        assert!(page.contains(">QPH</text>"));
+        assert!(page.contains("<h2>Latency per query</h2><table><tr><th>query</th>"));
+        // Query chart and the counter's: no latency bars (the query chart holds them).
+        assert_eq!(page.matches("<svg").count(), 2, "{page}");
+        assert!(page.contains("<th>queries</th><td>44</td>"));
+        assert!(page.contains("<th>scale factor</th><td>1</td>"));
+    }
+
+    /// Many query sets are drawn as their mean with the range, not bar by bar.
+    #[test]
+    fn many_sets_are_drawn_as_mean_and_range() {
+        let t = sample::tpch_record(8);
+        let svg = query_chart(&t);
+        assert_eq!(svg.matches("<title>query ").count(), 22);
+        assert!(svg.contains("mean of 8 query sets; the line: fastest to slowest"));
+        // Query 1 ran in every set, 0.10 s + set / 100: from 0.110 to 0.180.
+        assert!(
+            svg.contains("query 1: mean 0.145 s, 0.110 to 0.180 s"),
+            "{svg}"
+        );
     }
 
     #[test]

@@ -1,7 +1,9 @@
 //! The text form of what `jobs` shows: pure functions of the stored structs.
 
 use super::id::text_time;
-use super::{Detail, Line, MetricPoint, RunFigures, Summary, SystemInfo, TcountPoint, Timing};
+use super::{
+    Detail, Line, MetricPoint, RunFigures, Summary, SystemInfo, TcountPoint, Timing, TpchRecord,
+};
 
 /// `12345` for figures, `-` when there is none.
 fn figure(v: Option<f64>) -> String {
@@ -18,29 +20,100 @@ fn clip(s: &str, width: usize) -> String {
     }
 }
 
-/// The `jobs` table, newest first.
+/// A geometric mean in seconds, `0.43356`, `-` when there is none.
+fn seconds5(v: Option<f64>) -> String {
+    v.map_or("-".to_string(), |v| format!("{v:.5}"))
+}
+
+/// The `jobs` table, newest first. TPROC-H's jobs, measured by a geometric mean rather than
+/// NOPM, follow in a `TPROC-H Jobs` section of their own, as HammerDB lists them.
 pub fn list(jobs: &[Summary], path: &str) -> String {
     if jobs.is_empty() {
         return format!("No jobs found in database file {path}");
     }
-    let mut out = format!(
-        "{:<24}  {:<19}  {:<10}  {:<12}  {:<15}  {:>8}  {:>9}  {}",
-        "JOBID", "STARTED (UTC)", "DATABASE", "WORKLOAD", "TYPE", "NOPM", "TPM", "STATUS"
-    );
-    for j in jobs {
+    let (tpch, oltp): (Vec<&Summary>, Vec<&Summary>) = jobs.iter().partition(|j| j.is_tpch());
+    let mut sections = Vec::new();
+    if !oltp.is_empty() {
+        let mut out = String::new();
+        if !tpch.is_empty() {
+            let custom = oltp.iter().any(|j| is_custom(j));
+            out.push_str(if custom {
+                "TPROC-C and custom Jobs\n"
+            } else {
+                "TPROC-C Jobs\n"
+            });
+        }
         out.push_str(&format!(
-            "\n{:<24}  {:<19}  {:<10}  {:<12}  {:<15}  {:>8}  {:>9}  {}",
-            j.id,
-            text_time(j.started),
-            clip(&j.profile.db, 10),
-            clip(&j.profile.workload, 12),
-            j.label,
-            figure(j.nopm),
-            figure(j.tpm),
-            j.status.label()
+            "{:<24}  {:<19}  {:<10}  {:<12}  {:<15}  {:>8}  {:>9}  {}",
+            "JOBID", "STARTED (UTC)", "DATABASE", "WORKLOAD", "TYPE", "NOPM", "TPM", "STATUS"
         ));
+        for j in oltp {
+            out.push_str(&format!(
+                "\n{:<24}  {:<19}  {:<10}  {:<12}  {:<15}  {:>8}  {:>9}  {}",
+                j.id,
+                text_time(j.started),
+                clip(&j.profile.db, 10),
+                clip(&j.profile.workload, 12),
+                j.label,
+                figure(j.nopm),
+                figure(j.tpm),
+                j.status.label()
+            ));
+        }
+        sections.push(out);
     }
-    out
+    if !tpch.is_empty() {
+        let mut out = format!(
+            "TPROC-H Jobs\n{:<24}  {:<19}  {:<10}  {:<15}  {:>10}  {:>4}  {}",
+            "JOBID", "STARTED (UTC)", "DATABASE", "TYPE", "GEOMEAN", "SETS", "STATUS"
+        );
+        for j in tpch {
+            out.push_str(&format!(
+                "\n{:<24}  {:<19}  {:<10}  {:<15}  {:>10}  {:>4}  {}",
+                j.id,
+                text_time(j.started),
+                clip(&j.profile.db, 10),
+                j.label,
+                seconds5(j.geomean),
+                j.querysets.map_or("-".to_string(), |n| n.to_string()),
+                j.status.label()
+            ));
+        }
+        sections.push(out);
+    }
+    sections.join("\n\n")
+}
+
+/// `jobs result`: every job's result in one line each, oldest first: HammerDB's result lines
+/// (`TEST RESULT : ...`, or TPROC-H's geometric mean and completed sets), or that it has none.
+pub fn results(jobs: &[super::JobResult]) -> String {
+    if jobs.is_empty() {
+        return "No jobs found".to_string();
+    }
+    jobs.iter()
+        .rev()
+        .map(|(s, f, h)| {
+            let what = match (f, h) {
+                (_, Some(h)) => {
+                    let g = h
+                        .geomean_line()
+                        .unwrap_or_else(|| "no geometric mean: no query returned rows".to_string());
+                    format!("{g}; {}", h.completed_line())
+                }
+                (Some(f), None) => result_line(&s.profile.db, f)
+                    .unwrap_or_else(|| format!("no NOPM or TPM, {} {}", f.transactions, units(s))),
+                (None, None) => "Jobid has no test result".to_string(),
+            };
+            format!(
+                "{}  {}  {}  {}  {what}",
+                s.id,
+                text_time(s.started),
+                s.profile.db,
+                s.profile.workload
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// What the profile says about a job: `PostgreSQL TPROC-C, timed, stored functions, 2 virtual
@@ -91,13 +164,76 @@ fn is_custom(s: &Summary) -> bool {
     s.profile.workload.starts_with("custom ")
 }
 
-/// What a run's units are called: a custom workload's iterations, TPROC-C's transactions.
+/// What a run's units are called: a custom workload's iterations, TPROC-H's queries,
+/// TPROC-C's transactions.
 fn units(s: &Summary) -> &'static str {
     if is_custom(s) {
         "iterations"
+    } else if s.is_tpch() {
+        "queries"
     } else {
         "transactions"
     }
+}
+
+/// TPROC-H's result lines, as its run printed them: the geometric mean (or why there is
+/// none) and the query sets completed.
+fn tpch_lines(h: &super::TpchFigures) -> [String; 2] {
+    [
+        h.geomean_line()
+            .unwrap_or_else(|| "no geometric mean: no query returned rows".to_string()),
+        h.completed_line(),
+    ]
+}
+
+/// `scale factor 1, 3 query streams, 66 queries (1 failed) in 25.3 s of query time`.
+fn tpch_sizes(h: &super::TpchFigures) -> String {
+    format!(
+        "scale factor {}, {} query stream{}, {} queries ({} failed) in {:.1} s of query time",
+        h.scale_factor,
+        h.query_streams,
+        if h.query_streams == 1 { "" } else { "s" },
+        h.queries,
+        h.failed_queries,
+        h.query_seconds
+    )
+}
+
+/// The specification's figures the run computed (labelled as hammer's, as the run printed
+/// them) and how its answers compared with the published answer set, when it checked them.
+fn tpch_extra(h: &super::TpchFigures) -> Vec<String> {
+    let mut out = Vec::new();
+    let ours = "hammer's figure, not an official TPC-H result";
+    if let Some(p) = h.power_at_size {
+        out.push(format!("Power@Size {p:.1} ({ours})"));
+    }
+    if let Some(t) = h.throughput_at_size {
+        out.push(format!("Throughput@Size {t:.1} ({ours})"));
+    }
+    if h.answers_checked > 0 {
+        out.push(format!(
+            "Answers checked against the published answer set: {} of {} match",
+            h.answers_matched, h.answers_checked
+        ));
+    }
+    out
+}
+
+/// `RF1 New Sales refresh 1.250 s (1500 rows)`, one per refresh function.
+fn refresh_lines(t: &TpchRecord) -> Vec<String> {
+    t.refreshes
+        .iter()
+        .map(|r| {
+            let mut l = format!(
+                "Vuser {} pair {}: {} {} {:.3} s ({} rows)",
+                r.vu, r.pair, r.function, r.name, r.seconds, r.rows
+            );
+            if let Some(e) = &r.error {
+                l.push_str(&format!(" failed: {e}"));
+            }
+            l
+        })
+        .collect()
 }
 
 /// `jobs ID`: the status and a summary of what it did.
@@ -108,6 +244,11 @@ pub fn summary(d: &Detail) -> String {
     out.push_str(&format!("\n{}, on {} (pid {})", when(s), s.hostname, s.pid));
     if let Some(note) = &s.note {
         out.push_str(&format!("\n{note}"));
+    }
+    if let Some(h) = &d.tpch {
+        for line in tpch_lines(&h.figures) {
+            out.push_str(&format!("\n{line}"));
+        }
     }
     if let Some(f) = &d.figures {
         if let Some(line) = result_line(&s.profile.db, f) {
@@ -120,6 +261,9 @@ pub fn summary(d: &Detail) -> String {
             units(s),
             f.seconds
         ));
+    }
+    if let Some(h) = &d.tpch {
+        out.push_str(&format!("\n{}", tpch_sizes(&h.figures)));
     }
     // Last, so that the result keeps its place (scripts read it by line).
     if let Some(line) = d.system.as_ref().and_then(conditions) {
@@ -165,7 +309,11 @@ pub fn result(d: &Detail) -> String {
     let s = &d.summary;
     if let Some(f) = &d.figures {
         let mut out = format!("Job {} result", s.id);
-        if let Some(line) = result_line(&s.profile.db, f) {
+        if let Some(h) = &d.tpch {
+            for line in tpch_lines(&h.figures) {
+                out.push_str(&format!("\n{line}"));
+            }
+        } else if let Some(line) = result_line(&s.profile.db, f) {
             out.push_str(&format!("\n{line}"));
         } else if is_custom(s) {
             out.push_str("\nno NOPM or TPM: a custom workload counts its iterations only");
@@ -184,6 +332,12 @@ pub fn result(d: &Detail) -> String {
             f.failed_vus,
             f.reconnects
         ));
+        if let Some(h) = &d.tpch {
+            out.push_str(&format!("\n{}", tpch_sizes(&h.figures)));
+            for line in tpch_extra(&h.figures).into_iter().chain(refresh_lines(h)) {
+                out.push_str(&format!("\n{line}"));
+            }
+        }
         if let Some(cpu) = f.client_cpu_seconds {
             out.push_str(&format!("\nclient CPU {cpu:.2} s"));
         }
@@ -214,14 +368,21 @@ fn command_of(kind: super::Kind) -> &'static str {
     }
 }
 
-/// `jobs ID timing`: counts and latency percentiles per transaction type.
-pub fn timing(id: &str, t: &[Timing]) -> String {
+/// `jobs ID timing`: counts and latency percentiles per unit type, the first column headed
+/// `unit` (`TRANSACTION`, or `QUERY` for TPROC-H's queries and refresh functions).
+pub fn timing(id: &str, unit: &str, t: &[Timing]) -> String {
     if t.is_empty() {
         return format!("Job {id} has no timing data");
     }
+    let w = t
+        .iter()
+        .map(|x| x.name.len())
+        .chain([unit.len(), 13])
+        .max()
+        .unwrap_or(13);
     let mut out = format!(
-        "{:<13} {:>10} {:>11} {:>8} {:>7} {:>9} {:>9} {:>9} {:>9} {:>9}",
-        "TRANSACTION",
+        "{:<w$} {:>10} {:>11} {:>8} {:>7} {:>9} {:>9} {:>9} {:>9} {:>9}",
+        unit,
         "COMMITTED",
         "ROLLED BACK",
         "RETRIED",
@@ -234,7 +395,7 @@ pub fn timing(id: &str, t: &[Timing]) -> String {
     );
     for x in t {
         out.push_str(&format!(
-            "\n{:<13} {:>10} {:>11} {:>8} {:>7} {:>9.3} {:>9.3} {:>9.3} {:>9.3} {:>9.3}",
+            "\n{:<w$} {:>10} {:>11} {:>8} {:>7} {:>9.3} {:>9.3} {:>9.3} {:>9.3} {:>9.3}",
             x.name,
             x.committed,
             x.rolled_back,
@@ -250,28 +411,78 @@ pub fn timing(id: &str, t: &[Timing]) -> String {
     out
 }
 
-/// `jobs ID tcount`.
+/// `jobs ID tcount`: the counter's samples in its metric (`PostgreSQL TPM`, or `PostgreSQL
+/// QPH` for TPROC-H's queries per hour), with NOPM where the counter read TPROC-C's districts.
 pub fn tcount(id: &str, db: &str, t: &[TcountPoint]) -> String {
-    if t.is_empty() {
+    let Some(first) = t.first() else {
         return format!(
             "Job {id} has no transaction counter data (tcstart before the run records it)"
         );
+    };
+    let heading = format!("{db} {}", first.metric.to_ascii_uppercase());
+    let nopm = t.iter().any(|p| p.nopm.is_some()) || first.metric == "tpm";
+    let w = heading.len().max(14);
+    let mut out = format!("{:<19}  {heading:>w$}", "TIME (UTC)");
+    if nopm {
+        out.push_str(&format!("  {:>10}", "NOPM"));
     }
-    let mut out = format!(
-        "{:<19}  {:>12}  {:>10}",
-        "TIME (UTC)",
-        format!("{db} TPM"),
-        "NOPM"
-    );
     for p in t {
-        out.push_str(&format!(
-            "\n{:<19}  {:>12.0}  {:>10}",
-            text_time(p.at),
-            p.tpm,
-            figure(p.nopm)
-        ));
+        out.push_str(&format!("\n{:<19}  {:>w$.0}", text_time(p.at), p.value));
+        if nopm {
+            out.push_str(&format!("  {:>10}", figure(p.nopm)));
+        }
     }
     out
+}
+
+/// `jobs ID queries`: each query set's queries in the order they ran, with their time and
+/// rows, then the refresh functions and the run's result lines.
+pub fn queries(id: &str, t: Option<&TpchRecord>) -> String {
+    let Some(t) = t else {
+        return format!("Job {id} has no query times (a TPROC-H run records them)");
+    };
+    let mut out = format!(
+        "Job {id} query times, scale factor {}",
+        t.figures.scale_factor
+    );
+    for s in &t.sets {
+        out.push_str(&format!(
+            "\nVuser {} stream {} query set {}: {} of 22 queries in {:.3} s",
+            s.vu,
+            s.stream,
+            s.set,
+            s.queries.len(),
+            s.seconds
+        ));
+        out.push_str(&format!(
+            "\n{:>4}  {:>5}  {:>10}  {:>10}  {}",
+            "POS", "QUERY", "SECONDS", "ROWS", "ERROR"
+        ));
+        for q in &s.queries {
+            out.push_str(&format!(
+                "\n{:>4}  {:>5}  {:>10.3}  {:>10}  {}",
+                q.position,
+                q.query,
+                q.seconds,
+                q.rows,
+                q.error.as_deref().unwrap_or("")
+            ));
+        }
+    }
+    if !t.refreshes.is_empty() {
+        out.push_str("\nRefresh functions:");
+        for line in refresh_lines(t) {
+            out.push_str(&format!("\n{line}"));
+        }
+    }
+    for line in tpch_lines(&t.figures) {
+        out.push_str(&format!("\n{line}"));
+    }
+    // Rows of spaces at the ends of lines (an empty ERROR) help no reader.
+    out.lines()
+        .map(str::trim_end)
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// `jobs ID progress`: the live view's intervals, one row each: where in the run, the
@@ -480,6 +691,201 @@ mod tests {
         // TPROC-C's stay transactions.
         let d = crate::jobs::sample::detail("67FD24A6FDB403E253438393", 1.0);
         assert!(result(&d).contains(", 500 transactions, "));
+    }
+
+    /// TPROC-H's jobs get a section of their own after the others, with the geometric mean in
+    /// NOPM's place, as HammerDB lists them.
+    #[test]
+    fn tpch_jobs_are_listed_in_their_own_section() {
+        let h = crate::jobs::sample::tpch_detail("67FD24A6FDB403E253438394", 1).summary;
+        let mut build = summary_of("67FD24A6FDB403E253438391", None);
+        build.profile.workload = "TPROC-H".into();
+        build.label = "Schema Build";
+        let c = summary_of("67FD24A6FDB403E253438393", Some(12345.4));
+        let t = list(&[h.clone(), c.clone(), build], "/x/jobs.db");
+        let lines: Vec<&str> = t.lines().collect();
+        assert_eq!(lines[0], "TPROC-C Jobs", "{t}");
+        assert!(
+            lines[1].starts_with("JOBID") && lines[1].contains("NOPM"),
+            "{t}"
+        );
+        assert!(lines[2].starts_with("67FD24A6FDB403E253438393"), "{t}");
+        assert_eq!(lines[3], "", "{t}");
+        assert_eq!(lines[4], "TPROC-H Jobs", "{t}");
+        assert_eq!(
+            lines[5],
+            "JOBID                     STARTED (UTC)        DATABASE    TYPE                GEOMEAN  SETS  STATUS"
+        );
+        assert_eq!(
+            lines[6],
+            "67FD24A6FDB403E253438394  2025-04-14 09:30:05  PostgreSQL  Benchmark Run       0.43356     1  SUCCESS"
+        );
+        assert!(
+            lines[7].contains("Schema Build") && lines[7].contains("       -     -  SUCCESS"),
+            "{t}"
+        );
+        // Only TPROC-H jobs: its section alone.
+        let t = list(&[h], "/x/jobs.db");
+        assert!(t.starts_with("TPROC-H Jobs\nJOBID"), "{t}");
+        // Custom runs share the first section, which says so.
+        let mut custom = c;
+        custom.profile.workload = "custom /x.rhai".into();
+        let t = list(
+            &[
+                custom,
+                crate::jobs::sample::tpch_detail("67FD24A6FDB403E253438394", 1).summary,
+            ],
+            "/x/jobs.db",
+        );
+        assert!(t.starts_with("TPROC-C and custom Jobs\n"), "{t}");
+    }
+
+    #[test]
+    fn a_tpch_job_says_its_geometric_mean_and_sets() {
+        let d = crate::jobs::sample::tpch_detail("67FD24A6FDB403E253438394", 1);
+        let t = summary(&d);
+        let lines: Vec<&str> = t.lines().collect();
+        assert_eq!(
+            lines[1], "PostgreSQL TPROC-H, power test, 1 virtual user",
+            "{t}"
+        );
+        assert_eq!(
+            &lines[3..],
+            [
+                "Geometric mean of query times returning rows (21) is 0.43356",
+                "Completed 1 query set(s) in 34 seconds",
+                "1 active virtual users, 22 queries in 60.0 s",
+                "scale factor 1, 1 query stream, 22 queries (0 failed) in 25.3 s of query time",
+            ],
+            "{t}"
+        );
+        assert!(!t.contains("NOPM") && !t.contains("TPM"), "{t}");
+        let r = result(&d);
+        assert_eq!(
+            r.lines().take(4).collect::<Vec<_>>(),
+            [
+                "Job 67FD24A6FDB403E253438394 result",
+                "Geometric mean of query times returning rows (21) is 0.43356",
+                "Completed 1 query set(s) in 34 seconds",
+                "1 Active Virtual Users configured",
+            ],
+            "{r}"
+        );
+        assert!(r.contains(", 22 queries, 0 failed virtual users"), "{r}");
+        assert!(
+            r.contains("Vuser 1 pair 1: RF1 New Sales refresh 1.250 s (1500 rows)"),
+            "{r}"
+        );
+        assert!(r.contains("Vuser 1 pair 1: RF2 Old Sales refresh 0.750 s (1500 rows)"));
+        assert!(
+            r.contains("\nPower@Size 8303.2 (hammer's figure, not an official TPC-H result)\n"),
+            "{r}"
+        );
+        assert!(!r.contains("Answers checked"), "{r}");
+        // No query returned rows: said, not a made-up mean.
+        let mut d = d;
+        if let Some(t) = d.tpch.as_mut() {
+            t.figures.geomean = None;
+        }
+        assert!(result(&d).contains("\nno geometric mean: no query returned rows\n"));
+    }
+
+    /// TPROC-H's timing names its queries and refresh functions, the column as wide as the
+    /// longest name; TPROC-C's stays as it was.
+    #[test]
+    fn timing_columns_fit_their_names() {
+        use crate::jobs::sample::timing as t;
+        let c = timing("X", "TRANSACTION", &[t("new order", 1.0)]);
+        assert!(c.starts_with("TRANSACTION    COMMITTED"), "{c}");
+        assert!(c.contains("\nnew order            100"), "{c}");
+        let h = timing(
+            "X",
+            "QUERY",
+            &[t("query 1", 1.0), t("new sales refresh", 2.0)],
+        );
+        let lines: Vec<&str> = h.lines().collect();
+        assert!(
+            lines[0].starts_with(&format!("QUERY{}COMMITTED", " ".repeat(14))),
+            "{h}"
+        );
+        assert!(lines[1].starts_with("query 1                  100"), "{h}");
+        assert!(lines[2].starts_with("new sales refresh        100"), "{h}");
+    }
+
+    #[test]
+    fn queries_list_every_set_s_queries_then_the_refreshes() {
+        let mut rec = crate::jobs::sample::tpch_record(2);
+        rec.sets[1].queries[0].error = Some("division by zero".into());
+        let t = queries("X", Some(&rec));
+        let lines: Vec<&str> = t.lines().collect();
+        assert_eq!(lines[0], "Job X query times, scale factor 1");
+        assert_eq!(
+            lines[1],
+            "Vuser 1 stream 1 query set 1: 22 of 22 queries in 31.000 s"
+        );
+        assert_eq!(lines[2], " POS  QUERY     SECONDS        ROWS  ERROR");
+        assert_eq!(lines[3], "   1      1       0.110           1");
+        assert_eq!(
+            lines[25],
+            "Vuser 2 stream 2 query set 1: 22 of 22 queries in 32.000 s"
+        );
+        assert_eq!(
+            lines[27],
+            "   1      2       0.220           2  division by zero"
+        );
+        assert_eq!(lines[49], "Refresh functions:");
+        assert_eq!(lines.len(), 54, "{t}");
+        assert_eq!(lines[53], "Completed 2 query set(s) in 34 seconds");
+        assert_eq!(
+            queries("X", None),
+            "Job X has no query times (a TPROC-H run records them)"
+        );
+    }
+
+    #[test]
+    fn a_qph_counter_is_shown_in_its_unit() {
+        let p = |metric: &str, value, nopm| TcountPoint {
+            at: 1_744_623_005_123,
+            metric: metric.into(),
+            value,
+            nopm,
+        };
+        assert_eq!(
+            tcount("X", "MariaDB", &[p("qph", 7200.4, None)]),
+            "TIME (UTC)              MariaDB QPH\n2025-04-14 09:30:05            7200"
+        );
+        assert_eq!(
+            tcount("X", "MariaDB", &[p("tpm", 600.0, None)]),
+            "TIME (UTC)              MariaDB TPM        NOPM\n2025-04-14 09:30:05             600           -"
+        );
+    }
+
+    /// `jobs result`: one line per job, oldest first, in HammerDB's words.
+    #[test]
+    fn results_give_each_job_s_result_line() {
+        let c = crate::jobs::sample::detail("67FD24A6FDB403E253438393", 12345.0);
+        let h = crate::jobs::sample::tpch_detail("67FD24A6FDB403E253438394", 1);
+        let b = summary_of("67FD24A6FDB403E253438392", None);
+        let jobs = vec![
+            (
+                h.summary.clone(),
+                h.figures.clone(),
+                h.tpch.as_ref().map(|t| t.figures.clone()),
+            ),
+            (c.summary.clone(), c.figures.clone(), None),
+            (b, None, None),
+        ];
+        let t = results(&jobs);
+        let lines: Vec<&str> = t.lines().collect();
+        assert_eq!(
+            lines,
+            [
+                "67FD24A6FDB403E253438392  2025-04-14 09:30:05  PostgreSQL  TPROC-C  Jobid has no test result",
+                "67FD24A6FDB403E253438393  2025-04-14 09:30:05  PostgreSQL  TPROC-C  TEST RESULT : System achieved 12345 NOPM from 28393 PostgreSQL TPM",
+                "67FD24A6FDB403E253438394  2025-04-14 09:30:05  PostgreSQL  TPROC-H  Geometric mean of query times returning rows (21) is 0.43356; Completed 1 query set(s) in 34 seconds",
+            ]
+        );
+        assert_eq!(results(&[]), "No jobs found");
     }
 
     #[test]

@@ -14,6 +14,9 @@ mod schema;
 mod values;
 mod vus;
 
+/// How a TPROC-H run becomes its job's record (for tests that record one without a driver).
+pub use jobs::tpch_record;
+
 use std::path::PathBuf;
 
 use rhai::Dynamic;

@@ -29,7 +29,11 @@ impl Session {
             unique_log_name: g.get_bool("tc_unique_log_name"),
             log_timestamps: g.get_bool("tc_log_timestamps"),
         };
-        let mut source = crate::db::counter_source(&self.settings, self.current());
+        // What is counted, and as whom, is the benchmark's: TPROC-H counts queries per hour
+        // as its `tpch_` logins.
+        let counting = crate::bench::of(&self.settings)
+            .map_or(crate::db::counter::Counting::TRANSACTIONS, |b| b.counting());
+        let mut source = crate::db::counter_source(&self.settings, self.current(), counting);
         let what = source.describe();
         let connected = self.block_on(async {
             let nopm = source.connect().await?;
@@ -58,6 +62,13 @@ impl Session {
             "Transaction Counter: counting {what} every {} s",
             opts.refresh.as_secs()
         );
+        if counting.counted != crate::db::counter::Counted::Transactions {
+            detail.push_str(&format!(
+                ", in {} per hour ({})",
+                counting.counted.noun(),
+                counting.counted.unit()
+            ));
+        }
         if nopm {
             detail.push_str(&format!(
                 ", with NOPM from the TPROC-C districts in {schema_db}"

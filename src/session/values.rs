@@ -16,8 +16,12 @@ pub(super) fn run_map(id: &str, r: &super::last_run::LastRun) -> Map {
 }
 
 /// A TPROC-H run's figures: the keys every run has (`nopm` and `tpm` are `()`,
-/// `transactions` counts queries), the geometric mean, and each query's and refresh
-/// function's counts and latencies (`query_1` .. `query_22`, `rf1`, `rf2`).
+/// `transactions` counts queries); what its job keeps, in the same shape `jobs ID result` and
+/// `jobs ID queries` give (`scale_factor`, `query_streams`, `geomean` (`()` when no query
+/// returned rows), `geomean_queries`, `querysets`, `queries`, `failed_queries`,
+/// `query_seconds`, `sets_seconds`, `sets` with each set's `queries`, `refreshes`); and each
+/// query's and refresh function's counts and latencies (`query_1` .. `query_22`,
+/// `new_sales_refresh`, `old_sales_refresh`).
 fn tpch_run_map(id: &str, r: &crate::tpch::result::RunResult) -> Map {
     let mut m = RunFields {
         id,
@@ -33,12 +37,11 @@ fn tpch_run_map(id: &str, r: &crate::tpch::result::RunResult) -> Map {
         client_cpu: r.client_cpu,
     }
     .map();
-    let (n, g) = r.geomean().map_or((0, None), |(n, g)| (n, Some(g)));
-    m.insert("geomean".into(), g.map_or(Dynamic::UNIT, Dynamic::from));
-    m.insert("geomean_queries".into(), (n as i64).into());
-    m.insert("querysets".into(), (r.complete_sets() as i64).into());
-    m.insert("queries".into(), (r.queries() as i64).into());
-    m.insert("query_seconds".into(), r.query_seconds().into());
+    // The job's record, as `jobs` gives it back: one shape for lastrun() and the history.
+    let times = serde_json::to_value(super::jobs::tpch_times(r)).unwrap_or_default();
+    if let Some(times) = crate::jobs::value::to_dynamic(&times).try_cast::<Map>() {
+        m.extend(times);
+    }
     for (name, s) in crate::tpch::TYPE_NAMES.iter().zip(&r.stats.by_kind) {
         m.insert(name.replace(' ', "_").into(), type_map(s).into());
     }
@@ -152,23 +155,27 @@ fn tpcc_run_map(id: &str, r: &crate::tpcc::driver::RunResult) -> Map {
     m
 }
 
-/// `tcstop`'s value: the summary and the series.
+/// `tcstop`'s value: the summary and the series. The keys say what was counted, in its unit:
+/// `transactions`, `min_tpm`, `avg_tpm`, `max_tpm` and each sample's `tpm`; or, counting
+/// queries per hour, `queries`, `min_qph`, `avg_qph`, `max_qph` and `qph`; `unit` says which.
 pub(super) fn tc_map(series: &crate::txcount::Series) -> Map {
     let mut m = Map::new();
     let sum = series.summary();
     let f = |g: fn(&crate::txcount::Summary) -> f64| {
         sum.as_ref().map_or(Dynamic::UNIT, |s| g(s).into())
     };
+    let (noun, unit) = (series.counted.noun(), series.counted.unit());
+    m.insert("unit".into(), unit.into());
     m.insert("samples".into(), (series.samples.len() as i64).into());
     m.insert("seconds".into(), f(|s| s.seconds));
     m.insert(
-        "transactions".into(),
+        noun.into(),
         sum.as_ref()
-            .map_or(Dynamic::UNIT, |s| (s.transactions as i64).into()),
+            .map_or(Dynamic::UNIT, |s| (s.count as i64).into()),
     );
-    m.insert("min_tpm".into(), f(|s| s.min_tpm));
-    m.insert("avg_tpm".into(), f(|s| s.avg_tpm));
-    m.insert("max_tpm".into(), f(|s| s.max_tpm));
+    m.insert(format!("min_{unit}").into(), f(|s| s.min_rate));
+    m.insert(format!("avg_{unit}").into(), f(|s| s.avg_rate));
+    m.insert(format!("max_{unit}").into(), f(|s| s.max_rate));
     m.insert(
         "nopm".into(),
         match sum.as_ref().and_then(|s| s.nopm) {
@@ -187,8 +194,8 @@ pub(super) fn tc_map(series: &crate::txcount::Series) -> Map {
                 (crate::clock::unix_ms(x.at) as i64).into(),
             );
             t.insert("seconds".into(), x.seconds.into());
-            t.insert("transactions".into(), (x.transactions as i64).into());
-            t.insert("tpm".into(), x.tpm.into());
+            t.insert(noun.into(), (x.count as i64).into());
+            t.insert(unit.into(), x.rate.into());
             t.insert("nopm".into(), x.nopm.map_or(Dynamic::UNIT, Dynamic::from));
             Dynamic::from(t)
         })

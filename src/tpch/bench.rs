@@ -173,6 +173,15 @@ impl Benchmark for Tproch {
         }))
     }
 
+    /// Queries per hour (`qph`), as HammerDB's counter shows TPROC-H, read as the `tpch_`
+    /// logins (`pg_tpch_superuser`, `maria_tpch_user`).
+    fn counting(&self) -> crate::db::counter::Counting {
+        crate::db::counter::Counting {
+            counted: crate::db::counter::Counted::Queries,
+            keys: "tpch_",
+        }
+    }
+
     fn options(&self, settings: &Settings) -> Result<Box<dyn WorkloadOptions>> {
         support(settings.current())?;
         Ok(Box::new(Options::load(settings)))

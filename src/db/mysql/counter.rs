@@ -1,14 +1,19 @@
 //! The transaction counter's connection on MariaDB/MySQL: `*_user` with no database selected
-//! for the server's status, and TPROC-C's districts in the schema database. The queries are the
-//! family's one counter definition (`driver::counters`).
+//! for the server's status, and TPROC-C's districts in the schema database. The transaction
+//! queries are the family's one counter definition (`driver::counters`).
+//!
+//! Counting queries (TPROC-H's `qph`) logs in as `*_tpch_user` and counts, as HammerDB does,
+//! `Queries - Com_show_status`: every statement the server ran but the status reads, the
+//! counter's own among them.
 
 use std::time::{Instant, SystemTime};
 
-use crate::db::counter::{CounterConn, Reading};
+use crate::config::{Database, Settings};
+use crate::db::counter::{Counted, CounterConn, Counting, Reading};
 use crate::db::engine::Pending;
 use crate::db::mysql::driver::counters;
 use crate::db::mysql::wire::{self as mywire, Arg, Wire};
-use crate::db::mysql::{int_of, MyTarget};
+use crate::db::mysql::{int_of, text_of, MyTarget};
 use crate::fault::{DbError, Failure, Peer};
 
 /// The counter's login and its connection, when open.
@@ -16,19 +21,54 @@ pub struct MyCounter {
     pub target: MyTarget,
     /// The schema database, for `district`.
     pub dbname: String,
+    pub counted: Counted,
     pub conn: Option<Box<Wire>>,
     pub district: bool,
 }
 
 impl MyCounter {
-    pub fn new(target: MyTarget, dbname: String) -> Self {
+    pub fn new(target: MyTarget, dbname: String, counted: Counted) -> Self {
         MyCounter {
             target,
             dbname,
+            counted,
             conn: None,
             district: false,
         }
     }
+
+    /// The counter `counting` asks for on `db`: logged in as `{prefix}_{keys}user`, its
+    /// schema `{prefix}_{keys}dbase`.
+    pub fn of(settings: &Settings, db: Database, counting: Counting) -> Self {
+        let k = counting.keys;
+        let target = MyTarget::login(settings, db, &format!("{k}user"), &format!("{k}pass"));
+        let dbname = settings
+            .db(db)
+            .get(&format!("{}_{k}dbase", db.prefix()))
+            .to_string();
+        MyCounter::new(target, dbname, counting.counted)
+    }
+}
+
+/// The statements the server has run, those that read its status, and its uptime.
+const QUERIES: &str =
+    "SHOW GLOBAL STATUS WHERE Variable_name IN ('Queries', 'Com_show_status', 'Uptime')";
+
+/// `Queries - Com_show_status` and the uptime in seconds.
+async fn queries(conn: &mut Wire) -> Result<(u64, f64), mywire::WireError> {
+    let status = conn.query_rows(QUERIES).await?;
+    let (mut queries, mut shows, mut uptime) = (0u64, 0u64, 0.0);
+    for row in &status {
+        let cell = |i: usize| row.get(i).and_then(text_of).unwrap_or_default();
+        let v = cell(1).trim().parse::<u64>().unwrap_or(0);
+        match cell(0).to_ascii_lowercase().as_str() {
+            "queries" => queries = v,
+            "com_show_status" => shows = v,
+            "uptime" => uptime = v as f64,
+            _ => {}
+        }
+    }
+    Ok((queries.saturating_sub(shows), uptime))
 }
 
 impl CounterConn for MyCounter {
@@ -51,6 +91,11 @@ impl CounterConn for MyCounter {
     fn connect(&mut self) -> Pending<'_, Result<bool, DbError>> {
         Box::pin(async move {
             let mut c = mywire::connect(&self.target).await?;
+            if self.counted == Counted::Queries {
+                self.district = false;
+                self.conn = Some(Box::new(c));
+                return Ok(false);
+            }
             let found = c
                 .exec_rows(
                     "SELECT COUNT(*) FROM information_schema.tables \
@@ -72,6 +117,7 @@ impl CounterConn for MyCounter {
         Box::pin(read_my(
             &self.target,
             &self.dbname,
+            self.counted,
             &mut self.conn,
             &mut self.district,
         ))
@@ -93,6 +139,7 @@ impl CounterConn for MyCounter {
 async fn read_my(
     target: &MyTarget,
     dbname: &str,
+    counted: Counted,
     conn: &mut Option<Box<Wire>>,
     district: &mut bool,
 ) -> Result<Reading, DbError> {
@@ -102,6 +149,19 @@ async fn read_my(
     };
     let failed = |e: mywire::WireError| peer.failed("cannot read counters of", e.kind, e.detail);
     let sent = Instant::now();
+    if counted == Counted::Queries {
+        let (n, uptime) = queries(c).await.map_err(failed)?;
+        let received = Instant::now();
+        return Ok(Reading {
+            parts: vec![(0, n)],
+            uptime,
+            new_orders: None,
+            // The counter's own reading is a SHOW STATUS: subtracted with the others.
+            own: 0,
+            at: sent + (received - sent) / 2,
+            wall: SystemTime::now(),
+        });
+    }
     let server = counters::server(c).await.map_err(failed)?;
     let received = Instant::now();
     let parts = vec![(0, server.commits), (1, server.rollbacks)];
@@ -126,4 +186,35 @@ async fn read_my(
         at: sent + (received - sent) / 2,
         wall: SystemTime::now(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// TPROC-H's counter logs in as `*_tpch_user` and counts queries.
+    #[test]
+    fn the_login_follows_the_benchmark_s_keys() {
+        use crate::config::Target;
+        let mut settings = Settings::defaults();
+        let maria = Target::Db(Database::Maria);
+        settings
+            .set(maria, "tpch", "maria_tpch_user", "analyst")
+            .unwrap();
+        settings
+            .set(maria, "tpch", "maria_tpch_dbase", "tpch_db")
+            .unwrap();
+        let c = MyCounter::of(&settings, Database::Maria, Counting::TRANSACTIONS);
+        assert_eq!(c.counted, Counted::Transactions);
+        assert_ne!(c.target.user, "analyst");
+        let tpch = Counting {
+            counted: Counted::Queries,
+            keys: "tpch_",
+        };
+        let c = MyCounter::of(&settings, Database::Maria, tpch);
+        assert_eq!(
+            (c.target.user.as_str(), c.dbname.as_str(), c.counted),
+            ("analyst", "tpch_db", Counted::Queries)
+        );
+    }
 }

@@ -137,12 +137,13 @@ impl Engine for Mysql {
         })
     }
 
-    fn counter_source(&self, settings: &Settings) -> CounterSource {
-        let dbname = settings
-            .db(self.db)
-            .get(&format!("{}_dbase", self.db.prefix()));
-        let target = MyTarget::server(settings, self.db);
-        CounterSource::with(self.db, MyCounter::new(target, dbname.to_string()))
+    fn counter_source(
+        &self,
+        settings: &Settings,
+        counting: crate::db::counter::Counting,
+    ) -> CounterSource {
+        let counter = MyCounter::of(settings, self.db, counting);
+        CounterSource::with(self.db, counting.counted, counter)
     }
 
     fn tpcc(&self) -> &dyn Support {

@@ -1,10 +1,15 @@
 //! The transaction counter's connections on PostgreSQL: the superuser on its default database
 //! for `pg_stat_database` (which covers every database), the schema owner for TPROC-C's
 //! districts. The queries are the family's one counter definition (`driver::counters`).
+//!
+//! Counting queries (TPROC-H's `qph`) reads the same commits and rollbacks, as HammerDB does:
+//! each query of an analytic stream is its own transaction. It logs in with the benchmark's
+//! keys (`pg_tpch_superuser`), and reads no districts.
 
 use std::time::{Instant, SystemTime};
 
-use crate::db::counter::{CounterConn, Reading};
+use crate::config::{Database, Settings};
+use crate::db::counter::{Counted, CounterConn, Counting, Reading};
 use crate::db::engine::Pending;
 use crate::db::postgres::driver::counters;
 use crate::db::postgres::{classify, connect, PgConn, PgTarget};
@@ -14,20 +19,40 @@ use crate::fault::{DbError, Failure, Peer};
 pub struct PgCounter {
     /// The superuser on its default database: `pg_stat_database` covers every database.
     pub admin: PgTarget,
-    /// The schema owner on the schema database, for `district`.
-    pub owner: PgTarget,
+    /// The schema owner on the schema database, for `district`; none when counting queries.
+    pub owner: Option<PgTarget>,
     pub stats: Option<PgConn>,
     pub schema: Option<PgConn>,
 }
 
 impl PgCounter {
-    pub fn new(admin: PgTarget, owner: PgTarget) -> Self {
+    pub fn new(admin: PgTarget, owner: Option<PgTarget>) -> Self {
         PgCounter {
             admin,
             owner,
             stats: None,
             schema: None,
         }
+    }
+
+    /// The counter `counting` asks for on `db`: the superuser `{prefix}_{keys}superuser` on
+    /// `{prefix}_{keys}defaultdbase`, and for transactions the owner `{prefix}_{keys}user` of
+    /// `{prefix}_{keys}dbase` for NOPM.
+    pub fn of(settings: &Settings, db: Database, counting: Counting) -> Self {
+        let k = counting.keys;
+        let login = |user: &str, pass: &str, dbname: &str| {
+            PgTarget::from_dict(
+                settings,
+                db,
+                &format!("{k}{user}"),
+                &format!("{k}{pass}"),
+                &format!("{k}{dbname}"),
+            )
+        };
+        let admin = login("superuser", "superuserpass", "defaultdbase");
+        let owner =
+            (counting.counted == Counted::Transactions).then(|| login("user", "pass", "dbase"));
+        PgCounter::new(admin, owner)
     }
 }
 
@@ -37,7 +62,7 @@ impl CounterConn for PgCounter {
     }
 
     fn schema_db(&self) -> &str {
-        &self.owner.dbname
+        self.owner.as_ref().map_or("", |o| o.dbname.as_str())
     }
 
     fn is_connected(&self) -> bool {
@@ -52,7 +77,10 @@ impl CounterConn for PgCounter {
         Box::pin(async move {
             self.stats = Some(connect(&self.admin).await?);
             // The owner's login may not exist (no schema built): then there is no NOPM.
-            if let Ok(conn) = connect(&self.owner).await {
+            let Some(owner) = &self.owner else {
+                return Ok(false);
+            };
+            if let Ok(conn) = connect(owner).await {
                 let found = conn
                     .client
                     .simple_query("SELECT to_regclass('district') IS NOT NULL")
@@ -136,4 +164,38 @@ async fn read_pg(
         at: sent + (received - sent) / 2,
         wall: SystemTime::now(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// TPROC-H's counter logs in with the `pg_tpch_*` superuser keys and reads no districts.
+    #[test]
+    fn the_logins_follow_the_benchmark_s_keys() {
+        use crate::config::Target;
+        let mut settings = Settings::defaults();
+        let pg = Target::Db(Database::Pg);
+        for (section, key, value) in [
+            ("tpch", "pg_tpch_superuser", "tpch_admin"),
+            ("tpch", "pg_tpch_defaultdbase", "tpch_home"),
+            ("tpcc", "pg_superuser", "tpcc_admin"),
+        ] {
+            settings.set(pg, section, key, value).unwrap();
+        }
+        let c = PgCounter::of(&settings, Database::Pg, Counting::TRANSACTIONS);
+        assert_eq!(c.admin.user, "tpcc_admin");
+        assert!(c.owner.is_some());
+        let tpch = Counting {
+            counted: Counted::Queries,
+            keys: "tpch_",
+        };
+        let c = PgCounter::of(&settings, Database::Pg, tpch);
+        assert_eq!(
+            (c.admin.user.as_str(), c.admin.dbname.as_str()),
+            ("tpch_admin", "tpch_home")
+        );
+        assert!(c.owner.is_none());
+        assert_eq!(c.schema_db(), "");
+    }
 }

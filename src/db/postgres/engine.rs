@@ -163,10 +163,13 @@ impl Engine for Postgres {
         })
     }
 
-    fn counter_source(&self, settings: &Settings) -> CounterSource {
-        let admin = PgTarget::admin_of(settings, self.db);
-        let owner = PgTarget::owner_of(settings, self.db);
-        CounterSource::with(self.db, PgCounter::new(admin, owner))
+    fn counter_source(
+        &self,
+        settings: &Settings,
+        counting: crate::db::counter::Counting,
+    ) -> CounterSource {
+        let counter = PgCounter::of(settings, self.db, counting);
+        CounterSource::with(self.db, counting.counted, counter)
     }
 
     fn unsupported_build_options(&self) -> &'static [(&'static str, &'static str)] {

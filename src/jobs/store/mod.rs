@@ -11,8 +11,8 @@ use rusqlite::{params, Connection, OpenFlags, OptionalExtension, Row};
 
 use super::id::IdArg;
 use super::{
-    Kind, Line, MetricPoint, Profile, RunFigures, Spec, Status, Summary, SystemInfo, TcountPoint,
-    Timing,
+    Kind, Line, MetricPoint, Profile, QueryTime, RefreshTime, RunFigures, SetTimes, Spec, Status,
+    Summary, SystemInfo, TcountPoint, Timing, TpchFigures, TpchRecord,
 };
 
 /// How long a write waits for another process's write to finish.
@@ -23,6 +23,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../../schemas/jobs/v1.sql"),
     include_str!("../../../schemas/jobs/v2.sql"),
     include_str!("../../../schemas/jobs/v3.sql"),
+    include_str!("../../../schemas/jobs/v4.sql"),
 ];
 
 /// The schema version this hammer writes.
@@ -37,6 +38,10 @@ const JOB_TABLES: &[&str] = &[
     "job_metric",
     "job_system",
     "job_live",
+    "job_tpch",
+    "job_query_set",
+    "job_query",
+    "job_refresh",
 ];
 
 /// What went wrong with the jobs database, naming the file.
@@ -242,10 +247,10 @@ impl Store {
                 put.execute(params![job, l.at, l.vu, l.line])?;
             }
             let mut put = c.prepare_cached(
-                "INSERT INTO job_tcount (job, at_ms, tpm, nopm) VALUES (?1, ?2, ?3, ?4)",
+                "INSERT INTO job_tcount (job, at_ms, tpm, nopm, metric) VALUES (?1, ?2, ?3, ?4, ?5)",
             )?;
             for t in tcount {
-                put.execute(params![job, t.at, t.tpm, t.nopm])?;
+                put.execute(params![job, t.at, t.value, t.nopm, t.metric])?;
             }
             let mut put = c.prepare_cached(
                 "INSERT INTO job_metric (job, at_ms, usr, sys, irq, idle) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
@@ -257,9 +262,22 @@ impl Store {
         })
     }
 
-    /// One transaction counter sample for a job.
-    pub fn record_tcount(&self, job: &str, at: i64, tpm: f64, nopm: Option<f64>) -> Result<()> {
-        self.append(job, &[], &[TcountPoint { at, tpm, nopm }], &[])
+    /// One transaction counter sample for a job: its value in `metric` (`tpm`, `qph`).
+    pub fn record_tcount(
+        &self,
+        job: &str,
+        at: i64,
+        metric: &str,
+        value: f64,
+        nopm: Option<f64>,
+    ) -> Result<()> {
+        let point = TcountPoint {
+            at,
+            metric: metric.to_string(),
+            value,
+            nopm,
+        };
+        self.append(job, &[], &[point], &[])
     }
 
     /// One CPU sample for a job.
@@ -343,6 +361,9 @@ impl Store {
             )
             ?;
         }
+        if let Some(t) = &end.tpch {
+            insert_tpch(tx, job, t)?;
+        }
         if let Some(live) = &end.live {
             let series = serde_json::to_string(live).unwrap_or_default();
             tx.execute(
@@ -386,6 +407,79 @@ impl Store {
         self.summaries("", &[])
     }
 
+    /// Every job with its run figures and TPROC-H figures where it has them, newest first:
+    /// what `jobs result` shows.
+    pub fn results(&self) -> Result<Vec<super::JobResult>> {
+        let jobs = self.list()?;
+        retry(|| {
+            let e = |e| self.err(e);
+            let figures = self.all_rows(
+                "SELECT job, nopm, tpm, active_vus, seconds, failed_vus, reconnects, transactions, \
+                 client_cpu_seconds, stopped_early FROM job_result",
+                |r| {
+                    Ok((
+                        r.get::<_, String>(0)?,
+                        RunFigures {
+                            nopm: r.get(1)?,
+                            tpm: r.get(2)?,
+                            active_vus: r.get(3)?,
+                            seconds: r.get(4)?,
+                            failed_vus: r.get(5)?,
+                            reconnects: r.get::<_, i64>(6)? as u64,
+                            transactions: r.get::<_, i64>(7)? as u64,
+                            client_cpu_seconds: r.get(8)?,
+                            stopped_early: r.get(9)?,
+                        },
+                    ))
+                },
+            )
+            .map_err(e)?;
+            let tpch = self
+                .all_rows(
+                    "SELECT job, scale_factor, query_streams, geomean, geomean_queries, querysets, \
+                     queries, failed_queries, query_seconds, sets_seconds, power_at_size, \
+                     throughput_at_size, answers_checked, answers_matched FROM job_tpch",
+                    |r| {
+                        Ok((
+                            r.get::<_, String>(0)?,
+                            TpchFigures {
+                                scale_factor: r.get(1)?,
+                                query_streams: r.get(2)?,
+                                geomean: r.get(3)?,
+                                geomean_queries: r.get::<_, i64>(4)? as u64,
+                                querysets: r.get(5)?,
+                                queries: r.get::<_, i64>(6)? as u64,
+                                failed_queries: r.get::<_, i64>(7)? as u64,
+                                query_seconds: r.get(8)?,
+                                sets_seconds: r.get(9)?,
+                                power_at_size: r.get(10)?,
+                                throughput_at_size: r.get(11)?,
+                                answers_checked: r.get(12)?,
+                                answers_matched: r.get(13)?,
+                            },
+                        ))
+                    },
+                )
+                .map_err(e)?;
+            let mut figures: std::collections::HashMap<_, _> = figures.into_iter().collect();
+            let mut tpch: std::collections::HashMap<_, _> = tpch.into_iter().collect();
+            Ok(jobs
+                .iter()
+                .map(|s| (s.clone(), figures.remove(&s.id), tpch.remove(&s.id)))
+                .collect())
+        })
+    }
+
+    fn all_rows<T>(
+        &self,
+        sql: &str,
+        map: impl FnMut(&Row) -> rusqlite::Result<T>,
+    ) -> rusqlite::Result<Vec<T>> {
+        let mut stmt = self.conn.prepare(sql)?;
+        let rows = stmt.query_map([], map)?;
+        rows.collect()
+    }
+
     /// Successful runs with the same profile, oldest first: the repeats that measure noise.
     pub fn repeats(&self, p: &Profile) -> Result<Vec<Summary>> {
         let mut v = self.summaries(
@@ -404,8 +498,10 @@ impl Store {
     fn summaries_once(&self, filter: &str, args: &[&dyn rusqlite::ToSql]) -> Result<Vec<Summary>> {
         let sql = format!(
             "SELECT j.id, j.kind, j.db, j.workload, j.mode, j.vus, j.warehouses, j.status, j.note, \
-             j.started_ms, j.ended_ms, j.hostname, j.pid, j.pid_started, r.nopm, r.tpm \
-             FROM jobs j LEFT JOIN job_result r ON r.job = j.id {filter} ORDER BY j.id DESC"
+             j.started_ms, j.ended_ms, j.hostname, j.pid, j.pid_started, r.nopm, r.tpm, \
+             h.geomean, h.querysets \
+             FROM jobs j LEFT JOIN job_result r ON r.job = j.id LEFT JOIN job_tpch h ON h.job = j.id \
+             {filter} ORDER BY j.id DESC"
         );
         let mut stmt = self.conn.prepare(&sql).map_err(|e| self.err(e))?;
         let rows = stmt.query_map(args, summary_row).map_err(|e| self.err(e))?;
@@ -518,13 +614,14 @@ impl Store {
             },
         )?;
         let tcount = self.rows(
-            "SELECT at_ms, tpm, nopm FROM job_tcount WHERE job = ?1 ORDER BY at_ms, rowid",
+            "SELECT at_ms, metric, tpm, nopm FROM job_tcount WHERE job = ?1 ORDER BY at_ms, rowid",
             id,
             |r| {
                 Ok(TcountPoint {
                     at: r.get(0)?,
-                    tpm: r.get(1)?,
-                    nopm: r.get(2)?,
+                    metric: r.get(1)?,
+                    value: r.get(2)?,
+                    nopm: r.get(3)?,
                 })
             },
         )?;
@@ -591,6 +688,101 @@ impl Store {
             metrics,
             system,
             live: live.and_then(|s| serde_json::from_str(&s).ok()),
+            tpch: self.tpch(id)?,
+        }))
+    }
+
+    /// A TPROC-H run's record, when the job has one.
+    fn tpch(&self, id: &str) -> Result<Option<TpchRecord>> {
+        let e = |e| self.err(e);
+        let figures = self
+            .conn
+            .query_row(
+                "SELECT scale_factor, query_streams, geomean, geomean_queries, querysets, queries, \
+                 failed_queries, query_seconds, sets_seconds, power_at_size, throughput_at_size, \
+                 answers_checked, answers_matched FROM job_tpch WHERE job = ?1",
+                [id],
+                |r| {
+                    Ok(TpchFigures {
+                        scale_factor: r.get(0)?,
+                        query_streams: r.get(1)?,
+                        geomean: r.get(2)?,
+                        geomean_queries: r.get::<_, i64>(3)? as u64,
+                        querysets: r.get(4)?,
+                        queries: r.get::<_, i64>(5)? as u64,
+                        failed_queries: r.get::<_, i64>(6)? as u64,
+                        query_seconds: r.get(7)?,
+                        sets_seconds: r.get(8)?,
+                        power_at_size: r.get(9)?,
+                        throughput_at_size: r.get(10)?,
+                        answers_checked: r.get(11)?,
+                        answers_matched: r.get(12)?,
+                    })
+                },
+            )
+            .optional()
+            .map_err(e)?;
+        let Some(figures) = figures else {
+            return Ok(None);
+        };
+        let mut sets = self.rows(
+            "SELECT seq, vu, stream, query_set, seconds FROM job_query_set WHERE job = ?1 ORDER BY seq",
+            id,
+            |r| {
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    SetTimes {
+                        vu: r.get(1)?,
+                        stream: r.get(2)?,
+                        set: r.get(3)?,
+                        seconds: r.get(4)?,
+                        queries: Vec::new(),
+                    },
+                ))
+            },
+        )?;
+        let queries = self.rows(
+            "SELECT set_seq, position, query, seconds, rows, error FROM job_query WHERE job = ?1 \
+             ORDER BY set_seq, seq",
+            id,
+            |r| {
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    QueryTime {
+                        position: r.get(1)?,
+                        query: r.get(2)?,
+                        seconds: r.get(3)?,
+                        rows: r.get::<_, i64>(4)? as u64,
+                        error: r.get(5)?,
+                    },
+                ))
+            },
+        )?;
+        for (seq, q) in queries {
+            if let Some((_, set)) = sets.iter_mut().find(|(s, _)| *s == seq) {
+                set.queries.push(q);
+            }
+        }
+        let refreshes = self.rows(
+            "SELECT vu, pair, function, name, seconds, rows, error FROM job_refresh WHERE job = ?1 \
+             ORDER BY seq",
+            id,
+            |r| {
+                Ok(RefreshTime {
+                    vu: r.get(0)?,
+                    pair: r.get(1)?,
+                    function: r.get(2)?,
+                    name: r.get(3)?,
+                    seconds: r.get(4)?,
+                    rows: r.get::<_, i64>(5)? as u64,
+                    error: r.get(6)?,
+                })
+            },
+        )?;
+        Ok(Some(TpchRecord {
+            figures,
+            sets: sets.into_iter().map(|(_, s)| s).collect(),
+            refreshes,
         }))
     }
 
@@ -675,6 +867,8 @@ pub struct End {
     pub system: Option<SystemInfo>,
     /// The run's live series, when it had a live view.
     pub live: Option<super::live::Live>,
+    /// A TPROC-H run's figures, query sets and refresh functions.
+    pub tpch: Option<TpchRecord>,
 }
 
 impl End {
@@ -688,8 +882,77 @@ impl End {
             returned: None,
             system: None,
             live: None,
+            tpch: None,
         }
     }
+}
+
+/// A TPROC-H run's record, inside the job's end transaction.
+fn insert_tpch(tx: &Connection, job: &str, t: &TpchRecord) -> rusqlite::Result<()> {
+    let f = &t.figures;
+    tx.execute(
+        "INSERT OR REPLACE INTO job_tpch (job, scale_factor, query_streams, geomean, geomean_queries, \
+         querysets, queries, failed_queries, query_seconds, sets_seconds, power_at_size, \
+         throughput_at_size, answers_checked, answers_matched) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+        params![
+            job,
+            f.scale_factor,
+            f.query_streams,
+            f.geomean,
+            f.geomean_queries as i64,
+            f.querysets,
+            f.queries as i64,
+            f.failed_queries as i64,
+            f.query_seconds,
+            f.sets_seconds,
+            f.power_at_size,
+            f.throughput_at_size,
+            f.answers_checked,
+            f.answers_matched
+        ],
+    )?;
+    let mut put_set = tx.prepare_cached(
+        "INSERT OR REPLACE INTO job_query_set (job, seq, vu, stream, query_set, seconds) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    )?;
+    let mut put_query = tx.prepare_cached(
+        "INSERT OR REPLACE INTO job_query (job, set_seq, seq, position, query, seconds, rows, error) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+    )?;
+    for (i, s) in t.sets.iter().enumerate() {
+        put_set.execute(params![job, i as i64, s.vu, s.stream, s.set, s.seconds])?;
+        for (k, q) in s.queries.iter().enumerate() {
+            put_query.execute(params![
+                job,
+                i as i64,
+                k as i64,
+                q.position,
+                q.query,
+                q.seconds,
+                q.rows as i64,
+                q.error
+            ])?;
+        }
+    }
+    let mut put = tx.prepare_cached(
+        "INSERT OR REPLACE INTO job_refresh (job, seq, vu, pair, function, name, seconds, rows, error) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+    )?;
+    for (i, r) in t.refreshes.iter().enumerate() {
+        put.execute(params![
+            job,
+            i as i64,
+            r.vu,
+            r.pair,
+            r.function,
+            r.name,
+            r.seconds,
+            r.rows as i64,
+            r.error
+        ])?;
+    }
+    Ok(())
 }
 
 fn summary_row(r: &Row) -> rusqlite::Result<Summary> {
@@ -725,6 +988,8 @@ fn summary_row(r: &Row) -> rusqlite::Result<Summary> {
         seconds: ended.map(|e| (e - started) as f64 / 1000.0),
         nopm: r.get(14)?,
         tpm: r.get(15)?,
+        geomean: r.get(16)?,
+        querysets: r.get(17)?,
         hostname,
         pid,
     })

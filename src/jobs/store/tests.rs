@@ -47,7 +47,8 @@ fn a_job_round_trips() {
         &[line(1001, 0, "a"), line(1002, 2, "Vuser 2:b")],
         &[TcountPoint {
             at: 1001,
-            tpm: 60.0,
+            metric: "tpm".into(),
+            value: 60.0,
             nopm: Some(20.0),
         }],
         &[],
@@ -107,6 +108,7 @@ fn a_job_round_trips() {
                 ..Default::default()
             }],
         }),
+        tpch: None,
     };
     s.finish("00000001AAAA000000000001", &end, 61_000).unwrap();
     let d = s.detail("00000001AAAA000000000001").unwrap().unwrap();
@@ -309,4 +311,83 @@ fn a_version_1_database_is_upgraded_and_keeps_its_jobs() {
         )
         .unwrap();
     assert_eq!((transport, build), (None, None));
+}
+
+/// A TPROC-H run keeps its figures, every query of every set in the order run, the refresh
+/// functions and its counter's metric; the list shows its geometric mean.
+#[test]
+fn a_tpch_run_round_trips() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = Store::open(&default_path(dir.path())).unwrap();
+    let id = "00000001AAAA0000000000H1";
+    let mut sp = spec(Kind::Run, "MariaDB", 3);
+    sp.profile.workload = "TPROC-H".into();
+    sp.profile.warehouses = None;
+    s.insert_job(id, &sp, &origin(), 1000).unwrap();
+    s.record_tcount(id, 1500, "qph", 7200.0, None).unwrap();
+    let mut record = crate::jobs::sample::tpch_record(3);
+    record.sets[1].queries[4].error = Some("canceling statement due to user request".into());
+    record.sets[2].queries.truncate(5);
+    let end = End {
+        tpch: Some(record.clone()),
+        ..End::new(Status::Success)
+    };
+    s.finish(id, &end, 2000).unwrap();
+    let d = s.detail(id).unwrap().unwrap();
+    assert_eq!(d.tpch.as_ref(), Some(&record));
+    assert_eq!(d.summary.geomean, Some(0.43356));
+    assert_eq!(d.summary.querysets, Some(3));
+    assert_eq!(d.tcount[0].metric, "qph");
+    assert_eq!(d.tcount[0].value, 7200.0);
+    let listed = s.list().unwrap();
+    assert_eq!(listed[0].geomean, Some(0.43356));
+    // Deleting it leaves no rows behind in any table.
+    assert!(s.delete(id).unwrap());
+    for table in JOB_TABLES {
+        let n: i64 = s
+            .conn
+            .query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(n, 0, "{table}");
+    }
+}
+
+/// A jobs.db of version 3 (before TPROC-H and the counter's metric) is upgraded in place: its
+/// counter samples read back as `tpm`, its jobs have no TPROC-H record.
+#[test]
+fn a_version_3_database_is_upgraded_and_its_samples_are_tpm() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = default_path(dir.path());
+    {
+        let c = rusqlite::Connection::open(&path).unwrap();
+        for m in &MIGRATIONS[..3] {
+            c.execute_batch(m).unwrap();
+        }
+        c.pragma_update(None, "user_version", 3).unwrap();
+    }
+    {
+        let s = Store::connect(&path).unwrap();
+        s.insert_job(
+            "00000001AAAA000000000009",
+            &spec(Kind::Run, "PostgreSQL", 1),
+            &origin(),
+            1,
+        )
+        .unwrap();
+        s.conn
+            .execute(
+                "INSERT INTO job_tcount (job, at_ms, tpm, nopm) VALUES ('00000001AAAA000000000009', 5, 600.0, NULL)",
+                [],
+            )
+            .unwrap();
+    }
+    let s = Store::open(&path).unwrap();
+    assert_eq!(s.version().unwrap(), VERSION);
+    let d = s.detail("00000001AAAA000000000009").unwrap().unwrap();
+    assert_eq!(
+        (d.tcount[0].metric.as_str(), d.tcount[0].value),
+        ("tpm", 600.0)
+    );
+    assert_eq!(d.tpch, None);
+    assert_eq!(d.summary.geomean, None);
 }
