@@ -39,6 +39,7 @@ fn power_test() -> RunResult {
         error: None,
     };
     RunResult {
+        qphh: None,
         scale_factor: 0.01,
         power_test: true,
         checked: Vec::new(),

@@ -75,6 +75,18 @@ fn power_and_throughput(db: &'static str) {
     assert!(!text.contains("Vuser 2:New Sales refresh"), "{text}");
     let (r, _) = f.console("let l = lastrun(); [l.querysets, l.queries, l.active_vus]");
     assert_eq!(r, Ok("[2, 44, 3]".to_string()));
+    // The job keeps the figures, QphH@Size with the power test before it among them.
+    f.ok("jobs format text");
+    let (r, lines) = f.console("jobs(lastrun().id); ()");
+    let job = lines.join("\n");
+    assert!(r.is_ok(), "{r:?}\n{job}");
+    for expected in [
+        "Throughput@Size ",
+        "QphH@Size ",
+        "Geometric mean of query times returning rows (",
+    ] {
+        assert!(job.contains(expected), "no {expected:?} in the job:\n{job}");
+    }
     // The validation parameters, every answer checked against the published answer set
     // (after the refresh pairs above, which left the tables as loaded).
     f.ok("vudestroy");

@@ -15,6 +15,7 @@ CREATE TABLE IF NOT EXISTS job_tpch (
     sets_seconds    REAL NOT NULL,
     power_at_size      REAL,
     throughput_at_size REAL,
+    qphh               REAL,
     answers_checked    INTEGER NOT NULL,
     answers_matched    INTEGER NOT NULL
 );

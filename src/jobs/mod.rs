@@ -256,6 +256,9 @@ pub struct TpchFigures {
     pub power_at_size: Option<f64>,
     /// TPC-H's Throughput@Size of a throughput test (hammer's figure, not an official result).
     pub throughput_at_size: Option<f64>,
+    /// TPC-H's QphH@Size of a throughput test from the power test before it on the same
+    /// database and scale factor (hammer's figure, not an official result).
+    pub qphh: Option<f64>,
     /// Answers compared with the published answer set (0 when the run did not validate),
     /// and how many of them matched.
     pub answers_checked: u32,
@@ -624,6 +627,7 @@ pub(crate) mod sample {
                 sets_seconds: 33.6,
                 power_at_size: (sets.len() == 1).then_some(8_303.2),
                 throughput_at_size: (sets.len() > 1).then_some(5_012.5),
+                qphh: (sets.len() > 1).then_some(6_451.2),
                 answers_checked: 0,
                 answers_matched: 0,
             },
@@ -720,7 +724,7 @@ mod tests {
         let h = sample::tpch_record(1);
         assert_eq!(
             keys(j(&h)),
-            words("scale_factor query_streams geomean geomean_queries querysets queries failed_queries query_seconds sets_seconds power_at_size throughput_at_size answers_checked answers_matched sets refreshes")
+            words("scale_factor query_streams geomean geomean_queries querysets queries failed_queries query_seconds sets_seconds power_at_size throughput_at_size qphh answers_checked answers_matched sets refreshes")
         );
         assert_eq!(keys(j(&h.sets[0])), words("vu stream set seconds queries"));
         assert_eq!(

@@ -374,7 +374,9 @@ impl Spec {
     }
 
     /// `datagenrun` of `workload`'s data.
-    pub fn datagen(settings: &Settings, workload: &str) -> Spec {
+    /// `warehouses`: the warehouses generated, for a workload sized in them (TPROC-C's
+    /// `gen_count_ware`; `None` for TPROC-H, sized by `gen_scale_fact`).
+    pub fn datagen(settings: &Settings, workload: &str, warehouses: Option<u32>) -> Spec {
         let db = settings.current();
         let g = &settings.generic;
         Spec {
@@ -384,7 +386,7 @@ impl Spec {
                 workload: workload.into(),
                 mode: String::new(),
                 vus: Some(g.get_i64("gen_num_vu") as u32),
-                warehouses: Some(g.get_i64("gen_count_ware") as u32),
+                warehouses,
             },
             settings: snapshot(settings, db),
         }
@@ -701,7 +703,7 @@ mod tests {
         let out = Output::capture();
         for _ in 0..2 {
             let id = rec.begin(
-                Spec::datagen(&settings, "TPROC-C"),
+                Spec::datagen(&settings, "TPROC-C", Some(1)),
                 Database::Pg,
                 &settings,
                 &out,

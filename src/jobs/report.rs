@@ -626,6 +626,9 @@ pub fn html(d: &Detail, lines: &[Line]) -> String {
         if let Some(t) = f.throughput_at_size {
             rows.push(("Throughput@Size", format!("{t:.1} {ours}")));
         }
+        if let Some(q) = f.qphh {
+            rows.push(("QphH@Size", format!("{q:.1} {ours}")));
+        }
         if f.answers_checked > 0 {
             rows.push((
                 "answers checked",

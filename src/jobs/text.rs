@@ -210,6 +210,11 @@ fn tpch_extra(h: &super::TpchFigures) -> Vec<String> {
     if let Some(t) = h.throughput_at_size {
         out.push(format!("Throughput@Size {t:.1} ({ours})"));
     }
+    if let Some(q) = h.qphh {
+        out.push(format!(
+            "QphH@Size {q:.1} with the power test before it ({ours})"
+        ));
+    }
     if h.answers_checked > 0 {
         out.push(format!(
             "Answers checked against the published answer set: {} of {} match",
@@ -264,6 +269,9 @@ pub fn summary(d: &Detail) -> String {
     }
     if let Some(h) = &d.tpch {
         out.push_str(&format!("\n{}", tpch_sizes(&h.figures)));
+        for line in tpch_extra(&h.figures) {
+            out.push_str(&format!("\n{line}"));
+        }
     }
     // Last, so that the result keeps its place (scripts read it by line).
     if let Some(line) = d.system.as_ref().and_then(conditions) {
@@ -756,6 +764,7 @@ mod tests {
                 "Completed 1 query set(s) in 34 seconds",
                 "1 active virtual users, 22 queries in 60.0 s",
                 "scale factor 1, 1 query stream, 22 queries (0 failed) in 25.3 s of query time",
+                "Power@Size 8303.2 (hammer's figure, not an official TPC-H result)",
             ],
             "{t}"
         );

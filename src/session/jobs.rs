@@ -320,6 +320,7 @@ pub fn tpch_times(r: &crate::tpch::result::RunResult) -> crate::jobs::TpchRecord
         sets_seconds: per_vu.iter().map(|(_, s)| *s).fold(0.0, f64::max),
         power_at_size: r.power_at_size().map(|(p, _)| p),
         throughput_at_size: r.throughput_at_size(),
+        qphh: r.qphh,
         answers_checked: r.checked.len() as u32,
         answers_matched: r.checked.iter().filter(|c| c.outcome.is_ok()).count() as u32,
     };
@@ -410,6 +411,7 @@ mod tests {
         stats.by_kind[0].committed = 1;
         let _ = stats.by_kind[0].latency.record(100_000);
         RunResult {
+            qphh: None,
             scale_factor: 0.1,
             power_test: false,
             checked: vec![

@@ -163,7 +163,16 @@ impl Session {
         let dir = self.datagen_dir();
         let generate = bm.generate(&self.settings, &dir)?;
         check_writable_dir(&dir)?;
-        self.begin_job(crate::jobs::Spec::datagen(&self.settings, bm.name()));
+        // Sized in warehouses (TPROC-C) or by its scale factor (TPROC-H).
+        let warehouses = bm
+            .job_sizes(&self.settings)
+            .1
+            .map(|_| self.settings.generic.get_i64("gen_count_ware") as u32);
+        self.begin_job(crate::jobs::Spec::datagen(
+            &self.settings,
+            bm.name(),
+            warehouses,
+        ));
         let rows = generate(&self.out, &self.interrupt)?;
         Ok((rows as i64).into())
     }

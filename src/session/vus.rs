@@ -152,8 +152,8 @@ impl Session {
         let id = self.begin_job(crate::jobs::Spec::run(profile, &script.settings, script.db));
         let result = match self.rt.block_on(work) {
             Ok(crate::bench::benchmark::Ran::Tpcc(r)) => r,
-            Ok(crate::bench::benchmark::Ran::Tpch(r)) => {
-                self.after_tpch(&r, script.db);
+            Ok(crate::bench::benchmark::Ran::Tpch(mut r)) => {
+                self.after_tpch(&mut r, script.db);
                 self.out.line("ALL VIRTUAL USERS COMPLETE");
                 self.vu.last_run = Some((id.clone(), LastRun::Tpch(r)));
                 return Ok(id.into());
@@ -215,15 +215,16 @@ impl Session {
 
     /// After a TPROC-H run: a power test's Power@Size is kept, and a throughput test on the
     /// same database and scale factor after it gets QphH@Size from the two.
-    fn after_tpch(&mut self, r: &crate::tpch::result::RunResult, db: crate::config::Database) {
+    fn after_tpch(&mut self, r: &mut crate::tpch::result::RunResult, db: crate::config::Database) {
         if let Some((power, true)) = r.power_at_size() {
             self.last_power = Some((db, r.scale_factor, power));
         } else if let Some(throughput) = r.throughput_at_size() {
             match self.last_power {
                 Some((d, sf, power)) if d == db && sf == r.scale_factor => {
+                    let qphh = crate::tpch::result::qphh(power, throughput);
+                    r.qphh = Some(qphh);
                     self.out.line(format!(
-                        "QphH@Size {:.1} at scale factor {} from the last power test's Power@Size {power:.1} and this Throughput@Size {throughput:.1} (hammer's figure, not an official TPC-H result)",
-                        crate::tpch::result::qphh(power, throughput),
+                        "QphH@Size {qphh:.1} at scale factor {} from the last power test's Power@Size {power:.1} and this Throughput@Size {throughput:.1} (hammer's figure, not an official TPC-H result)",
                         crate::tpch::shown(sf)
                     ));
                 }

@@ -660,6 +660,7 @@ pub async fn run(
         scale_factor: opts.scale_factor,
         power_test: opts.power_test(),
         checked: record.checked,
+        qphh: None,
         sets: record.sets,
         refreshes: record.refreshes,
         query_streams: opts.query_streams(),

@@ -114,6 +114,9 @@ pub struct RunResult {
     pub power_test: bool,
     /// The answers compared with the answer set, when the run validated them.
     pub checked: Vec<AnswerCheck>,
+    /// QphH@Size, when the session holds a power test on the same database and scale factor
+    /// before this throughput test (set by the session, which keeps that power test).
+    pub qphh: Option<f64>,
     /// Every query set, complete or not, in the order they ended.
     pub sets: Vec<QuerySet>,
     /// Every refresh function, in the order they ran.

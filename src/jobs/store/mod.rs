@@ -438,7 +438,7 @@ impl Store {
                 .all_rows(
                     "SELECT job, scale_factor, query_streams, geomean, geomean_queries, querysets, \
                      queries, failed_queries, query_seconds, sets_seconds, power_at_size, \
-                     throughput_at_size, answers_checked, answers_matched FROM job_tpch",
+                     throughput_at_size, answers_checked, answers_matched, qphh FROM job_tpch",
                     |r| {
                         Ok((
                             r.get::<_, String>(0)?,
@@ -456,6 +456,7 @@ impl Store {
                                 throughput_at_size: r.get(11)?,
                                 answers_checked: r.get(12)?,
                                 answers_matched: r.get(13)?,
+                                qphh: r.get(14)?,
                             },
                         ))
                     },
@@ -700,7 +701,7 @@ impl Store {
             .query_row(
                 "SELECT scale_factor, query_streams, geomean, geomean_queries, querysets, queries, \
                  failed_queries, query_seconds, sets_seconds, power_at_size, throughput_at_size, \
-                 answers_checked, answers_matched FROM job_tpch WHERE job = ?1",
+                 answers_checked, answers_matched, qphh FROM job_tpch WHERE job = ?1",
                 [id],
                 |r| {
                     Ok(TpchFigures {
@@ -717,6 +718,7 @@ impl Store {
                         throughput_at_size: r.get(10)?,
                         answers_checked: r.get(11)?,
                         answers_matched: r.get(12)?,
+                        qphh: r.get(13)?,
                     })
                 },
             )
@@ -893,8 +895,8 @@ fn insert_tpch(tx: &Connection, job: &str, t: &TpchRecord) -> rusqlite::Result<(
     tx.execute(
         "INSERT OR REPLACE INTO job_tpch (job, scale_factor, query_streams, geomean, geomean_queries, \
          querysets, queries, failed_queries, query_seconds, sets_seconds, power_at_size, \
-         throughput_at_size, answers_checked, answers_matched) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+         throughput_at_size, answers_checked, answers_matched, qphh) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
         params![
             job,
             f.scale_factor,
@@ -909,7 +911,8 @@ fn insert_tpch(tx: &Connection, job: &str, t: &TpchRecord) -> rusqlite::Result<(
             f.power_at_size,
             f.throughput_at_size,
             f.answers_checked,
-            f.answers_matched
+            f.answers_matched,
+            f.qphh
         ],
     )?;
     let mut put_set = tx.prepare_cached(
