@@ -146,7 +146,6 @@ fn job_verdict(
 /// A run as its job records it: the figures and the per-type timings, filled from the
 /// workload's result.
 fn run_record(r: &crate::tpcc::driver::RunResult) -> crate::jobs::recorder::RunRecord {
-    use crate::jobs::recorder::{timing, Counts};
     let figures = crate::jobs::RunFigures {
         nopm: r.nopm,
         tpm: r.tpm,
@@ -158,25 +157,36 @@ fn run_record(r: &crate::tpcc::driver::RunResult) -> crate::jobs::recorder::RunR
         client_cpu_seconds: r.client_cpu.map(|c| c.as_secs_f64()),
         stopped_early: r.stopped_early.clone(),
     };
-    let timings = crate::tpcc::inputs::Kind::ALL
+    crate::jobs::recorder::RunRecord {
+        figures,
+        timings: timings(&crate::tpcc::driver::TYPE_NAMES, &r.stats, false),
+        live: r.series.as_ref().map(live_record),
+        tpch: None,
+    }
+}
+
+/// Each unit type's counts and latencies as a job keeps them, `names` in the statistics'
+/// order; `ran_only` leaves out the types that never ran.
+fn timings(
+    names: &[&str],
+    stats: &crate::vu::Stats,
+    ran_only: bool,
+) -> Vec<(crate::jobs::Timing, Vec<u8>)> {
+    use crate::jobs::recorder::{timing, Counts};
+    names
         .iter()
-        .map(|k| {
-            let s = r.stats.kind(*k);
+        .zip(&stats.by_kind)
+        .filter(|(_, s)| !ran_only || s.committed + s.rolled_back + s.failed > 0)
+        .map(|(name, s)| {
             let counts = Counts {
                 committed: s.committed,
                 rolled_back: s.rolled_back,
                 retried: s.retried,
                 failed: s.failed,
             };
-            timing(k.name(), counts, &s.latency)
+            timing(name, counts, &s.latency)
         })
-        .collect();
-    crate::jobs::recorder::RunRecord {
-        figures,
-        timings,
-        live: r.series.as_ref().map(live_record),
-        tpch: None,
-    }
+        .collect()
 }
 
 /// A run's live series as its job keeps it.
@@ -220,7 +230,6 @@ pub(super) fn live_record(s: &crate::vu::live::Series) -> crate::jobs::live::Liv
 /// A custom run as its job records it: the same figures as a TPROC-C run's (no NOPM or TPM),
 /// and the iterations' timing.
 fn custom_record(r: &crate::custom::CustomResult) -> crate::jobs::recorder::RunRecord {
-    use crate::jobs::recorder::{timing, Counts};
     let figures = crate::jobs::RunFigures {
         nopm: None,
         tpm: None,
@@ -232,22 +241,9 @@ fn custom_record(r: &crate::custom::CustomResult) -> crate::jobs::recorder::RunR
         client_cpu_seconds: r.client_cpu.map(|c| c.as_secs_f64()),
         stopped_early: r.stopped_early.clone(),
     };
-    let timings = crate::custom::TYPE_NAMES
-        .iter()
-        .zip(&r.stats.by_kind)
-        .map(|(name, s)| {
-            let counts = Counts {
-                committed: s.committed,
-                rolled_back: s.rolled_back,
-                retried: s.retried,
-                failed: s.failed,
-            };
-            timing(name, counts, &s.latency)
-        })
-        .collect();
     crate::jobs::recorder::RunRecord {
         figures,
-        timings,
+        timings: timings(&crate::custom::TYPE_NAMES, &r.stats, false),
         live: r.series.as_ref().map(live_record),
         tpch: None,
     }
@@ -257,7 +253,6 @@ fn custom_record(r: &crate::custom::CustomResult) -> crate::jobs::recorder::RunR
 /// `transactions` counts queries), each query's and refresh function's timing, and its own:
 /// the geometric mean, the sets, every query of every set and every refresh function.
 pub fn tpch_record(r: &crate::tpch::result::RunResult) -> crate::jobs::recorder::RunRecord {
-    use crate::jobs::recorder::{timing, Counts};
     let figures = crate::jobs::RunFigures {
         nopm: None,
         tpm: None,
@@ -269,23 +264,9 @@ pub fn tpch_record(r: &crate::tpch::result::RunResult) -> crate::jobs::recorder:
         client_cpu_seconds: r.client_cpu.map(|c| c.as_secs_f64()),
         stopped_early: r.stopped_early.clone(),
     };
-    let timings = crate::tpch::TYPE_NAMES
-        .iter()
-        .zip(&r.stats.by_kind)
-        .filter(|(_, s)| s.committed + s.failed > 0)
-        .map(|(name, s)| {
-            let counts = Counts {
-                committed: s.committed,
-                rolled_back: s.rolled_back,
-                retried: s.retried,
-                failed: s.failed,
-            };
-            timing(name, counts, &s.latency)
-        })
-        .collect();
     crate::jobs::recorder::RunRecord {
         figures,
-        timings,
+        timings: timings(&crate::tpch::TYPE_NAMES, &r.stats, true),
         live: r.series.as_ref().map(live_record),
         tpch: Some(tpch_times(r)),
     }

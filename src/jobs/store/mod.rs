@@ -442,22 +442,7 @@ impl Store {
                     |r| {
                         Ok((
                             r.get::<_, String>(0)?,
-                            TpchFigures {
-                                scale_factor: r.get(1)?,
-                                query_streams: r.get(2)?,
-                                geomean: r.get(3)?,
-                                geomean_queries: r.get::<_, i64>(4)? as u64,
-                                querysets: r.get(5)?,
-                                queries: r.get::<_, i64>(6)? as u64,
-                                failed_queries: r.get::<_, i64>(7)? as u64,
-                                query_seconds: r.get(8)?,
-                                sets_seconds: r.get(9)?,
-                                power_at_size: r.get(10)?,
-                                throughput_at_size: r.get(11)?,
-                                answers_checked: r.get(12)?,
-                                answers_matched: r.get(13)?,
-                                qphh: r.get(14)?,
-                            },
+                            tpch_figures(r, 1)?,
                         ))
                     },
                 )
@@ -703,24 +688,7 @@ impl Store {
                  failed_queries, query_seconds, sets_seconds, power_at_size, throughput_at_size, \
                  answers_checked, answers_matched, qphh FROM job_tpch WHERE job = ?1",
                 [id],
-                |r| {
-                    Ok(TpchFigures {
-                        scale_factor: r.get(0)?,
-                        query_streams: r.get(1)?,
-                        geomean: r.get(2)?,
-                        geomean_queries: r.get::<_, i64>(3)? as u64,
-                        querysets: r.get(4)?,
-                        queries: r.get::<_, i64>(5)? as u64,
-                        failed_queries: r.get::<_, i64>(6)? as u64,
-                        query_seconds: r.get(7)?,
-                        sets_seconds: r.get(8)?,
-                        power_at_size: r.get(9)?,
-                        throughput_at_size: r.get(10)?,
-                        answers_checked: r.get(11)?,
-                        answers_matched: r.get(12)?,
-                        qphh: r.get(13)?,
-                    })
-                },
+                |r| tpch_figures(r, 0),
             )
             .optional()
             .map_err(e)?;
@@ -887,6 +855,27 @@ impl End {
             tpch: None,
         }
     }
+}
+
+/// A TPROC-H run's figures from a row of `job_tpch`'s columns in their table order
+/// (`scale_factor` .. `qphh`), the first at column `at`.
+fn tpch_figures(r: &rusqlite::Row, at: usize) -> rusqlite::Result<TpchFigures> {
+    Ok(TpchFigures {
+        scale_factor: r.get(at)?,
+        query_streams: r.get(at + 1)?,
+        geomean: r.get(at + 2)?,
+        geomean_queries: r.get::<_, i64>(at + 3)? as u64,
+        querysets: r.get(at + 4)?,
+        queries: r.get::<_, i64>(at + 5)? as u64,
+        failed_queries: r.get::<_, i64>(at + 6)? as u64,
+        query_seconds: r.get(at + 7)?,
+        sets_seconds: r.get(at + 8)?,
+        power_at_size: r.get(at + 9)?,
+        throughput_at_size: r.get(at + 10)?,
+        answers_checked: r.get(at + 11)?,
+        answers_matched: r.get(at + 12)?,
+        qphh: r.get(at + 13)?,
+    })
 }
 
 /// A TPROC-H run's record, inside the job's end transaction.
