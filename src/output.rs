@@ -159,12 +159,15 @@ impl Output {
         if !self.is_terminal() {
             return;
         }
-        // A terminal that does not say its width (0) is taken as 80 columns.
-        let width = match crossterm::terminal::size() {
-            Ok((w, _)) if w > 0 => w as usize,
-            _ => 80,
+        // A terminal that does not say its size (0) is taken as 80 columns by 24 rows.
+        let (width, height) = match crossterm::terminal::size() {
+            Ok((w, h)) => (
+                if w > 0 { w as usize } else { 80 },
+                if h > 0 { h as usize } else { 24 },
+            ),
+            _ => (80, 24),
         };
-        let lines: Vec<String> = lines
+        let lines: Vec<String> = fit_height(lines, height)
             .into_iter()
             .map(|l| l.chars().take(width.saturating_sub(1).max(1)).collect())
             .collect();
@@ -191,6 +194,21 @@ impl Output {
             _ => Vec::new(),
         }
     }
+}
+
+/// A panel cut to a terminal of `height` rows, leaving two for the lines printed above it (a
+/// panel taller than the screen could not be erased in place): its last kept line says how
+/// many were left out.
+fn fit_height(mut lines: Vec<String>, height: usize) -> Vec<String> {
+    let room = height.saturating_sub(2).max(2);
+    if lines.len() > room {
+        let left_out = lines.len() - (room - 1);
+        lines.truncate(room - 1);
+        lines.push(format!(
+            "... {left_out} more rows (a taller terminal shows them)"
+        ));
+    }
+    lines
 }
 
 /// Draws a panel from the cursor's line down, leaving the cursor at the end of its last
@@ -225,6 +243,16 @@ fn erase_panel(n: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_panel_taller_than_the_terminal_is_cut_and_says_so() {
+        let lines: Vec<String> = (0..30).map(|i| format!("row {i}")).collect();
+        let cut = fit_height(lines.clone(), 24);
+        assert_eq!(cut.len(), 22);
+        assert_eq!(cut[20], "row 20");
+        assert_eq!(cut[21], "... 9 more rows (a taller terminal shows them)");
+        assert_eq!(fit_height(lines[..5].to_vec(), 24).len(), 5);
+    }
 
     #[test]
     fn capture_splits_multi_line_text() {

@@ -168,7 +168,7 @@ pub fn sparkline(values: &[Option<f64>], width: usize) -> String {
 }
 
 /// The panel: where the run is and its health, the database's rates with their sparklines,
-/// then a row per unit type (rate, p95, p95's sparkline).
+/// then a row per unit type that has run (rate, p95, p95's sparkline).
 pub fn panel(
     now: &Interval,
     earlier: &[Interval],
@@ -192,6 +192,13 @@ pub fn panel(
         "type", "per s", "p95 ms"
     ));
     for (k, (name, t)) in names.iter().zip(&now.types).enumerate() {
+        // A type that has not run yet (a TPROC-H query still to come) takes no row.
+        let ran = all
+            .iter()
+            .any(|i| i.types.get(k).is_some_and(|t| t.finished > 0));
+        if !ran {
+            continue;
+        }
         let values: Vec<Option<f64>> = all
             .iter()
             .map(|i| i.types.get(k).and_then(|t| t.p95_us).map(|p| p as f64))
@@ -264,7 +271,9 @@ mod tests {
 
     #[test]
     fn the_panel_has_a_row_per_rate_and_per_type() {
-        let earlier = vec![interval(40000.0, Some(2000)), interval(50000.0, None)];
+        let mut earlier = vec![interval(40000.0, Some(2000)), interval(50000.0, None)];
+        // SLEV ran once, in the first interval: it keeps its row, idle now.
+        earlier[0].types[1].finished = 1;
         let p = panel(
             &interval(52310.0, Some(4123)),
             &earlier,
@@ -282,6 +291,15 @@ mod tests {
         assert!(p[4].contains("87.1") && p[4].contains("4.12"), "{}", p[4]);
         assert!(p[4].ends_with("▄ █"), "{}", p[4]);
         assert!(p[5].contains(" -"), "{}", p[5]);
+        // A type that has not run yet takes no row.
+        let p = panel(
+            &interval(52310.0, Some(4123)),
+            &earlier[1..],
+            &["NEWORD", "SLEV"],
+            "transaction",
+            100,
+        );
+        assert_eq!(p.len(), 2 + 1 + 1 + 1, "{p:#?}");
     }
 
     #[test]
