@@ -5,7 +5,9 @@
 # client CPU; the server's own bulk load of the same rows (datagenrun's flat files through
 # psql \copy / LOAD DATA LOCAL INFILE, files in parallel, then the same keys) and the ratio
 # (target <= 1.3); the generator's rows per second alone (datagenrun to files); and a power
-# test's geometric mean with the client's share of the machine during the queries.
+# test's geometric mean with the client's share of the machine during the queries, then the
+# 22 queries with the specification's validation parameters, their answers checked against the
+# published answer set (scale factors 1 and 0.01).
 # Needs the servers of scripts/ci/servers.sh (started if not running). Servers: durable
 # settings by default, printed first; SERVERS=fast keeps the test servers' own.
 set -euo pipefail
@@ -164,6 +166,9 @@ power_test() { # db prefix
 		echo "diset(\"tpch\", \"${db}_refresh_on\", \"true\");"
 		echo "vurun(); let l = lastrun();"
 		echo "print(\`POWER \${l.geomean} \${l.seconds} \${l.client_cpu_seconds}\`);"
+		# The validation parameters, every answer compared with the published answer set
+		# (scale factors 1 and 0.01).
+		echo "vudestroy(); diset(\"tpch\", \"${db}_refresh_on\", \"false\"); diset(\"tpch\", \"${db}_validate\", \"true\"); vurun();"
 		echo "vudestroy(); deleteschema();"
 	} >"$WORK/power_$db.rhai"
 	echo "tproch.sh: power test on $db ..."
@@ -171,7 +176,7 @@ power_test() { # db prefix
 	local g s cpu cpus
 	read -r _ g s cpu < <(grep '^POWER' "$WORK/power_$db.log")
 	cpus=$(nproc)
-	grep -E 'Power@Size' "$WORK/power_$db.log" | sed "s/^/$db /"
+	grep -E 'Power@Size|Answers checked|answer differs' "$WORK/power_$db.log" | sed "s/^/$db /"
 	printf '%s power test: geometric mean %.3f s, %.1f s in all, client CPU %.2f s (%.2f %% of %d CPUs)\n' \
 		"$db" "$g" "$s" "$cpu" "$(echo "100 * $cpu / ($s * $cpus)" | bc -l)" "$cpus"
 }
