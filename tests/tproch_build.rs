@@ -113,6 +113,37 @@ fn build_check_delete(
         text.contains("TPROC-H Schema of Scale Factor 0.01 has been checked successfully."),
         "{text}"
     );
+    for invariant in [
+        "every order has line items",
+        "no order has more than 7 line items",
+        "every part has 4 suppliers in partsupp",
+        "every line item's part and supplier are in partsupp",
+        "every line item ships after its order date",
+    ] {
+        assert!(
+            text.contains(&format!("Vuser 1:PASS invariant: {invariant}: holds")),
+            "{invariant}:\n{text}"
+        );
+    }
+
+    // A line item shipped before its order was placed breaks an invariant, not a count.
+    let servers = Servers::get();
+    let sql =
+        "UPDATE lineitem SET l_shipdate = '1990-01-01' WHERE l_orderkey = 1 AND l_linenumber = 1";
+    if db == "pg" {
+        servers.pg_exec(&name, sql);
+    } else {
+        servers.maria_exec(&name, &[sql]);
+    }
+    let (r, lines) = f.console("checkschema().failed");
+    let text = lines.join("\n");
+    assert!(r.is_err(), "{text}");
+    assert!(
+        text.contains(
+            "FAIL invariant: every line item ships after its order date: 1 rows break it"
+        ),
+        "{text}"
+    );
 
     // Checked against another scale factor, the counts disagree and say so.
     f.ok(&format!("diset tpch {db}_scale_fact 0.1"));

@@ -9,6 +9,7 @@ pub mod bench;
 pub mod build;
 pub mod driver;
 pub mod gen;
+pub mod invariants;
 pub mod options;
 pub mod params;
 pub mod queries;

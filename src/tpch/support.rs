@@ -111,7 +111,21 @@ impl<F: Family> Support for F {
     ) -> Pending<'a, Result<Vec<Check>>> {
         Box::pin(async move {
             let name = self.tpch_dbname(settings);
-            check(&self.tpch_schema(settings), sf, &name, say).await
+            let mut checks = check(&self.tpch_schema(settings), sf, &name, say).await?;
+            // The invariants say something only of tables that hold the right rows.
+            if checks.iter().all(|c| c.ok) {
+                say.line("Checking a sample of dbgen's invariants (TPC-H clause 4.2.3)");
+                match self.tpch_connect(settings).await {
+                    Ok(mut conn) => {
+                        checks.extend(super::invariants::check(&mut conn).await);
+                        conn.close().await;
+                    }
+                    Err(e) => {
+                        checks.push(Check::fail("invariants", format!("cannot be checked: {e}")))
+                    }
+                }
+            }
+            Ok(checks)
         })
     }
 
