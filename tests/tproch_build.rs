@@ -113,6 +113,10 @@ fn build_check_delete(
         text.contains("TPROC-H Schema of Scale Factor 0.01 has been checked successfully."),
         "{text}"
     );
+    assert!(
+        text.contains("Vuser 1:PASS table lineitem indexes: lineitem_fk1"),
+        "{text}"
+    );
     for invariant in [
         "every order has line items",
         "no order has more than 7 line items",
@@ -144,6 +148,19 @@ fn build_check_delete(
         ),
         "{text}"
     );
+
+    // A missing index fails the check, naming it (PostgreSQL: MariaDB keeps an index its
+    // foreign key needs).
+    if db == "pg" {
+        servers.pg_exec(&name, "DROP INDEX orders_fk1");
+        let (r, lines) = f.console("checkschema().failed");
+        let text = lines.join("\n");
+        assert!(r.is_err(), "{text}");
+        assert!(
+            text.contains("FAIL table orders indexes: orders_fk1 missing"),
+            "{text}"
+        );
+    }
 
     // Checked against another scale factor, the counts disagree and say so.
     f.ok(&format!("diset tpch {db}_scale_fact 0.1"));

@@ -265,6 +265,20 @@ fn verdicts(found: &[TableFacts], sf: f64, expected: Vec<(Table, Option<u64>)>) 
         } else {
             Check::fail(what, format!("({cols}) is missing"))
         });
+        let wanted = table.indexes();
+        if !wanted.is_empty() {
+            let what = format!("table {name} indexes");
+            let missing: Vec<&str> = wanted
+                .iter()
+                .copied()
+                .filter(|i| !f.indexes.iter().any(|x| x == i))
+                .collect();
+            checks.push(if missing.is_empty() {
+                Check::pass(what, wanted.join(", "))
+            } else {
+                Check::fail(what, format!("{} missing", missing.join(", ")))
+            });
+        }
     }
     checks
 }
@@ -298,6 +312,7 @@ mod tests {
             table: t,
             rows,
             primary_key: pk,
+            indexes: t.indexes().iter().map(|i| i.to_string()).collect(),
         };
         let expected = vec![
             (Table::Region, Some(5)),
@@ -305,10 +320,12 @@ mod tests {
             (Table::Lineitem, None),
             (Table::Nation, Some(25)),
         ];
+        let mut no_index = facts(Table::Lineitem, 30, true);
+        no_index.indexes.clear();
         let found = [
             facts(Table::Region, 4, true),
             facts(Table::Orders, 10, false),
-            facts(Table::Lineitem, 30, true),
+            no_index,
         ];
         let checks = verdicts(&found, 0.01, expected);
         let failed: Vec<String> = checks
@@ -321,6 +338,7 @@ mod tests {
             [
                 "table region rows: 4 found, the generator makes 5 at scale factor 0.01",
                 "table orders primary key: (o_orderkey) is missing",
+                "table lineitem indexes: lineitem_fk1 missing",
                 "table nation: is missing",
             ]
         );

@@ -189,6 +189,20 @@ impl Table {
         }
     }
 
+    /// The indexes the build adds on the foreign-key columns the queries join on
+    /// (`schemas/<db>/tproch/keys.sql`), by name.
+    pub fn indexes(self) -> &'static [&'static str] {
+        match self {
+            Table::Region | Table::Part => &[],
+            Table::Nation => &["nation_fk1"],
+            Table::Supplier => &["supplier_fk1"],
+            Table::Customer => &["customer_fk1"],
+            Table::PartSupp => &["partsupp_fk1"],
+            Table::Orders => &["orders_fk1"],
+            Table::Lineitem => &["lineitem_fk1"],
+        }
+    }
+
     /// The primary key's columns (TPC-H clause 1.4.2.2).
     pub fn primary_key(self) -> &'static [&'static str] {
         match self {

@@ -18,6 +18,8 @@ pub struct TableFacts {
     pub rows: u64,
     /// Whether the table has its primary key.
     pub primary_key: bool,
+    /// The names of its other indexes, in lower case.
+    pub indexes: Vec<String>,
 }
 
 /// A database's part in building, checking and deleting a TPROC-H schema; users, passwords

@@ -178,6 +178,20 @@ impl MyTpch {
             else {
                 continue;
             };
+            let indexes = conn
+                .exec_texts(
+                    &format!(
+                        "SELECT DISTINCT LOWER(INDEX_NAME) FROM information_schema.STATISTICS
+                          WHERE TABLE_SCHEMA = ? AND TABLE_NAME = '{}' AND INDEX_NAME <> 'PRIMARY'",
+                        table.name()
+                    ),
+                    db,
+                )
+                .await
+                .map_err(|e| base.failed("cannot query", &format!("the indexes of {name}"), &e))?
+                .iter()
+                .map(|r| cell(r, 0))
+                .collect();
             let sql = format!("SELECT COUNT(*) FROM {}.{}", ident(db), table.name());
             let rows = conn
                 .first_int(&sql)
@@ -188,6 +202,7 @@ impl MyTpch {
                 table,
                 rows: u64::try_from(rows).unwrap_or(0),
                 primary_key: cell(&row, 1) == "1",
+                indexes,
             });
         }
         Ok(Some(facts))

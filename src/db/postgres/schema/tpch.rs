@@ -155,7 +155,10 @@ impl SchemaDb for PgTpch {
         let r = async {
             let sql = "SELECT c.relname::text,
                               EXISTS (SELECT 1 FROM pg_constraint k
-                                       WHERE k.conrelid = c.oid AND k.contype = 'p')
+                                       WHERE k.conrelid = c.oid AND k.contype = 'p'),
+                              ARRAY(SELECT lower(i.relname::text) FROM pg_index x
+                                      JOIN pg_class i ON i.oid = x.indexrelid
+                                     WHERE x.indrelid = c.oid AND NOT x.indisprimary)
                          FROM pg_class c WHERE c.oid = ANY (
                               SELECT to_regclass(t)::oid FROM unnest($1::text[]) t)";
             let names: Vec<&str> = Table::ALL.iter().map(|t| t.name()).collect();
@@ -181,6 +184,7 @@ impl SchemaDb for PgTpch {
                     table,
                     rows: u64::try_from(rows).unwrap_or(0),
                     primary_key: row.get(1),
+                    indexes: row.get(2),
                 });
             }
             Ok::<_, crate::error::Error>(facts)
