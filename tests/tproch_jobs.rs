@@ -57,6 +57,7 @@ fn power_test() -> RunResult {
         query_streams: 1,
         active_vus: 1,
         elapsed: Duration::from_secs(14),
+        streams: Duration::from_secs(14),
         stats: hammer::vu::Stats::new(hammer::tpch::TYPE_NAMES.len()),
         stopped_early: None,
         failed_vus: 0,

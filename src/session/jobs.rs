@@ -414,6 +414,7 @@ mod tests {
             query_streams: 2,
             active_vus: 2,
             elapsed: std::time::Duration::from_secs(30),
+            streams: std::time::Duration::from_secs(30),
             stats,
             stopped_early: Some("stopped by Ctrl-C".into()),
             failed_vus: 0,

@@ -59,6 +59,17 @@ struct Record {
     sets: Vec<QuerySet>,
     refreshes: Vec<RefreshRun>,
     checked: Vec<AnswerCheck>,
+    /// When the first query or refresh function started, and the last one ended.
+    first: Option<Instant>,
+    last: Option<Instant>,
+}
+
+impl Record {
+    /// Notes a unit that ran from `started` until now.
+    fn span(&mut self, started: Instant) {
+        self.first = Some(self.first.map_or(started, |f| f.min(started)));
+        self.last = Some(Instant::now());
+    }
 }
 
 /// The cancellers of the open connections, and the cancel requests the stop sent.
@@ -229,8 +240,9 @@ impl Tpch {
         }
     }
 
-    fn keep_query(&self, t: &Terminal, run: QueryRun) {
+    fn keep_query(&self, t: &Terminal, run: QueryRun, started: Instant) {
         let mut record = lock(&self.record);
+        record.span(started);
         if let Some(set) = record
             .sets
             .iter_mut()
@@ -481,7 +493,7 @@ impl Workload for Tpch {
                 };
                 match rows {
                     Ok(rows) => {
-                        self.keep_query(t, run(rows.len() as u64, None));
+                        self.keep_query(t, run(rows.len() as u64, None), started);
                         if self.opts.validate && answers::has_answers(sf) {
                             lock(&self.record).checked.push(AnswerCheck {
                                 vu: t.vu,
@@ -504,7 +516,7 @@ impl Workload for Tpch {
                         })
                     }
                     Err(e) => {
-                        self.keep_query(t, run(0, Some(e.to_string())));
+                        self.keep_query(t, run(0, Some(e.to_string())), started);
                         // Said before the next unit: the failing query's text.
                         t.unsaid = texts;
                         Err(Error::Db(e))
@@ -523,7 +535,9 @@ impl Workload for Tpch {
                     Ok(n) => (*n, None),
                     Err(e) => (0, Some(e.to_string())),
                 };
-                lock(&self.record).refreshes.push(RefreshRun {
+                let mut record = lock(&self.record);
+                record.span(started);
+                record.refreshes.push(RefreshRun {
                     vu: t.vu,
                     pair: t.set,
                     function: f,
@@ -531,6 +545,7 @@ impl Workload for Tpch {
                     rows,
                     error,
                 });
+                drop(record);
                 let rows = outcome.map_err(Error::Db)?;
                 Ok(Done {
                     rows,
@@ -679,7 +694,12 @@ pub async fn run(
     let sent = std::mem::take(&mut lock(&w.cancels).sent);
     let _ = tokio::time::timeout(CANCEL_WITHIN, futures_util::future::join_all(sent)).await;
     let record = std::mem::take(&mut *lock(&w.record));
+    let streams = record
+        .first
+        .zip(record.last)
+        .map_or(Duration::ZERO, |(f, l)| l.saturating_duration_since(f));
     Ok(RunResult {
+        streams,
         scale_factor: opts.scale_factor,
         power_test: opts.power_test(),
         checked: record.checked,
