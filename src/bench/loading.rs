@@ -112,7 +112,10 @@ async fn load_with_retry<S: Sessions>(
         };
         match outcome {
             Ok(()) => return Ok(()),
-            Err(e) if e.is_connection_loss() && attempt < RETRIES => {
+            // A chunk is one transaction: a lost connection, or a deadlock the server rolled
+            // back (InnoDB's between loaders of one table), leaves none of it; it is loaded
+            // again, on a new connection.
+            Err(e) if (e.is_connection_loss() || is_retry(&e)) && attempt < RETRIES => {
                 attempt += 1;
                 let wait = Duration::from_secs(1 << (attempt - 1));
                 say.line(format!(
@@ -131,6 +134,11 @@ async fn load_with_retry<S: Sessions>(
             Err(e) => return Err(e),
         }
     }
+}
+
+/// A deadlock or serialization failure: the server rolled the transaction back.
+fn is_retry(e: &Error) -> bool {
+    matches!(e, Error::Db(d) if d.kind == crate::fault::Failure::Retry)
 }
 
 /// A stop flag of the build's own, fired by Ctrl-C: loaders stop on it when one of them
@@ -204,5 +212,104 @@ mod tests {
         );
         assert!(say_build_end::<()>(&out, 1, Err(Error::Interrupted)).is_err());
         assert_eq!(out.take_captured(), ["Vuser 1:FINISHED FAILED"]);
+    }
+
+    /// Sessions whose loads fail with the kinds given, in turn, then succeed; counts the
+    /// sessions opened and the chunks loaded.
+    #[derive(Default)]
+    struct Flaky {
+        failures: std::sync::Mutex<Vec<crate::fault::Failure>>,
+        opened: std::sync::atomic::AtomicU32,
+        loaded: std::sync::atomic::AtomicU32,
+    }
+
+    impl Flaky {
+        async fn load(s: &mut Arc<Flaky>) -> Result<()> {
+            let next = s.failures.lock().unwrap().pop();
+            match next {
+                Some(kind) => {
+                    let peer = crate::fault::Peer {
+                        db: crate::config::Database::Maria,
+                        addr: "h:1".into(),
+                        user: "u".into(),
+                    };
+                    Err(Error::Db(peer.failed("cannot load rows into", kind, "x")))
+                }
+                None => {
+                    s.loaded.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    Ok(())
+                }
+            }
+        }
+    }
+
+    /// Opens the one flaky session again, as a new connection would be.
+    struct Reopen(Arc<Flaky>);
+
+    impl Sessions for Reopen {
+        type Table = ();
+        type Session = Arc<Flaky>;
+        fn table_name(_: ()) -> &'static str {
+            "supplier"
+        }
+        async fn open(&self) -> Result<Arc<Flaky>> {
+            self.0
+                .opened
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            Ok(self.0.clone())
+        }
+        async fn load(s: &mut Arc<Flaky>, _: (), _: &[u8]) -> Result<()> {
+            Flaky::load(s).await
+        }
+        async fn close(_: Arc<Flaky>) {}
+    }
+
+    #[test]
+    fn a_deadlocked_chunk_is_loaded_again_and_other_errors_are_not() {
+        use crate::fault::Failure;
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let out = Output::capture();
+        let say = Say::new(out.clone(), 2);
+        let stop = Interrupt::default();
+        // A deadlock the server rolled back: the chunk goes again on a new session.
+        let flaky = Arc::new(Flaky {
+            failures: std::sync::Mutex::new(vec![Failure::Retry]),
+            ..Default::default()
+        });
+        let mut session = Some(flaky.clone());
+        let reopen = Reopen(flaky.clone());
+        let r = rt.block_on(load_with_retry(
+            &reopen,
+            &mut session,
+            (),
+            b"1\n",
+            &say,
+            &stop,
+        ));
+        assert!(r.is_ok(), "{r:?}");
+        assert_eq!(flaky.loaded.load(std::sync::atomic::Ordering::Relaxed), 1);
+        assert_eq!(flaky.opened.load(std::sync::atomic::Ordering::Relaxed), 1);
+        let said = out.take_captured().join("\n");
+        assert!(
+            said.contains("deadlock or serialization failure")
+                && said
+                    .contains("loading supplier again on a new connection in 1 s (attempt 1 of 6)"),
+            "{said}"
+        );
+        // Any other failure is the build's end.
+        flaky.failures.lock().unwrap().push(Failure::Other);
+        let r = rt.block_on(load_with_retry(
+            &reopen,
+            &mut session,
+            (),
+            b"1\n",
+            &say,
+            &stop,
+        ));
+        assert!(r.is_err());
+        assert_eq!(flaky.loaded.load(std::sync::atomic::Ordering::Relaxed), 1);
     }
 }
