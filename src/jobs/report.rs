@@ -61,6 +61,27 @@ fn nice_step(span: f64) -> f64 {
     nice * mag
 }
 
+/// The horizontal grid lines and their labels, every `step` up to `top`, from `x0` to `x1`.
+fn y_grid(
+    svg: &mut String,
+    (x0, x1): (f64, f64),
+    (top, step): (f64, f64),
+    py: &dyn Fn(f64) -> f64,
+) {
+    let mut y = 0.0;
+    while y <= top + step / 2.0 {
+        let _ = write!(
+            svg,
+            r#"<line class="grid" x1="{x0}" x2="{x1}" y1="{p:.1}" y2="{p:.1}"/><text x="{lx}" y="{ty:.1}" text-anchor="end">{l}</text>"#,
+            p = py(y),
+            lx = x0 - 6.0,
+            ty = py(y) + 4.0,
+            l = tick_label(y)
+        );
+        y += step;
+    }
+}
+
 fn tick_label(v: f64) -> String {
     if v.abs() >= 10_000.0 {
         format!("{:.0}k", v / 1000.0)
@@ -104,19 +125,7 @@ pub fn marked_chart(
         r#"<svg viewBox="0 0 {w} {h}" width="100%" role="img" aria-label="{t}"><text x="{left}" y="16" font-weight="600">{t}</text>"#,
         t = escape(title)
     );
-    let mut y = 0.0;
-    while y <= y_top + y_step / 2.0 {
-        let _ = write!(
-            svg,
-            r#"<line class="grid" x1="{left}" x2="{x2}" y1="{p:.1}" y2="{p:.1}"/><text x="{lx}" y="{ty:.1}" text-anchor="end">{l}</text>"#,
-            x2 = w - right,
-            p = py(y),
-            lx = left - 6.0,
-            ty = py(y) + 4.0,
-            l = tick_label(y)
-        );
-        y += y_step;
-    }
+    y_grid(&mut svg, (left, w - right), (y_top, y_step), &py);
     if let Some((start, end)) = window {
         let (x0, x1) = (px(start.min(x_max)), px(end.unwrap_or(x_max).min(x_max)));
         let _ = write!(
@@ -317,19 +326,7 @@ pub fn query_chart(t: &TpchRecord) -> String {
     let mut svg = format!(
         r#"<svg viewBox="0 0 {w} {h}" width="100%" role="img" aria-label="seconds per query"><text x="{left}" y="16" font-weight="600">Seconds per query</text>"#
     );
-    let mut y = 0.0;
-    while y <= y_top + y_step / 2.0 {
-        let _ = write!(
-            svg,
-            r#"<line class="grid" x1="{left}" x2="{x2}" y1="{p:.1}" y2="{p:.1}"/><text x="{lx}" y="{ty:.1}" text-anchor="end">{l}</text>"#,
-            x2 = w - right,
-            p = py(y),
-            lx = left - 6.0,
-            ty = py(y) + 4.0,
-            l = tick_label(y)
-        );
-        y += y_step;
-    }
+    y_grid(&mut svg, (left, w - right), (y_top, y_step), &py);
     for q in 0..22 {
         let _ = write!(
             svg,
