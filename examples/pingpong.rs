@@ -7,6 +7,8 @@
 //! - `tokio`: tasks on tokio's multi-thread runtime (`*_async_scale` terminals),
 //!
 //! and prints its own CPU per round trip. `scripts/bench/pingpong.sh` runs both.
+//! `PINGPONG_SERVER=sleep` makes the server sleep its `work` instead of burning it, as a
+//! durable server waits for its log flush while the machine idles.
 //!
 //!   cargo run --release --example pingpong -- [blocking|tokio] [conns=4] [work_us=300] [trips=40000]
 
@@ -25,8 +27,9 @@ fn arg(args: &[String], i: usize, default: u64) -> u64 {
     })
 }
 
-/// The server: answers each request after `work` of busy CPU.
-fn serve(work: Duration) {
+/// The server: answers each request after `work` of busy CPU, or of sleep when `sleep` (a
+/// durable server waiting for its log flush).
+fn serve(work: Duration, sleep: bool) {
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
     println!("{}", listener.local_addr().expect("address").port());
     for conn in listener.incoming() {
@@ -35,9 +38,13 @@ fn serve(work: Duration) {
             let _ = conn.set_nodelay(true);
             let mut buf = [0u8; REQUEST];
             while conn.read_exact(&mut buf).is_ok() {
-                let until = Instant::now() + work;
-                while Instant::now() < until {
-                    std::hint::spin_loop();
+                if sleep {
+                    std::thread::sleep(work);
+                } else {
+                    let until = Instant::now() + work;
+                    while Instant::now() < until {
+                        std::hint::spin_loop();
+                    }
                 }
                 if conn.write_all(&[1u8; REPLY]).is_err() {
                     return;
@@ -112,7 +119,8 @@ fn tokio(port: u16, conns: u64, trips: u64) {
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if args.get(1).map(String::as_str) == Some("serve") {
-        return serve(Duration::from_micros(arg(&args, 2, 300)));
+        let sleep = args.get(3).map(String::as_str) == Some("sleep");
+        return serve(Duration::from_micros(arg(&args, 2, 300)), sleep);
     }
     let mode = args.get(1).map_or("blocking", String::as_str).to_string();
     let (conns, work, trips) = (
@@ -122,7 +130,13 @@ fn main() {
     );
     let exe = std::env::current_exe().expect("own path");
     let mut server = Command::new(exe)
-        .args(["serve", &work.to_string()])
+        .args([
+            "serve",
+            &work.to_string(),
+            std::env::var("PINGPONG_SERVER")
+                .as_deref()
+                .unwrap_or("spin"),
+        ])
         .stdout(Stdio::piped())
         .spawn()
         .expect("start the server");

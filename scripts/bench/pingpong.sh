@@ -5,6 +5,8 @@
 # terminal per virtual user) or tasks on tokio's runtime (*_async_scale terminals). Prints
 # the client's CPU per round trip for each.
 #   scripts/bench/pingpong.sh [work_us=300] [trips=40000]
+# Env: PINGPONG_SERVER=sleep (the server sleeps its work, as a durable server waits for its
+#      log flush, instead of burning CPU).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 WORK_US=${1:-300}

@@ -2,8 +2,9 @@
 //! blocking for a virtual user that has a thread of its own; every reply bounded by a
 //! deadline, TCP keepalive on, and a [`KillSwitch`] that can shut it down from any thread.
 //!
-//! A terminal waits for one reply at a time. On a thread of its own it sleeps in `recv` and
-//! the server's reply wakes it there: one system call and one wake-up per round trip. Through
+//! A terminal waits for one reply at a time. On a thread of its own it sleeps in `recv` (on a
+//! unix socket in `poll`, see [`readable`]) and the server's reply wakes it there: one
+//! wake-up per round trip. Through
 //! tokio the same wait takes `epoll_wait`, a wake-up of the runtime and then `recv`, and on a
 //! virtual machine that costs the client two to four times the kernel CPU
 //! (`scripts/bench/pingpong.sh` measures both).
@@ -167,6 +168,34 @@ impl Io {
     }
 }
 
+/// Waits until a blocking unix socket has something to read (data, the peer's close or an
+/// error), or fails with `TimedOut` at `deadline`.
+///
+/// A thread asleep in `recv` on a unix stream socket is woken each time the peer takes a
+/// request off it: the kernel wakes everyone waiting on the socket to say it can be written
+/// again, the reader finds no reply yet and goes back to sleep. That doubled every round
+/// trip's sleep and wake-up (a MariaDB terminal over the socket switched context twice per
+/// statement). `poll` for input only is not woken by that, so the reply's arrival is the
+/// only wake-up. TCP wakes a writer only when it was out of buffer space, so its sockets
+/// sleep in `recv` directly.
+fn readable(s: &std::os::unix::net::UnixStream, deadline: Instant) -> io::Result<()> {
+    use rustix::event::{poll, PollFd, PollFlags, Timespec};
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let timeout = Timespec {
+            tv_sec: left.as_secs().try_into().unwrap_or(i64::MAX),
+            tv_nsec: left.subsec_nanos().into(),
+        };
+        let mut fds = [PollFd::new(s, PollFlags::IN)];
+        match poll(&mut fds, Some(&timeout)) {
+            Ok(0) => return Err(io::ErrorKind::TimedOut.into()),
+            Ok(_) => return Ok(()),
+            Err(rustix::io::Errno::INTR) => continue,
+            Err(e) => return Err(e.into()),
+        }
+    }
+}
+
 /// Retries a blocking call a signal interrupted.
 fn restarted<T>(mut call: impl FnMut() -> io::Result<T>) -> io::Result<T> {
     loop {
@@ -310,7 +339,9 @@ impl Sock {
             Io::Tcp(s) => tokio::time::timeout_at(deadline.into(), s.read(buf)).await,
             Io::Unix(s) => tokio::time::timeout_at(deadline.into(), s.read(buf)).await,
             Io::BlockingTcp(s) => Ok(restarted(|| s.read(buf))),
-            Io::BlockingUnix(s) => Ok(restarted(|| s.read(buf))),
+            Io::BlockingUnix(s) => {
+                Ok(readable(s, deadline).and_then(|()| restarted(|| s.read(buf))))
+            }
         };
         timed(read, || self.overdue())
     }
@@ -473,6 +504,105 @@ mod tests {
         let (port, _server) = silent_server();
         let mut late = rt.block_on(Sock::tcp("127.0.0.1", port, &b)).unwrap();
         assert_eq!(rt.block_on(late.read(&mut [0; 4])).unwrap(), 0);
+    }
+
+    /// A unix socket that accepts and then says nothing, keeping the connection open.
+    fn silent_unix_server() -> (tempfile::TempDir, std::path::PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("silent.sock");
+        let l = std::os::unix::net::UnixListener::bind(&path).unwrap();
+        std::thread::spawn(move || {
+            let (s, _) = l.accept().unwrap();
+            std::thread::sleep(Duration::from_secs(5));
+            drop(s);
+        });
+        (dir, path)
+    }
+
+    #[tokio::test]
+    async fn a_blocking_unix_socket_waits_for_its_reply_until_the_deadline() {
+        let (_dir, path) = silent_unix_server();
+        let mut s = Sock::unix(&path, &bounds(0.3))
+            .await
+            .unwrap()
+            .into_blocking()
+            .unwrap();
+        s.write_all(b"hello").await.unwrap();
+        let started = Instant::now();
+        let e = s.read(&mut [0; 16]).await.unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::TimedOut, "{e}");
+        assert!(e.to_string().contains("0.3 s"), "{e}");
+        let took = started.elapsed();
+        assert!(took >= Duration::from_millis(250), "{took:?}");
+        assert!(took < Duration::from_secs(3), "{took:?}");
+    }
+
+    /// How often this thread has slept (its voluntary context switches).
+    fn sleeps() -> u64 {
+        let status = std::fs::read_to_string("/proc/thread-self/status").unwrap();
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("voluntary_ctxt_switches:"))
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap()
+    }
+
+    #[test]
+    fn a_blocking_unix_socket_reads_its_reply_and_the_kill_switch_wakes_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("echo.sock");
+        let l = std::os::unix::net::UnixListener::bind(&path).unwrap();
+        // Takes the first request after a while and answers it after another, then stays
+        // silent.
+        std::thread::spawn(move || {
+            let (mut s, _) = l.accept().unwrap();
+            let mut b = [0; 5];
+            std::thread::sleep(Duration::from_millis(100));
+            s.read_exact(&mut b).unwrap();
+            std::thread::sleep(Duration::from_millis(100));
+            s.write_all(b"world").unwrap();
+            std::thread::sleep(Duration::from_secs(5));
+        });
+        let kill = KillSwitch::default();
+        let b = Bounds {
+            reply_timeout: Duration::from_secs(60),
+            kill: kill.clone(),
+        };
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let mut s = rt
+            .block_on(Sock::unix(&path, &b))
+            .unwrap()
+            .into_blocking()
+            .unwrap();
+        let reader = std::thread::spawn(move || {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap();
+            rt.block_on(async {
+                s.write_all(b"hello").await.unwrap();
+                let mut got = [0; 16];
+                let slept = sleeps();
+                let n = s.read(&mut got).await.unwrap();
+                assert_eq!(&got[..n], b"world");
+                // The server taking the request off the socket does not wake the reader:
+                // only the reply does.
+                assert_eq!(sleeps() - slept, 1, "times the reader slept for one reply");
+                let started = Instant::now();
+                let r = s.read(&mut got).await;
+                (r.map_err(|e| e.kind()), started.elapsed())
+            })
+        });
+        std::thread::sleep(Duration::from_millis(400));
+        assert_eq!(kill.cut(), 1);
+        let (r, took) = reader.join().unwrap();
+        assert_eq!(r, Ok(0));
+        assert!(took < Duration::from_secs(5), "{took:?}");
     }
 
     #[test]
