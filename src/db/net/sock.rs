@@ -551,18 +551,21 @@ mod tests {
 
     #[test]
     fn a_blocking_unix_socket_reads_its_reply_and_the_kill_switch_wakes_it() {
+        const EXCHANGES: usize = 3;
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("echo.sock");
         let l = std::os::unix::net::UnixListener::bind(&path).unwrap();
-        // Takes the first request after a while and answers it after another, then stays
-        // silent.
+        // Takes each request a while after it came and answers it a while later; then
+        // stays silent.
         std::thread::spawn(move || {
             let (mut s, _) = l.accept().unwrap();
-            let mut b = [0; 5];
-            std::thread::sleep(Duration::from_millis(100));
-            s.read_exact(&mut b).unwrap();
-            std::thread::sleep(Duration::from_millis(100));
-            s.write_all(b"world").unwrap();
+            for _ in 0..EXCHANGES {
+                let mut b = [0; 5];
+                std::thread::sleep(Duration::from_millis(50));
+                s.read_exact(&mut b).unwrap();
+                std::thread::sleep(Duration::from_millis(50));
+                s.write_all(b"world").unwrap();
+            }
             std::thread::sleep(Duration::from_secs(5));
         });
         let kill = KillSwitch::default();
@@ -579,27 +582,38 @@ mod tests {
             .unwrap()
             .into_blocking()
             .unwrap();
+        let (answered, all_answered) = std::sync::mpsc::channel();
         let reader = std::thread::spawn(move || {
             let rt = tokio::runtime::Builder::new_current_thread()
                 .enable_all()
                 .build()
                 .unwrap();
             rt.block_on(async {
-                s.write_all(b"hello").await.unwrap();
                 let mut got = [0; 16];
-                let slept = sleeps();
-                let n = s.read(&mut got).await.unwrap();
-                assert_eq!(&got[..n], b"world");
+                let mut slept = Vec::new();
+                for _ in 0..EXCHANGES {
+                    s.write_all(b"hello").await.unwrap();
+                    let before = sleeps();
+                    let n = s.read(&mut got).await.unwrap();
+                    slept.push(sleeps() - before);
+                    assert_eq!(&got[..n], b"world");
+                }
                 // The server taking the request off the socket does not wake the reader:
-                // only the reply does.
-                assert_eq!(sleeps() - slept, 1, "times the reader slept for one reply");
+                // only the reply does. (A signal may wake a wait too, so one clean exchange
+                // of three is enough; a reader woken by the server's read sleeps twice in
+                // every one.)
+                assert_eq!(slept.iter().min(), Some(&1), "sleeps per reply: {slept:?}");
+                answered.send(()).unwrap();
                 let started = Instant::now();
                 let r = s.read(&mut got).await;
                 (r.map_err(|e| e.kind()), started.elapsed())
             })
         });
-        std::thread::sleep(Duration::from_millis(400));
-        assert_eq!(kill.cut(), 1);
+        // The reader waits for a fourth reply that never comes, until the switch is cut.
+        if all_answered.recv_timeout(Duration::from_secs(30)).is_ok() {
+            std::thread::sleep(Duration::from_millis(100));
+            assert_eq!(kill.cut(), 1);
+        }
         let (r, took) = reader.join().unwrap();
         assert_eq!(r, Ok(0));
         assert!(took < Duration::from_secs(5), "{took:?}");
