@@ -99,11 +99,18 @@ pub struct Conn {
     conn: Option<ScriptConn>,
     id: u64,
     cancels: Arc<Mutex<Cancels>>,
+    /// A query or refresh is waiting for the server.
+    busy: bool,
 }
 
 impl Drop for Conn {
     fn drop(&mut self) {
-        lock(&self.cancels).open.remove(&self.id);
+        // A connection dropped in the middle of a call (the stopping run cut the call off)
+        // leaves its canceller for the stop's cut, which may come a moment after the
+        // terminal saw the run's cut: the query it left running is cancelled then.
+        if !self.busy {
+            lock(&self.cancels).open.remove(&self.id);
+        }
     }
 }
 
@@ -363,6 +370,7 @@ impl Workload for Tpch {
             conn: Some(conn),
             id,
             cancels: self.cancels.clone(),
+            busy: false,
         })
     }
 
@@ -482,7 +490,9 @@ impl Workload for Tpch {
                 } else {
                     params::random(q, sf, &mut t.rng)
                 };
+                conn.busy = true;
                 let (rows, texts) = self.query(c, q, &params, t.stream).await;
+                conn.busy = false;
                 let seconds = started.elapsed().as_secs_f64();
                 let run = |rows, error| QueryRun {
                     query: q,
@@ -529,7 +539,9 @@ impl Workload for Tpch {
                     None => self.refresh_sql(f, t.set),
                 };
                 let started = Instant::now();
+                conn.busy = true;
                 let outcome = self.refresh(c, &sql).await;
+                conn.busy = false;
                 let seconds = started.elapsed().as_secs_f64();
                 let (rows, error) = match &outcome {
                     Ok(n) => (*n, None),
