@@ -281,14 +281,17 @@ mod tests {
         });
         let mut session = Some(flaky.clone());
         let reopen = Reopen(flaky.clone());
-        let r = rt.block_on(load_with_retry(
-            &reopen,
-            &mut session,
-            (),
-            b"1\n",
-            &say,
-            &stop,
-        ));
+        let mut load = || {
+            rt.block_on(load_with_retry(
+                &reopen,
+                &mut session,
+                (),
+                b"1\n",
+                &say,
+                &stop,
+            ))
+        };
+        let r = load();
         assert!(r.is_ok(), "{r:?}");
         assert_eq!(flaky.loaded.load(std::sync::atomic::Ordering::Relaxed), 1);
         assert_eq!(flaky.opened.load(std::sync::atomic::Ordering::Relaxed), 1);
@@ -301,14 +304,7 @@ mod tests {
         );
         // Any other failure is the build's end.
         flaky.failures.lock().unwrap().push(Failure::Other);
-        let r = rt.block_on(load_with_retry(
-            &reopen,
-            &mut session,
-            (),
-            b"1\n",
-            &say,
-            &stop,
-        ));
+        let r = load();
         assert!(r.is_err());
         assert_eq!(flaky.loaded.load(std::sync::atomic::Ordering::Relaxed), 1);
     }
