@@ -7,27 +7,27 @@
 //! * client-side SQL (`pg_no_stored_procs` true, hammer's addition): the same business logic
 //!   as plain prepared statements inside `BEGIN ... COMMIT`.
 //!
-//! Every statement is prepared once per connection, and the client-side flavour pipelines
-//! `BEGIN`, its statements and `COMMIT` (tokio-postgres sends requests polled together
-//! without waiting for answers), so a transaction costs one round trip, New-Order two:
-//! whether it commits depends on the item lookup.
+//! Every statement is prepared once per connection on hammer's lean connection, and the
+//! client-side flavour pipelines `BEGIN`, its statements and `COMMIT` behind one Sync, so a
+//! transaction costs one round trip, New-Order two: whether it commits depends on the item
+//! lookup.
 
 mod calls;
 mod client;
 pub mod counters;
 mod fitness;
-mod numeric;
 mod outputs;
 mod sql;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use tokio::sync::Mutex;
-use tokio_postgres::types::ToSql;
 use tokio_postgres::Client;
 
 use self::calls::{customer_args, routine_new_order};
-use self::client::{int, money, ClientLink, ClientStatements};
+use self::client::{
+    ClientLink, DELIVERY, OSTAT_BY_ID, OSTAT_BY_NAME, PAYMENT_BY_ID, PAYMENT_BY_NAME, SLEV,
+};
 use self::fitness::PgFitness;
 use self::outputs::{
     delivery_result, failed, order_status_result, payment_result, routine_failed,
@@ -204,45 +204,36 @@ impl TxnDb for PgDriver {
 
     async fn connect(&self) -> Result<PgTxnConn> {
         let peer = self.owner.peer();
-        let link = match self.flavour {
+        let mut wire = pgwire::open(&self.owner).await?;
+        let prepared = match self.flavour {
             Flavour::Functions | Flavour::Procedures => {
-                let mut wire = pgwire::open(&self.owner).await?;
                 let texts = statement_texts(self.flavour);
                 let named: Vec<(&str, &str)> = ROUTINES
                     .iter()
                     .zip(&texts)
                     .map(|(name, sql)| (*name, sql.as_str()))
                     .collect();
-                if let Err(e) = wire.prepare(&named).await {
-                    wire.close().await;
-                    let (kind, detail) = pgwire::classify(&e);
-                    return Err(peer
-                        .failed(
-                            "cannot prepare",
-                            kind,
-                            format!("the transactions: {detail}"),
-                        )
-                        .into());
-                }
-                Link::Routines {
-                    wire,
-                    procedures: self.flavour == Flavour::Procedures,
-                }
+                wire.prepare(&named).await
             }
-            Flavour::ClientSql => {
-                let conn = connect(&self.owner).await?;
-                match ClientStatements::prepare(&conn.client).await {
-                    Ok(st) => Link::Client(ClientLink {
-                        conn,
-                        st,
-                        open: false,
-                    }),
-                    Err(e) => {
-                        conn.close().await;
-                        return Err(failed(&peer, "cannot prepare", "the transactions", &e).into());
-                    }
-                }
-            }
+            Flavour::ClientSql => client::prepare(&mut wire).await,
+        };
+        if let Err(e) = prepared {
+            wire.close().await;
+            let (kind, detail) = pgwire::classify(&e);
+            return Err(peer
+                .failed(
+                    "cannot prepare",
+                    kind,
+                    format!("the transactions: {detail}"),
+                )
+                .into());
+        }
+        let link = match self.flavour {
+            Flavour::Functions | Flavour::Procedures => Link::Routines {
+                wire,
+                procedures: self.flavour == Flavour::Procedures,
+            },
+            Flavour::ClientSql => Link::Client(ClientLink { wire, open: false }),
         };
         Ok(PgTxnConn {
             link,
@@ -355,10 +346,9 @@ async fn read_counter(
     }
 }
 
-/// One terminal's connection. Functions and procedures run on hammer's own lean connection
-/// ([`Wire`]): a transaction there is one statement, and the general client's machinery
-/// cost more client CPU than the round trip. Client-side SQL pipelines several statements
-/// per round trip and stays on tokio-postgres.
+/// One terminal's connection, hammer's own lean one ([`Wire`]): a transaction there is one
+/// routine call, or with client-side SQL one pipeline of statements per round trip, and the
+/// general client's machinery cost more client CPU than the round trip.
 pub struct PgTxnConn {
     link: Link,
     peer: Peer,
@@ -366,9 +356,13 @@ pub struct PgTxnConn {
 }
 
 impl PgTxnConn {
-    /// Whether the routines' lean connection has a blocking socket (`TxnConn::into_blocking`).
+    /// Whether the connection has a blocking socket (`TxnConn::into_blocking`).
     pub fn is_blocking(&self) -> bool {
-        matches!(&self.link, Link::Routines { wire, .. } if wire.is_blocking())
+        match &self.link {
+            Link::Routines { wire, .. } | Link::Client(ClientLink { wire, .. }) => {
+                wire.is_blocking()
+            }
+        }
     }
 }
 
@@ -423,20 +417,29 @@ impl TxnConn for PgTxnConn {
                 payment_result(peer, *summaries, t, reply.first())
             }
             Link::Client(c) => {
-                let amount = money(t.amount_cents);
-                let (w, d, c_w, c_d) = (int(t.w_id), int(t.d_id), int(t.c_w_id), int(t.c_d_id));
-                let rows = match &t.customer {
-                    Customer::ById(id) => {
-                        let id = int(*id);
-                        let params: [&(dyn ToSql + Sync); 6] = [&w, &d, &c_w, &c_d, &id, &amount];
-                        c.single(peer, txn, |s| &s.payment_by_id, &params).await?
-                    }
-                    Customer::ByName(name) => {
-                        let params: [&(dyn ToSql + Sync); 6] = [&w, &d, &c_w, &c_d, name, &amount];
-                        c.single(peer, txn, |s| &s.payment_by_name, &params).await?
-                    }
+                let st = match &t.customer {
+                    Customer::ById(_) => PAYMENT_BY_ID,
+                    Customer::ByName(_) => PAYMENT_BY_NAME,
                 };
-                payment_result(peer, *summaries, t, rows.first())
+                c.single(
+                    peer,
+                    txn,
+                    st,
+                    |call| {
+                        let call = call
+                            .int(t.w_id.into())
+                            .int(t.d_id.into())
+                            .int(t.c_w_id.into())
+                            .int(t.c_d_id.into());
+                        match &t.customer {
+                            Customer::ById(id) => call.int(i64::from(*id)),
+                            Customer::ByName(name) => call.text(name),
+                        }
+                        .cents(t.amount_cents)
+                    },
+                    |row| payment_result(peer, *summaries, t, row),
+                )
+                .await
             }
         }
     }
@@ -464,19 +467,24 @@ impl TxnConn for PgTxnConn {
                 order_status_result(peer, *summaries, t, reply.first())
             }
             Link::Client(c) => {
-                let (w, d) = (int(t.w_id), int(t.d_id));
-                let rows = match &t.customer {
-                    Customer::ById(id) => {
-                        let id = int(*id);
-                        c.single(peer, txn, |s| &s.ostat_by_id, &[&w, &d, &id])
-                            .await?
-                    }
-                    Customer::ByName(name) => {
-                        c.single(peer, txn, |s| &s.ostat_by_name, &[&w, &d, name])
-                            .await?
-                    }
+                let st = match &t.customer {
+                    Customer::ById(_) => OSTAT_BY_ID,
+                    Customer::ByName(_) => OSTAT_BY_NAME,
                 };
-                order_status_result(peer, *summaries, t, rows.first())
+                c.single(
+                    peer,
+                    txn,
+                    st,
+                    |call| {
+                        let call = call.int(t.w_id.into()).int(t.d_id.into());
+                        match &t.customer {
+                            Customer::ById(id) => call.int(i64::from(*id)),
+                            Customer::ByName(name) => call.text(name),
+                        }
+                    },
+                    |row| order_status_result(peer, *summaries, t, row),
+                )
+                .await
             }
         }
     }
@@ -500,11 +508,14 @@ impl TxnConn for PgTxnConn {
                 delivery_result(peer, *summaries, t, reply.first())
             }
             Link::Client(c) => {
-                let (w, carrier) = (int(t.w_id), int(t.carrier_id));
-                let rows = c
-                    .single(peer, txn, |s| &s.delivery, &[&w, &carrier])
-                    .await?;
-                delivery_result(peer, *summaries, t, rows.first())
+                c.single(
+                    peer,
+                    txn,
+                    DELIVERY,
+                    |call| call.int(t.w_id.into()).int(t.carrier_id.into()),
+                    |row| delivery_result(peer, *summaries, t, row),
+                )
+                .await
             }
         }
     }
@@ -529,28 +540,42 @@ impl TxnConn for PgTxnConn {
                 stock_level_result(peer, *summaries, t, reply.first())
             }
             Link::Client(c) => {
-                let (w, d, threshold) = (int(t.w_id), int(t.d_id), int(t.threshold));
-                let rows = c
-                    .single(peer, txn, |s| &s.slev, &[&w, &d, &threshold])
-                    .await?;
-                stock_level_result(peer, *summaries, t, rows.first())
+                c.single(
+                    peer,
+                    txn,
+                    SLEV,
+                    |call| {
+                        call.int(t.w_id.into())
+                            .int(t.d_id.into())
+                            .int(t.threshold.into())
+                    },
+                    |row| stock_level_result(peer, *summaries, t, row),
+                )
+                .await
             }
         }
     }
 
     fn into_blocking(self) -> Result<Self> {
+        let peer = &self.peer;
+        let blocking = |wire: Wire| {
+            wire.into_blocking().map_err(|e| {
+                peer.failed(
+                    "cannot switch to a blocking socket on",
+                    Failure::Lost,
+                    e.to_string(),
+                )
+            })
+        };
         let link = match self.link {
             Link::Routines { wire, procedures } => Link::Routines {
-                wire: wire.into_blocking().map_err(|e| {
-                    self.peer.failed(
-                        "cannot switch to a blocking socket on",
-                        Failure::Lost,
-                        e.to_string(),
-                    )
-                })?,
+                wire: blocking(wire)?,
                 procedures,
             },
-            client => client,
+            Link::Client(ClientLink { wire, open }) => Link::Client(ClientLink {
+                wire: blocking(wire)?,
+                open,
+            }),
         };
         Ok(PgTxnConn { link, ..self })
     }
@@ -558,12 +583,7 @@ impl TxnConn for PgTxnConn {
     async fn close(self) {
         match self.link {
             Link::Routines { wire, .. } => wire.close().await,
-            Link::Client(c) => {
-                if c.open {
-                    let _ = c.conn.client.execute(&c.st.rollback, &[]).await;
-                }
-                c.conn.close().await;
-            }
+            Link::Client(c) => c.close().await,
         }
     }
 }

@@ -1,86 +1,70 @@
-//! Client-side SQL: the routines' business logic as prepared statements, pipelined inside
-//! `BEGIN ... COMMIT` so that a transaction costs one round trip, New-Order two.
+//! Client-side SQL: the routines' business logic as prepared statements on hammer's lean
+//! connection, `BEGIN`, the statement and `COMMIT` pipelined behind one Sync, so that a
+//! transaction costs one round trip (New-Order two: whether it commits depends on the item
+//! lookup) and the server answers each in one flush.
+//!
+//! After an error the server skips the rest of the pipeline up to its Sync, so a failed
+//! statement leaves the transaction block open and failed; it is rolled back at once, so
+//! that the locks it took go before the driver retries or moves on.
 
 use std::collections::HashMap;
 
-use futures_util::future::join_all;
-use tokio_postgres::types::ToSql;
-use tokio_postgres::{Client, Row, Statement};
-
-use super::numeric::Numeric;
-use super::outputs::{col, new_order_done, not_found, txn_failed};
+use super::outputs::{new_order_done, not_found, read, txn_failed};
 use super::sql;
-use crate::db::postgres::PgConn;
-use crate::error::Result;
+use crate::db::postgres::wire::{Call, Reply, Wire, WireError};
+use crate::error::{Error, Result};
 use crate::fault::Peer;
 use crate::tpcc::txn::{Done, Line, NewOrder};
 
-/// Client-side SQL: the connection, its statements, and whether a transaction may still be
-/// open because a call was dropped halfway.
+/// A client-side statement: its name on the connection and its number of placeholders.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct St(pub(super) &'static str, pub(super) i16);
+
+const BEGIN: St = St("begin", 0);
+const COMMIT: St = St("commit", 0);
+const ROLLBACK: St = St("rollback", 0);
+const NEWORD_START: St = St("neword_start", 4);
+const NEWORD_FINISH: St = St("neword_finish", 11);
+const STOCK: St = St("stock", 4);
+pub(super) const PAYMENT_BY_ID: St = St("payment_by_id", 6);
+pub(super) const PAYMENT_BY_NAME: St = St("payment_by_name", 6);
+pub(super) const OSTAT_BY_ID: St = St("ostat_by_id", 3);
+pub(super) const OSTAT_BY_NAME: St = St("ostat_by_name", 3);
+pub(super) const DELIVERY: St = St("delivery", 2);
+pub(super) const SLEV: St = St("slev", 3);
+
+/// The statements in the order of `sql::client`.
+const STATEMENTS: [St; 12] = [
+    BEGIN,
+    COMMIT,
+    ROLLBACK,
+    NEWORD_START,
+    NEWORD_FINISH,
+    STOCK,
+    PAYMENT_BY_ID,
+    PAYMENT_BY_NAME,
+    OSTAT_BY_ID,
+    OSTAT_BY_NAME,
+    DELIVERY,
+    SLEV,
+];
+
+/// Client-side SQL: the connection, and whether a transaction may still be open because a
+/// call was dropped halfway or its rollback failed.
 pub(super) struct ClientLink {
-    pub(super) conn: PgConn,
-    pub(super) st: ClientStatements,
+    pub(super) wire: Wire,
     pub(super) open: bool,
 }
 
-/// Client-side SQL, in the order of `sql::client`.
-pub(super) struct ClientStatements {
-    pub(super) begin: Statement,
-    pub(super) commit: Statement,
-    pub(super) rollback: Statement,
-    pub(super) neword_start: Statement,
-    pub(super) neword_finish: Statement,
-    pub(super) stock: Statement,
-    pub(super) payment_by_id: Statement,
-    pub(super) payment_by_name: Statement,
-    pub(super) ostat_by_id: Statement,
-    pub(super) ostat_by_name: Statement,
-    pub(super) delivery: Statement,
-    pub(super) slev: Statement,
-}
-
-impl ClientStatements {
-    /// Prepares the statements, all in one round trip.
-    pub(super) async fn prepare(client: &Client) -> Result<Self, tokio_postgres::Error> {
-        let [begin, commit, rollback, neword_start, neword_finish, stock, payment_by_id, payment_by_name, ostat_by_id, ostat_by_name, delivery, slev] =
-            prepare_all(client, sql::client()).await?;
-        Ok(ClientStatements {
-            begin,
-            commit,
-            rollback,
-            neword_start,
-            neword_finish,
-            stock,
-            payment_by_id,
-            payment_by_name,
-            ostat_by_id,
-            ostat_by_name,
-            delivery,
-            slev,
-        })
-    }
-}
-
-/// Prepares `N` statements, pipelined.
-pub(super) async fn prepare_all<const N: usize>(
-    client: &Client,
-    texts: [String; N],
-) -> Result<[Statement; N], tokio_postgres::Error> {
-    let prepared = join_all(texts.iter().map(|t| client.prepare(t))).await;
-    let statements = prepared.into_iter().collect::<Result<Vec<_>, _>>()?;
-    Ok(statements
-        .try_into()
-        .unwrap_or_else(|_: Vec<Statement>| unreachable!("join_all gives one result per text")))
-}
-
-/// A statement parameter: TPC-C's numbers are small, and the schema's columns are `int`.
-pub(super) fn int(n: u32) -> i32 {
-    i32::try_from(n).unwrap_or(i32::MAX)
-}
-
-/// Cents as the text a `$n::text::numeric` parameter takes: 1234 is `12.34`.
-pub(super) fn money(cents: u32) -> String {
-    format!("{}.{:02}", cents / 100, cents % 100)
+/// Prepares the client-side statements on `wire`, all in one round trip.
+pub(super) async fn prepare(wire: &mut Wire) -> Result<(), WireError> {
+    let texts = sql::client();
+    let named: Vec<(&str, &str)> = STATEMENTS
+        .iter()
+        .zip(&texts)
+        .map(|(st, sql)| (st.0, sql.as_str()))
+        .collect();
+    wire.prepare(&named).await
 }
 
 /// Stock updates beyond the first for order lines that repeat an (item, supply warehouse)
@@ -89,9 +73,9 @@ pub(super) fn money(cents: u32) -> String {
 /// to the quantity the previous one left, as the functions' line-by-line loop does.
 #[derive(Debug, Default, PartialEq)]
 pub(super) struct StockRound {
-    pub(super) items: Vec<i32>,
-    pub(super) supply: Vec<i32>,
-    pub(super) quantities: Vec<i32>,
+    pub(super) items: Vec<u32>,
+    pub(super) supply: Vec<u32>,
+    pub(super) quantities: Vec<u32>,
 }
 
 pub(super) fn later_rounds(lines: &[Line]) -> Vec<StockRound> {
@@ -108,81 +92,67 @@ pub(super) fn later_rounds(lines: &[Line]) -> Vec<StockRound> {
             rounds.push(StockRound::default());
         }
         let round = &mut rounds[r];
-        round.items.push(int(l.item_id));
-        round.supply.push(int(l.supply_w_id));
-        round.quantities.push(int(l.quantity));
+        round.items.push(l.item_id);
+        round.supply.push(l.supply_w_id);
+        round.quantities.push(l.quantity);
     }
     rounds
 }
 
-/// The inputs shared by the New-Order statements.
-pub(super) struct OrderArgs {
-    pub(super) w: i32,
-    pub(super) d: i32,
-    pub(super) c: i32,
-    pub(super) all_local: i32,
-    pub(super) items: Vec<i32>,
-    pub(super) supply: Vec<i32>,
-    pub(super) quantities: Vec<i32>,
+/// Starts a transaction's pipeline: a ROLLBACK first when a dropped call may have left a
+/// transaction open (with nothing open it only draws a warning), `BEGIN`, then `st`, whose
+/// parameters the caller adds.
+fn begin(wire: &mut Wire, was_open: bool, st: St) -> Call<'_> {
+    let call = if was_open {
+        wire.call(ROLLBACK.0, 0).then(BEGIN.0, 0)
+    } else {
+        wire.call(BEGIN.0, 0)
+    };
+    call.then(st.0, st.1)
 }
 
-impl OrderArgs {
-    pub(super) fn new(t: &NewOrder) -> Self {
-        OrderArgs {
-            w: int(t.w_id),
-            d: int(t.d_id),
-            c: int(t.c_id),
-            all_local: i32::from(t.all_local),
-            items: t.lines.iter().map(|l| int(l.item_id)).collect(),
-            supply: t.lines.iter().map(|l| int(l.supply_w_id)).collect(),
-            quantities: t.lines.iter().map(|l| int(l.quantity)).collect(),
+/// Ends the open transaction with a rollback; `open` stays set when it could not be sent,
+/// so the next transaction's pipeline starts with one.
+async fn rollback(wire: &mut Wire, open: &mut bool) -> Result<(), WireError> {
+    wire.call(ROLLBACK.0, 0).run().await?;
+    *open = wire.in_transaction();
+    Ok(())
+}
+
+/// A pipeline's failure: the transaction left open by the server's error is rolled back now
+/// (a lost connection has nothing left to roll back), and the error says which transaction.
+async fn failed(wire: &mut Wire, open: &mut bool, peer: &Peer, txn: &str, e: WireError) -> Error {
+    let err = txn_failed(peer, txn, &e);
+    if matches!(e, WireError::Server(_)) {
+        if wire.in_transaction() {
+            let _ = rollback(wire, open).await;
+        } else {
+            *open = false;
         }
     }
-}
-
-/// Client-side SQL: a ROLLBACK request when a dropped call may have left a transaction
-/// open, sent first in a pipeline (a ROLLBACK with nothing open only draws a warning).
-pub(super) async fn reset(client: &Client, st: &ClientStatements, open: bool) {
-    if open {
-        let _ = client.execute(&st.rollback, &[]).await;
-    }
-}
-
-/// Client-side SQL: ends the open transaction with a rollback.
-pub(super) async fn rollback(
-    client: &Client,
-    st: &ClientStatements,
-    open: &mut bool,
-) -> Result<(), tokio_postgres::Error> {
-    let r = client.execute(&st.rollback, &[]).await;
-    if r.is_ok() || client.is_closed() {
-        *open = false;
-    }
-    r.map(|_| ())
+    err
 }
 
 impl ClientLink {
-    /// BEGIN, one statement and COMMIT in one round trip. A failed statement turns the
-    /// COMMIT into a rollback, so nothing stays open either way.
+    /// BEGIN, one statement with the parameters `args` adds, and COMMIT in one round trip;
+    /// `done` reads the statement's row.
     pub(super) async fn single(
         &mut self,
         peer: &Peer,
         txn: &str,
-        pick: impl Fn(&ClientStatements) -> &Statement,
-        params: &[&(dyn ToSql + Sync)],
-    ) -> Result<Vec<Row>> {
-        let (client, st) = (&self.conn.client, &self.st);
-        let was_open = std::mem::replace(&mut self.open, true);
-        let (_, begin, rows, commit) = tokio::join!(
-            biased;
-            reset(client, st, was_open),
-            client.execute(&st.begin, &[]),
-            client.query(pick(st), params),
-            client.execute(&st.commit, &[]),
-        );
-        self.open = false;
-        let r = begin.and(rows).and_then(|rows| commit.map(|_| rows));
-        r.map_err(|e| txn_failed(peer, txn, &e))
+        st: St,
+        args: impl for<'a> FnOnce(Call<'a>) -> Call<'a>,
+        done: impl FnOnce(Option<&Reply<'_>>) -> Result<Done>,
+    ) -> Result<Done> {
+        let ClientLink { wire, open } = self;
+        let was_open = std::mem::replace(open, true);
+        let call = args(begin(wire, was_open, st)).then(COMMIT.0, 0);
+        let out = match call.run().await {
+            Ok(reply) => done(reply.first()),
+            Err(e) => return Err(failed(wire, open, peer, txn, e).await),
+        };
+        *open = wire.in_transaction();
+        out
     }
 
     pub(super) async fn new_order(
@@ -192,113 +162,107 @@ impl ClientLink {
         t: &NewOrder,
     ) -> Result<Done> {
         let txn = "New Order";
-        let ClientLink { conn, st, open } = self;
-        let client = &conn.client;
-        let a = OrderArgs::new(t);
+        let ClientLink { wire, open } = self;
+        let was_open = std::mem::replace(open, true);
 
         // Round trip 1: take the order id, read the customer and taxes, count valid items.
-        let was_open = std::mem::replace(open, true);
-        let params: [&(dyn ToSql + Sync); 4] = [&a.w, &a.d, &a.c, &a.items];
-        let (_, begin, start) = tokio::join!(
-            biased;
-            reset(client, st, was_open),
-            client.execute(&st.begin, &[]),
-            client.query(&st.neword_start, &params),
-        );
-        let read = match begin.and(start) {
-            Ok(rows) => match rows.first() {
-                None => Err(not_found(
+        let call = begin(wire, was_open, NEWORD_START)
+            .int(t.w_id.into())
+            .int(t.d_id.into())
+            .int(t.c_id.into())
+            .ints(t.lines.iter().map(|l| l.item_id));
+        let read_start = |reply: Reply<'_>| -> Result<_> {
+            let Some(row) = reply.first() else {
+                return Err(not_found(
                     peer,
                     txn,
                     &format!(
                         "warehouse {}, district {} or customer {}",
                         t.w_id, t.d_id, t.c_id
                     ),
-                )),
-                Some(row) => (|| {
-                    Ok((
-                        col::<i32>(row, 0, peer, txn)?,
-                        col::<Numeric>(row, 1, peer, txn)?,
-                        col::<Numeric>(row, 2, peer, txn)?,
-                        col::<Numeric>(row, 3, peer, txn)?,
-                        col::<i32>(row, 4, peer, txn)?,
-                    ))
-                })(),
-            },
-            Err(e) => Err(txn_failed(peer, txn, &e)),
+                ));
+            };
+            let text = |i| -> Result<String> {
+                match read(row.text(i), peer, txn)? {
+                    Some(v) => Ok(v.to_string()),
+                    None => Err(not_found(peer, txn, &format!("column {i}"))),
+                }
+            };
+            let o_id = read(row.int(0), peer, txn)?;
+            let found = read(row.int(4), peer, txn)?.unwrap_or(0);
+            Ok((o_id, text(1)?, text(2)?, text(3)?, found))
         };
-        let (o_id, d_tax, w_tax, discount, found) = match read {
+        let start = match call.run().await {
+            Ok(reply) => read_start(reply),
+            Err(e) => return Err(failed(wire, open, peer, txn, e).await),
+        };
+        let (o_id, d_tax, w_tax, discount, found) = match start {
             Ok(values) => values,
             Err(e) => {
-                let _ = rollback(client, st, open).await;
+                let _ = rollback(wire, open).await;
                 return Err(e);
             }
         };
+        let Some(o_id) = o_id else {
+            let _ = rollback(wire, open).await;
+            return Err(not_found(peer, txn, "the order id"));
+        };
         if usize::try_from(found).unwrap_or(0) < t.lines.len() {
             // Clause 2.4.2.3: an unused item rolls the whole order back.
-            return match rollback(client, st, open).await {
-                Ok(()) => Ok(new_order_done(summaries, t, Some(o_id.into()), None)),
+            return match rollback(wire, open).await {
+                Ok(()) => Ok(new_order_done(summaries, t, Some(o_id), None)),
                 Err(e) => Err(txn_failed(peer, txn, &e)),
             };
         }
 
         // Round trip 2: the order, its lines and the stock, then COMMIT.
-        let rounds = later_rounds(&t.lines);
-        let round_params: Vec<[&(dyn ToSql + Sync); 4]> = rounds
-            .iter()
-            .map(|r| -> [&(dyn ToSql + Sync); 4] { [&a.w, &r.items, &r.supply, &r.quantities] })
-            .collect();
-        let params: [&(dyn ToSql + Sync); 11] = [
-            &a.w,
-            &a.d,
-            &a.c,
-            &o_id,
-            &a.all_local,
-            &a.items,
-            &a.supply,
-            &a.quantities,
-            &discount.0,
-            &w_tax.0,
-            &d_tax.0,
-        ];
-        let (finish, later, commit) = tokio::join!(
-            biased;
-            client.query(&st.neword_finish, &params),
-            join_all(round_params.iter().map(|p| client.execute(&st.stock, p))),
-            client.execute(&st.commit, &[]),
-        );
-        *open = false;
-        let rows = finish
-            .and_then(|rows| later.into_iter().try_fold(rows, |rows, r| r.map(|_| rows)))
-            .and_then(|rows| commit.map(|_| rows))
-            .map_err(|e| txn_failed(peer, txn, &e))?;
-        let total: Option<Numeric> = match rows.first() {
-            Some(row) => col(row, 0, peer, txn)?,
-            None => None,
-        };
-        match total {
-            Some(total) => Ok(new_order_done(
-                summaries,
-                t,
-                Some(o_id.into()),
-                Some(&total.0),
-            )),
-            None => Err(not_found(peer, txn, "the order total")),
+        let mut call = wire
+            .call(NEWORD_FINISH.0, NEWORD_FINISH.1)
+            .int(t.w_id.into())
+            .int(t.d_id.into())
+            .int(t.c_id.into())
+            .int(o_id)
+            .int(i64::from(t.all_local))
+            .ints(t.lines.iter().map(|l| l.item_id))
+            .ints(t.lines.iter().map(|l| l.supply_w_id))
+            .ints(t.lines.iter().map(|l| l.quantity))
+            .text(&discount)
+            .text(&w_tax)
+            .text(&d_tax);
+        for r in later_rounds(&t.lines) {
+            call = call
+                .then(STOCK.0, STOCK.1)
+                .int(t.w_id.into())
+                .ints(r.items.into_iter())
+                .ints(r.supply.into_iter())
+                .ints(r.quantities.into_iter());
         }
+        let out = match call.then(COMMIT.0, 0).run().await {
+            Ok(reply) => match reply.first() {
+                Some(row) => match read(row.text(0), peer, txn)? {
+                    Some(total) => Ok(new_order_done(summaries, t, Some(o_id), Some(total))),
+                    None => Err(not_found(peer, txn, "the order total")),
+                },
+                None => Err(not_found(peer, txn, "the order total")),
+            },
+            Err(e) => return Err(failed(wire, open, peer, txn, e).await),
+        };
+        *open = wire.in_transaction();
+        out
+    }
+
+    /// Closes the connection, rolling back what a dropped call may have left open.
+    pub(super) async fn close(mut self) {
+        if self.open {
+            let _ = rollback(&mut self.wire, &mut self.open).await;
+        }
+        self.wire.close().await;
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn money_has_two_decimals() {
-        assert_eq!(money(100), "1.00");
-        assert_eq!(money(500_000), "5000.00");
-        assert_eq!(money(1234), "12.34");
-        assert_eq!(money(5), "0.05");
-    }
 
     fn line(item_id: u32, supply_w_id: u32, quantity: u32) -> Line {
         Line {
@@ -334,5 +298,21 @@ mod tests {
                 },
             ]
         );
+    }
+
+    #[test]
+    fn the_statements_are_named_once_each() {
+        let mut names: Vec<_> = STATEMENTS.iter().map(|s| s.0).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), STATEMENTS.len());
+        // Each statement's placeholders are the ones its text uses, $1 to $n.
+        for (st, text) in STATEMENTS.iter().zip(sql::client()) {
+            let highest = (1..=40)
+                .filter(|n| text.contains(&format!("${n}::")))
+                .max()
+                .unwrap_or(0);
+            assert_eq!(highest, st.1, "{}: {text}", st.0);
+        }
     }
 }

@@ -1,13 +1,8 @@
-//! A transaction's results, from either kind of connection, read into its summary; and the
-//! errors a transaction or a check reports.
-
-use std::borrow::Cow;
+//! A transaction's results, from a routine call or client-side SQL, read into its summary;
+//! and the errors a transaction or a check reports.
 
 use tokio_postgres::error::SqlState;
-use tokio_postgres::types::{FromSql, Type};
-use tokio_postgres::Row;
 
-use super::numeric::Numeric;
 use crate::db::postgres::classify;
 use crate::db::postgres::wire::{self as pgwire, Reply, WireError};
 use crate::error::{Error, Result};
@@ -26,17 +21,6 @@ pub(super) fn failed(
     peer.failed(action, kind, format!("{what}: {detail}"))
 }
 
-/// What a transaction's outputs are read into.
-pub(super) fn col<'a, T: FromSql<'a>>(row: &'a Row, i: usize, peer: &Peer, txn: &str) -> Result<T> {
-    row.try_get(i).map_err(|e| {
-        Error::Db(peer.failed(
-            "cannot read the result from",
-            Failure::Other,
-            format!("{txn}: column {i}: {e}"),
-        ))
-    })
-}
-
 pub(super) fn new_order_done(
     show: bool,
     t: &NewOrder,
@@ -49,10 +33,10 @@ pub(super) fn new_order_done(
     summary::new_order(t, o_id, total)
 }
 
-/// `Error::Db` for a transaction's failed statement.
-pub(super) fn txn_failed(peer: &Peer, txn: &str, e: &tokio_postgres::Error) -> Error {
-    let (kind, mut detail) = classify(e, false);
-    if e.code() == Some(&SqlState::NOT_NULL_VIOLATION) {
+/// `Error::Db` for a client-side transaction's failed statement.
+pub(super) fn txn_failed(peer: &Peer, txn: &str, e: &WireError) -> Error {
+    let (kind, mut detail) = pgwire::classify(e);
+    if matches!(e, WireError::Server(s) if s.code == SqlState::NOT_NULL_VIOLATION.code()) {
         // Client-side SQL: a row the transaction needs was missing (see `sql`).
         detail = format!("a warehouse, district, customer or stock row is missing ({detail})");
     }
@@ -66,47 +50,6 @@ pub(super) fn not_found(peer: &Peer, txn: &str, what: &str) -> Error {
         Failure::Other,
         format!("{txn}: {what} not found"),
     ))
-}
-
-/// A transaction's result row, from either kind of connection.
-pub(super) trait Outputs {
-    /// Column `i` as an integer, `None` for NULL.
-    fn int(&self, i: usize) -> Result<Option<i64>, String>;
-    /// Column `i` as text (a NUMERIC as PostgreSQL prints it), `None` for NULL.
-    fn text(&self, i: usize) -> Result<Option<Cow<'_, str>>, String>;
-}
-
-impl Outputs for Reply<'_> {
-    fn int(&self, i: usize) -> Result<Option<i64>, String> {
-        Reply::int(self, i)
-    }
-
-    fn text(&self, i: usize) -> Result<Option<Cow<'_, str>>, String> {
-        Reply::text(self, i).map(|t| t.map(Cow::Borrowed))
-    }
-}
-
-impl Outputs for Row {
-    fn int(&self, i: usize) -> Result<Option<i64>, String> {
-        self.try_get::<_, Option<i32>>(i)
-            .map(|v| v.map(i64::from))
-            .map_err(|e| format!("column {i}: {e}"))
-    }
-
-    fn text(&self, i: usize) -> Result<Option<Cow<'_, str>>, String> {
-        let numeric = self
-            .columns()
-            .get(i)
-            .is_some_and(|c| *c.type_() == Type::NUMERIC);
-        let v = if numeric {
-            self.try_get::<_, Option<Numeric>>(i)
-                .map(|v| v.map(|n| Cow::Owned(n.0)))
-        } else {
-            self.try_get::<_, Option<String>>(i)
-                .map(|v| v.map(Cow::Owned))
-        };
-        v.map_err(|e| format!("column {i}: {e}"))
-    }
 }
 
 /// An output read, or the error that says which transaction's result was unreadable.
@@ -141,7 +84,7 @@ pub(super) fn payment_result(
     peer: &Peer,
     summaries: bool,
     t: &Payment,
-    row: Option<&impl Outputs>,
+    row: Option<&Reply<'_>>,
 ) -> Result<Done> {
     let txn = "Payment";
     let Some(row) = row else {
@@ -160,7 +103,7 @@ pub(super) fn order_status_result(
     peer: &Peer,
     summaries: bool,
     t: &OrderStatus,
-    row: Option<&impl Outputs>,
+    row: Option<&Reply<'_>>,
 ) -> Result<Done> {
     let txn = "Order Status";
     let Some(row) = row else {
@@ -186,7 +129,7 @@ pub(super) fn delivery_result(
     peer: &Peer,
     summaries: bool,
     t: &Delivery,
-    row: Option<&impl Outputs>,
+    row: Option<&Reply<'_>>,
 ) -> Result<Done> {
     let txn = "Delivery";
     let Some(row) = row else {
@@ -204,7 +147,7 @@ pub(super) fn stock_level_result(
     peer: &Peer,
     summaries: bool,
     t: &StockLevel,
-    row: Option<&impl Outputs>,
+    row: Option<&Reply<'_>>,
 ) -> Result<Done> {
     let txn = "Stock Level";
     let low = match row {

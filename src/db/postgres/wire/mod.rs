@@ -1,13 +1,15 @@
-//! A lean PostgreSQL connection for the driver's stored-routine path: one task owns the
-//! socket, a call is one Bind/Execute/Sync written from a reused buffer and one reply parsed
-//! in place, with text parameters and text results.
+//! A lean PostgreSQL connection for the driver's transactions: one task owns the socket, a
+//! call is one or more Bind/Execute pairs and one Sync written from a reused buffer, and one
+//! reply parsed in place, with text parameters and text results.
 //!
-//! tokio-postgres serves everything else (the schema build, client-side SQL, the counters).
-//! In stored-procedure mode a transaction is a single statement, and there the general
-//! client's machinery (a connection task fed through channels, a channel per query, typed
-//! rows, the framing codec) cost more client CPU than the round trip itself. Here a call
-//! costs one `send` and normally one `recv`, TLS included: rustls seals and opens the
-//! records in buffers `leantls` owns, so encryption adds no system calls.
+//! tokio-postgres serves everything else (the schema build, the checks, the counters). A
+//! terminal's transaction is a routine call or, with client-side SQL, `BEGIN`, a statement
+//! and `COMMIT` pipelined, and there the general client's machinery (a connection task fed
+//! through channels, a channel per query, typed rows, the framing codec, a Sync per
+//! statement, so a reply flushed per statement) cost more client CPU than the round trip
+//! itself. Here a call costs one `send` and normally one `recv`, TLS included: rustls seals
+//! and opens the records in buffers `leantls` owns, so encryption adds no system calls, and
+//! with one Sync the server sends the whole pipeline's reply in one flush.
 //!
 //! The protocol messages are written by hand where they are on the hot path and by
 //! `postgres-protocol` (the library under tokio-postgres) for start-up and authentication.
@@ -126,6 +128,9 @@ pub struct Wire {
     unanswered: u32,
     /// The server said something out of turn: nothing it sends can be matched to a call.
     broken: bool,
+    /// The transaction status of the last ReadyForQuery: `I` idle, `T` in a transaction
+    /// block, `E` in a failed one.
+    status: u8,
 }
 
 impl Wire {
@@ -145,6 +150,7 @@ impl Wire {
             writing: false,
             unanswered: 0,
             broken: false,
+            status: b'I',
         };
         if t.sslmode != "disable" && w.sock.is_tcp() {
             w.start_tls(t).await?;
@@ -183,9 +189,23 @@ impl Wire {
         error.map_or(Ok(()), |e| Err(WireError::Server(e)))
     }
 
-    /// Starts a call of a prepared statement; add its parameters, then [`Call::run`].
+    /// Starts a call of a prepared statement; add its parameters, then [`Call::run`], or
+    /// [`Call::then`] to pipeline another statement behind it.
     pub fn call(&mut self, statement: &str, params: i16) -> Call<'_> {
         self.out.clear();
+        let len_at = self.bind(statement, params);
+        Call {
+            wire: self,
+            len_at,
+            params,
+            given: 0,
+            fault: None,
+        }
+    }
+
+    /// Writes a Bind of `statement` to the unnamed portal, up to its parameters; returns
+    /// where its length goes.
+    fn bind(&mut self, statement: &str, params: i16) -> usize {
         self.out.put_u8(b'B');
         let len_at = self.out.len();
         self.out.put_i32(0);
@@ -195,12 +215,25 @@ impl Wire {
         self.out.put_i16(1); // one format code for every parameter: text
         self.out.put_i16(0);
         self.out.put_i16(params);
-        Call {
-            wire: self,
-            len_at,
-            params,
-            given: 0,
-        }
+        len_at
+    }
+
+    /// Ends the Bind begun at `len_at` (text results, its length filled in) and executes it.
+    fn execute(&mut self, len_at: usize) -> Result<(), WireError> {
+        self.out.put_i16(1); // one result format code: text
+        self.out.put_i16(0);
+        let len = i32::try_from(self.out.len() - len_at)
+            .map_err(|_| protocol("a call too large to send"))?;
+        self.out[len_at..len_at + 4].copy_from_slice(&len.to_be_bytes());
+        // Execute the unnamed portal, all rows.
+        self.out.put_slice(&[b'E', 0, 0, 0, 9, 0, 0, 0, 0, 0]);
+        Ok(())
+    }
+
+    /// Whether the last reply left a transaction block open (`T`) or failed (`E`): a
+    /// pipeline that stopped at an error after its `BEGIN` leaves it to be rolled back.
+    pub fn in_transaction(&self) -> bool {
+        self.status != b'I'
     }
 
     /// Skips the answers of calls dropped while they waited; a call dropped while writing
@@ -218,8 +251,10 @@ impl Wire {
             )));
         }
         while self.unanswered > 0 {
-            if self.frame().await?.tag == b'Z' {
+            let f = self.frame().await?;
+            if f.tag == b'Z' {
                 self.unanswered -= 1;
+                self.status = self.inbox.body(f).first().copied().unwrap_or(b'I');
             }
         }
         // What came since the last reply came unasked: only asynchronous messages may.
@@ -266,16 +301,15 @@ impl Wire {
         Ok(())
     }
 
-    /// Runs the Bind written by `call`: Execute, Sync, and the reply up to ReadyForQuery.
+    /// Runs the Binds written by `call` and `then`: the last one's Execute, Sync, and the
+    /// reply up to ReadyForQuery. The reply's row is the first DataRow of the pipeline; after
+    /// an error the server skips the rest up to the Sync, and the error is the answer.
     async fn run(&mut self, len_at: usize) -> Result<Reply<'_>, WireError> {
-        self.ready().await?;
-        self.out.put_i16(1); // one result format code: text
-        self.out.put_i16(0);
-        let len = i32::try_from(self.out.len() - len_at)
-            .map_err(|_| protocol("a call too large to send"))?;
-        self.out[len_at..len_at + 4].copy_from_slice(&len.to_be_bytes());
-        // Execute the unnamed portal, all rows; then Sync.
-        self.out.put_slice(&[b'E', 0, 0, 0, 9, 0, 0, 0, 0, 0]);
+        if let Err(e) = self.ready().await {
+            self.out.clear();
+            return Err(e);
+        }
+        self.execute(len_at)?;
         self.out.put_slice(&[b'S', 0, 0, 0, 4]);
         self.send().await?;
         self.row.clear();
@@ -299,6 +333,7 @@ impl Wire {
                 }
                 b'Z' => {
                     self.unanswered -= 1;
+                    self.status = self.inbox.body(f).first().copied().unwrap_or(b'I');
                     break;
                 }
                 // BindComplete, CommandComplete, further rows, notices, parameter changes.
@@ -398,15 +433,41 @@ impl Wire {
     }
 }
 
-/// A call being written: its parameters, in order, as text.
+/// A call being written: its parameters, in order, as text; with [`Call::then`], the next
+/// statement of a pipeline.
 pub struct Call<'a> {
     wire: &'a mut Wire,
     len_at: usize,
     params: i16,
     given: i16,
+    /// What makes the pipeline unsendable, found while writing it: `run` reports it.
+    fault: Option<String>,
 }
 
 impl<'a> Call<'a> {
+    /// Ends this statement and starts the next of the pipeline: both go out in one request,
+    /// answered together after one Sync.
+    pub fn then(mut self, statement: &str, params: i16) -> Self {
+        self.check();
+        if let Err(e) = self.wire.execute(self.len_at) {
+            self.fault.get_or_insert(e.to_string());
+        }
+        self.len_at = self.wire.bind(statement, params);
+        self.params = params;
+        self.given = 0;
+        self
+    }
+
+    /// Notes a statement given more or fewer parameters than it has placeholders.
+    fn check(&mut self) {
+        if self.given != self.params && self.fault.is_none() {
+            self.fault = Some(format!(
+                "a call with {} parameters for {} placeholders",
+                self.given, self.params
+            ));
+        }
+    }
+
     /// A parameter written by `put` into the message, its length filled in after.
     fn param(mut self, put: impl FnOnce(&mut BytesMut)) -> Self {
         let out = &mut self.wire.out;
@@ -452,12 +513,11 @@ impl<'a> Call<'a> {
     }
 
     /// Sends the call and waits for its answer.
-    pub async fn run(self) -> Result<Reply<'a>, WireError> {
-        if self.given != self.params {
-            return Err(protocol(format!(
-                "a call with {} parameters for {} placeholders",
-                self.given, self.params
-            )));
+    pub async fn run(mut self) -> Result<Reply<'a>, WireError> {
+        self.check();
+        if let Some(fault) = self.fault.take() {
+            self.wire.out.clear();
+            return Err(protocol(fault));
         }
         let Call { wire, len_at, .. } = self;
         wire.run(len_at).await
