@@ -96,7 +96,7 @@ pub(super) fn payment_result(
     let c_id = need(read(row.int(0), peer, txn)?, 0, peer, txn)?;
     let balance = need(read(row.text(4), peer, txn)?, 4, peer, txn)?;
     let credit = need(read(row.text(5), peer, txn)?, 5, peer, txn)?;
-    Ok(summary::payment(t, c_id, &balance, &credit))
+    Ok(summary::payment(t, c_id, balance, credit))
 }
 
 pub(super) fn order_status_result(
@@ -122,7 +122,7 @@ pub(super) fn order_status_result(
         carrier,
         lines,
     });
-    Ok(summary::order_status(t, c_id, &balance, order))
+    Ok(summary::order_status(t, c_id, balance, order))
 }
 
 pub(super) fn delivery_result(
