@@ -110,9 +110,18 @@ UPDATE customer
                      ELSE c_data END
  WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?
 -- go
+-- Payment: the HISTORY row, its h_data (w_name, four spaces, d_name) read here, so that the
+-- insert need not wait for the customer's read and goes in the same batch.
 -- name: insert_history
 INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data)
-VALUES (?, ?, ?, ?, ?, NOW(), CAST(? AS DECIMAL(6,2)), ?)
+SELECT ?, ?, ?, d_id, w_id, NOW(), CAST(? AS DECIMAL(6,2)), CONCAT(w_name, '    ', d_name)
+  FROM warehouse JOIN district ON d_w_id = w_id
+ WHERE w_id = ? AND d_id = ?
+-- go
+
+-- The end of a transaction, prepared, so that it may end a batch.
+-- name: commit
+COMMIT
 -- go
 
 -- Order-Status: the customer, its latest order and that order's lines in one read.

@@ -244,6 +244,7 @@ impl TxnDb for MyDriver {
             link,
             peer,
             summaries: self.summaries,
+            open: false,
         };
         match self.set_up_wire(&mut wire).await {
             Ok(WirePrepared::Procedures(procs)) => Ok(conn(Link::Wire(Box::new(wire), procs))),
@@ -326,6 +327,8 @@ pub struct MyConn {
     link: Link,
     peer: Peer,
     summaries: bool,
+    /// Client-side SQL: a transaction began and has not ended (its call was dropped).
+    open: bool,
 }
 
 impl MyConn {
@@ -366,18 +369,35 @@ enum WirePrepared {
 }
 
 impl MyConn {
+    /// Client-side SQL: before a transaction begins, the one a dropped call left open is
+    /// rolled back (its statements would otherwise commit with the next one's).
+    async fn settle(&mut self) -> Step<()> {
+        if let Link::WireClient(wire, _) = &mut self.link {
+            if self.open {
+                wire.query("ROLLBACK").await?;
+            }
+            self.open = true;
+        }
+        Ok(())
+    }
+
     /// The outcome of one transaction: a failure in client-side SQL is rolled back here
     /// (the procedures roll back their own), unless the connection is gone.
     async fn finish(&mut self, txn: &str, outcome: Step<Done>) -> Result<Done> {
         let (kind, detail) = match outcome {
-            Ok(done) => return Ok(done),
+            Ok(done) => {
+                self.open = false;
+                return Ok(done);
+            }
             Err(Fail::Wire(e)) => (e.kind, e.detail),
             Err(Fail::Data(d)) => (Failure::Other, d),
         };
         if kind != Failure::Lost {
             match &mut self.link {
                 Link::WireClient(wire, _) => {
-                    let _ = wire.query("ROLLBACK").await;
+                    if wire.query("ROLLBACK").await.is_ok() {
+                        self.open = false;
+                    }
                 }
                 Link::Wire(..) => {}
             }
@@ -392,41 +412,56 @@ impl MyConn {
 
 impl TxnConn for MyConn {
     async fn new_order(&mut self, t: &NewOrder) -> Result<Done> {
-        let outcome = match &mut self.link {
-            Link::WireClient(wire, c) => sql_new_order(&mut **wire, c, t, self.summaries).await,
-            Link::Wire(wire, p) => procs::new_order(wire, p, t, self.summaries).await,
+        let outcome = match self.settle().await {
+            Ok(()) => match &mut self.link {
+                Link::WireClient(wire, c) => sql_new_order(&mut **wire, c, t, self.summaries).await,
+                Link::Wire(wire, p) => procs::new_order(wire, p, t, self.summaries).await,
+            },
+            Err(e) => Err(e),
         };
         self.finish("New Order", outcome).await
     }
 
     async fn payment(&mut self, t: &Payment) -> Result<Done> {
-        let outcome = match &mut self.link {
-            Link::WireClient(wire, c) => sql_payment(&mut **wire, c, t, self.summaries).await,
-            Link::Wire(wire, p) => procs::payment(wire, p, t, self.summaries).await,
+        let outcome = match self.settle().await {
+            Ok(()) => match &mut self.link {
+                Link::WireClient(wire, c) => sql_payment(&mut **wire, c, t, self.summaries).await,
+                Link::Wire(wire, p) => procs::payment(wire, p, t, self.summaries).await,
+            },
+            Err(e) => Err(e),
         };
         self.finish("Payment", outcome).await
     }
 
     async fn order_status(&mut self, t: &OrderStatus) -> Result<Done> {
-        let outcome = match &mut self.link {
-            Link::WireClient(wire, c) => sql_order_status(&mut **wire, c, t, self.summaries).await,
-            Link::Wire(wire, p) => procs::order_status(wire, p, t, self.summaries).await,
+        let outcome = match self.settle().await {
+            Ok(()) => match &mut self.link {
+                Link::WireClient(wire, c) => sql_order_status(&mut **wire, c, t, self.summaries).await,
+                Link::Wire(wire, p) => procs::order_status(wire, p, t, self.summaries).await,
+            },
+            Err(e) => Err(e),
         };
         self.finish("Order Status", outcome).await
     }
 
     async fn delivery(&mut self, t: &Delivery) -> Result<Done> {
-        let outcome = match &mut self.link {
-            Link::WireClient(wire, c) => sql_delivery(&mut **wire, c, t, self.summaries).await,
-            Link::Wire(wire, p) => procs::delivery(wire, p, t, self.summaries).await,
+        let outcome = match self.settle().await {
+            Ok(()) => match &mut self.link {
+                Link::WireClient(wire, c) => sql_delivery(&mut **wire, c, t, self.summaries).await,
+                Link::Wire(wire, p) => procs::delivery(wire, p, t, self.summaries).await,
+            },
+            Err(e) => Err(e),
         };
         self.finish("Delivery", outcome).await
     }
 
     async fn stock_level(&mut self, t: &StockLevel) -> Result<Done> {
-        let outcome = match &mut self.link {
-            Link::WireClient(wire, c) => sql_stock_level(&mut **wire, c, t, self.summaries).await,
-            Link::Wire(wire, p) => procs::stock_level(wire, p, t, self.summaries).await,
+        let outcome = match self.settle().await {
+            Ok(()) => match &mut self.link {
+                Link::WireClient(wire, c) => sql_stock_level(&mut **wire, c, t, self.summaries).await,
+                Link::Wire(wire, p) => procs::stock_level(wire, p, t, self.summaries).await,
+            },
+            Err(e) => Err(e),
         };
         self.finish("Stock Level", outcome).await
     }

@@ -1,5 +1,14 @@
 //! The client-side SQL mode: the procedures' business logic as prepared statements inside
-//! the session's own transaction, in as few statements as the logic allows.
+//! the session's own transaction, in as few statements as the logic allows, and in as few
+//! round trips: the statements that do not wait on each other's results go as one batch.
+//!
+//! A batch of writes never carries the COMMIT. The server runs every statement of a batch
+//! whatever became of the one before it, and after a failed statement (a deadlock rolls the
+//! whole transaction back, a lock wait timeout only the statement) the rest would commit
+//! without it; so a COMMIT goes once every write has succeeded. A transaction that only
+//! reads ends its batch with the COMMIT, which has nothing to commit if the read failed.
+//! Round trips per transaction: New-Order 3 (2 when an item is unused), Payment 2 (3 by
+//! name), Order-Status 1 (2 by name), Delivery 3 (2 with nothing to deliver), Stock-Level 1.
 
 use mysql_common::Value;
 
@@ -13,7 +22,7 @@ use crate::tpcc::summary::{money, LastOrder};
 use crate::tpcc::txn::{Customer, Delivery, Done, NewOrder, OrderStatus, Payment, StockLevel};
 use crate::tpcc::DISTRICTS_PER_W;
 
-/// The client-side statements, prepared once per connection (19 of them).
+/// The client-side statements, prepared once per connection (20 of them).
 pub(super) struct ClientSql<S> {
     district_lock: S,
     district_next: S,
@@ -28,6 +37,7 @@ pub(super) struct ClientSql<S> {
     pay_customer: S,
     pay_customer_update: S,
     insert_history: S,
+    commit: S,
     order_status: S,
     oldest_new_orders: S,
     delete_new_orders: S,
@@ -52,6 +62,7 @@ impl<S> ClientSql<S> {
             pay_customer: conn.prepare(&SQL.pay_customer).await?,
             pay_customer_update: conn.prepare(&SQL.pay_customer_update).await?,
             insert_history: conn.prepare(&SQL.insert_history).await?,
+            commit: conn.prepare(&SQL.commit).await?,
             order_status: conn.prepare(&SQL.order_status).await?,
             oldest_new_orders: conn.prepare(&SQL.oldest_new_orders).await?,
             delete_new_orders: conn.prepare(&SQL.delete_new_orders).await?,
@@ -69,12 +80,12 @@ pub(super) trait SqlConn {
     type Error;
     /// Prepares a statement.
     async fn prepare(&mut self, sql: &str) -> Result<Self::Stmt, Self::Error>;
-    /// The first row the statement gives, if any.
-    async fn first(&mut self, st: &Self::Stmt, args: Vec<Value>) -> Step<Option<Vec<Value>>>;
     /// Every row the statement gives.
     async fn all(&mut self, st: &Self::Stmt, args: Vec<Value>) -> Step<Vec<Vec<Value>>>;
-    /// Runs a statement that gives no rows.
-    async fn run(&mut self, st: &Self::Stmt, args: Vec<Value>) -> Step<()>;
+    /// Runs statements back to back in one round trip: each one's rows, in order. The
+    /// server runs them all whatever became of the one before; the first server error is
+    /// the batch's error, once every reply is in.
+    async fn batch(&mut self, calls: &[(&Self::Stmt, &[Value])]) -> Step<Vec<Vec<Vec<Value>>>>;
     /// `COMMIT` or `ROLLBACK`.
     async fn end(&mut self, sql: &str) -> Step<()>;
 }
@@ -100,17 +111,21 @@ impl SqlConn for Wire {
         Wire::prepare(self, sql).await
     }
 
-    async fn first(&mut self, st: &Stmt, args: Vec<Value>) -> Step<Option<Vec<Value>>> {
-        Ok(self.execute(*st, &wire_args(&args)?, 0).await?)
-    }
-
     async fn all(&mut self, st: &Stmt, args: Vec<Value>) -> Step<Vec<Vec<Value>>> {
         Ok(self.execute_all(*st, &wire_args(&args)?).await?)
     }
 
-    async fn run(&mut self, st: &Stmt, args: Vec<Value>) -> Step<()> {
-        self.execute_all(*st, &wire_args(&args)?).await?;
-        Ok(())
+    async fn batch(&mut self, calls: &[(&Stmt, &[Value])]) -> Step<Vec<Vec<Vec<Value>>>> {
+        let args = calls
+            .iter()
+            .map(|(_, values)| wire_args(values))
+            .collect::<Step<Vec<_>>>()?;
+        let calls: Vec<(Stmt, &[Arg<'_>])> = calls
+            .iter()
+            .zip(&args)
+            .map(|((st, _), args)| (**st, args.as_slice()))
+            .collect();
+        Ok(self.execute_batch(&calls).await?)
     }
 
     async fn end(&mut self, sql: &str) -> Step<()> {
@@ -135,6 +150,14 @@ pub(super) struct StockRow {
     remote: i64,
 }
 
+/// The replies of a batch of `N` statements, one each.
+fn replies<const N: usize>(replies: Vec<Vec<Vec<Value>>>) -> Step<[Vec<Vec<Value>>; N]> {
+    let got = replies.len();
+    replies
+        .try_into()
+        .map_err(|_| Fail::Data(format!("{got} replies to a batch of {N} statements")))
+}
+
 pub(super) async fn sql_new_order<C: SqlConn>(
     conn: &mut C,
     st: &ClientSql<C::Stmt>,
@@ -149,18 +172,35 @@ pub(super) async fn sql_new_order<C: SqlConn>(
     }
     let (w, d, c) = (i64::from(t.w_id), i64::from(t.d_id), i64::from(t.c_id));
 
-    let district = conn.first(&st.district_lock, ints([w, d])).await?;
-    let district =
-        district.ok_or_else(|| Fail::Data(format!("district {d} of warehouse {w} not found")))?;
-    let district = Cols(&district);
+    // The first round trip: the district locked and its next order id taken, warehouse,
+    // customer and items read, the STOCK rows locked (in key order).
+    let mut items = Vec::with_capacity(MAX_LINES + 3);
+    items.extend((0..MAX_LINES).map(|k| t.lines.get(k).map_or(Value::NULL, |l| int(l.item_id))));
+    items.extend([Value::Int(w), Value::Int(d), Value::Int(c)]);
+    let mut stock_keys = Vec::with_capacity(1 + 2 * MAX_LINES);
+    stock_keys.push(Value::Int(d));
+    for k in 0..MAX_LINES {
+        match t.lines.get(k) {
+            Some(l) => stock_keys.extend([int(l.supply_w_id), int(l.item_id)]),
+            None => stock_keys.extend([Value::NULL, Value::NULL]),
+        }
+    }
+    let district_key = ints([w, d]);
+    let [district, _, rows, stock_rows] = replies(
+        conn.batch(&[
+            (&st.district_lock, &district_key),
+            (&st.district_next, &district_key),
+            (&st.items, &items),
+            (&st.stock_lock, &stock_keys),
+        ])
+        .await?,
+    )?;
+    let district = district
+        .first()
+        .ok_or_else(|| Fail::Data(format!("district {d} of warehouse {w} not found")))?;
+    let district = Cols(district);
     let d_tax = district.fixed(0, 4, "d_tax")?;
     let o_id = district.int(1, "d_next_o_id")?;
-    conn.run(&st.district_next, ints([w, d])).await?;
-
-    let mut args = Vec::with_capacity(MAX_LINES + 3);
-    args.extend((0..MAX_LINES).map(|k| t.lines.get(k).map_or(Value::NULL, |l| int(l.item_id))));
-    args.extend([Value::Int(w), Value::Int(d), Value::Int(c)]);
-    let rows = conn.all(&st.items, args).await?;
     let first = rows.first().ok_or_else(|| {
         Fail::Data(format!(
             "warehouse {w}, or customer {c} of district {d}, not found"
@@ -189,24 +229,8 @@ pub(super) async fn sql_new_order<C: SqlConn>(
         return Ok(new_order_done(show, t, o_id, None));
     }
 
-    conn.run(
-        &st.insert_order,
-        ints([o_id, d, w, c, n as i64, i64::from(t.all_local)]),
-    )
-    .await?;
-    conn.run(&st.insert_new_order, ints([o_id, d, w])).await?;
-
-    let mut args = Vec::with_capacity(1 + 2 * MAX_LINES);
-    args.push(Value::Int(d));
-    for k in 0..MAX_LINES {
-        match t.lines.get(k) {
-            Some(l) => args.extend([int(l.supply_w_id), int(l.item_id)]),
-            None => args.extend([Value::NULL, Value::NULL]),
-        }
-    }
-    let rows = conn.all(&st.stock_lock, args).await?;
-    let mut stock = Vec::with_capacity(rows.len());
-    for row in rows {
+    let mut stock = Vec::with_capacity(stock_rows.len());
+    for row in stock_rows {
         let r = Cols(&row);
         stock.push(StockRow {
             w: r.int(0, "s_w_id")?,
@@ -260,8 +284,17 @@ pub(super) async fn sql_new_order<C: SqlConn>(
         update.extend([s.w, s.i, s.quantity, s.ytd, s.count, s.remote].map(Value::Int));
     }
     update.resize(6 * MAX_LINES, Value::NULL);
-    conn.run(&st.stock_update, update).await?;
-    conn.run(&st.order_lines, lines).await?;
+    // The second: every write; the third, once they all succeeded, the COMMIT.
+    conn.batch(&[
+        (
+            &st.insert_order,
+            &ints([o_id, d, w, c, n as i64, i64::from(t.all_local)]),
+        ),
+        (&st.insert_new_order, &ints([o_id, d, w])),
+        (&st.stock_update, &update),
+        (&st.order_lines, &lines),
+    ])
+    .await?;
     conn.end("COMMIT").await?;
     Ok(new_order_done(
         show,
@@ -273,25 +306,22 @@ pub(super) async fn sql_new_order<C: SqlConn>(
 
 /// The middle customer of those with a last name (clause 2.5.2.2): position ceil(n/2) of
 /// the list ordered by c_first.
-pub(super) async fn customer_by_name<C: SqlConn>(
-    conn: &mut C,
-    st: &ClientSql<C::Stmt>,
-    w: i64,
-    d: i64,
-    last: &str,
-) -> Step<i64> {
-    let args = vec![
-        Value::Int(w),
-        Value::Int(d),
-        Value::Bytes(last.as_bytes().to_vec()),
-    ];
-    let rows = conn.all(&st.customers_by_name, args).await?;
+fn middle_customer(rows: &[Vec<Value>], w: i64, d: i64, last: &str) -> Step<i64> {
     match rows.get(rows.len().saturating_sub(1) / 2) {
         Some(row) => Cols(row).int(0, "c_id"),
         None => Err(Fail::Data(format!(
             "no customer named {last} in district {d} of warehouse {w}"
         ))),
     }
+}
+
+/// The arguments that find the customers with a last name.
+fn by_name(w: i64, d: i64, last: &str) -> Vec<Value> {
+    vec![
+        Value::Int(w),
+        Value::Int(d),
+        Value::Bytes(last.as_bytes().to_vec()),
+    ]
 }
 
 pub(super) async fn sql_payment<C: SqlConn>(
@@ -309,55 +339,62 @@ pub(super) async fn sql_payment<C: SqlConn>(
     let cents = i64::from(t.amount_cents);
     let amount = money(cents);
     let amount = || Value::Bytes(amount.as_bytes().to_vec());
-    conn.run(
-        &st.pay_ytd,
-        vec![amount(), amount(), Value::Int(w), Value::Int(d)],
-    )
-    .await?;
-    let c_id = match &t.customer {
-        Customer::ById(id) => i64::from(*id),
-        Customer::ByName(last) => customer_by_name(conn, st, c_w, c_d, last).await?,
+    let ytd = vec![amount(), amount(), Value::Int(w), Value::Int(d)];
+    // By name, the customer's id comes back with the year-to-date update's round trip.
+    let (c_id, ytd_done) = match &t.customer {
+        Customer::ById(id) => (i64::from(*id), false),
+        Customer::ByName(last) => {
+            let [_, candidates] = replies(
+                conn.batch(&[
+                    (&st.pay_ytd, &ytd),
+                    (&st.customers_by_name, &by_name(c_w, c_d, last)),
+                ])
+                .await?,
+            )?;
+            (middle_customer(&candidates, c_w, c_d, last)?, true)
+        }
     };
-    let row = conn
-        .first(&st.pay_customer, ints([w, d, c_w, c_d, c_id]))
-        .await?;
-    let row = row.ok_or_else(|| {
+    let customer = ints([w, d, c_w, c_d, c_id]);
+    let update = vec![
+        amount(),
+        amount(),
+        Value::Int(d),
+        Value::Int(w),
+        amount(),
+        Value::Int(c_w),
+        Value::Int(c_d),
+        Value::Int(c_id),
+    ];
+    let history = vec![
+        Value::Int(c_id),
+        Value::Int(c_d),
+        Value::Int(c_w),
+        amount(),
+        Value::Int(w),
+        Value::Int(d),
+    ];
+    // The customer read (locked) before its update; the HISTORY row reads its names
+    // itself; all in one round trip, then the COMMIT.
+    let mut calls = Vec::with_capacity(4);
+    if !ytd_done {
+        calls.push((&st.pay_ytd, ytd.as_slice()));
+    }
+    let read = calls.len();
+    calls.extend([
+        (&st.pay_customer, customer.as_slice()),
+        (&st.pay_customer_update, update.as_slice()),
+        (&st.insert_history, history.as_slice()),
+    ]);
+    let got = conn.batch(&calls).await?;
+    let row = got.get(read).and_then(|rows| rows.first()).ok_or_else(|| {
         Fail::Data(format!(
             "warehouse {w}, district {d}, or customer {c_id} of district {c_d} warehouse \
              {c_w}, not found"
         ))
     })?;
-    let r = Cols(&row);
-    let h_data = format!("{}    {}", r.text(0), r.text(1));
+    let r = Cols(row);
     let credit = r.text(5);
     let balance = r.fixed(6, 2, "c_balance")? - cents;
-    conn.run(
-        &st.pay_customer_update,
-        vec![
-            amount(),
-            amount(),
-            Value::Int(d),
-            Value::Int(w),
-            amount(),
-            Value::Int(c_w),
-            Value::Int(c_d),
-            Value::Int(c_id),
-        ],
-    )
-    .await?;
-    conn.run(
-        &st.insert_history,
-        vec![
-            Value::Int(c_id),
-            Value::Int(c_d),
-            Value::Int(c_w),
-            Value::Int(d),
-            Value::Int(w),
-            amount(),
-            Value::Bytes(h_data.into_bytes()),
-        ],
-    )
-    .await?;
     conn.end("COMMIT").await?;
     Ok(payment_done(show, t, c_id, balance, &credit))
 }
@@ -371,9 +408,16 @@ pub(super) async fn sql_order_status<C: SqlConn>(
     let (w, d) = (i64::from(t.w_id), i64::from(t.d_id));
     let c_id = match &t.customer {
         Customer::ById(id) => i64::from(*id),
-        Customer::ByName(last) => customer_by_name(conn, st, w, d, last).await?,
+        Customer::ByName(last) => {
+            let candidates = conn.all(&st.customers_by_name, by_name(w, d, last)).await?;
+            middle_customer(&candidates, w, d, last)?
+        }
     };
-    let rows = conn.all(&st.order_status, ints([w, d, c_id])).await?;
+    // A read only: the COMMIT goes with it.
+    let [rows, _] = replies(
+        conn.batch(&[(&st.order_status, &ints([w, d, c_id])), (&st.commit, &[])])
+            .await?,
+    )?;
     let first = rows.first().ok_or_else(|| {
         Fail::Data(format!(
             "customer {c_id} of district {d} warehouse {w} not found"
@@ -389,7 +433,6 @@ pub(super) async fn sql_order_status<C: SqlConn>(
             .filter(|row| !matches!(cell(*row, 8), Value::NULL))
             .count() as i64,
     });
-    conn.end("COMMIT").await?;
     Ok(order_status_done(show, t, c_id, balance, order))
 }
 
@@ -415,19 +458,17 @@ pub(super) async fn sql_delivery<C: SqlConn>(
     let delivered = rows.len() as i64;
     if delivered > 0 {
         keys.resize(2 * districts, Value::NULL);
-        let with_w = |prefix: &[Value]| {
-            let mut args = prefix.to_vec();
-            args.extend(keys.iter().cloned());
-            args
-        };
-        conn.run(&st.delete_new_orders, with_w(&[Value::Int(w)]))
-            .await?;
-        conn.run(&st.deliver_lines, with_w(&[Value::Int(w)]))
-            .await?;
-        let mut args = with_w(&[Value::Int(w)]);
-        args.extend([int(t.carrier_id), Value::Int(w)]);
-        args.extend(keys.iter().cloned());
-        conn.run(&st.deliver_orders, args).await?;
+        let mut with_w = vec![Value::Int(w)];
+        with_w.extend(keys.iter().cloned());
+        let mut orders = with_w.clone();
+        orders.extend([int(t.carrier_id), Value::Int(w)]);
+        orders.extend(keys.iter().cloned());
+        conn.batch(&[
+            (&st.delete_new_orders, &with_w),
+            (&st.deliver_lines, &with_w),
+            (&st.deliver_orders, &orders),
+        ])
+        .await?;
     }
     conn.end("COMMIT").await?;
     Ok(delivery_done(
@@ -444,13 +485,13 @@ pub(super) async fn sql_stock_level<C: SqlConn>(
     t: &StockLevel,
     show: bool,
 ) -> Step<Done> {
-    let row = conn
-        .first(
-            &st.stock_level,
-            ints([i64::from(t.threshold), i64::from(t.w_id), i64::from(t.d_id)]),
-        )
-        .await?;
-    let (low, district) = match &row {
+    // A read only: the COMMIT goes with it.
+    let args = ints([i64::from(t.threshold), i64::from(t.w_id), i64::from(t.d_id)]);
+    let [rows, _] = replies(
+        conn.batch(&[(&st.stock_level, &args), (&st.commit, &[])])
+            .await?,
+    )?;
+    let (low, district) = match rows.first() {
         Some(row) => (Cols(row).int(0, "count")?, Cols(row).opt_int(1)),
         None => (0, None),
     };
@@ -460,7 +501,6 @@ pub(super) async fn sql_stock_level<C: SqlConn>(
             t.d_id, t.w_id
         )));
     }
-    conn.end("COMMIT").await?;
     Ok(stock_level_done(show, t, low))
 }
 

@@ -42,6 +42,7 @@ pub(super) struct Sql {
     pub(super) pay_customer: String,
     pub(super) pay_customer_update: String,
     pub(super) insert_history: String,
+    pub(super) commit: String,
     pub(super) order_status: String,
     pub(super) oldest_new_orders: String,
     pub(super) delete_new_orders: String,
@@ -89,6 +90,7 @@ pub(super) static SQL: LazyLock<Sql> = LazyLock::new(|| {
         pay_customer: get("pay_customer"),
         pay_customer_update: get("pay_customer_update"),
         insert_history: get("insert_history"),
+        commit: get("commit"),
         order_status: get("order_status"),
         oldest_new_orders: (1..=DISTRICTS_PER_W)
             .map(|d| render(file.get("oldest_new_order"), &[("d", &d.to_string())]))
@@ -166,6 +168,9 @@ mod tests {
         assert_eq!(count(&SQL.deliver_lines), 1 + 2 * districts);
         assert_eq!(count(&SQL.deliver_orders), 3 + 4 * districts);
         assert_eq!(count(&SQL.stock_level), 3);
+        assert_eq!(count(&SQL.pay_customer_update), 8);
+        assert_eq!(count(&SQL.insert_history), 6);
+        assert_eq!(count(&SQL.commit), 0);
         let q = &*SQL;
         for text in [
             &q.call_neword,
@@ -186,6 +191,7 @@ mod tests {
             &q.pay_customer,
             &q.pay_customer_update,
             &q.insert_history,
+            &q.commit,
             &q.order_status,
             &q.oldest_new_orders,
             &q.delete_new_orders,

@@ -194,6 +194,7 @@ async fn handshake(t: &MyTarget) -> Result<Wire, DbError> {
         out: Vec::with_capacity(1024),
         caps: CapabilityFlags::empty(),
         state: State::Idle,
+        owed: 0,
         cols: Vec::with_capacity(16),
         rows: Vec::new(),
         parse: Parse::new(Expect::Query),

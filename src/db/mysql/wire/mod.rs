@@ -10,7 +10,9 @@
 //! reused buffer, reads the reply into a reused buffer, and parses each packet once, as it
 //! arrives: column definitions are skipped but for their type, and only the rows' values
 //! are decoded. Every server-given length is checked, every packet's sequence id too, and a
-//! reply's columns and size are bounded. `mysql_common` parses the handshake, builds the
+//! reply's columns and size are bounded. Executions may go as a batch (`execute_batch`):
+//! every request in one write, the replies read in order, so that statements that do not
+//! wait on each other's results cost one round trip together. `mysql_common` parses the handshake, builds the
 //! handshake response and computes the password scrambles; TLS (rustls's handshake and
 //! records, in buffers `leantls` owns) adds no system call.
 //!
@@ -156,8 +158,8 @@ enum State {
     Idle,
     /// A request was being written when its future was dropped: the stream is cut mid-packet.
     Writing,
-    /// A request went out and its reply (or part of it) is still to be read: the next request
-    /// first reads and drops it.
+    /// A request went out and its reply (or part of it) is still to be read, and after it
+    /// [`Wire::owed`] more of a batch's: the next request first reads and drops them.
     Awaiting(Expect),
     /// The server sent something unreadable: the stream's framing is lost.
     Broken,
@@ -180,6 +182,8 @@ pub struct Wire {
     out: Vec<u8>,
     caps: CapabilityFlags,
     state: State,
+    /// Replies of a batch still to come after the one being read (each an execution's).
+    owed: usize,
     /// The type of each column of the result set being read.
     cols: Vec<(ColumnType, ColumnFlags)>,
     /// The rows of the last reply's first result set.

@@ -1,11 +1,12 @@
 //! Prepared statements on a MariaDB/MySQL connection: prepare, execute with bound values
-//! (the binary protocol's `COM_STMT_EXECUTE`, types sent every time), close.
+//! (the binary protocol's `COM_STMT_EXECUTE`, types sent every time), alone or as a batch,
+//! close.
 
 use mysql_common::constants::ColumnType;
 use mysql_common::Value;
 
 use super::packet::put_lenenc;
-use super::{Arg, Expect, Outcome, Stmt, Wire, WireError};
+use super::{Arg, Expect, Outcome, State, Stmt, Wire, WireError};
 use super::{COM_STMT_CLOSE, COM_STMT_EXECUTE, COM_STMT_PREPARE};
 use crate::fault::Failure;
 
@@ -68,19 +69,60 @@ impl Wire {
         Ok(std::mem::take(&mut self.rows))
     }
 
+    /// Executes prepared statements back to back: every request in one write, then the
+    /// replies in order, so that the batch costs one round trip. Gives the rows of each
+    /// statement's first result set, in order. The server runs every statement of the batch
+    /// whatever became of the one before it, so the first server error is the batch's
+    /// error once every reply is in, and the caller decides what becomes of the work the
+    /// others did.
+    pub async fn execute_batch(
+        &mut self,
+        calls: &[(Stmt, &[Arg<'_>])],
+    ) -> Result<Vec<Vec<Vec<Value>>>, WireError> {
+        let Some(owed) = calls.len().checked_sub(1) else {
+            return Ok(Vec::new());
+        };
+        for (stmt, args) in calls {
+            arity(*stmt, args.len())?;
+        }
+        self.ready().await?;
+        self.out.clear();
+        for (stmt, args) in calls {
+            let at = self.begin_more(COM_STMT_EXECUTE);
+            encode_execute(&mut self.out, stmt.id, args, 0);
+            self.seal(at)?;
+        }
+        self.transmit(Expect::Execute, owed).await?;
+        let mut replies = Vec::with_capacity(calls.len());
+        let mut failed = None;
+        loop {
+            match self.reply(Expect::Execute).await? {
+                Outcome::Done(_) => replies.push(std::mem::take(&mut self.rows)),
+                Outcome::Error(e) => {
+                    failed.get_or_insert(e);
+                    replies.push(Vec::new());
+                }
+                Outcome::Prepared(_) | Outcome::Infile => {
+                    // The replies after this one cannot be matched to their requests.
+                    self.state = State::Broken;
+                    return Err(WireError::protocol("a reply of another request"));
+                }
+            }
+            if self.owed == 0 {
+                break;
+            }
+            self.owed -= 1;
+            self.expect(Expect::Execute);
+        }
+        match failed {
+            Some(e) => Err(e),
+            None => Ok(replies),
+        }
+    }
+
     /// Executes a prepared statement and reads its reply: the rows go to `self.rows`.
     async fn run(&mut self, stmt: Stmt, args: &[Arg<'_>], nulls: usize) -> Result<(), WireError> {
-        if args.len() + nulls != stmt.params {
-            return Err(WireError {
-                kind: Failure::Other,
-                detail: format!(
-                    "the statement takes {} parameters, {} given",
-                    stmt.params,
-                    args.len() + nulls
-                ),
-                code: 0,
-            });
-        }
+        arity(stmt, args.len() + nulls)?;
         self.ready().await?;
         self.begin(COM_STMT_EXECUTE);
         encode_execute(&mut self.out, stmt.id, args, nulls);
@@ -93,6 +135,21 @@ impl Wire {
             }
         }
     }
+}
+
+/// `given` values for `stmt`'s placeholders: as many as it has, or an error.
+fn arity(stmt: Stmt, given: usize) -> Result<(), WireError> {
+    if given == stmt.params {
+        return Ok(());
+    }
+    Err(WireError {
+        kind: Failure::Other,
+        detail: format!(
+            "the statement takes {} parameters, {given} given",
+            stmt.params
+        ),
+        code: 0,
+    })
 }
 
 /// COM_STMT_EXECUTE's body after the command byte: the statement, no cursor, one iteration,

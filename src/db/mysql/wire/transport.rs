@@ -21,7 +21,16 @@ impl Wire {
             State::Writing => Err(WireError::lost(
                 "a request was interrupted while being sent; the connection is unusable",
             )),
-            State::Awaiting(expect) => self.reply(expect).await.map(drop),
+            State::Awaiting(expect) => {
+                self.reply(expect).await?;
+                // The rest of a dropped batch: executions' replies, one after another.
+                while self.owed > 0 {
+                    self.owed -= 1;
+                    self.expect(Expect::Execute);
+                    self.reply(Expect::Execute).await?;
+                }
+                Ok(())
+            }
             State::Broken => Err(WireError::protocol(
                 "an earlier reply could not be read; the connection is unusable",
             )),
@@ -34,9 +43,18 @@ impl Wire {
         self.out.extend_from_slice(&[0, 0, 0, 0, command]);
     }
 
-    /// Sends the command in the write buffer, its header filled in.
-    pub(super) async fn send(&mut self, expect: Expect) -> Result<(), WireError> {
-        let len = self.out.len() - 4;
+    /// Starts one more command packet in the write buffer, after those already there (a
+    /// batch); `seal` fills its header in.
+    pub(super) fn begin_more(&mut self, command: u8) -> usize {
+        let at = self.out.len();
+        self.out.extend_from_slice(&[0, 0, 0, 0, command]);
+        at
+    }
+
+    /// Fills in the header of the command packet that starts at `at` and runs to the end of
+    /// the write buffer.
+    pub(super) fn seal(&mut self, at: usize) -> Result<(), WireError> {
+        let len = self.out.len() - at - 4;
         if len >= MAX_PAYLOAD {
             return Err(WireError {
                 kind: Failure::Other,
@@ -44,16 +62,34 @@ impl Wire {
                 code: 0,
             });
         }
-        self.out[..3].copy_from_slice(&(len as u32).to_le_bytes()[..3]);
+        self.out[at..at + 3].copy_from_slice(&(len as u32).to_le_bytes()[..3]);
+        Ok(())
+    }
+
+    /// Sends the command in the write buffer, its header filled in.
+    pub(super) async fn send(&mut self, expect: Expect) -> Result<(), WireError> {
+        self.seal(0)?;
+        self.transmit(expect, 0).await
+    }
+
+    /// Sends the write buffer's commands, headers filled in: the first reply is `expect`'s,
+    /// `owed` executions' replies follow it.
+    pub(super) async fn transmit(&mut self, expect: Expect, owed: usize) -> Result<(), WireError> {
         self.state = State::Writing;
         self.flush().await?;
+        self.owed = owed;
+        self.expect(expect);
+        Ok(())
+    }
+
+    /// Sets the parse up for the next reply, `expect`'s.
+    pub(super) fn expect(&mut self, expect: Expect) {
         self.rows.clear();
         self.parse = Parse::new(expect);
         self.state = match expect {
             Expect::Nothing => State::Idle,
             _ => State::Awaiting(expect),
         };
-        Ok(())
     }
 
     /// Writes the write buffer to the socket, through TLS when on.
