@@ -701,9 +701,9 @@ fn kind(e: &Error) -> Option<Failure> {
 }
 
 /// A client-side New-Order whose statement the server interrupts halfway (`KILL QUERY` while
-/// it waits for a stock row another session holds, after it has moved the district's counter
-/// and inserted its order): the error is told, the transaction is rolled back, and the next
-/// New-Order on the same connection commits alone.
+/// it waits for a stock row another session holds, after it has moved the district's
+/// counter): the error is told, the transaction is rolled back, and the next New-Order on the
+/// same connection commits alone.
 async fn interrupted_new_order(driver: &MyDriver, dbname: &str) {
     let mut holder = raw(dbname).await;
     let mut killer = raw(dbname).await;
@@ -761,6 +761,108 @@ async fn interrupted_new_order(driver: &MyDriver, dbname: &str) {
     let _ = killer.disconnect().await;
 }
 
+/// What a client-side New-Order leaves in district `d`: (d_next_o_id, its orders, its new
+/// orders, its order lines).
+async fn district_work(conn: &mut Conn, d: u32) -> (u32, i64, i64, i64) {
+    let count = |table: &str, prefix: &str| {
+        format!("SELECT COUNT(*) FROM {table} WHERE {prefix}_w_id = 1 AND {prefix}_d_id = {d}")
+    };
+    (
+        next_o_id(conn, d).await,
+        one(conn, &count("orders", "o")).await,
+        one(conn, &count("new_order", "no")).await,
+        one(conn, &count("order_line", "ol")).await,
+    )
+}
+
+/// A client-side New-Order whose insert of its order fails (the order id is taken) while the
+/// other writes of the same batch succeed: none of them is committed, the district's counter
+/// and STOCK are as they were, and the connection goes on.
+async fn failed_write_batch(driver: &MyDriver, dbname: &str) {
+    let mut raw = raw(dbname).await;
+    let d = 6;
+    let o_id = next_o_id(&mut raw, d).await;
+    raw.query_drop(format!(
+        "INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_carrier_id, o_ol_cnt, \
+         o_all_local) VALUES ({o_id}, {d}, 1, 1, NOW(), NULL, 1, 1)"
+    ))
+    .await
+    .expect("take the next order id");
+    let before = district_work(&mut raw, d).await;
+    let stock_before = stock(&mut raw, 90).await;
+    let mut conn = driver.connect().await.expect("connect");
+    let e = conn
+        .new_order(&new_order(d, 9, vec![local(90, 3)]))
+        .await
+        .expect_err("the order id is taken");
+    assert_eq!(kind(&e), Some(Failure::Other), "{e}");
+    assert!(e.to_string().contains("Duplicate entry"), "{e}");
+    assert_eq!(
+        district_work(&mut raw, d).await,
+        before,
+        "nothing committed"
+    );
+    assert_eq!(stock(&mut raw, 90).await, stock_before, "STOCK untouched");
+    raw.query_drop(format!(
+        "DELETE FROM orders WHERE o_w_id = 1 AND o_d_id = {d} AND o_id = {o_id}"
+    ))
+    .await
+    .expect("free the order id");
+    committed_new_order(&mut conn, &mut raw, d, 9, vec![local(90, 3)]).await;
+    conn.close().await;
+    let _ = raw.disconnect().await;
+}
+
+/// A client-side New-Order dropped while its first batch waits for the district row another
+/// session holds (a stop drops a transaction so): the next call on the connection reads its
+/// own replies, and the dropped transaction is rolled back, not committed with the next one.
+async fn dropped_client_call(driver: &MyDriver, dbname: &str) {
+    let mut raw = raw(dbname).await;
+    let d = 7;
+    let before = district_work(&mut raw, d).await;
+    let mut holder = self::raw(dbname).await;
+    holder.query_drop("START TRANSACTION").await.expect("begin");
+    holder
+        .query_drop(format!(
+            "SELECT d_next_o_id FROM district WHERE d_w_id = 1 AND d_id = {d} FOR UPDATE"
+        ))
+        .await
+        .expect("lock the district");
+    let mut conn = driver.connect().await.expect("connect");
+    {
+        use std::future::Future as _;
+        let t = new_order(d, 11, vec![local(91, 2), local(92, 4)]);
+        let mut call = Box::pin(conn.new_order(&t));
+        // One poll sends the first batch; its replies are still to come.
+        let pending =
+            std::future::poll_fn(|cx| std::task::Poll::Ready(call.as_mut().poll(cx).is_pending()))
+                .await;
+        assert!(pending, "the New-Order is under way");
+    }
+    holder.query_drop("COMMIT").await.expect("release");
+    let _ = holder.disconnect().await;
+    let t = StockLevel {
+        w_id: 1,
+        d_id: d,
+        threshold: 15,
+    };
+    let done = ok(
+        "stock level after a dropped call",
+        conn.stock_level(&t).await,
+    );
+    assert!(done
+        .summary
+        .starts_with(&format!("Stock Level: w 1 d {d} threshold 15 low ")));
+    assert_eq!(
+        district_work(&mut raw, d).await,
+        before,
+        "the dropped New-Order was rolled back"
+    );
+    committed_new_order(&mut conn, &mut raw, d, 11, vec![local(91, 2)]).await;
+    conn.close().await;
+    let _ = raw.disconnect().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn procedures_and_client_sql_on_mariadb() {
     let name = dbname("maria");
@@ -782,6 +884,8 @@ async fn procedures_and_client_sql_on_mariadb() {
     battery(&sql, &name, false).await;
     battery(&sql, &name, true).await;
     interrupted_new_order(&sql, &name).await;
+    failed_write_batch(&sql, &name).await;
+    dropped_client_call(&sql, &name).await;
     check(&procs, Database::Maria).await;
 
     // More warehouses asked for than built.

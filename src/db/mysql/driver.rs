@@ -436,7 +436,9 @@ impl TxnConn for MyConn {
     async fn order_status(&mut self, t: &OrderStatus) -> Result<Done> {
         let outcome = match self.settle().await {
             Ok(()) => match &mut self.link {
-                Link::WireClient(wire, c) => sql_order_status(&mut **wire, c, t, self.summaries).await,
+                Link::WireClient(wire, c) => {
+                    sql_order_status(&mut **wire, c, t, self.summaries).await
+                }
                 Link::Wire(wire, p) => procs::order_status(wire, p, t, self.summaries).await,
             },
             Err(e) => Err(e),
@@ -458,7 +460,9 @@ impl TxnConn for MyConn {
     async fn stock_level(&mut self, t: &StockLevel) -> Result<Done> {
         let outcome = match self.settle().await {
             Ok(()) => match &mut self.link {
-                Link::WireClient(wire, c) => sql_stock_level(&mut **wire, c, t, self.summaries).await,
+                Link::WireClient(wire, c) => {
+                    sql_stock_level(&mut **wire, c, t, self.summaries).await
+                }
                 Link::Wire(wire, p) => procs::stock_level(wire, p, t, self.summaries).await,
             },
             Err(e) => Err(e),

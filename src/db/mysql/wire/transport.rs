@@ -163,7 +163,10 @@ impl Wire {
                     self.start += used;
                     if let Some(outcome) = outcome {
                         self.state = State::Idle;
-                        if self.start == self.end && self.drained {
+                        // Nothing is left to read only once no reply is owed: a batch's next
+                        // reply may have come since the last read, and telling tokio the
+                        // socket is empty would lose its wake-up.
+                        if self.start == self.end && self.drained && self.owed == 0 {
                             self.sock.drained();
                         }
                         return Ok(outcome);
