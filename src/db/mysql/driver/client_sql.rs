@@ -38,6 +38,9 @@ pub(super) struct ClientSql<S> {
     pay_customer_update: S,
     insert_history: S,
     commit: S,
+    /// New-Order's writes and its COMMIT as one compound statement, where the server runs
+    /// them (MariaDB): one round trip, and nothing committed if a write fails.
+    new_order_writes: Option<S>,
     order_status: S,
     oldest_new_orders: S,
     delete_new_orders: S,
@@ -63,6 +66,10 @@ impl<S> ClientSql<S> {
             pay_customer_update: conn.prepare(&SQL.pay_customer_update).await?,
             insert_history: conn.prepare(&SQL.insert_history).await?,
             commit: conn.prepare(&SQL.commit).await?,
+            new_order_writes: match conn.compound() {
+                true => Some(conn.prepare(&SQL.new_order_writes).await?),
+                false => None,
+            },
             order_status: conn.prepare(&SQL.order_status).await?,
             oldest_new_orders: conn.prepare(&SQL.oldest_new_orders).await?,
             delete_new_orders: conn.prepare(&SQL.delete_new_orders).await?,
@@ -80,6 +87,8 @@ pub(super) trait SqlConn {
     type Error;
     /// Prepares a statement.
     async fn prepare(&mut self, sql: &str) -> Result<Self::Stmt, Self::Error>;
+    /// Whether the server runs compound statements (`BEGIN NOT ATOMIC`: MariaDB's).
+    fn compound(&self) -> bool;
     /// Every row the statement gives.
     async fn all(&mut self, st: &Self::Stmt, args: Vec<Value>) -> Step<Vec<Vec<Value>>>;
     /// Runs statements back to back in one round trip: each one's rows, in order. The
@@ -109,6 +118,10 @@ impl SqlConn for Wire {
 
     async fn prepare(&mut self, sql: &str) -> Result<Stmt, WireError> {
         Wire::prepare(self, sql).await
+    }
+
+    fn compound(&self) -> bool {
+        self.is_mariadb()
     }
 
     async fn all(&mut self, st: &Stmt, args: Vec<Value>) -> Step<Vec<Vec<Value>>> {
@@ -284,18 +297,31 @@ pub(super) async fn sql_new_order<C: SqlConn>(
         update.extend([s.w, s.i, s.quantity, s.ytd, s.count, s.remote].map(Value::Int));
     }
     update.resize(6 * MAX_LINES, Value::NULL);
-    // The second: every write; the third, once they all succeeded, the COMMIT.
-    conn.batch(&[
-        (
-            &st.insert_order,
-            &ints([o_id, d, w, c, n as i64, i64::from(t.all_local)]),
-        ),
-        (&st.insert_new_order, &ints([o_id, d, w])),
-        (&st.stock_update, &update),
-        (&st.order_lines, &lines),
-    ])
-    .await?;
-    conn.end("COMMIT").await?;
+    let order = ints([o_id, d, w, c, n as i64, i64::from(t.all_local)]);
+    let new_order = ints([o_id, d, w]);
+    match &st.new_order_writes {
+        // The second round trip: every write, then the COMMIT, which the server reaches
+        // only if every write succeeded.
+        Some(block) => {
+            let mut args = Vec::with_capacity(order.len() + 3 + update.len() + lines.len());
+            args.extend(order);
+            args.extend(new_order);
+            args.extend(update);
+            args.extend(lines);
+            conn.batch(&[(block, &args)]).await?;
+        }
+        // The second: every write; the third, once they all succeeded, the COMMIT.
+        None => {
+            conn.batch(&[
+                (&st.insert_order, &order),
+                (&st.insert_new_order, &new_order),
+                (&st.stock_update, &update),
+                (&st.order_lines, &lines),
+            ])
+            .await?;
+            conn.end("COMMIT").await?;
+        }
+    }
     Ok(new_order_done(
         show,
         t,

@@ -43,6 +43,7 @@ pub(super) struct Sql {
     pub(super) pay_customer_update: String,
     pub(super) insert_history: String,
     pub(super) commit: String,
+    pub(super) new_order_writes: String,
     pub(super) order_status: String,
     pub(super) oldest_new_orders: String,
     pub(super) delete_new_orders: String,
@@ -91,6 +92,13 @@ pub(super) static SQL: LazyLock<Sql> = LazyLock::new(|| {
         pay_customer_update: get("pay_customer_update"),
         insert_history: get("insert_history"),
         commit: get("commit"),
+        new_order_writes: block(&[
+            &get("insert_order"),
+            &get("insert_new_order"),
+            &get("stock_update"),
+            &get("order_lines"),
+            &get("commit"),
+        ]),
         order_status: get("order_status"),
         oldest_new_orders: (1..=DISTRICTS_PER_W)
             .map(|d| render(file.get("oldest_new_order"), &[("d", &d.to_string())]))
@@ -105,6 +113,19 @@ pub(super) static SQL: LazyLock<Sql> = LazyLock::new(|| {
 
 pub(super) const INT: &str = "SIGNED";
 pub(super) const MONEY: &str = "DECIMAL(6,2)";
+
+/// Statements as one MariaDB compound statement (`BEGIN NOT ATOMIC ... END`): the server
+/// runs them in order and stops at the first that fails, so that a COMMIT at the end commits
+/// only when everything before it succeeded. A sequence, never a branch: the business logic
+/// stays in the client.
+pub(super) fn block(statements: &[&str]) -> String {
+    let mut sql = String::from("BEGIN NOT ATOMIC\n");
+    for s in statements {
+        let _ = writeln!(sql, "{};", s.trim_end().trim_end_matches(';'));
+    }
+    sql.push_str("END");
+    sql
+}
 
 /// `n` copies of `item`, comma-separated.
 pub(super) fn slots(item: &str, n: usize) -> String {
@@ -171,6 +192,12 @@ mod tests {
         assert_eq!(count(&SQL.pay_customer_update), 8);
         assert_eq!(count(&SQL.insert_history), 6);
         assert_eq!(count(&SQL.commit), 0);
+        assert_eq!(
+            count(&SQL.new_order_writes),
+            6 + 3 + 6 * MAX_LINES + 3 + 6 * MAX_LINES
+        );
+        assert!(SQL.new_order_writes.starts_with("BEGIN NOT ATOMIC\nINSERT INTO orders"));
+        assert!(SQL.new_order_writes.ends_with(";\nCOMMIT;\nEND"));
         let q = &*SQL;
         for text in [
             &q.call_neword,
@@ -192,6 +219,7 @@ mod tests {
             &q.pay_customer_update,
             &q.insert_history,
             &q.commit,
+            &q.new_order_writes,
             &q.order_status,
             &q.oldest_new_orders,
             &q.delete_new_orders,

@@ -194,6 +194,8 @@ pub struct Wire {
     seq: u8,
     /// The server's version, as its greeting gives it.
     version: (u16, u16, u16),
+    /// The greeting is MariaDB's.
+    mariadb: bool,
     /// Why this connection is not where the settings first pointed (see [`connect`]).
     note: Option<String>,
     /// Where it went: the socket path or `host:port`, for messages.
@@ -246,6 +248,11 @@ impl Wire {
     /// The server's version (major, minor, patch), from its greeting.
     pub fn server_version(&self) -> (u16, u16, u16) {
         self.version
+    }
+
+    /// Whether the server is MariaDB, as its greeting says.
+    pub fn is_mariadb(&self) -> bool {
+        self.mariadb
     }
 
     /// Runs a statement in the text protocol and returns how many rows it gave.
