@@ -777,7 +777,8 @@ async fn district_work(conn: &mut Conn, d: u32) -> (u32, i64, i64, i64) {
 
 /// A client-side New-Order whose insert of its order fails (the order id is taken) while the
 /// other writes of the same batch succeed: none of them is committed, the district's counter
-/// and STOCK are as they were, and the connection goes on.
+/// and STOCK are as they were, and the connection goes on. A Payment to a missing customer
+/// commits nothing either.
 async fn failed_write_batch(driver: &MyDriver, dbname: &str) {
     let mut raw = raw(dbname).await;
     let d = 6;
@@ -809,6 +810,26 @@ async fn failed_write_batch(driver: &MyDriver, dbname: &str) {
     .await
     .expect("free the order id");
     committed_new_order(&mut conn, &mut raw, d, 9, vec![local(90, 3)]).await;
+
+    // A Payment to a customer that does not exist changes nothing at all.
+    let paid = "SELECT CAST(w_ytd AS CHAR), CAST(d_ytd AS CHAR), \
+                (SELECT COUNT(*) FROM history) FROM warehouse, district \
+                WHERE w_id = 1 AND d_w_id = 1 AND d_id = 3";
+    let before: (String, String, i64) = one(&mut raw, paid).await;
+    let t = Payment {
+        w_id: 1,
+        d_id: 3,
+        c_w_id: 1,
+        c_d_id: 3,
+        customer: Customer::ById(3001),
+        amount_cents: 1_000,
+    };
+    let e = conn
+        .payment(&t)
+        .await
+        .expect_err("customer 3001 does not exist");
+    assert!(e.to_string().contains("not found"), "{e}");
+    assert_eq!(one::<(String, String, i64)>(&mut raw, paid).await, before);
     conn.close().await;
     let _ = raw.disconnect().await;
 }

@@ -111,11 +111,30 @@ UPDATE customer
  WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?
 -- go
 -- Payment: the HISTORY row, its h_data (w_name, four spaces, d_name) read here, so that the
--- insert need not wait for the customer's read and goes in the same batch.
+-- insert need not wait for the customer's read and goes in the same batch; no row when the
+-- customer does not exist.
 -- name: insert_history
 INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data)
-SELECT ?, ?, ?, d_id, w_id, NOW(), CAST(? AS DECIMAL(6,2)), CONCAT(w_name, '    ', d_name)
+SELECT c_id, c_d_id, c_w_id, d_id, w_id, NOW(), CAST(? AS DECIMAL(6,2)),
+       CONCAT(w_name, '    ', d_name)
   FROM warehouse JOIN district ON d_w_id = w_id
+  JOIN customer ON c_w_id = ? AND c_d_id = ? AND c_id = ?
+ WHERE w_id = ? AND d_id = ?
+-- go
+
+-- Payment where compound statements run (MariaDB): warehouse, district and customer in one
+-- update, which changes nothing unless all three exist.
+-- name: pay_all
+UPDATE warehouse JOIN district ON d_w_id = w_id
+  JOIN customer ON c_w_id = ? AND c_d_id = ? AND c_id = ?
+   SET w_ytd = w_ytd + CAST(? AS DECIMAL(6,2)), d_ytd = d_ytd + CAST(? AS DECIMAL(6,2)),
+       c_balance = c_balance - CAST(? AS DECIMAL(6,2)),
+       c_ytd_payment = c_ytd_payment + CAST(? AS DECIMAL(6,2)),
+       c_payment_cnt = c_payment_cnt + 1,
+       c_data = CASE WHEN c_credit = 'BC'
+                     THEN LEFT(CONCAT(c_id, ' ', c_d_id, ' ', c_w_id, ' ', d_id, ' ', w_id, ' ',
+                                      CAST(? AS DECIMAL(6,2)), ' | ', c_data), 500)
+                     ELSE c_data END
  WHERE w_id = ? AND d_id = ?
 -- go
 

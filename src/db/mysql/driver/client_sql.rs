@@ -41,6 +41,8 @@ pub(super) struct ClientSql<S> {
     /// New-Order's writes and its COMMIT as one compound statement, where the server runs
     /// them (MariaDB): one round trip, and nothing committed if a write fails.
     new_order_writes: Option<S>,
+    /// Payment's reads, writes and COMMIT as one compound statement (MariaDB).
+    payment_block: Option<S>,
     order_status: S,
     oldest_new_orders: S,
     delete_new_orders: S,
@@ -68,6 +70,10 @@ impl<S> ClientSql<S> {
             commit: conn.prepare(&SQL.commit).await?,
             new_order_writes: match conn.compound() {
                 true => Some(conn.prepare(&SQL.new_order_writes).await?),
+                false => None,
+            },
+            payment_block: match conn.compound() {
+                true => Some(conn.prepare(&SQL.payment_block).await?),
                 false => None,
             },
             order_status: conn.prepare(&SQL.order_status).await?,
@@ -366,9 +372,16 @@ pub(super) async fn sql_payment<C: SqlConn>(
     let amount = money(cents);
     let amount = || Value::Bytes(amount.as_bytes().to_vec());
     let ytd = vec![amount(), amount(), Value::Int(w), Value::Int(d)];
-    // By name, the customer's id comes back with the year-to-date update's round trip.
+    // By name, the customer's id comes first: alone before a compound statement, else with
+    // the year-to-date update's round trip.
     let (c_id, ytd_done) = match &t.customer {
         Customer::ById(id) => (i64::from(*id), false),
+        Customer::ByName(last) if st.payment_block.is_some() => {
+            let candidates = conn
+                .all(&st.customers_by_name, by_name(c_w, c_d, last))
+                .await?;
+            (middle_customer(&candidates, c_w, c_d, last)?, false)
+        }
         Customer::ByName(last) => {
             let [_, candidates] = replies(
                 conn.batch(&[
@@ -392,13 +405,29 @@ pub(super) async fn sql_payment<C: SqlConn>(
         Value::Int(c_id),
     ];
     let history = vec![
-        Value::Int(c_id),
-        Value::Int(c_d),
-        Value::Int(c_w),
         amount(),
+        Value::Int(c_w),
+        Value::Int(c_d),
+        Value::Int(c_id),
         Value::Int(w),
         Value::Int(d),
     ];
+    if let Some(block) = &st.payment_block {
+        // One round trip: the customer read (locked), one update of warehouse, district and
+        // customer, the HISTORY row, the COMMIT. A missing row changes nothing; a failed
+        // statement stops the block before its COMMIT.
+        let mut args = customer.clone();
+        args.extend([Value::Int(c_w), Value::Int(c_d), Value::Int(c_id)]);
+        args.extend([amount(), amount(), amount(), amount(), amount()]);
+        args.extend([Value::Int(w), Value::Int(d)]);
+        args.extend(history);
+        let [row] = replies(conn.batch(&[(block, &args)]).await?)?;
+        let row = row.first().ok_or_else(|| not_found(w, d, c_id, c_d, c_w))?;
+        let r = Cols(row);
+        let credit = r.text(5);
+        let balance = r.fixed(6, 2, "c_balance")? - cents;
+        return Ok(payment_done(show, t, c_id, balance, &credit));
+    }
     // The customer read (locked) before its update; the HISTORY row reads its names
     // itself; all in one round trip, then the COMMIT.
     let mut calls = Vec::with_capacity(4);
@@ -412,17 +441,23 @@ pub(super) async fn sql_payment<C: SqlConn>(
         (&st.insert_history, history.as_slice()),
     ]);
     let got = conn.batch(&calls).await?;
-    let row = got.get(read).and_then(|rows| rows.first()).ok_or_else(|| {
-        Fail::Data(format!(
-            "warehouse {w}, district {d}, or customer {c_id} of district {c_d} warehouse \
-             {c_w}, not found"
-        ))
-    })?;
+    let row = got
+        .get(read)
+        .and_then(|rows| rows.first())
+        .ok_or_else(|| not_found(w, d, c_id, c_d, c_w))?;
     let r = Cols(row);
     let credit = r.text(5);
     let balance = r.fixed(6, 2, "c_balance")? - cents;
     conn.end("COMMIT").await?;
     Ok(payment_done(show, t, c_id, balance, &credit))
+}
+
+/// A Payment's rows, not all found.
+fn not_found(w: i64, d: i64, c_id: i64, c_d: i64, c_w: i64) -> Fail {
+    Fail::Data(format!(
+        "warehouse {w}, district {d}, or customer {c_id} of district {c_d} warehouse {c_w}, \
+         not found"
+    ))
 }
 
 pub(super) async fn sql_order_status<C: SqlConn>(

@@ -44,6 +44,7 @@ pub(super) struct Sql {
     pub(super) insert_history: String,
     pub(super) commit: String,
     pub(super) new_order_writes: String,
+    pub(super) payment_block: String,
     pub(super) order_status: String,
     pub(super) oldest_new_orders: String,
     pub(super) delete_new_orders: String,
@@ -97,6 +98,12 @@ pub(super) static SQL: LazyLock<Sql> = LazyLock::new(|| {
             &get("insert_new_order"),
             &get("stock_update"),
             &get("order_lines"),
+            &get("commit"),
+        ]),
+        payment_block: block(&[
+            &get("pay_customer"),
+            &get("pay_all"),
+            &get("insert_history"),
             &get("commit"),
         ]),
         order_status: get("order_status"),
@@ -191,12 +198,15 @@ mod tests {
         assert_eq!(count(&SQL.stock_level), 3);
         assert_eq!(count(&SQL.pay_customer_update), 8);
         assert_eq!(count(&SQL.insert_history), 6);
+        assert_eq!(count(&SQL.payment_block), 5 + 10 + 6);
         assert_eq!(count(&SQL.commit), 0);
         assert_eq!(
             count(&SQL.new_order_writes),
             6 + 3 + 6 * MAX_LINES + 3 + 6 * MAX_LINES
         );
-        assert!(SQL.new_order_writes.starts_with("BEGIN NOT ATOMIC\nINSERT INTO orders"));
+        assert!(SQL
+            .new_order_writes
+            .starts_with("BEGIN NOT ATOMIC\nINSERT INTO orders"));
         assert!(SQL.new_order_writes.ends_with(";\nCOMMIT;\nEND"));
         let q = &*SQL;
         for text in [
@@ -220,6 +230,7 @@ mod tests {
             &q.insert_history,
             &q.commit,
             &q.new_order_writes,
+            &q.payment_block,
             &q.order_status,
             &q.oldest_new_orders,
             &q.delete_new_orders,
