@@ -25,21 +25,21 @@ CALL SLEV(?, ?, ?, ?)
 -- ones NULL (which matches nothing), so that each statement is prepared once whatever the
 -- number of lines.
 
--- New-Order: the district row, locked, then its next order id taken.
--- name: district_lock
-SELECT d_tax, d_next_o_id FROM district WHERE d_w_id = ? AND d_id = ? FOR UPDATE
--- go
+-- New-Order: the district's next order id taken (the row locked until the COMMIT).
 -- name: district_next
 UPDATE district SET d_next_o_id = d_next_o_id + 1 WHERE d_w_id = ? AND d_id = ?
 -- go
 
--- New-Order: warehouse, customer and every item in one read; a row with NULL item columns
--- when no item exists.
+-- New-Order: warehouse, district, customer and every item in one read; a row with NULL item
+-- columns when no item exists. It follows district_next in the same transaction, which
+-- sees its own update of the locked row: d_next_o_id - 1 is the order's id.
 -- name: items
-SELECT w_tax, c_discount, c_last, c_credit, i_id, i_price, i_name, i_data
-  FROM warehouse JOIN customer ON c_w_id = w_id
+SELECT w_tax, c_discount, c_last, c_credit, i_id, i_price, i_name, i_data,
+       d_tax, d_next_o_id - 1
+  FROM warehouse JOIN district ON d_w_id = w_id
+  JOIN customer ON c_w_id = w_id AND c_d_id = d_id
   LEFT JOIN item ON i_id IN ({{item_slots}})
- WHERE w_id = ? AND c_d_id = ? AND c_id = ?
+ WHERE w_id = ? AND d_id = ? AND c_id = ?
 -- go
 -- name: insert_order
 INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_carrier_id, o_ol_cnt,
