@@ -26,11 +26,15 @@ fn value(f: &mut Fixture, code: &str) -> String {
     r.unwrap_or_else(|e| panic!("{code}: {e}\n{}", lines.join("\n")))
 }
 
-/// The id in the last line, `<label> jobid=<id>`.
+/// The id in the last `<label> jobid=<id>` line (a transaction counter or the metrics agent
+/// running alongside may print after it).
 fn jobid(lines: &[String], label: &str) -> String {
-    let last = lines.last().map(String::as_str).unwrap_or("");
-    last.strip_prefix(&format!("{label} jobid="))
-        .unwrap_or_else(|| panic!("no {label} jobid line at the end:\n{}", lines.join("\n")))
+    let prefix = format!("{label} jobid=");
+    lines
+        .iter()
+        .rev()
+        .find_map(|l| l.strip_prefix(&prefix))
+        .unwrap_or_else(|| panic!("no {label} jobid line:\n{}", lines.join("\n")))
         .to_string()
 }
 
