@@ -412,61 +412,66 @@ impl MyConn {
 
 impl TxnConn for MyConn {
     async fn new_order(&mut self, t: &NewOrder) -> Result<Done> {
-        let outcome = match self.settle().await {
-            Ok(()) => match &mut self.link {
+        let outcome = async {
+            self.settle().await?;
+            match &mut self.link {
                 Link::WireClient(wire, c) => sql_new_order(&mut **wire, c, t, self.summaries).await,
                 Link::Wire(wire, p) => procs::new_order(wire, p, t, self.summaries).await,
-            },
-            Err(e) => Err(e),
-        };
+            }
+        }
+        .await;
         self.finish("New Order", outcome).await
     }
 
     async fn payment(&mut self, t: &Payment) -> Result<Done> {
-        let outcome = match self.settle().await {
-            Ok(()) => match &mut self.link {
+        let outcome = async {
+            self.settle().await?;
+            match &mut self.link {
                 Link::WireClient(wire, c) => sql_payment(&mut **wire, c, t, self.summaries).await,
                 Link::Wire(wire, p) => procs::payment(wire, p, t, self.summaries).await,
-            },
-            Err(e) => Err(e),
-        };
+            }
+        }
+        .await;
         self.finish("Payment", outcome).await
     }
 
     async fn order_status(&mut self, t: &OrderStatus) -> Result<Done> {
-        let outcome = match self.settle().await {
-            Ok(()) => match &mut self.link {
+        let outcome = async {
+            self.settle().await?;
+            match &mut self.link {
                 Link::WireClient(wire, c) => {
                     sql_order_status(&mut **wire, c, t, self.summaries).await
                 }
                 Link::Wire(wire, p) => procs::order_status(wire, p, t, self.summaries).await,
-            },
-            Err(e) => Err(e),
-        };
+            }
+        }
+        .await;
         self.finish("Order Status", outcome).await
     }
 
     async fn delivery(&mut self, t: &Delivery) -> Result<Done> {
-        let outcome = match self.settle().await {
-            Ok(()) => match &mut self.link {
+        let outcome = async {
+            self.settle().await?;
+            match &mut self.link {
                 Link::WireClient(wire, c) => sql_delivery(&mut **wire, c, t, self.summaries).await,
                 Link::Wire(wire, p) => procs::delivery(wire, p, t, self.summaries).await,
-            },
-            Err(e) => Err(e),
-        };
+            }
+        }
+        .await;
         self.finish("Delivery", outcome).await
     }
 
     async fn stock_level(&mut self, t: &StockLevel) -> Result<Done> {
-        let outcome = match self.settle().await {
-            Ok(()) => match &mut self.link {
+        let outcome = async {
+            self.settle().await?;
+            match &mut self.link {
                 Link::WireClient(wire, c) => {
                     sql_stock_level(&mut **wire, c, t, self.summaries).await
                 }
                 Link::Wire(wire, p) => procs::stock_level(wire, p, t, self.summaries).await,
-            },
-            Err(e) => Err(e),
-        };
+            }
+        }
+        .await;
         self.finish("Stock Level", outcome).await
     }
 

@@ -71,14 +71,8 @@ impl<S> ClientSql<S> {
             pay_customer_update: conn.prepare(&SQL.pay_customer_update).await?,
             insert_history: conn.prepare(&SQL.insert_history).await?,
             commit: conn.prepare(&SQL.commit).await?,
-            new_order_writes: match conn.compound() {
-                true => Some(conn.prepare(&SQL.new_order_writes).await?),
-                false => None,
-            },
-            payment_block: match conn.compound() {
-                true => Some(conn.prepare(&SQL.payment_block).await?),
-                false => None,
-            },
+            new_order_writes: prepare_compound(conn, &SQL.new_order_writes).await?,
+            payment_block: prepare_compound(conn, &SQL.payment_block).await?,
             order_status: conn.prepare(&SQL.order_status).await?,
             oldest_new_orders: conn.prepare(&SQL.oldest_new_orders).await?,
             delete_new_orders: conn.prepare(&SQL.delete_new_orders).await?,
@@ -87,6 +81,17 @@ impl<S> ClientSql<S> {
             stock_level: conn.prepare(&SQL.stock_level).await?,
         })
     }
+}
+
+/// A compound statement prepared where the server runs them (`SqlConn::compound`).
+async fn prepare_compound<C: SqlConn>(
+    conn: &mut C,
+    sql: &str,
+) -> Result<Option<C::Stmt>, C::Error> {
+    if !conn.compound() {
+        return Ok(None);
+    }
+    conn.prepare(sql).await.map(Some)
 }
 
 /// A connection client-side SQL runs on, with its kind of prepared statement (one kind
@@ -307,11 +312,7 @@ pub(super) async fn sql_new_order<C: SqlConn>(
         // The second round trip: every write, then the COMMIT, which the server reaches
         // only if every write succeeded.
         Some(block) => {
-            let mut args = Vec::with_capacity(order.len() + 3 + update.len() + lines.len());
-            args.extend(order);
-            args.extend(new_order);
-            args.extend(update);
-            args.extend(lines);
+            let args = [order, new_order, update, lines].concat();
             conn.batch(&[(block, &args)]).await?;
         }
         // The second: every write; the third, once they all succeeded, the COMMIT.
@@ -369,39 +370,28 @@ pub(super) async fn sql_payment<C: SqlConn>(
     let cents = i64::from(t.amount_cents);
     let amount = money(cents);
     let amount = || Value::Bytes(amount.as_bytes().to_vec());
-    let ytd = vec![amount(), amount(), Value::Int(w), Value::Int(d)];
-    // By name, the customer's id comes first: alone before a compound statement, else with
+    let ytd = || vec![amount(), amount(), Value::Int(w), Value::Int(d)];
+    // By name, the customer's id comes first: alone before the compound statement, else with
     // the year-to-date update's round trip.
-    let (c_id, ytd_done) = match &t.customer {
-        Customer::ById(id) => (i64::from(*id), false),
-        Customer::ByName(last) if st.payment_block.is_some() => {
-            let candidates = conn
-                .all(&st.customers_by_name, by_name(c_w, c_d, last))
-                .await?;
-            (middle_customer(&candidates, c_w, c_d, last)?, false)
-        }
+    let mut ytd_done = false;
+    let c_id = match &t.customer {
+        Customer::ById(id) => i64::from(*id),
         Customer::ByName(last) => {
-            let [_, candidates] = replies(
-                conn.batch(&[
-                    (&st.pay_ytd, &ytd),
-                    (&st.customers_by_name, &by_name(c_w, c_d, last)),
-                ])
-                .await?,
-            )?;
-            (middle_customer(&candidates, c_w, c_d, last)?, true)
+            let find = by_name(c_w, c_d, last);
+            let candidates = if st.payment_block.is_some() {
+                conn.all(&st.customers_by_name, find).await?
+            } else {
+                ytd_done = true;
+                let [_, candidates] = replies(
+                    conn.batch(&[(&st.pay_ytd, &ytd()), (&st.customers_by_name, &find)])
+                        .await?,
+                )?;
+                candidates
+            };
+            middle_customer(&candidates, c_w, c_d, last)?
         }
     };
     let customer = ints([w, d, c_w, c_d, c_id]);
-    let update = vec![
-        amount(),
-        amount(),
-        Value::Int(d),
-        Value::Int(w),
-        amount(),
-        Value::Int(c_w),
-        Value::Int(c_d),
-        Value::Int(c_id),
-    ];
     let history = vec![
         amount(),
         Value::Int(c_w),
@@ -410,35 +400,46 @@ pub(super) async fn sql_payment<C: SqlConn>(
         Value::Int(w),
         Value::Int(d),
     ];
-    if let Some(block) = &st.payment_block {
+    // The replies, and which of them is the customer's read.
+    let (got, read) = match &st.payment_block {
         // One round trip: the customer read (locked), one update of warehouse, district and
         // customer, the HISTORY row, the COMMIT. A missing row changes nothing; a failed
         // statement stops the block before its COMMIT.
-        let mut args = customer.clone();
-        args.extend([Value::Int(c_w), Value::Int(c_d), Value::Int(c_id)]);
-        args.extend([amount(), amount(), amount(), amount(), amount()]);
-        args.extend([Value::Int(w), Value::Int(d)]);
-        args.extend(history);
-        let [row] = replies(conn.batch(&[(block, &args)]).await?)?;
-        let row = row.first().ok_or_else(|| not_found(w, d, c_id, c_d, c_w))?;
-        let r = Cols(row);
-        let credit = r.text(5);
-        let balance = r.fixed(6, 2, "c_balance")? - cents;
-        return Ok(payment_done(show, t, c_id, balance, &credit));
-    }
-    // The customer read (locked) before its update; the HISTORY row reads its names
-    // itself; all in one round trip, then the COMMIT.
-    let mut calls = Vec::with_capacity(4);
-    if !ytd_done {
-        calls.push((&st.pay_ytd, ytd.as_slice()));
-    }
-    let read = calls.len();
-    calls.extend([
-        (&st.pay_customer, customer.as_slice()),
-        (&st.pay_customer_update, update.as_slice()),
-        (&st.insert_history, history.as_slice()),
-    ]);
-    let got = conn.batch(&calls).await?;
+        Some(block) => {
+            let mut args = customer;
+            args.extend(ints([c_w, c_d, c_id]));
+            args.extend([amount(), amount(), amount(), amount(), amount()]);
+            args.extend(ints([w, d]));
+            args.extend(history);
+            (conn.batch(&[(block, &args)]).await?, 0)
+        }
+        // The customer read (locked) before its update; the HISTORY row reads its names
+        // itself; all in one round trip, then the COMMIT.
+        None => {
+            let ytd = ytd();
+            let update = vec![
+                amount(),
+                amount(),
+                Value::Int(d),
+                Value::Int(w),
+                amount(),
+                Value::Int(c_w),
+                Value::Int(c_d),
+                Value::Int(c_id),
+            ];
+            let mut calls = Vec::with_capacity(4);
+            if !ytd_done {
+                calls.push((&st.pay_ytd, ytd.as_slice()));
+            }
+            let read = calls.len();
+            calls.extend([
+                (&st.pay_customer, customer.as_slice()),
+                (&st.pay_customer_update, update.as_slice()),
+                (&st.insert_history, history.as_slice()),
+            ]);
+            (conn.batch(&calls).await?, read)
+        }
+    };
     let row = got
         .get(read)
         .and_then(|rows| rows.first())
@@ -446,7 +447,9 @@ pub(super) async fn sql_payment<C: SqlConn>(
     let r = Cols(row);
     let credit = r.text(5);
     let balance = r.fixed(6, 2, "c_balance")? - cents;
-    conn.end("COMMIT").await?;
+    if st.payment_block.is_none() {
+        conn.end("COMMIT").await?;
+    }
     Ok(payment_done(show, t, c_id, balance, &credit))
 }
 

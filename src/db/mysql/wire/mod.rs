@@ -12,8 +12,8 @@
 //! are decoded. Every server-given length is checked, every packet's sequence id too, and a
 //! reply's columns and size are bounded. Executions may go as a batch (`execute_batch`):
 //! every request in one write, the replies read in order, so that statements that do not
-//! wait on each other's results cost one round trip together. `mysql_common` parses the handshake, builds the
-//! handshake response and computes the password scrambles; TLS (rustls's handshake and
+//! wait on each other's results cost one round trip together. `mysql_common` parses the
+//! handshake, builds the handshake response and computes the password scrambles; TLS (rustls's handshake and
 //! records, in buffers `leantls` owns) adds no system call.
 //!
 //! Authentication fails closed: whatever this connection refuses (the password asked for over

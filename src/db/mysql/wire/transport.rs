@@ -40,7 +40,7 @@ impl Wire {
     /// Starts a command packet in the write buffer.
     pub(super) fn begin(&mut self, command: u8) {
         self.out.clear();
-        self.out.extend_from_slice(&[0, 0, 0, 0, command]);
+        self.begin_more(command);
     }
 
     /// Starts one more command packet in the write buffer, after those already there (a
