@@ -701,8 +701,8 @@ fn kind(e: &Error) -> Option<Failure> {
 }
 
 /// A client-side New-Order whose statement the server interrupts halfway (`KILL QUERY` while
-/// it waits for a stock row another session holds, after it has moved the district's
-/// counter): the error is told, the transaction is rolled back, and the next New-Order on the
+/// it waits for a stock row another session holds; on MySQL, or without compound statements,
+/// after it has moved the district's counter): the error is told, the transaction is rolled back, and the next New-Order on the
 /// same connection commits alone.
 async fn interrupted_new_order(driver: &MyDriver, dbname: &str) {
     let mut holder = raw(dbname).await;
@@ -834,21 +834,20 @@ async fn failed_write_batch(driver: &MyDriver, dbname: &str) {
     let _ = raw.disconnect().await;
 }
 
-/// A client-side New-Order dropped while its first batch waits for the district row another
+/// A client-side New-Order dropped while its first batch waits for a STOCK row another
 /// session holds (a stop drops a transaction so): the next call on the connection reads its
 /// own replies, and the dropped transaction is rolled back, not committed with the next one.
 async fn dropped_client_call(driver: &MyDriver, dbname: &str) {
     let mut raw = raw(dbname).await;
     let d = 7;
     let before = district_work(&mut raw, d).await;
+    let stock_before = stock(&mut raw, 92).await;
     let mut holder = self::raw(dbname).await;
     holder.query_drop("START TRANSACTION").await.expect("begin");
     holder
-        .query_drop(format!(
-            "SELECT d_next_o_id FROM district WHERE d_w_id = 1 AND d_id = {d} FOR UPDATE"
-        ))
+        .query_drop("SELECT s_quantity FROM stock WHERE s_w_id = 1 AND s_i_id = 92 FOR UPDATE")
         .await
-        .expect("lock the district");
+        .expect("lock a stock row");
     let mut conn = driver.connect().await.expect("connect");
     {
         use std::future::Future as _;
@@ -879,8 +878,57 @@ async fn dropped_client_call(driver: &MyDriver, dbname: &str) {
         before,
         "the dropped New-Order was rolled back"
     );
+    assert_eq!(stock(&mut raw, 92).await, stock_before, "STOCK untouched");
     committed_new_order(&mut conn, &mut raw, d, 11, vec![local(91, 2)]).await;
     conn.close().await;
+    let _ = raw.disconnect().await;
+}
+
+/// New-Orders without summaries (as a timed run makes them): committed with their order,
+/// lines and stock, quiet, and an unused item still rolls back.
+async fn quiet_new_order(driver: &MyDriver, dbname: &str) {
+    let mut raw = raw(dbname).await;
+    let d = 8;
+    driver.prepare(1).await.expect("prepare");
+    let mut conn = driver.connect().await.expect("connect");
+    let (next, orders, new_orders, lines) = district_work(&mut raw, d).await;
+    let stock_before = stock(&mut raw, 93).await;
+    let done = ok(
+        "a quiet New-Order",
+        conn.new_order(&new_order(d, 12, vec![local(93, 2), local(94, 1)]))
+            .await,
+    );
+    assert_eq!(
+        (done.rolled_back, done.summary.as_str()),
+        (false, ""),
+        "{done:?}"
+    );
+    assert_eq!(
+        district_work(&mut raw, d).await,
+        (next + 1, orders + 1, new_orders + 1, lines + 2)
+    );
+    let o: (u32, u32) = one(
+        &mut raw,
+        &format!(
+            "SELECT o_c_id, o_ol_cnt FROM orders WHERE o_w_id = 1 AND o_d_id = {d} AND o_id = {next}"
+        ),
+    )
+    .await;
+    assert_eq!(o, (12, 2), "order {next} is the district's next");
+    assert_eq!(
+        stock(&mut raw, 93).await.2,
+        stock_before.2 + 1,
+        "s_order_cnt"
+    );
+    let done = ok(
+        "a quiet rolled-back New-Order",
+        conn.new_order(&new_order(d, 12, vec![local(93, 2), local(100_001, 1)]))
+            .await,
+    );
+    assert!(done.rolled_back, "{done:?}");
+    assert_eq!(next_o_id(&mut raw, d).await, next + 1, "nothing taken");
+    conn.close().await;
+    driver.close().await;
     let _ = raw.disconnect().await;
 }
 
@@ -907,6 +955,20 @@ async fn procedures_and_client_sql_on_mariadb() {
     interrupted_new_order(&sql, &name).await;
     failed_write_batch(&sql, &name).await;
     dropped_client_call(&sql, &name).await;
+    quiet_new_order(&MyDriver::new(&client, Database::Maria), &name).await;
+    // The statements MySQL runs, as a MySQL server would get them.
+    let plain = MyDriver::new(&client, Database::Maria)
+        .with_summaries(true)
+        .without_compound_statements();
+    battery(&plain, &name, false).await;
+    interrupted_new_order(&plain, &name).await;
+    failed_write_batch(&plain, &name).await;
+    dropped_client_call(&plain, &name).await;
+    quiet_new_order(
+        &MyDriver::new(&client, Database::Maria).without_compound_statements(),
+        &name,
+    )
+    .await;
     check(&procs, Database::Maria).await;
 
     // More warehouses asked for than built.

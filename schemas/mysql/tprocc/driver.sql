@@ -25,39 +25,48 @@ CALL SLEV(?, ?, ?, ?)
 -- ones NULL (which matches nothing), so that each statement is prepared once whatever the
 -- number of lines.
 
--- New-Order: the district's next order id taken (the row locked until the COMMIT).
+-- New-Order: the district's next order id taken (the row locked until the COMMIT). Where
+-- compound statements run (MariaDB) it opens the block of writes, so that the district row,
+-- which every Payment of the district also updates, stays locked for one round trip only.
 -- name: district_next
 UPDATE district SET d_next_o_id = d_next_o_id + 1 WHERE d_w_id = ? AND d_id = ?
 -- go
 
--- New-Order: warehouse, district, customer and every item in one read; a row with NULL item
--- columns when no item exists. It follows district_next in the same transaction, which
--- sees its own update of the locked row: d_next_o_id - 1 is the order's id.
--- name: items
-SELECT w_tax, c_discount, c_last, c_credit, i_id, i_price, i_name, i_data,
-       d_tax, d_next_o_id - 1
-  FROM warehouse JOIN district ON d_w_id = w_id
-  JOIN customer ON c_w_id = w_id AND c_d_id = d_id
-  LEFT JOIN item ON i_id IN ({{item_slots}})
- WHERE w_id = ? AND d_id = ? AND c_id = ?
+-- New-Order in the block of writes: the id district_next took, into the block's variable o
+-- (a read of the transaction's own update).
+-- name: order_id
+SELECT d_next_o_id - 1 INTO o FROM district WHERE d_w_id = ? AND d_id = ?
 -- go
+
+-- New-Order's one read, one reply: warehouse, district, customer and every item (a row with
+-- NULL item columns when no item exists), then every STOCK row, locked in key order, with the
+-- s_dist_xx of the district given before the stock keys. The STOCK rows are those with an
+-- s_w_id. After district_next in the same transaction d_next_o_id - 1 is the order's id;
+-- without it, d_next_o_id is only read (the order's id is taken with the writes).
+-- name: items_stock
+(SELECT w_tax, c_discount, c_last, c_credit, i_id, i_price, i_name, i_data, d_tax, d_next_o_id,
+        NULL AS s_w_id, NULL AS s_i_id, NULL AS s_quantity, NULL AS s_dist, NULL AS s_data
+   FROM warehouse JOIN district ON d_w_id = w_id
+   JOIN customer ON c_w_id = w_id AND c_d_id = d_id
+   LEFT JOIN item ON i_id IN ({{item_slots}})
+  WHERE w_id = ? AND d_id = ? AND c_id = ?)
+UNION ALL
+(SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+        s_w_id, s_i_id, s_quantity,
+        ELT(?, s_dist_01, s_dist_02, s_dist_03, s_dist_04, s_dist_05, s_dist_06, s_dist_07,
+            s_dist_08, s_dist_09, s_dist_10),
+        s_data
+   FROM stock WHERE (s_w_id, s_i_id) IN ({{stock_keys}}) FOR UPDATE)
+-- go
+
+-- The order's id is {{o_id}}: a placeholder, or the block's variable o.
 -- name: insert_order
 INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_carrier_id, o_ol_cnt,
                     o_all_local)
-VALUES (?, ?, ?, ?, NOW(), NULL, ?, ?)
+VALUES ({{o_id}}, ?, ?, ?, NOW(), NULL, ?, ?)
 -- go
 -- name: insert_new_order
-INSERT INTO new_order (no_o_id, no_d_id, no_w_id) VALUES (?, ?, ?)
--- go
-
--- New-Order: every STOCK row, locked in key order; the first argument is the district,
--- which picks the s_dist_xx column.
--- name: stock_lock
-SELECT s_w_id, s_i_id, s_quantity,
-       ELT(?, s_dist_01, s_dist_02, s_dist_03, s_dist_04, s_dist_05, s_dist_06, s_dist_07,
-           s_dist_08, s_dist_09, s_dist_10),
-       s_data
-  FROM stock WHERE (s_w_id, s_i_id) IN ({{stock_keys}}) FOR UPDATE
+INSERT INTO new_order (no_o_id, no_d_id, no_w_id) VALUES ({{o_id}}, ?, ?)
 -- go
 
 -- New-Order: each STOCK row once, with its new quantity (the replenishment rule applied
@@ -74,7 +83,7 @@ UPDATE stock JOIN ({{stock_rows}}) v ON s_w_id = v.w AND s_i_id = v.i
 -- name: order_lines
 INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id,
                         ol_delivery_d, ol_quantity, ol_amount, ol_dist_info)
-SELECT ?, ?, ?, v.n, v.i, v.w, NULL, v.q, v.a, v.info FROM ({{line_rows}}) v
+SELECT {{o_id}}, ?, ?, v.n, v.i, v.w, NULL, v.q, v.a, v.info FROM ({{line_rows}}) v
  WHERE v.n IS NOT NULL
 -- go
 

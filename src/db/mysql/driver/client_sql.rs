@@ -10,6 +10,8 @@
 //! On MariaDB, New-Order's writes with their COMMIT, and all of Payment, are one compound
 //! statement (`sql::block`), which the server stops at its first failed statement, so that
 //! its COMMIT is reached only when everything before it succeeded.
+//! Each reply the server flushes wakes the terminal once, so the replies count as well: a
+//! statement's result set and the OK of a compound statement are flushed apart.
 //! Round trips per transaction: New-Order 2 (3 on MySQL; 2 when an item is unused), Payment
 //! 1 (2 on MySQL; one more by name), Order-Status 1 (2 by name), Delivery 3 (2 with nothing
 //! to deliver), Stock-Level 1.
@@ -26,14 +28,13 @@ use crate::tpcc::summary::{money, LastOrder};
 use crate::tpcc::txn::{Customer, Delivery, Done, NewOrder, OrderStatus, Payment, StockLevel};
 use crate::tpcc::DISTRICTS_PER_W;
 
-/// The client-side statements, prepared once per connection (19 of them, and two compound
+/// The client-side statements, prepared once per connection (18 of them, and two compound
 /// statements on MariaDB).
 pub(super) struct ClientSql<S> {
     district_next: S,
-    items: S,
+    items_stock: S,
     insert_order: S,
     insert_new_order: S,
-    stock_lock: S,
     stock_update: S,
     order_lines: S,
     pay_ytd: S,
@@ -42,8 +43,9 @@ pub(super) struct ClientSql<S> {
     pay_customer_update: S,
     insert_history: S,
     commit: S,
-    /// New-Order's writes and its COMMIT as one compound statement, where the server runs
-    /// them (MariaDB): one round trip, and nothing committed if a write fails.
+    /// New-Order's order id taken, its writes and its COMMIT as one compound statement, where
+    /// the server runs them (MariaDB): one round trip, and nothing committed if a write
+    /// fails. With summaries, the order's id comes back as a row.
     new_order_writes: Option<S>,
     /// Payment's reads, writes and COMMIT as one compound statement (MariaDB).
     payment_block: Option<S>,
@@ -56,13 +58,23 @@ pub(super) struct ClientSql<S> {
 }
 
 impl<S> ClientSql<S> {
-    pub(super) async fn prepare<C: SqlConn<Stmt = S>>(conn: &mut C) -> Result<Self, C::Error> {
+    /// The statements, with compound statements where `compound` (the server must run them:
+    /// MariaDB's), and New-Order's block of writes telling the order's id where `shown`.
+    pub(super) async fn prepare<C: SqlConn<Stmt = S>>(
+        conn: &mut C,
+        compound: bool,
+        shown: bool,
+    ) -> Result<Self, C::Error> {
+        let new_order_writes = if shown {
+            &SQL.new_order_writes_shown
+        } else {
+            &SQL.new_order_writes
+        };
         Ok(ClientSql {
             district_next: conn.prepare(&SQL.district_next).await?,
-            items: conn.prepare(&SQL.items).await?,
+            items_stock: conn.prepare(&SQL.items_stock).await?,
             insert_order: conn.prepare(&SQL.insert_order).await?,
             insert_new_order: conn.prepare(&SQL.insert_new_order).await?,
-            stock_lock: conn.prepare(&SQL.stock_lock).await?,
             stock_update: conn.prepare(&SQL.stock_update).await?,
             order_lines: conn.prepare(&SQL.order_lines).await?,
             pay_ytd: conn.prepare(&SQL.pay_ytd).await?,
@@ -71,8 +83,8 @@ impl<S> ClientSql<S> {
             pay_customer_update: conn.prepare(&SQL.pay_customer_update).await?,
             insert_history: conn.prepare(&SQL.insert_history).await?,
             commit: conn.prepare(&SQL.commit).await?,
-            new_order_writes: prepare_compound(conn, &SQL.new_order_writes).await?,
-            payment_block: prepare_compound(conn, &SQL.payment_block).await?,
+            new_order_writes: prepare_compound(conn, compound, new_order_writes).await?,
+            payment_block: prepare_compound(conn, compound, &SQL.payment_block).await?,
             order_status: conn.prepare(&SQL.order_status).await?,
             oldest_new_orders: conn.prepare(&SQL.oldest_new_orders).await?,
             delete_new_orders: conn.prepare(&SQL.delete_new_orders).await?,
@@ -83,12 +95,13 @@ impl<S> ClientSql<S> {
     }
 }
 
-/// A compound statement prepared where the server runs them (`SqlConn::compound`).
+/// A compound statement, prepared where the connection runs them.
 async fn prepare_compound<C: SqlConn>(
     conn: &mut C,
+    compound: bool,
     sql: &str,
 ) -> Result<Option<C::Stmt>, C::Error> {
-    if !conn.compound() {
+    if !compound {
         return Ok(None);
     }
     conn.prepare(sql).await.map(Some)
@@ -101,8 +114,6 @@ pub(super) trait SqlConn {
     type Error;
     /// Prepares a statement.
     async fn prepare(&mut self, sql: &str) -> Result<Self::Stmt, Self::Error>;
-    /// Whether the server runs compound statements (`BEGIN NOT ATOMIC`: MariaDB's).
-    fn compound(&self) -> bool;
     /// Every row the statement gives.
     async fn all(&mut self, st: &Self::Stmt, args: Vec<Value>) -> Step<Vec<Vec<Value>>>;
     /// Runs statements back to back in one round trip: each one's rows, in order. The
@@ -132,10 +143,6 @@ impl SqlConn for Wire {
 
     async fn prepare(&mut self, sql: &str) -> Result<Stmt, WireError> {
         Wire::prepare(self, sql).await
-    }
-
-    fn compound(&self) -> bool {
-        self.is_mariadb()
     }
 
     async fn all(&mut self, st: &Stmt, args: Vec<Value>) -> Step<Vec<Vec<Value>>> {
@@ -199,44 +206,73 @@ pub(super) async fn sql_new_order<C: SqlConn>(
     }
     let (w, d, c) = (i64::from(t.w_id), i64::from(t.d_id), i64::from(t.c_id));
 
-    // The first round trip: the district's next order id taken (its row locked), warehouse,
-    // district, customer and items read, the STOCK rows locked (in key order).
-    let mut items = Vec::with_capacity(MAX_LINES + 3);
-    items.extend((0..MAX_LINES).map(|k| t.lines.get(k).map_or(Value::NULL, |l| int(l.item_id))));
-    items.extend([Value::Int(w), Value::Int(d), Value::Int(c)]);
-    let mut stock_keys = Vec::with_capacity(1 + 2 * MAX_LINES);
-    stock_keys.push(Value::Int(d));
+    // The first round trip, one reply: warehouse, district, customer and items read, the
+    // STOCK rows locked (in key order). Without compound statements the district's next
+    // order id is taken first (its row locked) in the same round trip; with them it is
+    // taken with the writes, so that the district row, which every Payment of the district
+    // also updates, stays locked for one round trip only.
+    let mut first = Vec::with_capacity(MAX_LINES + 4 + 2 * MAX_LINES);
+    first.extend((0..MAX_LINES).map(|k| t.lines.get(k).map_or(Value::NULL, |l| int(l.item_id))));
+    first.extend([Value::Int(w), Value::Int(d), Value::Int(c), Value::Int(d)]);
     for k in 0..MAX_LINES {
         match t.lines.get(k) {
-            Some(l) => stock_keys.extend([int(l.supply_w_id), int(l.item_id)]),
-            None => stock_keys.extend([Value::NULL, Value::NULL]),
+            Some(l) => first.extend([int(l.supply_w_id), int(l.item_id)]),
+            None => first.extend([Value::NULL, Value::NULL]),
         }
     }
-    let district_key = ints([w, d]);
-    let [_, rows, stock_rows] = replies(
-        conn.batch(&[
-            (&st.district_next, &district_key),
-            (&st.items, &items),
-            (&st.stock_lock, &stock_keys),
-        ])
-        .await?,
-    )?;
-    let first = rows.first().ok_or_else(|| {
-        Fail::Data(format!(
-            "warehouse {w}, district {d}, or customer {c} of district {d}, not found"
-        ))
-    })?;
-    let head = Cols(first);
+    let compound = st.new_order_writes.as_ref();
+    let rows = match compound {
+        Some(_) => conn.all(&st.items_stock, first).await?,
+        None => {
+            let [_, rows] = replies(
+                conn.batch(&[
+                    (&st.district_next, &ints([w, d])),
+                    (&st.items_stock, &first),
+                ])
+                .await?,
+            )?;
+            rows
+        }
+    };
+    let head = rows
+        .iter()
+        .find(|row| matches!(cell(*row, 10), Value::NULL))
+        .ok_or_else(|| {
+            Fail::Data(format!(
+                "warehouse {w}, district {d}, or customer {c} of district {d}, not found"
+            ))
+        })?;
+    let head = Cols(head);
     let w_tax = head.fixed(0, 4, "w_tax")?;
     let discount = head.fixed(1, 4, "c_discount")?;
     let d_tax = head.fixed(8, 4, "d_tax")?;
-    let o_id = head.int(9, "d_next_o_id")?;
-    // Item id and price in cents.
-    let mut items: Vec<(i64, i64)> = Vec::with_capacity(rows.len());
+    // Taken in this round trip, d_next_o_id - 1 after the update is the order's id; else
+    // d_next_o_id is the id the order is to take, read without a lock: a rolled-back
+    // order's summary tells it, a committed one's the id its writes took.
+    let next = head.int(9, "d_next_o_id")?;
+    let taken = match compound {
+        Some(_) => next,
+        None => next - 1,
+    };
+    // Item id and price in cents; the STOCK rows.
+    let mut items: Vec<(i64, i64)> = Vec::with_capacity(MAX_LINES);
+    let mut stock = Vec::with_capacity(MAX_LINES);
     for row in &rows {
         let r = Cols(row);
-        if let Some(id) = r.opt_int(4) {
-            items.push((id, r.fixed(5, 2, "i_price")?));
+        if matches!(cell(row, 10), Value::NULL) {
+            if let Some(id) = r.opt_int(4) {
+                items.push((id, r.fixed(5, 2, "i_price")?));
+            }
+        } else {
+            stock.push(StockRow {
+                w: r.int(10, "s_w_id")?,
+                i: r.int(11, "s_i_id")?,
+                quantity: r.int(12, "s_quantity")?,
+                dist_info: cell(row, 13).clone(),
+                ytd: 0,
+                count: 0,
+                remote: 0,
+            });
         }
     }
     let price = |item: u32| {
@@ -248,24 +284,10 @@ pub(super) async fn sql_new_order<C: SqlConn>(
     if t.lines.iter().any(|l| price(l.item_id).is_none()) {
         // Clause 2.4.2.3: an unused item rolls the whole transaction back.
         conn.end("ROLLBACK").await?;
-        return Ok(new_order_done(show, t, o_id, None));
+        return Ok(new_order_done(show, t, Some(taken), None));
     }
 
-    let mut stock = Vec::with_capacity(stock_rows.len());
-    for row in stock_rows {
-        let r = Cols(&row);
-        stock.push(StockRow {
-            w: r.int(0, "s_w_id")?,
-            i: r.int(1, "s_i_id")?,
-            quantity: r.int(2, "s_quantity")?,
-            dist_info: cell(&row, 3).clone(),
-            ytd: 0,
-            count: 0,
-            remote: 0,
-        });
-    }
-    let mut lines = Vec::with_capacity(6 * MAX_LINES + 3);
-    lines.extend([Value::Int(o_id), Value::Int(d), Value::Int(w)]);
+    let mut lines = Vec::with_capacity(6 * MAX_LINES);
     let mut sum = 0i64;
     for (k, l) in t.lines.iter().enumerate() {
         let (supply, item, qty) = (
@@ -300,23 +322,39 @@ pub(super) async fn sql_new_order<C: SqlConn>(
             s.dist_info.clone(),
         ]);
     }
-    lines.resize(6 * MAX_LINES + 3, Value::NULL);
+    lines.resize(6 * MAX_LINES, Value::NULL);
     let mut update = Vec::with_capacity(6 * MAX_LINES);
     for s in stock.iter().filter(|s| s.count > 0) {
         update.extend([s.w, s.i, s.quantity, s.ytd, s.count, s.remote].map(Value::Int));
     }
     update.resize(6 * MAX_LINES, Value::NULL);
-    let order = ints([o_id, d, w, c, n as i64, i64::from(t.all_local)]);
-    let new_order = ints([o_id, d, w]);
-    match &st.new_order_writes {
-        // The second round trip: every write, then the COMMIT, which the server reaches
-        // only if every write succeeded.
-        Some(block) => {
-            let args = [order, new_order, update, lines].concat();
-            conn.batch(&[(block, &args)]).await?;
+    let order = ints([d, w, c, n as i64, i64::from(t.all_local)]);
+    let here = ints([d, w]);
+    let total = Some(order_total(sum, discount, w_tax, d_tax));
+    match (compound, taken) {
+        // The second round trip: the order's id taken, every write, then the COMMIT, which
+        // the server reaches only if every write succeeded; with summaries the block ends
+        // telling the order's id.
+        (Some(block), _) => {
+            let args = [ints([w, d, w, d]), order, here.clone(), update, here, lines].concat();
+            let got = conn.batch(&[(block, &args)]).await?;
+            let o_id = match show {
+                true => Some(
+                    got.first()
+                        .and_then(|rows| rows.first())
+                        .ok_or_else(|| Fail::Data("no order id from New-Order's writes".into()))
+                        .and_then(|row| Cols(row).int(0, "o_id"))?,
+                ),
+                false => None,
+            };
+            Ok(new_order_done(show, t, o_id, total))
         }
         // The second: every write; the third, once they all succeeded, the COMMIT.
-        None => {
+        (None, o_id) => {
+            let id = || Value::Int(o_id);
+            let order = [vec![id()], order].concat();
+            let new_order = [vec![id()], here.clone()].concat();
+            let lines = [vec![id()], here, lines].concat();
             conn.batch(&[
                 (&st.insert_order, &order),
                 (&st.insert_new_order, &new_order),
@@ -325,14 +363,9 @@ pub(super) async fn sql_new_order<C: SqlConn>(
             ])
             .await?;
             conn.end("COMMIT").await?;
+            Ok(new_order_done(show, t, Some(o_id), total))
         }
     }
-    Ok(new_order_done(
-        show,
-        t,
-        o_id,
-        Some(order_total(sum, discount, w_tax, d_tax)),
-    ))
 }
 
 /// The middle customer of those with a last name (clause 2.5.2.2): position ceil(n/2) of

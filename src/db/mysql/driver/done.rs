@@ -4,11 +4,17 @@
 use crate::tpcc::summary::{self, money, LastOrder};
 use crate::tpcc::txn::{Delivery, Done, NewOrder, OrderStatus, Payment, StockLevel};
 
-pub(super) fn new_order_done(show: bool, t: &NewOrder, o_id: i64, total: Option<i64>) -> Done {
+/// A New-Order's summary; `o_id` is None where, with summaries off, nobody asked for it.
+pub(super) fn new_order_done(
+    show: bool,
+    t: &NewOrder,
+    o_id: Option<i64>,
+    total: Option<i64>,
+) -> Done {
     if !show {
         return Done::quiet(total.is_none());
     }
-    summary::new_order(t, Some(o_id), total.map(money).as_deref())
+    summary::new_order(t, o_id, total.map(money).as_deref())
 }
 
 pub(super) fn payment_done(show: bool, t: &Payment, c_id: i64, balance: i64, credit: &str) -> Done {

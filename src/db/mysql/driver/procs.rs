@@ -72,7 +72,7 @@ pub(super) async fn new_order(
     } else {
         Some(out.fixed(1, 2, "total_amount")?)
     };
-    Ok(new_order_done(show, t, o_id, total))
+    Ok(new_order_done(show, t, Some(o_id), total))
 }
 
 pub(super) async fn payment(

@@ -30,10 +30,9 @@ pub(super) struct Sql {
     pub(super) call_delivery: String,
     pub(super) call_slev: String,
     pub(super) district_next: String,
-    pub(super) items: String,
+    pub(super) items_stock: String,
     pub(super) insert_order: String,
     pub(super) insert_new_order: String,
-    pub(super) stock_lock: String,
     pub(super) stock_update: String,
     pub(super) order_lines: String,
     pub(super) pay_ytd: String,
@@ -42,7 +41,10 @@ pub(super) struct Sql {
     pub(super) pay_customer_update: String,
     pub(super) insert_history: String,
     pub(super) commit: String,
+    /// New-Order's block of writes: the order's id taken, every write, the COMMIT.
     pub(super) new_order_writes: String,
+    /// The same, then the order's id as a row, for the transaction's summary.
+    pub(super) new_order_writes_shown: String,
     pub(super) payment_block: String,
     pub(super) order_status: String,
     pub(super) oldest_new_orders: String,
@@ -64,14 +66,33 @@ pub(super) static SQL: LazyLock<Sql> = LazyLock::new(|| {
         MAX_LINES,
     );
     let district_keys = slots("(?, ?)", districts);
-    let vars: [(&str, &str); 5] = [
-        ("item_slots", &item_slots),
-        ("stock_keys", &stock_keys),
-        ("stock_rows", &stock_rows),
-        ("line_rows", &line_rows),
-        ("district_keys", &district_keys),
-    ];
-    let get = |name: &str| render(file.get(name), &vars);
+    // The order's id: a placeholder, or in New-Order's block of writes the block's variable.
+    let vars = |o_id| -> [(&str, &str); 6] {
+        [
+            ("item_slots", &item_slots),
+            ("stock_keys", &stock_keys),
+            ("stock_rows", &stock_rows),
+            ("line_rows", &line_rows),
+            ("district_keys", &district_keys),
+            ("o_id", o_id),
+        ]
+    };
+    let get = |name: &str| render(file.get(name), &vars("?"));
+    let in_block = |name: &str| render(file.get(name), &vars("o"));
+    let new_order_writes = |then: &[&str]| {
+        let mut statements = vec![
+            "DECLARE o INT".to_string(),
+            get("district_next"),
+            get("order_id"),
+            in_block("insert_order"),
+            in_block("insert_new_order"),
+            get("stock_update"),
+            in_block("order_lines"),
+            get("commit"),
+        ];
+        statements.extend(then.iter().map(|s| s.to_string()));
+        block(&statements.iter().map(String::as_str).collect::<Vec<_>>())
+    };
     Sql {
         call_neword: get("call_neword"),
         call_payment: get("call_payment"),
@@ -79,10 +100,9 @@ pub(super) static SQL: LazyLock<Sql> = LazyLock::new(|| {
         call_delivery: get("call_delivery"),
         call_slev: get("call_slev"),
         district_next: get("district_next"),
-        items: get("items"),
+        items_stock: get("items_stock"),
         insert_order: get("insert_order"),
         insert_new_order: get("insert_new_order"),
-        stock_lock: get("stock_lock"),
         stock_update: get("stock_update"),
         order_lines: get("order_lines"),
         pay_ytd: get("pay_ytd"),
@@ -91,13 +111,8 @@ pub(super) static SQL: LazyLock<Sql> = LazyLock::new(|| {
         pay_customer_update: get("pay_customer_update"),
         insert_history: get("insert_history"),
         commit: get("commit"),
-        new_order_writes: block(&[
-            &get("insert_order"),
-            &get("insert_new_order"),
-            &get("stock_update"),
-            &get("order_lines"),
-            &get("commit"),
-        ]),
+        new_order_writes: new_order_writes(&[]),
+        new_order_writes_shown: new_order_writes(&["SELECT o"]),
         payment_block: block(&[
             &get("pay_customer"),
             &get("pay_all"),
@@ -184,8 +199,8 @@ mod tests {
         assert_eq!(count(&SQL.call_ostat), 5 + OSTAT_OUT);
         assert_eq!(count(&SQL.call_delivery), 2 + DELIVERY_OUT);
         assert_eq!(count(&SQL.call_slev), 3 + SLEV_OUT);
-        assert_eq!(count(&SQL.items), MAX_LINES + 3);
-        assert_eq!(count(&SQL.stock_lock), 1 + 2 * MAX_LINES);
+        assert_eq!(count(&SQL.items_stock), MAX_LINES + 3 + 1 + 2 * MAX_LINES);
+        assert_eq!(count(&SQL.insert_order), 6);
         assert_eq!(count(&SQL.stock_update), 6 * MAX_LINES);
         assert_eq!(count(&SQL.order_lines), 3 + 6 * MAX_LINES);
         let districts = DISTRICTS_PER_W as usize;
@@ -198,14 +213,19 @@ mod tests {
         assert_eq!(count(&SQL.insert_history), 6);
         assert_eq!(count(&SQL.payment_block), 5 + 10 + 6);
         assert_eq!(count(&SQL.commit), 0);
-        assert_eq!(
-            count(&SQL.new_order_writes),
-            6 + 3 + 6 * MAX_LINES + 3 + 6 * MAX_LINES
-        );
+        // The order's id is the block's own: 2 + 2 keys of the district, then the writes
+        // without it.
+        let writes = 2 + 2 + 5 + 2 + 6 * MAX_LINES + 2 + 6 * MAX_LINES;
+        assert_eq!(count(&SQL.new_order_writes), writes);
+        assert_eq!(count(&SQL.new_order_writes_shown), writes);
         assert!(SQL
             .new_order_writes
-            .starts_with("BEGIN NOT ATOMIC\nINSERT INTO orders"));
+            .starts_with("BEGIN NOT ATOMIC\nDECLARE o INT;\nUPDATE district"));
+        assert!(SQL.new_order_writes.contains("VALUES (o, ?, ?, ?, NOW()"));
         assert!(SQL.new_order_writes.ends_with(";\nCOMMIT;\nEND"));
+        assert!(SQL
+            .new_order_writes_shown
+            .ends_with(";\nCOMMIT;\nSELECT o;\nEND"));
         let q = &*SQL;
         for text in [
             &q.call_neword,
@@ -214,10 +234,9 @@ mod tests {
             &q.call_delivery,
             &q.call_slev,
             &q.district_next,
-            &q.items,
+            &q.items_stock,
             &q.insert_order,
             &q.insert_new_order,
-            &q.stock_lock,
             &q.stock_update,
             &q.order_lines,
             &q.pay_ytd,
@@ -227,6 +246,7 @@ mod tests {
             &q.insert_history,
             &q.commit,
             &q.new_order_writes,
+            &q.new_order_writes_shown,
             &q.payment_block,
             &q.order_status,
             &q.oldest_new_orders,
