@@ -884,9 +884,9 @@ async fn dropped_client_call(driver: &MyDriver, dbname: &str) {
     let _ = raw.disconnect().await;
 }
 
-/// New-Orders without summaries (as a timed run makes them): committed with their order,
-/// lines and stock, quiet, and an unused item still rolls back.
-async fn quiet_new_order(driver: &MyDriver, dbname: &str) {
+/// New-Orders and Payments without summaries (as a timed run makes them): committed with
+/// their effects, quiet; an unused item still rolls back, a missing customer still fails.
+async fn quiet_transactions(driver: &MyDriver, dbname: &str) {
     let mut raw = raw(dbname).await;
     let d = 8;
     driver.prepare(1).await.expect("prepare");
@@ -927,6 +927,84 @@ async fn quiet_new_order(driver: &MyDriver, dbname: &str) {
     );
     assert!(done.rolled_back, "{done:?}");
     assert_eq!(next_o_id(&mut raw, d).await, next + 1, "nothing taken");
+
+    // Payment by name: the middle customer (clause 2.5.2.2), for names shared by an odd and an
+    // even number of customers.
+    let history = "SELECT COUNT(*) FROM history";
+    for parity in [0, 1] {
+        let last: String = one(
+            &mut raw,
+            &format!(
+                "SELECT c_last FROM customer WHERE c_w_id = 1 AND c_d_id = {d} GROUP BY c_last \
+                 HAVING COUNT(*) >= 2 AND COUNT(*) % 2 = {parity} ORDER BY c_last LIMIT 1"
+            ),
+        )
+        .await;
+        let ids: Vec<u32> = raw
+            .query(format!(
+                "SELECT c_id FROM customer WHERE c_w_id = 1 AND c_d_id = {d} \
+                 AND c_last = '{last}' ORDER BY c_first, c_id"
+            ))
+            .await
+            .expect("customers by name");
+        let middle = ids[ids.len().div_ceil(2) - 1];
+        let before = customer(&mut raw, d, middle).await;
+        let rows: i64 = one(&mut raw, history).await;
+        let t = Payment {
+            w_id: 1,
+            d_id: 2,
+            c_w_id: 1,
+            c_d_id: d,
+            customer: Customer::ByName(last.clone()),
+            amount_cents: 12_345,
+        };
+        let done = ok("a quiet Payment by name", conn.payment(&t).await);
+        assert_eq!(done.summary, "", "{done:?}");
+        let after = customer(&mut raw, d, middle).await;
+        assert_eq!(
+            (cents(&after.0), after.2),
+            (cents(&before.0) - 12_345, before.2 + 1),
+            "customer {middle} of {} named {last}",
+            ids.len()
+        );
+        assert_eq!(one::<i64>(&mut raw, history).await, rows + 1);
+    }
+    let rows: i64 = one(&mut raw, history).await;
+    for (customer, named) in [
+        (Customer::ById(3001), "3001"),
+        (Customer::ByName("NOBODY".into()), "named NOBODY"),
+    ] {
+        let t = Payment {
+            w_id: 1,
+            d_id: 2,
+            c_w_id: 1,
+            c_d_id: d,
+            customer,
+            amount_cents: 100,
+        };
+        let e = conn
+            .payment(&t)
+            .await
+            .expect_err("no such customer")
+            .to_string();
+        assert!(
+            e.contains(named) && (e.contains("not found") || e.contains("no customer")),
+            "{e}"
+        );
+    }
+    assert_eq!(one::<i64>(&mut raw, history).await, rows, "no HISTORY row");
+    ok(
+        "a Payment after a failed one",
+        conn.payment(&Payment {
+            w_id: 1,
+            d_id: 2,
+            c_w_id: 1,
+            c_d_id: d,
+            customer: Customer::ById(5),
+            amount_cents: 100,
+        })
+        .await,
+    );
     conn.close().await;
     driver.close().await;
     let _ = raw.disconnect().await;
@@ -955,7 +1033,7 @@ async fn procedures_and_client_sql_on_mariadb() {
     interrupted_new_order(&sql, &name).await;
     failed_write_batch(&sql, &name).await;
     dropped_client_call(&sql, &name).await;
-    quiet_new_order(&MyDriver::new(&client, Database::Maria), &name).await;
+    quiet_transactions(&MyDriver::new(&client, Database::Maria), &name).await;
     // The statements MySQL runs, as a MySQL server would get them.
     let plain = MyDriver::new(&client, Database::Maria)
         .with_summaries(true)
@@ -964,7 +1042,7 @@ async fn procedures_and_client_sql_on_mariadb() {
     interrupted_new_order(&plain, &name).await;
     failed_write_batch(&plain, &name).await;
     dropped_client_call(&plain, &name).await;
-    quiet_new_order(
+    quiet_transactions(
         &MyDriver::new(&client, Database::Maria).without_compound_statements(),
         &name,
     )

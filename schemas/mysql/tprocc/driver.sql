@@ -127,15 +127,26 @@ INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amoun
 SELECT c_id, c_d_id, c_w_id, d_id, w_id, NOW(), CAST(? AS DECIMAL(6,2)),
        CONCAT(w_name, '    ', d_name)
   FROM warehouse JOIN district ON d_w_id = w_id
-  JOIN customer ON c_w_id = ? AND c_d_id = ? AND c_id = ?
+  JOIN customer ON c_w_id = ? AND c_d_id = ? AND c_id = {{c_id}}
  WHERE w_id = ? AND d_id = ?
 -- go
 
--- Payment where compound statements run (MariaDB): warehouse, district and customer in one
--- update, which changes nothing unless all three exist.
+-- Payment where compound statements run (MariaDB) is one block, one reply: the customer's
+-- id into the block's variable c, given or by name (the middle one of those with the last
+-- name ordered by c_first, position ceil(n/2): clause 2.5.2.2); warehouse, district and
+-- customer in one update, which changes nothing unless all three exist, and then fails
+-- the block; the HISTORY row; the COMMIT.
+-- name: pay_customer_id
+SET c = COALESCE(?, (SELECT c_id
+                       FROM (SELECT c_id, ROW_NUMBER() OVER (ORDER BY c_first, c_id) AS k,
+                                    COUNT(*) OVER () AS n
+                               FROM customer
+                              WHERE c_w_id = ? AND c_d_id = ? AND c_last = ?) named
+                      WHERE k = (n + 1) DIV 2))
+-- go
 -- name: pay_all
 UPDATE warehouse JOIN district ON d_w_id = w_id
-  JOIN customer ON c_w_id = ? AND c_d_id = ? AND c_id = ?
+  JOIN customer ON c_w_id = ? AND c_d_id = ? AND c_id = c
    SET w_ytd = w_ytd + CAST(? AS DECIMAL(6,2)), d_ytd = d_ytd + CAST(? AS DECIMAL(6,2)),
        c_balance = c_balance - CAST(? AS DECIMAL(6,2)),
        c_ytd_payment = c_ytd_payment + CAST(? AS DECIMAL(6,2)),
@@ -145,6 +156,16 @@ UPDATE warehouse JOIN district ON d_w_id = w_id
                                       CAST(? AS DECIMAL(6,2)), ' | ', c_data), 500)
                      ELSE c_data END
  WHERE w_id = ? AND d_id = ?
+-- go
+-- The text the client knows the failure by.
+-- name: pay_found
+IF ROW_COUNT() = 0 THEN
+  SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'hammer: Payment found no such customer';
+END IF
+-- go
+-- With summaries, before the COMMIT: the customer's id, credit and new balance.
+-- name: pay_shown
+SELECT c, c_credit, c_balance FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_id = c
 -- go
 
 -- The end of a transaction, prepared, so that it may end a batch.

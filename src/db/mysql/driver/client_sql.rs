@@ -13,8 +13,9 @@
 //! Each reply the server flushes wakes the terminal once, so the replies count as well: a
 //! statement's result set and the OK of a compound statement are flushed apart.
 //! Round trips per transaction: New-Order 2 (3 on MySQL; 2 when an item is unused), Payment
-//! 1 (2 on MySQL; one more by name), Order-Status 1 (2 by name), Delivery 3 (2 with nothing
-//! to deliver), Stock-Level 1.
+//! 1 by id or by name (2 on MySQL, 3 by name), Order-Status 1 (2 by name), Delivery 3 (2
+//! with nothing to deliver), Stock-Level 1. Replies, without summaries, on MariaDB: New-Order
+//! 2, Payment 1.
 
 use mysql_common::Value;
 
@@ -47,8 +48,11 @@ pub(super) struct ClientSql<S> {
     /// the server runs them (MariaDB): one round trip, and nothing committed if a write
     /// fails. With summaries, the order's id comes back as a row.
     new_order_writes: Option<S>,
-    /// Payment's reads, writes and COMMIT as one compound statement (MariaDB).
+    /// Payment's customer id, writes and COMMIT as one compound statement (MariaDB); with
+    /// summaries, the customer's row comes back.
     payment_block: Option<S>,
+    /// The compound statements tell what the summaries need.
+    shown: bool,
     order_status: S,
     oldest_new_orders: S,
     delete_new_orders: S,
@@ -65,10 +69,10 @@ impl<S> ClientSql<S> {
         compound: bool,
         shown: bool,
     ) -> Result<Self, C::Error> {
-        let new_order_writes = if shown {
-            &SQL.new_order_writes_shown
+        let (new_order_writes, payment_block) = if shown {
+            (&SQL.new_order_writes_shown, &SQL.payment_block_shown)
         } else {
-            &SQL.new_order_writes
+            (&SQL.new_order_writes, &SQL.payment_block)
         };
         Ok(ClientSql {
             district_next: conn.prepare(&SQL.district_next).await?,
@@ -84,7 +88,8 @@ impl<S> ClientSql<S> {
             insert_history: conn.prepare(&SQL.insert_history).await?,
             commit: conn.prepare(&SQL.commit).await?,
             new_order_writes: prepare_compound(conn, compound, new_order_writes).await?,
-            payment_block: prepare_compound(conn, compound, &SQL.payment_block).await?,
+            payment_block: prepare_compound(conn, compound, payment_block).await?,
+            shown,
             order_status: conn.prepare(&SQL.order_status).await?,
             oldest_new_orders: conn.prepare(&SQL.oldest_new_orders).await?,
             delete_new_orders: conn.prepare(&SQL.delete_new_orders).await?,
@@ -338,7 +343,7 @@ pub(super) async fn sql_new_order<C: SqlConn>(
         (Some(block), _) => {
             let args = [ints([w, d, w, d]), order, here.clone(), update, here, lines].concat();
             let got = conn.batch(&[(block, &args)]).await?;
-            let o_id = match show {
+            let o_id = match st.shown {
                 true => Some(
                     got.first()
                         .and_then(|rows| rows.first())
@@ -403,24 +408,21 @@ pub(super) async fn sql_payment<C: SqlConn>(
     let cents = i64::from(t.amount_cents);
     let amount = money(cents);
     let amount = || Value::Bytes(amount.as_bytes().to_vec());
+    if let Some(block) = &st.payment_block {
+        return block_payment(conn, block, st.shown, t, amount).await;
+    }
     let ytd = || vec![amount(), amount(), Value::Int(w), Value::Int(d)];
-    // By name, the customer's id comes first: alone before the compound statement, else with
-    // the year-to-date update's round trip.
+    // By name, the customer's id comes first, with the year-to-date update's round trip.
     let mut ytd_done = false;
     let c_id = match &t.customer {
         Customer::ById(id) => i64::from(*id),
         Customer::ByName(last) => {
+            ytd_done = true;
             let find = by_name(c_w, c_d, last);
-            let candidates = if st.payment_block.is_some() {
-                conn.all(&st.customers_by_name, find).await?
-            } else {
-                ytd_done = true;
-                let [_, candidates] = replies(
-                    conn.batch(&[(&st.pay_ytd, &ytd()), (&st.customers_by_name, &find)])
-                        .await?,
-                )?;
-                candidates
-            };
+            let [_, candidates] = replies(
+                conn.batch(&[(&st.pay_ytd, &ytd()), (&st.customers_by_name, &find)])
+                    .await?,
+            )?;
             middle_customer(&candidates, c_w, c_d, last)?
         }
     };
@@ -433,46 +435,30 @@ pub(super) async fn sql_payment<C: SqlConn>(
         Value::Int(w),
         Value::Int(d),
     ];
-    // The replies, and which of them is the customer's read.
-    let (got, read) = match &st.payment_block {
-        // One round trip: the customer read (locked), one update of warehouse, district and
-        // customer, the HISTORY row, the COMMIT. A missing row changes nothing; a failed
-        // statement stops the block before its COMMIT.
-        Some(block) => {
-            let mut args = customer;
-            args.extend(ints([c_w, c_d, c_id]));
-            args.extend([amount(), amount(), amount(), amount(), amount()]);
-            args.extend(ints([w, d]));
-            args.extend(history);
-            (conn.batch(&[(block, &args)]).await?, 0)
-        }
-        // The customer read (locked) before its update; the HISTORY row reads its names
-        // itself; all in one round trip, then the COMMIT.
-        None => {
-            let ytd = ytd();
-            let update = vec![
-                amount(),
-                amount(),
-                Value::Int(d),
-                Value::Int(w),
-                amount(),
-                Value::Int(c_w),
-                Value::Int(c_d),
-                Value::Int(c_id),
-            ];
-            let mut calls = Vec::with_capacity(4);
-            if !ytd_done {
-                calls.push((&st.pay_ytd, ytd.as_slice()));
-            }
-            let read = calls.len();
-            calls.extend([
-                (&st.pay_customer, customer.as_slice()),
-                (&st.pay_customer_update, update.as_slice()),
-                (&st.insert_history, history.as_slice()),
-            ]);
-            (conn.batch(&calls).await?, read)
-        }
-    };
+    // The customer read (locked) before its update; the HISTORY row reads its names itself;
+    // all in one round trip, then the COMMIT.
+    let ytd = ytd();
+    let update = vec![
+        amount(),
+        amount(),
+        Value::Int(d),
+        Value::Int(w),
+        amount(),
+        Value::Int(c_w),
+        Value::Int(c_d),
+        Value::Int(c_id),
+    ];
+    let mut calls = Vec::with_capacity(4);
+    if !ytd_done {
+        calls.push((&st.pay_ytd, ytd.as_slice()));
+    }
+    let read = calls.len();
+    calls.extend([
+        (&st.pay_customer, customer.as_slice()),
+        (&st.pay_customer_update, update.as_slice()),
+        (&st.insert_history, history.as_slice()),
+    ]);
+    let got = conn.batch(&calls).await?;
     let row = got
         .get(read)
         .and_then(|rows| rows.first())
@@ -480,11 +466,71 @@ pub(super) async fn sql_payment<C: SqlConn>(
     let r = Cols(row);
     let credit = r.text(5);
     let balance = r.fixed(6, 2, "c_balance")? - cents;
-    if st.payment_block.is_none() {
-        conn.end("COMMIT").await?;
-    }
+    conn.end("COMMIT").await?;
     Ok(payment_done(show, t, c_id, balance, &credit))
 }
+
+/// Payment as one compound statement, one round trip, by id or by name: the customer's id
+/// taken, warehouse, district and customer updated, the HISTORY row, the COMMIT. A missing
+/// row fails the block before its COMMIT. A block `shown` reads the customer's id, credit and
+/// new balance before its COMMIT (one reply more) for the summary.
+async fn block_payment<C: SqlConn>(
+    conn: &mut C,
+    block: &C::Stmt,
+    shown: bool,
+    t: &Payment,
+    amount: impl Fn() -> Value,
+) -> Step<Done> {
+    let (w, d, c_w, c_d) = (
+        i64::from(t.w_id),
+        i64::from(t.d_id),
+        i64::from(t.c_w_id),
+        i64::from(t.c_d_id),
+    );
+    let (id, last) = match &t.customer {
+        Customer::ById(id) => (int(*id), Value::NULL),
+        Customer::ByName(last) => (Value::NULL, Value::Bytes(last.as_bytes().to_vec())),
+    };
+    let mut args = Vec::with_capacity(4 + 9 + 5 + 2);
+    args.extend([id, Value::Int(c_w), Value::Int(c_d), last]);
+    args.extend([Value::Int(c_w), Value::Int(c_d)]);
+    args.extend([amount(), amount(), amount(), amount(), amount()]);
+    args.extend([Value::Int(w), Value::Int(d)]);
+    args.extend([amount(), Value::Int(c_w), Value::Int(c_d)]);
+    args.extend([Value::Int(w), Value::Int(d)]);
+    if shown {
+        args.extend([Value::Int(c_w), Value::Int(c_d)]);
+    }
+    let got = match conn.batch(&[(block, &args)]).await {
+        Err(Fail::Wire(e)) if e.code == ER_SIGNAL_EXCEPTION && e.detail.contains(NO_CUSTOMER) => {
+            return Err(match &t.customer {
+                Customer::ById(id) => not_found(w, d, i64::from(*id), c_d, c_w),
+                Customer::ByName(last) => Fail::Data(format!(
+                    "warehouse {w}, district {d}, or a customer named {last} of district \
+                     {c_d} warehouse {c_w}, not found"
+                )),
+            });
+        }
+        got => got?,
+    };
+    if !shown {
+        return Ok(Done::quiet(false));
+    }
+    let row = got
+        .first()
+        .and_then(|rows| rows.first())
+        .ok_or_else(|| Fail::Data("no customer row from Payment's block".into()))?;
+    let r = Cols(row);
+    let c_id = r.int(0, "c_id")?;
+    let credit = r.text(1);
+    let balance = r.fixed(2, 2, "c_balance")?;
+    Ok(payment_done(true, t, c_id, balance, &credit))
+}
+
+/// The server's error for a SIGNAL, and the text of the one Payment's block raises
+/// (`pay_found` in `driver.sql`).
+const ER_SIGNAL_EXCEPTION: u16 = 1644;
+const NO_CUSTOMER: &str = "hammer: Payment found no such customer";
 
 /// A Payment's rows, not all found.
 fn not_found(w: i64, d: i64, c_id: i64, c_d: i64, c_w: i64) -> Fail {

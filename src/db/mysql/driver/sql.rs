@@ -45,7 +45,10 @@ pub(super) struct Sql {
     pub(super) new_order_writes: String,
     /// The same, then the order's id as a row, for the transaction's summary.
     pub(super) new_order_writes_shown: String,
+    /// Payment's block: the customer's id, given or by name, every write, the COMMIT.
     pub(super) payment_block: String,
+    /// The same, reading the customer's id, credit and balance before the COMMIT.
+    pub(super) payment_block_shown: String,
     pub(super) order_status: String,
     pub(super) oldest_new_orders: String,
     pub(super) delete_new_orders: String,
@@ -66,8 +69,10 @@ pub(super) static SQL: LazyLock<Sql> = LazyLock::new(|| {
         MAX_LINES,
     );
     let district_keys = slots("(?, ?)", districts);
-    // The order's id: a placeholder, or in New-Order's block of writes the block's variable.
-    let vars = |o_id| -> [(&str, &str); 6] {
+    // The order's and the customer's ids: placeholders, or in a compound statement the
+    // block's variables.
+    let vars = |in_block: bool| -> [(&str, &str); 7] {
+        let (o_id, c_id) = if in_block { ("o", "c") } else { ("?", "?") };
         [
             ("item_slots", &item_slots),
             ("stock_keys", &stock_keys),
@@ -75,10 +80,11 @@ pub(super) static SQL: LazyLock<Sql> = LazyLock::new(|| {
             ("line_rows", &line_rows),
             ("district_keys", &district_keys),
             ("o_id", o_id),
+            ("c_id", c_id),
         ]
     };
-    let get = |name: &str| render(file.get(name), &vars("?"));
-    let in_block = |name: &str| render(file.get(name), &vars("o"));
+    let get = |name: &str| render(file.get(name), &vars(false));
+    let in_block = |name: &str| render(file.get(name), &vars(true));
     let new_order_writes = |then: &[&str]| {
         let mut statements = vec![
             "DECLARE o INT".to_string(),
@@ -91,6 +97,18 @@ pub(super) static SQL: LazyLock<Sql> = LazyLock::new(|| {
             get("commit"),
         ];
         statements.extend(then.iter().map(|s| s.to_string()));
+        block(&statements.iter().map(String::as_str).collect::<Vec<_>>())
+    };
+    let payment_block = |shown: &[String]| {
+        let mut statements = vec![
+            "DECLARE c INT".to_string(),
+            get("pay_customer_id"),
+            get("pay_all"),
+            get("pay_found"),
+            in_block("insert_history"),
+        ];
+        statements.extend(shown.iter().cloned());
+        statements.push(get("commit"));
         block(&statements.iter().map(String::as_str).collect::<Vec<_>>())
     };
     Sql {
@@ -113,12 +131,8 @@ pub(super) static SQL: LazyLock<Sql> = LazyLock::new(|| {
         commit: get("commit"),
         new_order_writes: new_order_writes(&[]),
         new_order_writes_shown: new_order_writes(&["SELECT o"]),
-        payment_block: block(&[
-            &get("pay_customer"),
-            &get("pay_all"),
-            &get("insert_history"),
-            &get("commit"),
-        ]),
+        payment_block: payment_block(&[]),
+        payment_block_shown: payment_block(&[get("pay_shown")]),
         order_status: get("order_status"),
         oldest_new_orders: (1..=DISTRICTS_PER_W)
             .map(|d| render(file.get("oldest_new_order"), &[("d", &d.to_string())]))
@@ -211,7 +225,18 @@ mod tests {
         assert_eq!(count(&SQL.stock_level), 3);
         assert_eq!(count(&SQL.pay_customer_update), 8);
         assert_eq!(count(&SQL.insert_history), 6);
-        assert_eq!(count(&SQL.payment_block), 5 + 10 + 6);
+        // The customer's id or name, the update, the HISTORY row without the customer's id.
+        assert_eq!(count(&SQL.payment_block), 4 + 9 + 5);
+        assert_eq!(count(&SQL.payment_block_shown), 4 + 9 + 5 + 2);
+        assert!(SQL
+            .payment_block
+            .starts_with("BEGIN NOT ATOMIC\nDECLARE c INT;\nSET c = COALESCE(?, "));
+        assert!(SQL
+            .payment_block
+            .contains("AND c_id = c\n WHERE w_id = ? AND d_id = ?;"));
+        assert!(SQL.payment_block.contains("SIGNAL SQLSTATE '45000'"));
+        assert!(SQL.payment_block.ends_with(";\nCOMMIT;\nEND"));
+        assert!(SQL.payment_block_shown.contains("c_id = c;\nCOMMIT;\nEND"));
         assert_eq!(count(&SQL.commit), 0);
         // The order's id is the block's own: 2 + 2 keys of the district, then the writes
         // without it.
@@ -248,6 +273,7 @@ mod tests {
             &q.new_order_writes,
             &q.new_order_writes_shown,
             &q.payment_block,
+            &q.payment_block_shown,
             &q.order_status,
             &q.oldest_new_orders,
             &q.delete_new_orders,
