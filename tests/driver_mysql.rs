@@ -1010,6 +1010,92 @@ async fn quiet_transactions(driver: &MyDriver, dbname: &str) {
     let _ = raw.disconnect().await;
 }
 
+/// The procedures without summaries (as a timed run calls them; all but NEWORD put their OUT
+/// parameters into session variables): each one does its work, and a failure is still told.
+async fn quiet_procedures(driver: &MyDriver, dbname: &str) {
+    let mut raw = raw(dbname).await;
+    driver.prepare(1).await.expect("prepare");
+    let mut conn = driver.connect().await.expect("connect");
+    let d = 9;
+    let next = next_o_id(&mut raw, d).await;
+    let done = ok(
+        "a quiet NEWORD",
+        conn.new_order(&new_order(d, 14, vec![local(95, 1)])).await,
+    );
+    assert_eq!((done.rolled_back, done.summary.as_str()), (false, ""));
+    assert_eq!(next_o_id(&mut raw, d).await, next + 1);
+    let done = ok(
+        "a quiet NEWORD rolled back",
+        conn.new_order(&new_order(d, 14, vec![local(95, 1), local(100_001, 1)]))
+            .await,
+    );
+    assert!(done.rolled_back, "the OUT parameters still tell a rollback");
+
+    let before = customer(&mut raw, d, 14).await;
+    let t = Payment {
+        w_id: 1,
+        d_id: 2,
+        c_w_id: 1,
+        c_d_id: d,
+        customer: Customer::ById(14),
+        amount_cents: 2_500,
+    };
+    let done = ok("a quiet PAYMENT", conn.payment(&t).await);
+    assert_eq!(done.summary, "");
+    let after = customer(&mut raw, d, 14).await;
+    assert_eq!(
+        (cents(&after.0), after.2),
+        (cents(&before.0) - 2_500, before.2 + 1)
+    );
+    let e = conn
+        .payment(&Payment {
+            customer: Customer::ById(3001),
+            ..t
+        })
+        .await
+        .expect_err("no customer 3001");
+    assert!(e.to_string().contains("3001"), "{e}");
+
+    let t = OrderStatus {
+        w_id: 1,
+        d_id: d,
+        customer: Customer::ById(14),
+    };
+    assert_eq!(ok("a quiet OSTAT", conn.order_status(&t).await).summary, "");
+
+    let undelivered = "SELECT COUNT(*) FROM new_order WHERE no_w_id = 1";
+    let waiting: i64 = one(&mut raw, undelivered).await;
+    let t = Delivery {
+        w_id: 1,
+        carrier_id: 3,
+    };
+    assert_eq!(ok("a quiet DELIVERY", conn.delivery(&t).await).summary, "");
+    assert_eq!(
+        one::<i64>(&mut raw, undelivered).await,
+        waiting - 10,
+        "one order delivered in each district"
+    );
+
+    let t = StockLevel {
+        w_id: 1,
+        d_id: d,
+        threshold: 12,
+    };
+    assert_eq!(ok("a quiet SLEV", conn.stock_level(&t).await).summary, "");
+    let e = conn
+        .stock_level(&StockLevel { d_id: 11, ..t })
+        .await
+        .expect_err("district 11 does not exist");
+    assert!(e.to_string().contains("district 11"), "{e}");
+    ok(
+        "a quiet SLEV after a failed one",
+        conn.stock_level(&t).await,
+    );
+    conn.close().await;
+    driver.close().await;
+    let _ = raw.disconnect().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn procedures_and_client_sql_on_mariadb() {
     let name = dbname("maria");
@@ -1026,6 +1112,7 @@ async fn procedures_and_client_sql_on_mariadb() {
     battery(&sp, &name, false).await;
     // On a blocking socket, as a virtual user with its own thread runs them.
     battery(&sp, &name, true).await;
+    quiet_procedures(&MyDriver::new(&procs, Database::Maria), &name).await;
     let sql = MyDriver::new(&client, Database::Maria).with_summaries(true);
     assert_eq!(sql.mode(), Mode::ClientSql);
     battery(&sql, &name, false).await;

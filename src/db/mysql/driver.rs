@@ -37,7 +37,6 @@ use self::client_sql::{
 };
 use self::fitness::MyFitness;
 use self::procs::WireProcs;
-use self::sql::SQL;
 use self::values::{Fail, Step};
 use crate::config::{Database, Settings};
 use crate::db::mysql::wire::{self as mywire, Arg, Stmt, Wire, WireError};
@@ -182,13 +181,9 @@ impl MyDriver {
             .map_err(|e| fail("cannot set up a session on", e))?;
         let prepared: std::result::Result<WirePrepared, WireError> = async {
             Ok(match self.mode {
-                Mode::StoredProcedures => WirePrepared::Procedures(WireProcs {
-                    neword: wire.prepare(&SQL.call_neword).await?,
-                    payment: wire.prepare(&SQL.call_payment).await?,
-                    ostat: wire.prepare(&SQL.call_ostat).await?,
-                    delivery: wire.prepare(&SQL.call_delivery).await?,
-                    slev: wire.prepare(&SQL.call_slev).await?,
-                }),
+                Mode::StoredProcedures => {
+                    WirePrepared::Procedures(WireProcs::prepare(wire, self.summaries).await?)
+                }
                 Mode::ClientSql => {
                     let compound = self.compound && wire.is_mariadb();
                     let st = ClientSql::prepare(wire, compound, self.summaries).await?;

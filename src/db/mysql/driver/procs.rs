@@ -1,13 +1,16 @@
-//! The stored-procedure mode: each transaction one prepared `CALL`, one round trip.
+//! The stored-procedure mode: each transaction one prepared `CALL`, one round trip. Without
+//! summaries only New-Order's OUT parameters are read (whether it rolled back); the other
+//! calls put theirs in session variables, so that their reply is one OK packet, one wake-up
+//! of the terminal instead of two (the OUT row and the OK are flushed apart).
 
 use mysql_common::Value;
 
 use super::done::{
     delivery_done, new_order_done, order_status_done, payment_done, stock_level_done,
 };
-use super::sql::{DELIVERY_OUT, MAX_LINES, NEWORD_OUT, OSTAT_OUT, PAYMENT_OUT, SLEV_OUT};
+use super::sql::{DELIVERY_OUT, MAX_LINES, NEWORD_OUT, OSTAT_OUT, PAYMENT_OUT, SLEV_OUT, SQL};
 use super::values::{Cols, Fail, Step};
-use crate::db::mysql::wire::{Arg, Stmt, Wire};
+use crate::db::mysql::wire::{Arg, Stmt, Wire, WireError};
 use crate::tpcc::summary::{money, LastOrder};
 use crate::tpcc::txn::{Customer, Delivery, Done, NewOrder, OrderStatus, Payment, StockLevel};
 
@@ -18,6 +21,43 @@ pub(super) struct WireProcs {
     pub(super) ostat: Stmt,
     pub(super) delivery: Stmt,
     pub(super) slev: Stmt,
+    /// Payment, Order-Status, Delivery and Stock-Level return their OUT parameters, for the
+    /// summaries; else they are the quiet calls of `Sql`.
+    pub(super) shown: bool,
+}
+
+impl WireProcs {
+    pub(super) async fn prepare(wire: &mut Wire, shown: bool) -> Result<Self, WireError> {
+        let pick = |shown_sql: &'static String, quiet: &'static String| {
+            if shown {
+                shown_sql.as_str()
+            } else {
+                quiet.as_str()
+            }
+        };
+        Ok(WireProcs {
+            neword: wire.prepare(&SQL.call_neword).await?,
+            payment: wire
+                .prepare(pick(&SQL.call_payment, &SQL.call_payment_quiet))
+                .await?,
+            ostat: wire
+                .prepare(pick(&SQL.call_ostat, &SQL.call_ostat_quiet))
+                .await?,
+            delivery: wire
+                .prepare(pick(&SQL.call_delivery, &SQL.call_delivery_quiet))
+                .await?,
+            slev: wire
+                .prepare(pick(&SQL.call_slev, &SQL.call_slev_quiet))
+                .await?,
+            shown,
+        })
+    }
+}
+
+/// A quiet call: its OUT parameters went to session variables, its reply is an OK.
+async fn quiet(wire: &mut Wire, stmt: Stmt, args: &[Arg<'_>]) -> Step<Done> {
+    wire.execute(stmt, args, 0).await.map_err(Fail::Wire)?;
+    Ok(Done::quiet(false))
 }
 
 /// Executes a prepared `CALL` with `args` and `n` NULL placeholders for the OUT parameters,
@@ -96,6 +136,9 @@ pub(super) async fn payment(
         Arg::Text(last.as_bytes()),
         Arg::Text(amount.as_bytes()),
     ];
+    if !procs.shown {
+        return quiet(wire, procs.payment, &args).await;
+    }
     let row = call(wire, procs.payment, &args, PAYMENT_OUT).await?;
     let out = Cols(&row[..]);
     Ok(payment_done(
@@ -124,6 +167,9 @@ pub(super) async fn order_status(
         Arg::Int(byname),
         Arg::Text(last.as_bytes()),
     ];
+    if !procs.shown {
+        return quiet(wire, procs.ostat, &args).await;
+    }
     let row = call(wire, procs.ostat, &args, OSTAT_OUT).await?;
     let out = Cols(&row[..]);
     let order = match out.opt_int(5) {
@@ -150,6 +196,9 @@ pub(super) async fn delivery(
     show: bool,
 ) -> Step<Done> {
     let args = [arg(t.w_id), arg(t.carrier_id)];
+    if !procs.shown {
+        return quiet(wire, procs.delivery, &args).await;
+    }
     let row = call(wire, procs.delivery, &args, DELIVERY_OUT).await?;
     let out = Cols(&row[..]);
     Ok(delivery_done(
@@ -167,6 +216,9 @@ pub(super) async fn stock_level(
     show: bool,
 ) -> Step<Done> {
     let args = [arg(t.w_id), arg(t.d_id), arg(t.threshold)];
+    if !procs.shown {
+        return quiet(wire, procs.slev, &args).await;
+    }
     let row = call(wire, procs.slev, &args, SLEV_OUT).await?;
     Ok(stock_level_done(
         show,

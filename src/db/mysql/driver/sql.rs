@@ -29,6 +29,12 @@ pub(super) struct Sql {
     pub(super) call_ostat: String,
     pub(super) call_delivery: String,
     pub(super) call_slev: String,
+    /// The calls whose OUT parameters only the summaries need, into session variables: the
+    /// server's reply is then one OK, not the OUT row and an OK flushed apart.
+    pub(super) call_payment_quiet: String,
+    pub(super) call_ostat_quiet: String,
+    pub(super) call_delivery_quiet: String,
+    pub(super) call_slev_quiet: String,
     pub(super) district_next: String,
     pub(super) items_stock: String,
     pub(super) insert_order: String,
@@ -117,6 +123,10 @@ pub(super) static SQL: LazyLock<Sql> = LazyLock::new(|| {
         call_ostat: get("call_ostat"),
         call_delivery: get("call_delivery"),
         call_slev: get("call_slev"),
+        call_payment_quiet: quiet_call(&get("call_payment"), PAYMENT_OUT),
+        call_ostat_quiet: quiet_call(&get("call_ostat"), OSTAT_OUT),
+        call_delivery_quiet: quiet_call(&get("call_delivery"), DELIVERY_OUT),
+        call_slev_quiet: quiet_call(&get("call_slev"), SLEV_OUT),
         district_next: get("district_next"),
         items_stock: get("items_stock"),
         insert_order: get("insert_order"),
@@ -158,6 +168,22 @@ pub(super) fn block(statements: &[&str]) -> String {
         let _ = writeln!(sql, "{};", s.trim_end().trim_end_matches(';'));
     }
     sql.push_str("END");
+    sql
+}
+
+/// A `CALL` whose last `outs` placeholders (its OUT parameters) become the session
+/// variables `@hammer_out_1` and on.
+fn quiet_call(call: &str, outs: usize) -> String {
+    let mut marks: Vec<usize> = call.match_indices('?').map(|(at, _)| at).collect();
+    let outs = marks.split_off(marks.len().saturating_sub(outs));
+    let mut sql = String::with_capacity(call.len() + 16 * outs.len());
+    let mut from = 0;
+    for (k, at) in outs.iter().enumerate() {
+        sql.push_str(&call[from..*at]);
+        let _ = write!(sql, "@hammer_out_{}", k + 1);
+        from = at + 1;
+    }
+    sql.push_str(&call[from..]);
     sql
 }
 
@@ -213,6 +239,15 @@ mod tests {
         assert_eq!(count(&SQL.call_ostat), 5 + OSTAT_OUT);
         assert_eq!(count(&SQL.call_delivery), 2 + DELIVERY_OUT);
         assert_eq!(count(&SQL.call_slev), 3 + SLEV_OUT);
+        assert_eq!(count(&SQL.call_payment_quiet), 8);
+        assert_eq!(count(&SQL.call_ostat_quiet), 5);
+        assert_eq!(count(&SQL.call_delivery_quiet), 2);
+        assert_eq!(count(&SQL.call_slev_quiet), 3);
+        assert_eq!(
+            SQL.call_delivery_quiet,
+            "CALL DELIVERY(?, ?, NULL, @hammer_out_1, @hammer_out_2)"
+        );
+        assert_eq!(SQL.call_slev_quiet, "CALL SLEV(?, ?, ?, @hammer_out_1)");
         assert_eq!(count(&SQL.items_stock), MAX_LINES + 3 + 1 + 2 * MAX_LINES);
         assert_eq!(count(&SQL.insert_order), 6);
         assert_eq!(count(&SQL.stock_update), 6 * MAX_LINES);
@@ -258,6 +293,10 @@ mod tests {
             &q.call_ostat,
             &q.call_delivery,
             &q.call_slev,
+            &q.call_payment_quiet,
+            &q.call_ostat_quiet,
+            &q.call_delivery_quiet,
+            &q.call_slev_quiet,
             &q.district_next,
             &q.items_stock,
             &q.insert_order,
