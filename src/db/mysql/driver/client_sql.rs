@@ -7,15 +7,15 @@
 //! whole transaction back, a lock wait timeout only the statement) the rest would commit
 //! without it; so a COMMIT goes once every write has succeeded. A transaction that only
 //! reads ends its batch with the COMMIT, which has nothing to commit if the read failed.
-//! On MariaDB, New-Order's writes with their COMMIT, and all of Payment, are one compound
-//! statement (`sql::block`), which the server stops at its first failed statement, so that
-//! its COMMIT is reached only when everything before it succeeded.
+//! On MariaDB, New-Order's and Delivery's writes with their COMMIT, and all of Payment, are
+//! one compound statement (`sql::block`), which the server stops at its first failed
+//! statement, so that its COMMIT is reached only when everything before it succeeded.
 //! Each reply the server flushes wakes the terminal once, so the replies count as well: a
 //! statement's result set and the OK of a compound statement are flushed apart.
 //! Round trips per transaction: New-Order 2 (3 on MySQL; 2 when an item is unused), Payment
-//! 1 by id or by name (2 on MySQL, 3 by name), Order-Status 1 (2 by name), Delivery 3 (2
-//! with nothing to deliver), Stock-Level 1. Replies, without summaries, on MariaDB: New-Order
-//! 2, Payment 1.
+//! 1 by id or by name (2 on MySQL, 3 by name), Order-Status 1 (2 by name), Delivery 2 (3 on
+//! MySQL; 2 with nothing to deliver), Stock-Level 1. Replies, without summaries, on MariaDB:
+//! New-Order 2, Payment 1, Delivery 2.
 
 use mysql_common::Value;
 
@@ -51,6 +51,8 @@ pub(super) struct ClientSql<S> {
     /// Payment's customer id, writes and COMMIT as one compound statement (MariaDB); with
     /// summaries, the customer's row comes back.
     payment_block: Option<S>,
+    /// Delivery's writes and COMMIT as one compound statement (MariaDB).
+    delivery_writes: Option<S>,
     /// The compound statements tell what the summaries need.
     shown: bool,
     order_status: S,
@@ -89,6 +91,7 @@ impl<S> ClientSql<S> {
             commit: conn.prepare(&SQL.commit).await?,
             new_order_writes: prepare_compound(conn, compound, new_order_writes).await?,
             payment_block: prepare_compound(conn, compound, payment_block).await?,
+            delivery_writes: prepare_compound(conn, compound, &SQL.delivery_writes).await?,
             shown,
             order_status: conn.prepare(&SQL.order_status).await?,
             oldest_new_orders: conn.prepare(&SQL.oldest_new_orders).await?,
@@ -604,14 +607,27 @@ pub(super) async fn sql_delivery<C: SqlConn>(
         let mut orders = with_w.clone();
         orders.extend([int(t.carrier_id), Value::Int(w)]);
         orders.extend(keys.iter().cloned());
-        conn.batch(&[
-            (&st.delete_new_orders, &with_w),
-            (&st.deliver_lines, &with_w),
-            (&st.deliver_orders, &orders),
-        ])
-        .await?;
+        match &st.delivery_writes {
+            // One round trip, one reply: the writes, then the COMMIT, which the server
+            // reaches only if every write succeeded.
+            Some(block) => {
+                let args = [with_w.clone(), with_w, orders].concat();
+                conn.batch(&[(block, &args)]).await?;
+            }
+            // The writes; once they all succeeded, the COMMIT.
+            None => {
+                conn.batch(&[
+                    (&st.delete_new_orders, &with_w),
+                    (&st.deliver_lines, &with_w),
+                    (&st.deliver_orders, &orders),
+                ])
+                .await?;
+                conn.end("COMMIT").await?;
+            }
+        }
+    } else {
+        conn.end("COMMIT").await?;
     }
-    conn.end("COMMIT").await?;
     Ok(delivery_done(
         show,
         t,

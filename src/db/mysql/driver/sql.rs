@@ -51,6 +51,8 @@ pub(super) struct Sql {
     pub(super) new_order_writes: String,
     /// The same, then the order's id as a row, for the transaction's summary.
     pub(super) new_order_writes_shown: String,
+    /// Delivery's writes and COMMIT as one compound statement.
+    pub(super) delivery_writes: String,
     /// Payment's block: the customer's id, given or by name, every write, the COMMIT.
     pub(super) payment_block: String,
     /// The same, reading the customer's id, credit and balance before the COMMIT.
@@ -141,6 +143,12 @@ pub(super) static SQL: LazyLock<Sql> = LazyLock::new(|| {
         commit: get("commit"),
         new_order_writes: new_order_writes(&[]),
         new_order_writes_shown: new_order_writes(&["SELECT o"]),
+        delivery_writes: block(&[
+            &get("delete_new_orders"),
+            &get("deliver_lines"),
+            &get("deliver_orders"),
+            &get("commit"),
+        ]),
         payment_block: payment_block(&[]),
         payment_block_shown: payment_block(&[get("pay_shown")]),
         order_status: get("order_status"),
@@ -257,6 +265,11 @@ mod tests {
         assert_eq!(count(&SQL.delete_new_orders), 1 + 2 * districts);
         assert_eq!(count(&SQL.deliver_lines), 1 + 2 * districts);
         assert_eq!(count(&SQL.deliver_orders), 3 + 4 * districts);
+        assert_eq!(
+            count(&SQL.delivery_writes),
+            2 * (1 + 2 * districts) + 3 + 4 * districts
+        );
+        assert!(SQL.delivery_writes.ends_with(";\nCOMMIT;\nEND"));
         assert_eq!(count(&SQL.stock_level), 3);
         assert_eq!(count(&SQL.pay_customer_update), 8);
         assert_eq!(count(&SQL.insert_history), 6);
@@ -318,6 +331,7 @@ mod tests {
             &q.delete_new_orders,
             &q.deliver_lines,
             &q.deliver_orders,
+            &q.delivery_writes,
             &q.stock_level,
         ] {
             assert!(!text.is_empty() && !text.contains("{{"), "{text}");
