@@ -1010,8 +1010,9 @@ async fn quiet_transactions(driver: &MyDriver, dbname: &str) {
     let _ = raw.disconnect().await;
 }
 
-/// The procedures without summaries (as a timed run calls them; all but NEWORD put their OUT
-/// parameters into session variables): each one does its work, and a failure is still told.
+/// The procedures without summaries (as a timed run calls them, their OUT parameters into
+/// session variables; NEWORD's in a compound statement that tells a rollback, or as on MySQL
+/// returned): each one does its work, a rollback is known, and a failure is still told.
 async fn quiet_procedures(driver: &MyDriver, dbname: &str) {
     let mut raw = raw(dbname).await;
     driver.prepare(1).await.expect("prepare");
@@ -1029,7 +1030,18 @@ async fn quiet_procedures(driver: &MyDriver, dbname: &str) {
         conn.new_order(&new_order(d, 14, vec![local(95, 1), local(100_001, 1)]))
             .await,
     );
-    assert!(done.rolled_back, "the OUT parameters still tell a rollback");
+    assert!(done.rolled_back, "a rollback is told");
+    assert_eq!(next_o_id(&mut raw, d).await, next + 1, "and nothing taken");
+    let e = conn
+        .new_order(&new_order(d, 3001, vec![local(95, 1)]))
+        .await
+        .expect_err("no customer 3001");
+    assert!(e.to_string().contains("customer 3001"), "{e}");
+    ok(
+        "a quiet NEWORD after a failed one",
+        conn.new_order(&new_order(d, 14, vec![local(96, 2)])).await,
+    );
+    assert_eq!(next_o_id(&mut raw, d).await, next + 2);
 
     let before = customer(&mut raw, d, 14).await;
     let t = Payment {
@@ -1113,6 +1125,9 @@ async fn procedures_and_client_sql_on_mariadb() {
     // On a blocking socket, as a virtual user with its own thread runs them.
     battery(&sp, &name, true).await;
     quiet_procedures(&MyDriver::new(&procs, Database::Maria), &name).await;
+    // NEWORD's OUT parameters, as on MySQL.
+    let plain = MyDriver::new(&procs, Database::Maria).without_compound_statements();
+    quiet_procedures(&plain, &name).await;
     let sql = MyDriver::new(&client, Database::Maria).with_summaries(true);
     assert_eq!(sql.mode(), Mode::ClientSql);
     battery(&sql, &name, false).await;

@@ -19,6 +19,14 @@ CALL DELIVERY(?, ?, NULL, ?, ?)
 -- name: call_slev
 CALL SLEV(?, ?, ?, ?)
 -- go
+-- Without summaries, on MariaDB, NEWORD is called in a compound statement with its OUT
+-- parameters in session variables (@hammer_out_8 is rolled_back), which then tells a
+-- rollback as this error: one reply, never an OUT row and an OK.
+-- name: neword_rolled_back
+IF @hammer_out_8 = 1 THEN
+  SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'hammer: NEWORD rolled back';
+END IF
+-- go
 
 -- Client-side SQL (maria_no_stored_procs / mysql_no_stored_procs): the business logic of
 -- procedures.sql in explicit transactions. Lists have a fixed number of slots, the unused

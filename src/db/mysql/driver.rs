@@ -69,7 +69,8 @@ pub struct MyDriver {
     monitor: tokio::sync::Mutex<Option<Box<Wire>>>,
     /// Terminals make the one-line summaries of their transactions (`showoutput`).
     summaries: bool,
-    /// Client-side SQL uses compound statements where the server runs them (MariaDB).
+    /// Compound statements where the server runs them (MariaDB): client-side SQL's blocks,
+    /// and the quiet NEWORD call.
     compound: bool,
     /// Every lean connection opened from `schema` and `server`.
     kill: KillSwitch,
@@ -109,8 +110,8 @@ impl MyDriver {
         self
     }
 
-    /// Client-side SQL without compound statements, as on MySQL, whatever the server: for
-    /// tests of that path on a MariaDB server.
+    /// No compound statements, as on MySQL, whatever the server: for tests of that path on a
+    /// MariaDB server.
     #[doc(hidden)]
     pub fn without_compound_statements(mut self) -> Self {
         self.compound = false;
@@ -182,7 +183,9 @@ impl MyDriver {
         let prepared: std::result::Result<WirePrepared, WireError> = async {
             Ok(match self.mode {
                 Mode::StoredProcedures => {
-                    WirePrepared::Procedures(WireProcs::prepare(wire, self.summaries).await?)
+                    let compound = self.compound && wire.is_mariadb();
+                    let procs = WireProcs::prepare(wire, self.summaries, compound).await?;
+                    WirePrepared::Procedures(procs)
                 }
                 Mode::ClientSql => {
                     let compound = self.compound && wire.is_mariadb();

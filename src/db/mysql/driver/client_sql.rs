@@ -22,7 +22,7 @@ use mysql_common::Value;
 use super::done::{
     delivery_done, new_order_done, order_status_done, payment_done, stock_level_done,
 };
-use super::sql::{MAX_LINES, SQL};
+use super::sql::{ER_SIGNAL_EXCEPTION, MAX_LINES, SQL};
 use super::values::{cell, order_total, Cols, Fail, Step};
 use crate::db::mysql::wire::{Arg, Stmt, Wire, WireError};
 use crate::tpcc::summary::{money, LastOrder};
@@ -530,9 +530,7 @@ async fn block_payment<C: SqlConn>(
     Ok(payment_done(true, t, c_id, balance, &credit))
 }
 
-/// The server's error for a SIGNAL, and the text of the one Payment's block raises
-/// (`pay_found` in `driver.sql`).
-const ER_SIGNAL_EXCEPTION: u16 = 1644;
+/// The text of the error Payment's block raises (`pay_found` in `driver.sql`).
 const NO_CUSTOMER: &str = "hammer: Payment found no such customer";
 
 /// A Payment's rows, not all found.

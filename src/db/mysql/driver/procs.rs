@@ -1,14 +1,19 @@
 //! The stored-procedure mode: each transaction one prepared `CALL`, one round trip. Without
-//! summaries only New-Order's OUT parameters are read (whether it rolled back); the other
-//! calls put theirs in session variables, so that their reply is one OK packet, one wake-up
-//! of the terminal instead of two (the OUT row and the OK are flushed apart).
+//! summaries the calls put their OUT parameters in session variables, so that their reply is
+//! one OK packet, one wake-up of the terminal instead of two (the OUT row and the OK are
+//! flushed apart); NEWORD's tells whether it rolled back, so on MariaDB a compound statement
+//! around the call turns a rollback into an error the terminal knows, and on MySQL NEWORD
+//! returns its OUT parameters still.
 
 use mysql_common::Value;
 
 use super::done::{
     delivery_done, new_order_done, order_status_done, payment_done, stock_level_done,
 };
-use super::sql::{DELIVERY_OUT, MAX_LINES, NEWORD_OUT, OSTAT_OUT, PAYMENT_OUT, SLEV_OUT, SQL};
+use super::sql::{
+    DELIVERY_OUT, ER_SIGNAL_EXCEPTION, MAX_LINES, NEWORD_OUT, NEWORD_ROLLED_BACK, OSTAT_OUT,
+    PAYMENT_OUT, SLEV_OUT, SQL,
+};
 use super::values::{Cols, Fail, Step};
 use crate::db::mysql::wire::{Arg, Stmt, Wire, WireError};
 use crate::tpcc::summary::{money, LastOrder};
@@ -24,10 +29,18 @@ pub(super) struct WireProcs {
     /// Payment, Order-Status, Delivery and Stock-Level return their OUT parameters, for the
     /// summaries; else they are the quiet calls of `Sql`.
     pub(super) shown: bool,
+    /// NEWORD is the quiet compound call, which tells a rollback as an error.
+    neword_quiet: bool,
 }
 
 impl WireProcs {
-    pub(super) async fn prepare(wire: &mut Wire, shown: bool) -> Result<Self, WireError> {
+    /// The calls; with `compound`, NEWORD's quiet one too (compound statements: MariaDB's).
+    pub(super) async fn prepare(
+        wire: &mut Wire,
+        shown: bool,
+        compound: bool,
+    ) -> Result<Self, WireError> {
+        let neword_quiet = !shown && compound;
         let pick = |shown_sql: &'static String, quiet: &'static String| {
             if shown {
                 shown_sql.as_str()
@@ -36,7 +49,10 @@ impl WireProcs {
             }
         };
         Ok(WireProcs {
-            neword: wire.prepare(&SQL.call_neword).await?,
+            neword: match neword_quiet {
+                true => wire.prepare(&SQL.call_neword_quiet).await?,
+                false => wire.prepare(&SQL.call_neword).await?,
+            },
             payment: wire
                 .prepare(pick(&SQL.call_payment, &SQL.call_payment_quiet))
                 .await?,
@@ -50,6 +66,7 @@ impl WireProcs {
                 .prepare(pick(&SQL.call_slev, &SQL.call_slev_quiet))
                 .await?,
             shown,
+            neword_quiet,
         })
     }
 }
@@ -103,6 +120,17 @@ pub(super) async fn new_order(
         Arg::Text(supply.as_bytes()),
         Arg::Text(quantities.as_bytes()),
     ];
+    if procs.neword_quiet {
+        return match wire.execute(procs.neword, &args, 0).await {
+            Ok(_) => Ok(Done::quiet(false)),
+            // NEWORD rolled back (and ended its transaction) and returned normally; the
+            // compound statement around it tells so.
+            Err(e) if e.code == ER_SIGNAL_EXCEPTION && e.detail.contains(NEWORD_ROLLED_BACK) => {
+                Ok(Done::quiet(true))
+            }
+            Err(e) => Err(Fail::Wire(e)),
+        };
+    }
     let row = call(wire, procs.neword, &args, NEWORD_OUT).await?;
     let out = Cols(&row[..]);
     let o_id = out.int(0, "order_id")?;

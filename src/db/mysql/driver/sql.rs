@@ -20,6 +20,10 @@ pub(super) const PAYMENT_OUT: usize = 6;
 pub(super) const OSTAT_OUT: usize = 10;
 pub(super) const DELIVERY_OUT: usize = 2;
 pub(super) const SLEV_OUT: usize = 1;
+/// The server's error for a SIGNAL (a compound statement's own errors).
+pub(super) const ER_SIGNAL_EXCEPTION: u16 = 1644;
+/// The text of the error NEWORD's quiet call tells a rollback with (`neword_rolled_back`).
+pub(super) const NEWORD_ROLLED_BACK: &str = "hammer: NEWORD rolled back";
 
 /// The driver's statements, from `schemas/mysql/tprocc/driver.sql` with the slot lists
 /// filled in: New-Order carries up to [`MAX_LINES`] lines, Delivery one order per district.
@@ -32,6 +36,9 @@ pub(super) struct Sql {
     /// The calls whose OUT parameters only the summaries need, into session variables: the
     /// server's reply is then one OK, not the OUT row and an OK flushed apart.
     pub(super) call_payment_quiet: String,
+    /// NEWORD's quiet call, where compound statements run: a rollback comes back as the
+    /// error `NEWORD_ROLLED_BACK`.
+    pub(super) call_neword_quiet: String,
     pub(super) call_ostat_quiet: String,
     pub(super) call_delivery_quiet: String,
     pub(super) call_slev_quiet: String,
@@ -126,6 +133,10 @@ pub(super) static SQL: LazyLock<Sql> = LazyLock::new(|| {
         call_delivery: get("call_delivery"),
         call_slev: get("call_slev"),
         call_payment_quiet: quiet_call(&get("call_payment"), PAYMENT_OUT),
+        call_neword_quiet: block(&[
+            &quiet_call(&get("call_neword"), NEWORD_OUT),
+            &get("neword_rolled_back"),
+        ]),
         call_ostat_quiet: quiet_call(&get("call_ostat"), OSTAT_OUT),
         call_delivery_quiet: quiet_call(&get("call_delivery"), DELIVERY_OUT),
         call_slev_quiet: quiet_call(&get("call_slev"), SLEV_OUT),
@@ -248,6 +259,11 @@ mod tests {
         assert_eq!(count(&SQL.call_delivery), 2 + DELIVERY_OUT);
         assert_eq!(count(&SQL.call_slev), 3 + SLEV_OUT);
         assert_eq!(count(&SQL.call_payment_quiet), 8);
+        assert_eq!(count(&SQL.call_neword_quiet), 8);
+        assert!(SQL
+            .call_neword_quiet
+            .contains(", @hammer_out_8);\nIF @hammer_out_8 = 1 THEN"));
+        assert!(SQL.call_neword_quiet.contains(NEWORD_ROLLED_BACK));
         assert_eq!(count(&SQL.call_ostat_quiet), 5);
         assert_eq!(count(&SQL.call_delivery_quiet), 2);
         assert_eq!(count(&SQL.call_slev_quiet), 3);
@@ -307,6 +323,7 @@ mod tests {
             &q.call_delivery,
             &q.call_slev,
             &q.call_payment_quiet,
+            &q.call_neword_quiet,
             &q.call_ostat_quiet,
             &q.call_delivery_quiet,
             &q.call_slev_quiet,
