@@ -2,7 +2,8 @@
 //!
 //! Both modes run prepared statements, prepared once when a terminal connects (HammerDB's
 //! `*_prepared` is implied). With stored procedures each transaction is one `CALL` whose OUT
-//! parameters, passed as `NULL` placeholders, come back as a row; the procedures
+//! parameters, passed as `NULL` placeholders, come back as a row for the summaries, and go
+//! to session variables without them (`procs`); the procedures
 //! (`schemas/mysql/tprocc/procedures.sql`) run their own `START TRANSACTION ... COMMIT`.
 //! Both modes go over the lean connection of `db::mysql::wire` (a fraction of a general client
 //! library's CPU per statement), with no fallback to another client: what that connection
