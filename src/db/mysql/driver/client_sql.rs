@@ -396,18 +396,23 @@ fn by_name(w: i64, d: i64, last: &str) -> Vec<Value> {
     ]
 }
 
+/// A Payment's warehouse and district, then the customer's.
+fn payment_keys(t: &Payment) -> (i64, i64, i64, i64) {
+    (
+        i64::from(t.w_id),
+        i64::from(t.d_id),
+        i64::from(t.c_w_id),
+        i64::from(t.c_d_id),
+    )
+}
+
 pub(super) async fn sql_payment<C: SqlConn>(
     conn: &mut C,
     st: &ClientSql<C::Stmt>,
     t: &Payment,
     show: bool,
 ) -> Step<Done> {
-    let (w, d, c_w, c_d) = (
-        i64::from(t.w_id),
-        i64::from(t.d_id),
-        i64::from(t.c_w_id),
-        i64::from(t.c_d_id),
-    );
+    let (w, d, c_w, c_d) = payment_keys(t);
     let cents = i64::from(t.amount_cents);
     let amount = money(cents);
     let amount = || Value::Bytes(amount.as_bytes().to_vec());
@@ -484,12 +489,7 @@ async fn block_payment<C: SqlConn>(
     t: &Payment,
     amount: impl Fn() -> Value,
 ) -> Step<Done> {
-    let (w, d, c_w, c_d) = (
-        i64::from(t.w_id),
-        i64::from(t.d_id),
-        i64::from(t.c_w_id),
-        i64::from(t.c_d_id),
-    );
+    let (w, d, c_w, c_d) = payment_keys(t);
     let (id, last) = match &t.customer {
         Customer::ById(id) => (int(*id), Value::NULL),
         Customer::ByName(last) => (Value::NULL, Value::Bytes(last.as_bytes().to_vec())),
