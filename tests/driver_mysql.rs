@@ -701,9 +701,9 @@ fn kind(e: &Error) -> Option<Failure> {
 }
 
 /// A client-side New-Order whose statement the server interrupts halfway (`KILL QUERY` while
-/// it waits for a stock row another session holds; on MySQL, or without compound statements,
-/// after it has moved the district's counter): the error is told, the transaction is rolled back, and the next New-Order on the
-/// same connection commits alone.
+/// it waits for a stock row another session holds; on MySQL, or without compound
+/// statements, after it has moved the district's counter): the error is told, the
+/// transaction is rolled back, and the next New-Order on the same connection commits alone.
 async fn interrupted_new_order(driver: &MyDriver, dbname: &str) {
     let mut holder = raw(dbname).await;
     let mut killer = raw(dbname).await;
@@ -927,6 +927,33 @@ async fn quiet_transactions(driver: &MyDriver, dbname: &str) {
     );
     assert!(done.rolled_back, "{done:?}");
     assert_eq!(next_o_id(&mut raw, d).await, next + 1, "nothing taken");
+
+    // A failed write (the order id taken beforehand) commits none of the others.
+    let taken = next + 1;
+    raw.query_drop(format!(
+        "INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_carrier_id, o_ol_cnt, \
+         o_all_local) VALUES ({taken}, {d}, 1, 1, NOW(), NULL, 1, 1)"
+    ))
+    .await
+    .expect("take the next order id");
+    let before = district_work(&mut raw, d).await;
+    let stock_93 = stock(&mut raw, 93).await;
+    let e = conn
+        .new_order(&new_order(d, 12, vec![local(93, 2)]))
+        .await
+        .expect_err("the order id is taken");
+    assert!(e.to_string().contains("Duplicate entry"), "{e}");
+    assert_eq!(
+        district_work(&mut raw, d).await,
+        before,
+        "nothing committed"
+    );
+    assert_eq!(stock(&mut raw, 93).await, stock_93, "STOCK untouched");
+    raw.query_drop(format!(
+        "DELETE FROM orders WHERE o_w_id = 1 AND o_d_id = {d} AND o_id = {taken}"
+    ))
+    .await
+    .expect("free the order id");
 
     // Payment by name: the middle customer (clause 2.5.2.2), for names shared by an odd and an
     // even number of customers.

@@ -1,4 +1,4 @@
--- The statements hammer's TPROC-C terminals run on MariaDB and MySQL (src/db/my_driver.rs).
+-- The statements hammer's TPROC-C terminals run on MariaDB and MySQL (src/db/mysql/driver.rs).
 -- Each statement is named by a `-- name:` line and ends at a `-- go` line; `{{x}}` marks a
 -- list the driver fills in with a fixed number of slots.
 --
@@ -144,13 +144,14 @@ SELECT c_id, c_d_id, c_w_id, d_id, w_id, NOW(), CAST(? AS DECIMAL(6,2)),
 -- name ordered by c_first, position ceil(n/2): clause 2.5.2.2); warehouse, district and
 -- customer in one update, which changes nothing unless all three exist, and then fails
 -- the block; the HISTORY row; the COMMIT.
+-- A plain read (SELECT ... INTO, not SET c = (SELECT ...), which would lock what it reads).
 -- name: pay_customer_id
-SET c = COALESCE(?, (SELECT c_id
-                       FROM (SELECT c_id, ROW_NUMBER() OVER (ORDER BY c_first, c_id) AS k,
-                                    COUNT(*) OVER () AS n
-                               FROM customer
-                              WHERE c_w_id = ? AND c_d_id = ? AND c_last = ?) named
-                      WHERE k = (n + 1) DIV 2))
+SELECT COALESCE(?, (SELECT c_id
+                      FROM (SELECT c_id, ROW_NUMBER() OVER (ORDER BY c_first, c_id) AS k,
+                                   COUNT(*) OVER () AS n
+                              FROM customer
+                             WHERE c_w_id = ? AND c_d_id = ? AND c_last = ?) named
+                     WHERE k = (n + 1) DIV 2)) INTO c
 -- go
 -- name: pay_all
 UPDATE warehouse JOIN district ON d_w_id = w_id

@@ -259,6 +259,7 @@ impl TxnDb for MyDriver {
         let conn = |link| MyConn {
             link,
             peer,
+            // The flag the statements were prepared with (their variants for the summaries).
             summaries: self.summaries,
             open: false,
         };
@@ -386,7 +387,10 @@ enum WirePrepared {
 
 impl MyConn {
     /// Client-side SQL: before a transaction begins, the one a dropped call left open is
-    /// rolled back (its statements would otherwise commit with the next one's).
+    /// rolled back (its statements would otherwise commit with the next one's). A call
+    /// dropped once its compound statement was sent (MariaDB: New-Order's and Delivery's
+    /// writes, Payment) is the server's to finish, COMMIT included, as a dropped procedure
+    /// call is; the ROLLBACK then finds nothing to undo.
     async fn settle(&mut self) -> Step<()> {
         if let Link::WireClient(wire, _) = &mut self.link {
             if self.open {

@@ -29,7 +29,7 @@ use crate::tpcc::summary::{money, LastOrder};
 use crate::tpcc::txn::{Customer, Delivery, Done, NewOrder, OrderStatus, Payment, StockLevel};
 use crate::tpcc::DISTRICTS_PER_W;
 
-/// The client-side statements, prepared once per connection (18 of them, and two compound
+/// The client-side statements, prepared once per connection (18 of them, and three compound
 /// statements on MariaDB).
 pub(super) struct ClientSql<S> {
     district_next: S,
@@ -65,7 +65,8 @@ pub(super) struct ClientSql<S> {
 
 impl<S> ClientSql<S> {
     /// The statements, with compound statements where `compound` (the server must run them:
-    /// MariaDB's), and New-Order's block of writes telling the order's id where `shown`.
+    /// MariaDB's); where `shown`, New-Order's and Payment's blocks end telling what the
+    /// summaries need (the order's id; the customer's id, credit and balance).
     pub(super) async fn prepare<C: SqlConn<Stmt = S>>(
         conn: &mut C,
         compound: bool,
@@ -509,8 +510,8 @@ async fn block_payment<C: SqlConn>(
             return Err(match &t.customer {
                 Customer::ById(id) => not_found(w, d, i64::from(*id), c_d, c_w),
                 Customer::ByName(last) => Fail::Data(format!(
-                    "warehouse {w}, district {d}, or a customer named {last} of district \
-                     {c_d} warehouse {c_w}, not found"
+                    "no customer named {last} in district {c_d} of warehouse {c_w} \
+                     (or warehouse {w}, district {d}, not found)"
                 )),
             });
         }

@@ -179,8 +179,9 @@ pub(super) const MONEY: &str = "DECIMAL(6,2)";
 
 /// Statements as one MariaDB compound statement (`BEGIN NOT ATOMIC ... END`): the server
 /// runs them in order and stops at the first that fails, so that a COMMIT at the end commits
-/// only when everything before it succeeded. A sequence, never a branch: the business logic
-/// stays in the client.
+/// only when everything before it succeeded. A sequence: the business logic stays in the
+/// client, but for a check that fails the block (`IF ... SIGNAL`) where a statement would
+/// succeed having changed nothing, and Payment's pick of the middle customer by name, a read.
 pub(super) fn block(statements: &[&str]) -> String {
     let mut sql = String::from("BEGIN NOT ATOMIC\n");
     for s in statements {
@@ -294,7 +295,7 @@ mod tests {
         assert_eq!(count(&SQL.payment_block_shown), 4 + 9 + 5 + 2);
         assert!(SQL
             .payment_block
-            .starts_with("BEGIN NOT ATOMIC\nDECLARE c INT;\nSET c = COALESCE(?, "));
+            .starts_with("BEGIN NOT ATOMIC\nDECLARE c INT;\nSELECT COALESCE(?, "));
         assert!(SQL
             .payment_block
             .contains("AND c_id = c\n WHERE w_id = ? AND d_id = ?;"));
