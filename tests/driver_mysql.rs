@@ -775,6 +775,40 @@ async fn district_work(conn: &mut Conn, d: u32) -> (u32, i64, i64, i64) {
     )
 }
 
+/// A New-Order of `item` for customer `c` of district `d` once the district's next order id
+/// is taken by another session: it fails on the duplicate, nothing of it is committed, STOCK
+/// is as it was; then the id is freed. The error, for the caller to look at.
+async fn taken_order_id(
+    conn: &mut impl TxnConn,
+    raw: &mut Conn,
+    d: u32,
+    c: u32,
+    item: u32,
+) -> Error {
+    let o_id = next_o_id(raw, d).await;
+    raw.query_drop(format!(
+        "INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_carrier_id, o_ol_cnt, \
+         o_all_local) VALUES ({o_id}, {d}, 1, 1, NOW(), NULL, 1, 1)"
+    ))
+    .await
+    .expect("take the next order id");
+    let before = district_work(raw, d).await;
+    let stock_before = stock(raw, item).await;
+    let e = conn
+        .new_order(&new_order(d, c, vec![local(item, 3)]))
+        .await
+        .expect_err("the order id is taken");
+    assert!(e.to_string().contains("Duplicate entry"), "{e}");
+    assert_eq!(district_work(raw, d).await, before, "nothing committed");
+    assert_eq!(stock(raw, item).await, stock_before, "STOCK untouched");
+    raw.query_drop(format!(
+        "DELETE FROM orders WHERE o_w_id = 1 AND o_d_id = {d} AND o_id = {o_id}"
+    ))
+    .await
+    .expect("free the order id");
+    e
+}
+
 /// A client-side New-Order whose insert of its order fails (the order id is taken) while the
 /// other writes of the same batch succeed: none of them is committed, the district's counter
 /// and STOCK are as they were, and the connection goes on. A Payment to a missing customer
@@ -782,33 +816,9 @@ async fn district_work(conn: &mut Conn, d: u32) -> (u32, i64, i64, i64) {
 async fn failed_write_batch(driver: &MyDriver, dbname: &str) {
     let mut raw = raw(dbname).await;
     let d = 6;
-    let o_id = next_o_id(&mut raw, d).await;
-    raw.query_drop(format!(
-        "INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_carrier_id, o_ol_cnt, \
-         o_all_local) VALUES ({o_id}, {d}, 1, 1, NOW(), NULL, 1, 1)"
-    ))
-    .await
-    .expect("take the next order id");
-    let before = district_work(&mut raw, d).await;
-    let stock_before = stock(&mut raw, 90).await;
     let mut conn = driver.connect().await.expect("connect");
-    let e = conn
-        .new_order(&new_order(d, 9, vec![local(90, 3)]))
-        .await
-        .expect_err("the order id is taken");
+    let e = taken_order_id(&mut conn, &mut raw, d, 9, 90).await;
     assert_eq!(kind(&e), Some(Failure::Other), "{e}");
-    assert!(e.to_string().contains("Duplicate entry"), "{e}");
-    assert_eq!(
-        district_work(&mut raw, d).await,
-        before,
-        "nothing committed"
-    );
-    assert_eq!(stock(&mut raw, 90).await, stock_before, "STOCK untouched");
-    raw.query_drop(format!(
-        "DELETE FROM orders WHERE o_w_id = 1 AND o_d_id = {d} AND o_id = {o_id}"
-    ))
-    .await
-    .expect("free the order id");
     committed_new_order(&mut conn, &mut raw, d, 9, vec![local(90, 3)]).await;
 
     // A Payment to a customer that does not exist changes nothing at all.
@@ -929,31 +939,7 @@ async fn quiet_transactions(driver: &MyDriver, dbname: &str) {
     assert_eq!(next_o_id(&mut raw, d).await, next + 1, "nothing taken");
 
     // A failed write (the order id taken beforehand) commits none of the others.
-    let taken = next + 1;
-    raw.query_drop(format!(
-        "INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_carrier_id, o_ol_cnt, \
-         o_all_local) VALUES ({taken}, {d}, 1, 1, NOW(), NULL, 1, 1)"
-    ))
-    .await
-    .expect("take the next order id");
-    let before = district_work(&mut raw, d).await;
-    let stock_93 = stock(&mut raw, 93).await;
-    let e = conn
-        .new_order(&new_order(d, 12, vec![local(93, 2)]))
-        .await
-        .expect_err("the order id is taken");
-    assert!(e.to_string().contains("Duplicate entry"), "{e}");
-    assert_eq!(
-        district_work(&mut raw, d).await,
-        before,
-        "nothing committed"
-    );
-    assert_eq!(stock(&mut raw, 93).await, stock_93, "STOCK untouched");
-    raw.query_drop(format!(
-        "DELETE FROM orders WHERE o_w_id = 1 AND o_d_id = {d} AND o_id = {taken}"
-    ))
-    .await
-    .expect("free the order id");
+    taken_order_id(&mut conn, &mut raw, d, 12, 93).await;
 
     // Payment by name: the middle customer (clause 2.5.2.2), for names shared by an odd and an
     // even number of customers.

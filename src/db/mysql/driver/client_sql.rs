@@ -22,7 +22,7 @@ use mysql_common::Value;
 use super::done::{
     delivery_done, new_order_done, order_status_done, payment_done, stock_level_done,
 };
-use super::sql::{ER_SIGNAL_EXCEPTION, MAX_LINES, SQL};
+use super::sql::{signalled, MAX_LINES, SQL};
 use super::values::{cell, order_total, Cols, Fail, Step};
 use crate::db::mysql::wire::{Arg, Stmt, Wire, WireError};
 use crate::tpcc::summary::{money, LastOrder};
@@ -506,7 +506,7 @@ async fn block_payment<C: SqlConn>(
         args.extend([Value::Int(c_w), Value::Int(c_d)]);
     }
     let got = match conn.batch(&[(block, &args)]).await {
-        Err(Fail::Wire(e)) if e.code == ER_SIGNAL_EXCEPTION && e.detail.contains(NO_CUSTOMER) => {
+        Err(Fail::Wire(e)) if signalled(&e, NO_CUSTOMER) => {
             return Err(match &t.customer {
                 Customer::ById(id) => not_found(w, d, i64::from(*id), c_d, c_w),
                 Customer::ByName(last) => Fail::Data(format!(

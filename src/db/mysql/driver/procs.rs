@@ -11,8 +11,8 @@ use super::done::{
     delivery_done, new_order_done, order_status_done, payment_done, stock_level_done,
 };
 use super::sql::{
-    DELIVERY_OUT, ER_SIGNAL_EXCEPTION, MAX_LINES, NEWORD_OUT, NEWORD_ROLLED_BACK, OSTAT_OUT,
-    PAYMENT_OUT, SLEV_OUT, SQL,
+    signalled, DELIVERY_OUT, MAX_LINES, NEWORD_OUT, NEWORD_ROLLED_BACK, OSTAT_OUT, PAYMENT_OUT,
+    SLEV_OUT, SQL,
 };
 use super::values::{Cols, Fail, Step};
 use crate::db::mysql::wire::{Arg, Stmt, Wire, WireError};
@@ -40,31 +40,34 @@ impl WireProcs {
         shown: bool,
         compound: bool,
     ) -> Result<Self, WireError> {
+        let q = &*SQL;
         let neword_quiet = !shown && compound;
-        let pick = |shown_sql: &'static String, quiet: &'static String| {
-            if shown {
-                shown_sql.as_str()
-            } else {
-                quiet.as_str()
-            }
+        let neword = if neword_quiet {
+            &q.call_neword_quiet
+        } else {
+            &q.call_neword
+        };
+        let [payment, ostat, delivery, slev] = if shown {
+            [
+                &q.call_payment,
+                &q.call_ostat,
+                &q.call_delivery,
+                &q.call_slev,
+            ]
+        } else {
+            [
+                &q.call_payment_quiet,
+                &q.call_ostat_quiet,
+                &q.call_delivery_quiet,
+                &q.call_slev_quiet,
+            ]
         };
         Ok(WireProcs {
-            neword: match neword_quiet {
-                true => wire.prepare(&SQL.call_neword_quiet).await?,
-                false => wire.prepare(&SQL.call_neword).await?,
-            },
-            payment: wire
-                .prepare(pick(&SQL.call_payment, &SQL.call_payment_quiet))
-                .await?,
-            ostat: wire
-                .prepare(pick(&SQL.call_ostat, &SQL.call_ostat_quiet))
-                .await?,
-            delivery: wire
-                .prepare(pick(&SQL.call_delivery, &SQL.call_delivery_quiet))
-                .await?,
-            slev: wire
-                .prepare(pick(&SQL.call_slev, &SQL.call_slev_quiet))
-                .await?,
+            neword: wire.prepare(neword).await?,
+            payment: wire.prepare(payment).await?,
+            ostat: wire.prepare(ostat).await?,
+            delivery: wire.prepare(delivery).await?,
+            slev: wire.prepare(slev).await?,
             shown,
             neword_quiet,
         })
@@ -125,9 +128,7 @@ pub(super) async fn new_order(
             Ok(_) => Ok(Done::quiet(false)),
             // NEWORD rolled back (and ended its transaction) and returned normally; the
             // compound statement around it tells so.
-            Err(e) if e.code == ER_SIGNAL_EXCEPTION && e.detail.contains(NEWORD_ROLLED_BACK) => {
-                Ok(Done::quiet(true))
-            }
+            Err(e) if signalled(&e, NEWORD_ROLLED_BACK) => Ok(Done::quiet(true)),
             Err(e) => Err(Fail::Wire(e)),
         };
     }

@@ -4,6 +4,7 @@
 use std::fmt::Write as _;
 use std::sync::LazyLock;
 
+use crate::db::mysql::wire::WireError;
 use crate::sqlfile::{render, Named};
 use crate::tpcc::DISTRICTS_PER_W;
 
@@ -21,7 +22,12 @@ pub(super) const OSTAT_OUT: usize = 10;
 pub(super) const DELIVERY_OUT: usize = 2;
 pub(super) const SLEV_OUT: usize = 1;
 /// The server's error for a SIGNAL (a compound statement's own errors).
-pub(super) const ER_SIGNAL_EXCEPTION: u16 = 1644;
+const ER_SIGNAL_EXCEPTION: u16 = 1644;
+
+/// Whether the server's error is the SIGNAL of one of our compound statements with `text`.
+pub(super) fn signalled(e: &WireError, text: &str) -> bool {
+    e.code == ER_SIGNAL_EXCEPTION && e.detail.contains(text)
+}
 /// The text of the error NEWORD's quiet call tells a rollback with (`neword_rolled_back`).
 pub(super) const NEWORD_ROLLED_BACK: &str = "hammer: NEWORD rolled back";
 
@@ -112,7 +118,7 @@ pub(super) static SQL: LazyLock<Sql> = LazyLock::new(|| {
             get("commit"),
         ];
         statements.extend(then.iter().map(|s| s.to_string()));
-        block(&statements.iter().map(String::as_str).collect::<Vec<_>>())
+        block(&statements)
     };
     let payment_block = |shown: &[String]| {
         let mut statements = vec![
@@ -124,7 +130,7 @@ pub(super) static SQL: LazyLock<Sql> = LazyLock::new(|| {
         ];
         statements.extend(shown.iter().cloned());
         statements.push(get("commit"));
-        block(&statements.iter().map(String::as_str).collect::<Vec<_>>())
+        block(&statements)
     };
     Sql {
         call_neword: get("call_neword"),
@@ -182,10 +188,10 @@ pub(super) const MONEY: &str = "DECIMAL(6,2)";
 /// only when everything before it succeeded. A sequence: the business logic stays in the
 /// client, but for a check that fails the block (`IF ... SIGNAL`) where a statement would
 /// succeed having changed nothing, and Payment's pick of the middle customer by name, a read.
-pub(super) fn block(statements: &[&str]) -> String {
+pub(super) fn block(statements: &[impl AsRef<str>]) -> String {
     let mut sql = String::from("BEGIN NOT ATOMIC\n");
     for s in statements {
-        let _ = writeln!(sql, "{};", s.trim_end().trim_end_matches(';'));
+        let _ = writeln!(sql, "{};", s.as_ref().trim_end().trim_end_matches(';'));
     }
     sql.push_str("END");
     sql
