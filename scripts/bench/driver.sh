@@ -7,7 +7,12 @@
 #      PG_SSLMODE (pg_sslmode for PostgreSQL, default the dictionary's: prefer),
 #      HAMMER_VU_THREADS=shared (every virtual user on tokio's shared runtime instead of a
 #      thread of its own, to compare), HAMMER_BIN (run that hammer instead of building this
-#      tree: alternate an old and a new build in one session).
+#      tree; several, space-separated, are alternated run by run on one schema: a before and
+#      an after build compared in one session), ROUNDS (how many runs of each, default 1).
+# Each measured run starts from a checkpoint (PostgreSQL) or a flushed buffer pool (MariaDB),
+# so that the schema build's writes do not land in the first run's window. With GNU time
+# installed it also prints the client's sleeps (voluntary context switches) per transaction,
+# over the whole run, ramp-up included.
 # Servers: durable settings by default (fsync, synchronous commit, full-page writes,
 # InnoDB's flush at commit), printed first; SERVERS=fast keeps the test servers' own.
 set -euo pipefail
@@ -19,12 +24,18 @@ if ! command -v cargo >/dev/null && [[ -x $HOME/.cargo/bin/cargo ]]; then PATH=$
 scripts/ci/servers.sh status >/dev/null 2>&1 || scripts/ci/servers.sh start
 # HAMMER_BIN runs a given hammer (an older build, to compare) instead of building this tree.
 if [[ -n ${HAMMER_BIN:-} ]]; then
-	HAMMER=$HAMMER_BIN
+	read -r -a BUILDS <<<"$HAMMER_BIN"
 else
 	echo "driver.sh: building hammer (release) ..."
 	cargo build --release
-	HAMMER=$PWD/target/release/hammer
+	BUILDS=("$PWD/target/release/hammer")
 fi
+for b in "${BUILDS[@]}"; do [[ -x $b ]] || { echo "driver.sh: $b is not an executable hammer" >&2; exit 2; }; done
+HAMMER=${BUILDS[0]}
+ROUNDS=${ROUNDS:-1}
+[[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || { echo "driver.sh: ROUNDS must be a whole number of runs, not '$ROUNDS'" >&2; exit 2; }
+GNU_TIME=
+[[ -x /usr/bin/time ]] && /usr/bin/time -f %w true >/dev/null 2>&1 && GNU_TIME=/usr/bin/time
 WORK=$(mktemp -d /tmp/hammer-bench.XXXXXX)
 source scripts/bench/servers.sh
 trap 'rm -rf "$WORK"; bench_servers_restore' EXIT
@@ -68,13 +79,30 @@ measure() { # db label mode vus
 			vudestroy();
 		RHAI
 	} >"$WORK/run.rhai"
-	"$HAMMER" auto "$WORK/run.rhai" >"$WORK/run.log" 2>&1 || { tail -20 "$WORK/run.log"; return 1; }
-	local nopm tpm txns secs cpu
+	bench_settle "$db"
+	local timed=()
+	[[ -n $GNU_TIME ]] && timed=("$GNU_TIME" -f 'SLEEPS %w' -o "$WORK/time.out")
+	"${timed[@]}" "$HAMMER" auto "$WORK/run.rhai" >"$WORK/run.log" 2>&1 || { tail -20 "$WORK/run.log"; return 1; }
+	local nopm tpm txns secs cpu sleeps=
 	read -r _ nopm tpm txns secs cpu < <(grep '^RESULT' "$WORK/run.log")
-	printf '%-28s %d VUs: %7d NOPM %8d TPM | client %6.1f ms CPU per 1,000 transactions, %4.1f %% of the machine (%d CPUs)\n' \
+	[[ -n $GNU_TIME ]] && read -r _ sleeps < <(grep '^SLEEPS' "$WORK/time.out")
+	local name=
+	((${#BUILDS[@]} > 1)) && name=" [$(basename "$(dirname "$HAMMER")")/$(basename "$HAMMER")]"
+	printf '%-28s %d VUs: %7d NOPM %8d TPM | client %6.1f ms CPU per 1,000 transactions, %4.1f %% of the machine (%d CPUs)%s%s\n' \
 		"$label" "$vus" "$nopm" "$tpm" \
 		"$(echo "1000000 * $cpu / $txns" | bc -l)" \
-		"$(echo "100 * $cpu / ($secs * $CPUS)" | bc -l)" "$CPUS"
+		"$(echo "100 * $cpu / ($secs * $CPUS)" | bc -l)" "$CPUS" \
+		"${sleeps:+, $(printf '%.2f' "$(echo "$sleeps * $DURATION / (($DURATION + $RAMPUP) * $txns)" | bc -l)") sleeps/txn}" "$name"
+}
+
+# Every build, ROUNDS times, alternated: one line each.
+measure_all() { # db label mode vus
+	local r b
+	for ((r = 0; r < ROUNDS; r++)); do
+		for b in "${BUILDS[@]}"; do
+			HAMMER=$b measure "$@"
+		done
+	done
 }
 
 build() { # db mode
@@ -96,18 +124,18 @@ echo "hammer driver benchmark: $W warehouses, rampup $RAMPUP min, duration $DURA
 wanted() { [[ $1 =~ ${ONLY:-.} ]]; }
 if wanted "PostgreSQL functions" || wanted "PostgreSQL client SQL"; then
 	build pg 'diset("tpcc", "pg_storedprocs", "false");'
-	for vus in ${VUS:-2 4}; do measure pg "PostgreSQL functions" 'diset("tpcc", "pg_no_stored_procs", "false");' "$vus"; done
-	for vus in ${VUS:-2 4}; do measure pg "PostgreSQL client SQL" 'diset("tpcc", "pg_no_stored_procs", "true");' "$vus"; done
+	for vus in ${VUS:-2 4}; do measure_all pg "PostgreSQL functions" 'diset("tpcc", "pg_no_stored_procs", "false");' "$vus"; done
+	for vus in ${VUS:-2 4}; do measure_all pg "PostgreSQL client SQL" 'diset("tpcc", "pg_no_stored_procs", "true");' "$vus"; done
 	delete pg
 fi
 if wanted "PostgreSQL procedures"; then
 	build pg 'diset("tpcc", "pg_storedprocs", "true");'
-	for vus in ${VUS:-2 4}; do measure pg "PostgreSQL procedures" 'diset("tpcc", "pg_storedprocs", "true"); diset("tpcc", "pg_no_stored_procs", "false");' "$vus"; done
+	for vus in ${VUS:-2 4}; do measure_all pg "PostgreSQL procedures" 'diset("tpcc", "pg_storedprocs", "true"); diset("tpcc", "pg_no_stored_procs", "false");' "$vus"; done
 	delete pg
 fi
 if wanted "MariaDB procedures" || wanted "MariaDB client SQL"; then
 	build maria ''
-	for vus in ${VUS:-2 4}; do measure maria "MariaDB procedures" 'diset("tpcc", "maria_no_stored_procs", "false");' "$vus"; done
-	for vus in ${VUS:-2 4}; do measure maria "MariaDB client SQL" 'diset("tpcc", "maria_no_stored_procs", "true");' "$vus"; done
+	for vus in ${VUS:-2 4}; do measure_all maria "MariaDB procedures" 'diset("tpcc", "maria_no_stored_procs", "false");' "$vus"; done
+	for vus in ${VUS:-2 4}; do measure_all maria "MariaDB client SQL" 'diset("tpcc", "maria_no_stored_procs", "true");' "$vus"; done
 	delete maria
 fi

@@ -38,16 +38,17 @@ target/release/hammer auto "$WORK/build.rhai" >"$WORK/build.log" 2>&1 || { tail 
 S=scripts/bench/pgbench
 echo "pgbench floor: $W warehouses, 4 connections, 1 thread, $SECONDS_RUN s, $CPUS CPUs"
 for mode in prefer disable; do
-	PGPASSWORD=postgres /usr/bin/time -f "%U %S" -o "$WORK/time" pgbench \
+	bench_settle pg
+	PGPASSWORD=postgres /usr/bin/time -f "%U %S %w" -o "$WORK/time" pgbench \
 		"host=127.0.0.1 user=postgres dbname=hammer_bench_pgbench sslmode=$mode" \
 		-n -M prepared -c 4 -j 1 -T "$SECONDS_RUN" -D ware=$W \
 		-f $S/new_order.sql@45 -f $S/payment.sql@43 -f $S/order_status.sql@4 \
 		-f $S/delivery.sql@4 -f $S/stock_level.sql@4 >"$WORK/out" 2>&1 || { cat "$WORK/out"; exit 1; }
 	txns=$(awk '/number of transactions actually processed/ {print $NF}' "$WORK/out" | head -1)
-	read -r user sys <"$WORK/time"
-	printf 'pgbench sslmode %-8s %7d transactions: %5.1f us CPU per transaction, %4.1f %% of the machine\n' \
+	read -r user sys sleeps <"$WORK/time"
+	printf 'pgbench sslmode %-8s %7d transactions: %5.1f us CPU per transaction, %4.1f %% of the machine, %.2f sleeps/txn\n' \
 		"$mode" "$txns" "$(echo "1000000 * ($user + $sys) / $txns" | bc -l)" \
-		"$(echo "100 * ($user + $sys) / ($SECONDS_RUN * $CPUS)" | bc -l)"
+		"$(echo "100 * ($user + $sys) / ($SECONDS_RUN * $CPUS)" | bc -l)" "$(echo "$sleeps / $txns" | bc -l)"
 done
 { setup; echo 'deleteschema();'; } >"$WORK/delete.rhai"
 target/release/hammer auto "$WORK/delete.rhai" >/dev/null 2>&1 || true

@@ -47,3 +47,22 @@ bench_servers_set() {
 	echo "  PostgreSQL: $(bench_psql -F ' ' -c "SELECT 'fsync=' || current_setting('fsync'), 'synchronous_commit=' || current_setting('synchronous_commit'), 'full_page_writes=' || current_setting('full_page_writes'), 'wal_level=' || current_setting('wal_level')")"
 	echo "  MariaDB: $(bench_maria -e "SELECT CONCAT('innodb_flush_log_at_trx_commit=', @@innodb_flush_log_at_trx_commit, ' sync_binlog=', @@sync_binlog, ' log_bin=', @@log_bin, ' innodb_doublewrite=', @@innodb_doublewrite)")"
 }
+
+# Before a measured run: PostgreSQL checkpoints, MariaDB writes its dirty pages out (for up to
+# a minute), so that no run inherits the writes of the build or of the run before it.
+bench_settle() { # pg|maria
+	if [[ $1 == pg ]]; then
+		bench_psql -c "CHECKPOINT" >/dev/null
+		return
+	fi
+	local pct lwm i dirty
+	pct=$(bench_maria -e "SELECT @@innodb_max_dirty_pages_pct")
+	lwm=$(bench_maria -e "SELECT @@innodb_max_dirty_pages_pct_lwm")
+	bench_maria -e "SET GLOBAL innodb_max_dirty_pages_pct_lwm = 0, GLOBAL innodb_max_dirty_pages_pct = 0"
+	for ((i = 0; i < 60; i++)); do
+		dirty=$(bench_maria -e "SELECT variable_value FROM information_schema.global_status WHERE variable_name = 'INNODB_BUFFER_POOL_PAGES_DIRTY'")
+		((dirty < 100)) && break
+		sleep 1
+	done
+	bench_maria -e "SET GLOBAL innodb_max_dirty_pages_pct = $pct, GLOBAL innodb_max_dirty_pages_pct_lwm = $lwm"
+}
