@@ -690,12 +690,25 @@ impl Run<'_> {
             lines: vec![line(1, 1, 1), line(2, 1, 1)],
             all_local: true,
         };
+        // The superuser holds the district's row, so that the call's first step (which takes
+        // the order id) waits on the server however fast it is, and the call is surely
+        // still open when it is dropped.
+        raw.client
+            .batch_execute(
+                "BEGIN; SELECT 1 FROM district WHERE d_w_id = 1 AND d_id = 10 FOR UPDATE",
+            )
+            .await
+            .expect("lock the district");
         {
             // One poll sends BEGIN and the first statement; then the call is dropped.
             let mut call = std::pin::pin!(self.conn.new_order(&t));
             let first = std::future::poll_fn(|cx| Poll::Ready(call.as_mut().poll(cx))).await;
             assert!(first.is_pending(), "{first:?}");
         }
+        raw.client
+            .batch_execute("ROLLBACK")
+            .await
+            .expect("release the district");
         let done = self
             .conn
             .new_order(&t)
