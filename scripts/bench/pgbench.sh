@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Benchmark: the C client's floor. pgbench (libpq, one thread, 4 connections unless CLIENTS says, prepared)
-# calls hammer's TPROC-C functions in the same mix (45/43/4/4/4) on a 4-warehouse schema,
+# Benchmark: the C client's floor. pgbench (libpq, one thread, 4 connections unless CLIENTS
+# says, prepared) calls hammer's TPROC-C functions in the same mix (45/43/4/4/4) on a 4-warehouse schema,
 # with uniform rather than NURand inputs, and prints its own CPU per transaction and its
 # share of the machine: what `scripts/bench/driver.sh` reports for hammer.
 #   scripts/bench/pgbench.sh [seconds=30]

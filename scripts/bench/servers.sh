@@ -56,8 +56,7 @@ bench_settle() { # pg|maria
 		return
 	fi
 	local pct lwm i dirty
-	pct=$(bench_maria -e "SELECT @@innodb_max_dirty_pages_pct")
-	lwm=$(bench_maria -e "SELECT @@innodb_max_dirty_pages_pct_lwm")
+	read -r pct lwm < <(bench_maria -e "SELECT @@innodb_max_dirty_pages_pct, @@innodb_max_dirty_pages_pct_lwm")
 	bench_maria -e "SET GLOBAL innodb_max_dirty_pages_pct_lwm = 0, GLOBAL innodb_max_dirty_pages_pct = 0"
 	for ((i = 0; i < 60; i++)); do
 		dirty=$(bench_maria -e "SELECT variable_value FROM information_schema.global_status WHERE variable_name = 'INNODB_BUFFER_POOL_PAGES_DIRTY'")
