@@ -463,6 +463,14 @@ pub static COMMANDS: &[Command] = &[
         complete: &[C::Commands],
     },
     Command {
+        name: "clear",
+        args: "",
+        min_args: 0,
+        max_args: 0,
+        help: "Clears the terminal's screen (elsewhere, as in a pipe or a script's log, it does nothing).",
+        complete: &[],
+    },
+    Command {
         name: "quit",
         args: "",
         min_args: 0,

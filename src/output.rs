@@ -187,6 +187,25 @@ impl Output {
         }
     }
 
+    /// Clears a terminal's screen and its scrollback, leaving the cursor at the top; a panel
+    /// shown is gone with it. Elsewhere (pipes, files, tests) nothing: a log keeps its lines.
+    pub fn clear_screen(&self) {
+        use crossterm::terminal::{Clear, ClearType};
+        if !self.is_terminal() {
+            return;
+        }
+        let mut panel = self.panel.lock().unwrap_or_else(|e| e.into_inner());
+        *panel = None;
+        let mut out = std::io::stdout().lock();
+        let _ = crossterm::queue!(
+            out,
+            Clear(ClearType::All),
+            Clear(ClearType::Purge),
+            crossterm::cursor::MoveTo(0, 0)
+        );
+        let _ = out.flush();
+    }
+
     /// The lines captured so far (empty unless this is a capture sink), and clears them.
     pub fn take_captured(&self) -> Vec<String> {
         match &mut *self.lock() {

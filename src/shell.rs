@@ -2,6 +2,7 @@
 
 mod history;
 
+use std::collections::VecDeque;
 use std::io::{BufRead, IsTerminal};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -134,9 +135,13 @@ fn prompt_loop(engine: &mut ScriptEngine) -> i32 {
     let helper = ConsoleHelper {
         session: engine.session_handle(),
     };
-    // Tab completes the candidates' common prefix; a second Tab lists them all.
+    // Tab completes the candidates' common prefix; a second Tab lists them all. A paste
+    // arrives bracketed, as one text whose lines are queued (rustyline's default, said here
+    // because the prompt loop relies on it); lines sent faster than they run, by a terminal
+    // without bracketed paste, wait in a buffer that outlives each prompt.
     let config = Config::builder()
         .completion_type(CompletionType::List)
+        .bracketed_paste(true)
         .build();
     let mut editor: Editor<ConsoleHelper, rustyline::history::DefaultHistory> =
         match Editor::with_config(config) {
@@ -167,50 +172,73 @@ fn prompt_loop(engine: &mut ScriptEngine) -> i32 {
     let mut status = EXIT_SUCCESS;
     // An input with a bracket still open, continued on the next line under `...>`.
     let mut pending = String::new();
+    // The lines of a paste not run yet: a bracketed paste arrives as one text, run line by
+    // line in order as if each had been typed.
+    let mut queued: VecDeque<String> = VecDeque::new();
     loop {
-        let prompt = if pending.is_empty() {
-            PROMPT
-        } else {
-            CONTINUE_PROMPT
-        };
-        match editor.readline(prompt) {
-            Ok(typed) => {
-                pending.push_str(&typed);
-                if is_incomplete(&pending) {
-                    pending.push('\n');
-                    continue;
-                }
-                let line = std::mem::take(&mut pending);
-                if line.trim().is_empty() {
-                    continue;
-                }
-                let _ = editor.add_history_entry(history::masked(&line, &secrets));
-                if let Some(h) = &history {
-                    // Saved at once, so a killed console keeps what was typed.
-                    let _ = editor.save_history(h);
-                }
-                engine.session().interrupt.clear();
-                let result = engine.eval_console(&line);
-                // A password set just now may sit in an earlier line as a plain literal
-                // (`let p = "..."`, then `diset(.., p)`): the history is masked again.
-                let now = history::Secrets::of(&engine.session().settings);
-                if now.values() != secrets.values() {
-                    secrets = now;
-                    if let Some(h) = &history {
-                        remask_history(&mut editor, &secrets, h);
+        let typed = match queued.pop_front() {
+            Some(line) => line,
+            None => {
+                let prompt = if pending.is_empty() {
+                    PROMPT
+                } else {
+                    CONTINUE_PROMPT
+                };
+                match editor.readline(prompt) {
+                    Ok(typed) if typed.contains('\n') => {
+                        queued.extend(typed.lines().map(str::to_string));
+                        continue;
+                    }
+                    Ok(typed) => typed,
+                    // Ctrl-C throws away the line, and an input continued over several lines.
+                    Err(ReadlineError::Interrupted) => {
+                        pending.clear();
+                        continue;
+                    }
+                    Err(ReadlineError::Eof) => break,
+                    Err(e) => {
+                        out.error(format!("console input failed: {e}"));
+                        return 1;
                     }
                 }
-                if let Some(code) = report(engine, result, &mut status) {
-                    return code;
-                }
             }
-            // Ctrl-C throws away the line, and an input continued over several lines.
-            Err(ReadlineError::Interrupted) => pending.clear(),
-            Err(ReadlineError::Eof) => break,
-            Err(e) => {
-                out.error(format!("console input failed: {e}"));
-                return 1;
+        };
+        pending.push_str(&typed);
+        if is_incomplete(&pending) {
+            pending.push('\n');
+            continue;
+        }
+        let line = std::mem::take(&mut pending);
+        if line.trim().is_empty() {
+            continue;
+        }
+        let _ = editor.add_history_entry(history::masked(&line, &secrets));
+        if let Some(h) = &history {
+            // Saved at once, so a killed console keeps what was typed.
+            let _ = editor.save_history(h);
+        }
+        engine.session().interrupt.clear();
+        let result = engine.eval_console(&line);
+        // A password set just now may sit in an earlier line as a plain literal
+        // (`let p = "..."`, then `diset(.., p)`): the history is masked again.
+        let now = history::Secrets::of(&engine.session().settings);
+        if now.values() != secrets.values() {
+            secrets = now;
+            if let Some(h) = &history {
+                remask_history(&mut editor, &secrets, h);
             }
+        }
+        if let Some(code) = report(engine, result, &mut status) {
+            return code;
+        }
+        // Ctrl-C stops the rest of a paste too, and says what it did not run.
+        let left = queued.iter().filter(|l| !l.trim().is_empty()).count();
+        if status == EXIT_STOPPED && left > 0 {
+            out.line(format!(
+                "Stopped: {left} pasted line{} not run",
+                if left == 1 { "" } else { "s" }
+            ));
+            queued.clear();
         }
     }
     0

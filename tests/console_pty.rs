@@ -7,9 +7,8 @@ use std::process::Command;
 
 use rexpect::session::{spawn_command, PtySession};
 
-/// Types like a person: after the prompt has settled. rustyline reads the terminal through a
-/// buffer that lives for one prompt, so keys sent in the same instant as the previous line's
-/// output could land in the old buffer (a real terminal's bracketed paste avoids that).
+/// Types like a person: after the prompt has settled (keys sent all at once are tested on
+/// their own, in `pasted_lines_all_run_in_order`).
 fn type_(p: &mut PtySession, keys: &str) {
     std::thread::sleep(std::time::Duration::from_millis(150));
     p.send(keys).unwrap();
@@ -295,6 +294,96 @@ fn history_keeps_no_password() {
     type_(&mut p, "\r");
     p.exp_string("is how hammer shows a password").unwrap();
     p.exp_string("hammer> ").unwrap();
+    type_(&mut p, "quit\r");
+    p.exp_eof().unwrap();
+}
+
+/// Several lines pasted at once all run, in order: a bracketed paste (one text, accepted
+/// with Enter) and lines sent faster than the console reads them (a terminal without
+/// bracketed paste) alike; `clear` clears the screen.
+#[test]
+fn pasted_lines_all_run_in_order() {
+    let home = tempfile::tempdir().unwrap();
+    let mut p = console(home.path());
+
+    // A bracketed paste whose last line is continued over several lines.
+    type_(
+        &mut p,
+        concat!(
+            "\x1b[200~",
+            "dbset db maria\r",
+            "diset tpcc maria_count_ware 3\r",
+            "print(\"pasted one\")\r",
+            "for i in 0..2 {\r",
+            "print(`pasted loop ${i}`)\r",
+            "}\r",
+            "\x1b[201~",
+        ),
+    );
+    type_(&mut p, "\r");
+    p.exp_string("Database set to MariaDB").unwrap();
+    p.exp_string("Changed tpcc:maria_count_ware from 1 to 3 for MariaDB")
+        .unwrap();
+    p.exp_string("pasted one").unwrap();
+    p.exp_string("pasted loop 0").unwrap();
+    p.exp_string("pasted loop 1").unwrap();
+    p.exp_string("hammer> ").unwrap();
+
+    // Unbracketed: every key in one write, as a terminal without bracketed paste sends them.
+    type_(
+        &mut p,
+        "diset tpcc maria_count_ware 4\rprint(\"fast two\")\rdiset tpcc maria_count_ware 5\r",
+    );
+    p.exp_string("Changed tpcc:maria_count_ware from 3 to 4 for MariaDB")
+        .unwrap();
+    p.exp_string("fast two").unwrap();
+    p.exp_string("Changed tpcc:maria_count_ware from 4 to 5 for MariaDB")
+        .unwrap();
+    p.exp_string("hammer> ").unwrap();
+
+    // Every pasted input is its own history entry.
+    let history = std::fs::read_to_string(home.path().join("history.txt")).unwrap();
+    assert!(
+        history.contains("diset tpcc maria_count_ware 3")
+            && history.contains("print(\"pasted one\")"),
+        "{history}"
+    );
+
+    // `clear` clears the screen (ED 2, then the cursor home) and the console goes on.
+    type_(&mut p, "clear\r");
+    p.exp_string("\x1b[2J").unwrap();
+    type_(&mut p, "print bm\r");
+    p.exp_string("Benchmark set to TPC-C").unwrap();
+    type_(&mut p, "quit\r");
+    p.exp_eof().unwrap();
+}
+
+/// Ctrl-C during a pasted line stops it and the rest of the paste, and says how many lines
+/// were not run.
+#[test]
+fn ctrl_c_stops_the_rest_of_a_paste() {
+    // A listener that completes TCP handshakes but never answers: a hung server.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = silent.local_addr().unwrap().port();
+    let home = tempfile::tempdir().unwrap();
+    let mut p = console(home.path());
+    type_(&mut p, &format!("diset connection pg_port {port}\r"));
+    p.exp_string("Changed connection:pg_port").unwrap();
+    p.exp_string("hammer> ").unwrap();
+    type_(
+        &mut p,
+        "\x1b[200~librarycheck\rprint(\"never pasted\")\rprint bm\r\x1b[201~",
+    );
+    type_(&mut p, "\r");
+    std::thread::sleep(std::time::Duration::from_millis(800));
+    type_(&mut p, "\x03");
+    p.exp_string("Interrupted by Ctrl-C").unwrap();
+    let before = p.exp_string("Stopped: 2 pasted lines not run").unwrap();
+    assert!(!before.contains("never pasted\r\n"), "{before}");
+    p.exp_string("hammer> ").unwrap();
+    type_(&mut p, "print(\"after the paste\")\r");
+    let between = p.exp_string("after the paste\r\n").unwrap();
+    assert!(!between.contains("never pasted\r\n"), "{between}");
     type_(&mut p, "quit\r");
     p.exp_eof().unwrap();
 }

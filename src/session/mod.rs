@@ -65,6 +65,7 @@ const METHODS: &[(&str, Method)] = &[
     ("job", Session::jobs),
     ("librarycheck", Session::librarycheck),
     ("help", Session::help),
+    ("clear", Session::clear),
     ("quit", Session::quit),
 ];
 
@@ -213,6 +214,11 @@ impl Session {
                 }
             },
         }
+        Ok(Dynamic::UNIT)
+    }
+
+    pub fn clear(&mut self, _args: &[String]) -> Result<Dynamic> {
+        self.out.clear_screen();
         Ok(Dynamic::UNIT)
     }
 
