@@ -90,9 +90,14 @@ pub enum Error {
         key: String,
     },
 
-    /// `dbset db` with a prefix hammer does not know.
-    #[error("Unknown prefix {prefix}, choose one from {}", .valid.join(" "))]
-    UnknownDatabase { prefix: String, valid: Vec<String> },
+    /// `dbset db` with a prefix hammer does not know; `near` is the prefix of the database
+    /// it is a near miss of, with its name: `pg (PostgreSQL)`.
+    #[error("Unknown prefix {prefix}, {}choose one from {}", did_you_mean(.near), .valid.join(" "))]
+    UnknownDatabase {
+        prefix: String,
+        near: Option<String>,
+        valid: Vec<String>,
+    },
 
     /// `dbset db` with a database HammerDB has and hammer does not (yet).
     #[error("{name} ({prefix}) is not supported by hammer (yet); choose one from {}", .valid.join(" "))]
@@ -103,8 +108,8 @@ pub enum Error {
     },
 
     /// `dbset bm` with a benchmark that is not TPROC-C or TPROC-H.
-    #[error("Unknown benchmark {name}, choose one from TPROC-C TPROC-H (or their compatible names TPC-C TPC-H)")]
-    UnknownBenchmark { name: String },
+    #[error("Unknown benchmark {name}, {}choose one from TPROC-C TPROC-H (or their compatible names TPC-C TPC-H)", did_you_mean(.near))]
+    UnknownBenchmark { name: String, near: Option<String> },
 
     /// `vurun` under TPROC-H on a database without the TPROC-H tables.
     #[error("no TPROC-H schema in database {dbname} on {db} ({why}): build one with buildschema (dbset bm TPC-H) or set {prefix}_tpch_dbase")]
@@ -544,7 +549,7 @@ pub enum Error {
     VusExist { doing: &'static str },
 
     /// A schema command while virtual users exist.
-    #[error("Error: Cannot {what} with Virtual Users active, destroy Virtual Users first")]
+    #[error("Error: Cannot {what} with Virtual Users active, destroy Virtual Users first with vudestroy")]
     VusActive { what: String },
 
     /// `vurun` of a loaded script whose workload hammer has no runner for (yet).
@@ -690,6 +695,13 @@ fn in_parens(way_out: &Option<String>) -> String {
     way_out
         .as_ref()
         .map(|w| format!(" ({w})"))
+        .unwrap_or_default()
+}
+
+/// `did you mean X? `, or nothing.
+fn did_you_mean(near: &Option<String>) -> String {
+    near.as_ref()
+        .map(|n| format!("did you mean {n}? "))
         .unwrap_or_default()
 }
 

@@ -162,7 +162,8 @@ fn named_variants_print_the_old_sentences() {
             Error::VusActive {
                 what: "build schema".into(),
             },
-            "Error: Cannot build schema with Virtual Users active, destroy Virtual Users first",
+            "Error: Cannot build schema with Virtual Users active, destroy Virtual Users first \
+             with vudestroy",
         ),
         (
             Error::NoScript,
