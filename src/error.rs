@@ -111,6 +111,10 @@ pub enum Error {
     #[error("Unknown benchmark {name}, {}choose one from TPROC-C TPROC-H (or their compatible names TPC-C TPC-H)", did_you_mean(.near))]
     UnknownBenchmark { name: String, near: Option<String> },
 
+    /// `deleteschema` on a database holding tables none of which is the workload's own.
+    #[error("deleteschema refused, nothing dropped: {0}")]
+    DeleteRefused(Box<DeleteRefusal>),
+
     /// `vurun` under TPROC-H on a database without the TPROC-H tables.
     #[error("no TPROC-H schema in database {dbname} on {db} ({why}): build one with buildschema (dbset bm TPC-H) or set {prefix}_tpch_dbase")]
     NoTprochSchema {
@@ -696,6 +700,52 @@ fn in_parens(way_out: &Option<String>) -> String {
         .as_ref()
         .map(|w| format!(" ({w})"))
         .unwrap_or_default()
+}
+
+/// What [`Error::DeleteRefused`] found, and for which workload.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DeleteRefusal {
+    pub database: String,
+    /// `PostgreSQL at 127.0.0.1:5432`.
+    pub server: String,
+    /// `8 tables (customer, lineitem, ...)`.
+    pub found: String,
+    pub workload: &'static str,
+    /// The workload whose own tables they are, if any.
+    pub theirs: Option<&'static str>,
+    /// The chosen workload's dictionary and its database key: `tpcc`, `pg_dbase`.
+    pub dictionary: &'static str,
+    pub key: String,
+}
+
+impl std::fmt::Display for DeleteRefusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let DeleteRefusal {
+            database,
+            server,
+            found,
+            workload,
+            theirs,
+            dictionary,
+            key,
+        } = self;
+        write!(
+            f,
+            "database {database} on {server} holds {found}, none of them {workload}'s own; "
+        )?;
+        match theirs {
+            Some(other) => write!(
+                f,
+                "they are {other}'s: to delete that schema, dbset bm {other} then deleteschema; \
+                 to delete a {workload} schema, set its database with diset {dictionary} {key}"
+            ),
+            None => write!(
+                f,
+                "hammer did not make them: drop the database yourself if it is to go, or set \
+                 the {workload} schema's database with diset {dictionary} {key}"
+            ),
+        }
+    }
 }
 
 /// `did you mean X? `, or nothing.

@@ -15,9 +15,10 @@
 //!    engine battery (`tests/engines.rs`).
 
 pub mod benchmark;
+pub mod deleting;
 pub mod loading;
 
-pub use benchmark::{Benchmark, Built, Check};
+pub use benchmark::{Benchmark, Built, Check, Survey};
 
 use crate::config::Settings;
 use crate::error::{Error, Result};
@@ -40,6 +41,9 @@ pub fn named(name: &str) -> Result<&'static dyn Benchmark> {
         }),
     }
 }
+
+/// Every workload hammer has.
+pub const ALL: [&dyn Benchmark; 2] = [&crate::tpcc::bench::TPROC_C, &crate::tpch::bench::TPROC_H];
 
 /// Every spelling [`named`] takes, squeezed as [`squeezed`] makes it.
 const SPELLINGS: [(&str, &'static dyn Benchmark); 4] = [

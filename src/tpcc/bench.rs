@@ -157,12 +157,20 @@ impl Benchmark for Tprocc {
         }))
     }
 
+    fn tables(&self) -> Vec<&'static str> {
+        let mut tables: Vec<&'static str> = super::Table::ALL.iter().map(|t| t.name()).collect();
+        tables.push(super::fitness::NURAND_TABLE);
+        tables
+    }
+
     fn delete(&self, settings: &Settings, out: &Output) -> Result<Work<Vec<String>>> {
         let (settings, out) = (settings.clone(), out.clone());
         Ok(Box::pin(async move {
-            out.line("Deleting schema with 1 Virtual User");
+            let support = support(settings.current());
+            let survey = support.survey(&settings).await?;
+            out.line(crate::bench::deleting::verdict(&TPROC_C, &survey)?);
             let say = Say::new(out, 1);
-            support(settings.current()).delete(&settings, &say).await
+            support.delete(&settings, &say).await
         }))
     }
 

@@ -47,6 +47,9 @@ pub trait SchemaDb: Send + Sync + 'static {
     /// consistency conditions 1 to 4 (clause 3.3.2.1 to 3.3.2.4) on every warehouse.
     fn check(&self, warehouses: u32, say: &Say) -> impl Future<Output = Result<Vec<Check>>> + Send;
 
+    /// What [`SchemaDb::delete`] would drop: the database, its login, its tables and size.
+    fn survey(&self) -> impl Future<Output = Result<crate::bench::Survey>> + Send;
+
     /// Drops what `create` made: the database, and the user where hammer created it.
     /// Returns one line per object dropped.
     fn delete(&self, say: &Say) -> impl Future<Output = Result<Vec<String>>> + Send;
