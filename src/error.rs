@@ -225,20 +225,6 @@ pub enum Error {
     )]
     NoWarehouses { db: String },
 
-    /// The run asks (through `key`) for more warehouses than the schema has.
-    #[error(
-        "The TPROC-C schema {db} has {have} warehouse{} but {key} asks for {asked}: set {key} \
-         to {have} (diset tpcc {key} {have}), or build a larger schema",
-        plural(*.have as usize)
-    )]
-    TooFewWarehouses {
-        db: String,
-        have: u32,
-        /// The dictionary key of the warehouse count: `pg_count_ware`.
-        key: String,
-        asked: u32,
-    },
-
     /// The table of NURand constants holds other than one row.
     #[error(
         "Table {table} of the TPROC-C schema {db} holds {rows} rows, expected exactly 1 (the \

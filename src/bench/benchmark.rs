@@ -72,6 +72,14 @@ pub trait Benchmark: Sync {
     /// `datagenrun` into `dir` (an existing, writable directory): the rows written.
     fn generate(&self, settings: &Settings, dir: &Path) -> Result<Generation>;
 
+    /// For a workload sized in warehouses, the warehouses the schema a run of these settings
+    /// would use holds, counted as the run starts: its job records them (the build's
+    /// setting may say otherwise, and then the [`Held`] says so). `None` for a workload
+    /// sized otherwise.
+    fn warehouses_held(&self, _settings: &Settings) -> Option<Work<Held>> {
+        None
+    }
+
     /// `loadscript`: the run's options from the current database's dictionary, or why this
     /// workload cannot run yet.
     fn options(&self, settings: &Settings) -> Result<Box<dyn WorkloadOptions>>;
@@ -108,6 +116,14 @@ impl Built {
     pub fn rows_per_second(&self) -> f64 {
         self.rows as f64 / self.elapsed.as_secs_f64().max(1e-9)
     }
+}
+
+/// The warehouses a run's schema holds, and the one warning line when the build's setting
+/// says another number.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Held {
+    pub warehouses: u32,
+    pub warning: Option<String>,
 }
 
 /// What `deleteschema` would drop, as the server tells it before anything is dropped.

@@ -46,6 +46,9 @@ pub trait Support: Sync {
     /// What `deleteschema` would drop, found without dropping anything.
     fn survey<'a>(&'a self, settings: &'a Settings) -> Pending<'a, Result<Survey>>;
 
+    /// The warehouses the schema holds, as a run uses them.
+    fn warehouses<'a>(&'a self, settings: &'a Settings) -> Pending<'a, Result<u32>>;
+
     /// `deleteschema`: one line per object dropped, or what was not there.
     fn delete<'a>(
         &'a self,
@@ -113,6 +116,10 @@ impl<F: Family> Support for F {
         say: &'a Say,
     ) -> Pending<'a, Result<Vec<Check>>> {
         Box::pin(async move { self.schema(settings).check(warehouses, say).await })
+    }
+
+    fn warehouses<'a>(&'a self, settings: &'a Settings) -> Pending<'a, Result<u32>> {
+        Box::pin(async move { self.schema(settings).warehouses().await })
     }
 
     fn survey<'a>(&'a self, settings: &'a Settings) -> Pending<'a, Result<Survey>> {

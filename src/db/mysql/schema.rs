@@ -563,6 +563,17 @@ impl SchemaDb for MySchema {
         .await
     }
 
+    async fn warehouses(&self) -> Result<u32> {
+        self.with_conn(&self.schema, async |conn| {
+            let max = conn
+                .first_int("SELECT COALESCE(MAX(w_id), 0) FROM warehouse")
+                .await
+                .map_err(|e| self.failed("cannot count", "warehouses", &e))?;
+            Ok(max.and_then(|n| u32::try_from(n).ok()).unwrap_or(0))
+        })
+        .await
+    }
+
     async fn size_on_disk(&self) -> Result<u64> {
         self.with_conn(&self.server, async |conn| {
             // MySQL 8 caches these figures for a day unless told otherwise; MariaDB has no

@@ -441,6 +441,17 @@ impl SchemaDb for PgSchema {
         Ok(())
     }
 
+    async fn warehouses(&self) -> Result<u32> {
+        let conn = connect(&self.owner).await?;
+        let r = conn
+            .client
+            .query_one("SELECT coalesce(max(w_id), 0)::bigint FROM warehouse", &[])
+            .await;
+        conn.close().await;
+        let row = r.map_err(|e| failed(&self.owner.peer(), "cannot count", "warehouses", &e))?;
+        Ok(u32::try_from(row.get::<_, i64>(0)).unwrap_or(0))
+    }
+
     async fn size_on_disk(&self) -> Result<u64> {
         let conn = connect(&self.admin).await?;
         let r = conn
