@@ -173,6 +173,14 @@ fn a_changed_workload_or_database_drops_the_loaded_script_and_its_virtual_users(
         ]
     );
     assert!(f.ok("print script").join("\n").contains("mine.rhai"));
+    // giset on the benchmark's keys is dbset by another name.
+    f.ok("loadscript");
+    let lines = f.ok("giset benchmark bm TPC-H");
+    assert_eq!(
+        lines.last().map(String::as_str),
+        Some("Loaded TPROC-C script cleared: the workload changed to TPC-H; run loadscript again"),
+        "{lines:#?}"
+    );
 }
 
 /// The trap as a user met it, typed at the console (fed by a pipe): a TPROC-H script loaded,

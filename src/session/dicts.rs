@@ -163,6 +163,14 @@ impl Session {
                     self.out
                         .line("Script cleared: vurun loads it again with the new setting");
                 }
+                // `giset benchmark bm|rdbms` is dbset by another name.
+                if target == Target::Generic && section == "benchmark" {
+                    match key {
+                        "bm" => self.drop_workload(&format!("the workload changed to {new}")),
+                        "rdbms" => self.drop_workload(&format!("the database changed to {new}")),
+                        _ => {}
+                    }
+                }
             }
         }
         Ok(Dynamic::UNIT)
