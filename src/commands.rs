@@ -138,8 +138,10 @@ pub static COMMANDS: &[Command] = &[
         args: "[db|bm] value",
         min_args: 2,
         max_args: 2,
-        help: "Sets the database (db: pg, maria or mysql) or the benchmark (bm: TPROC-C). \
-               The choice persists between sessions.",
+        help: "Sets the database (db: pg, maria or mysql; postgres, postgresql and mariadb are \
+               taken too) or the benchmark (bm: TPROC-C or TPROC-H; TPC-C, TPC-H, tpcc, tpch \
+               are taken too). The choice persists between sessions. A change of either \
+               clears a loaded script and destroys created virtual users (run loadscript again).",
         complete: &[C::DbsetWhat, C::DbsetValue],
     },
     Command {
@@ -314,9 +316,12 @@ pub static COMMANDS: &[Command] = &[
         args: "",
         min_args: 0,
         max_args: 0,
-        help: "Drops the current database's TPROC-C schema: the database, and on PostgreSQL the \
-               user where hammer created it. Returns the lines that say what was dropped; a schema \
-               that is not there is nothing to delete, which is said and is no failure.",
+        help: "Drops the current workload's schema on the current database: the database, and on \
+               PostgreSQL the user where hammer created it. The first line says what it drops \
+               (workload, database, user, tables found, size); a database holding tables none of \
+               which is the workload's own (another workload's, or nobody's) is refused with \
+               nothing dropped. Returns the lines that say what was dropped; a schema that is not \
+               there is nothing to delete, which is said and is no failure.",
         complete: &[],
     },
     Command {

@@ -90,9 +90,14 @@ pub enum Error {
         key: String,
     },
 
-    /// `dbset db` with a prefix hammer does not know.
-    #[error("Unknown prefix {prefix}, choose one from {}", .valid.join(" "))]
-    UnknownDatabase { prefix: String, valid: Vec<String> },
+    /// `dbset db` with a prefix hammer does not know; `near` is the prefix of the database
+    /// it is a near miss of, with its name: `pg (PostgreSQL)`.
+    #[error("Unknown prefix {prefix}, {}choose one from {}", did_you_mean(.near), .valid.join(" "))]
+    UnknownDatabase {
+        prefix: String,
+        near: Option<String>,
+        valid: Vec<String>,
+    },
 
     /// `dbset db` with a database HammerDB has and hammer does not (yet).
     #[error("{name} ({prefix}) is not supported by hammer (yet); choose one from {}", .valid.join(" "))]
@@ -103,8 +108,12 @@ pub enum Error {
     },
 
     /// `dbset bm` with a benchmark that is not TPROC-C or TPROC-H.
-    #[error("Unknown benchmark {name}, choose one from TPROC-C TPROC-H (or their compatible names TPC-C TPC-H)")]
-    UnknownBenchmark { name: String },
+    #[error("Unknown benchmark {name}, {}choose one from TPROC-C TPROC-H (or their compatible names TPC-C TPC-H)", did_you_mean(.near))]
+    UnknownBenchmark { name: String, near: Option<String> },
+
+    /// `deleteschema` on a database holding tables none of which is the workload's own.
+    #[error("deleteschema refused, nothing dropped: {0}")]
+    DeleteRefused(Box<DeleteRefusal>),
 
     /// `vurun` under TPROC-H on a database without the TPROC-H tables.
     #[error("no TPROC-H schema in database {dbname} on {db} ({why}): build one with buildschema (dbset bm TPC-H) or set {prefix}_tpch_dbase")]
@@ -215,20 +224,6 @@ pub enum Error {
          again with buildschema"
     )]
     NoWarehouses { db: String },
-
-    /// The run asks (through `key`) for more warehouses than the schema has.
-    #[error(
-        "The TPROC-C schema {db} has {have} warehouse{} but {key} asks for {asked}: set {key} \
-         to {have} (diset tpcc {key} {have}), or build a larger schema",
-        plural(*.have as usize)
-    )]
-    TooFewWarehouses {
-        db: String,
-        have: u32,
-        /// The dictionary key of the warehouse count: `pg_count_ware`.
-        key: String,
-        asked: u32,
-    },
 
     /// The table of NURand constants holds other than one row.
     #[error(
@@ -544,7 +539,7 @@ pub enum Error {
     VusExist { doing: &'static str },
 
     /// A schema command while virtual users exist.
-    #[error("Error: Cannot {what} with Virtual Users active, destroy Virtual Users first")]
+    #[error("Error: Cannot {what} with Virtual Users active, destroy Virtual Users first with vudestroy")]
     VusActive { what: String },
 
     /// `vurun` of a loaded script whose workload hammer has no runner for (yet).
@@ -690,6 +685,59 @@ fn in_parens(way_out: &Option<String>) -> String {
     way_out
         .as_ref()
         .map(|w| format!(" ({w})"))
+        .unwrap_or_default()
+}
+
+/// What [`Error::DeleteRefused`] found, and for which workload.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DeleteRefusal {
+    pub database: String,
+    /// `PostgreSQL at 127.0.0.1:5432`.
+    pub server: String,
+    /// `8 tables (customer, lineitem, ...)`.
+    pub found: String,
+    pub workload: &'static str,
+    /// The workload whose own tables they are, if any.
+    pub theirs: Option<&'static str>,
+    /// The chosen workload's dictionary and its database key: `tpcc`, `pg_dbase`.
+    pub dictionary: &'static str,
+    pub key: String,
+}
+
+impl std::fmt::Display for DeleteRefusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let DeleteRefusal {
+            database,
+            server,
+            found,
+            workload,
+            theirs,
+            dictionary,
+            key,
+        } = self;
+        write!(
+            f,
+            "database {database} on {server} holds {found}, none of them {workload}'s own; "
+        )?;
+        match theirs {
+            Some(other) => write!(
+                f,
+                "they are {other}'s: to delete that schema, dbset bm {other} then deleteschema; \
+                 to delete a {workload} schema, set its database with diset {dictionary} {key}"
+            ),
+            None => write!(
+                f,
+                "hammer did not make them: drop the database yourself if it is to go, or set \
+                 the {workload} schema's database with diset {dictionary} {key}"
+            ),
+        }
+    }
+}
+
+/// `did you mean X? `, or nothing.
+fn did_you_mean(near: &Option<String>) -> String {
+    near.as_ref()
+        .map(|n| format!("did you mean {n}? "))
         .unwrap_or_default()
 }
 

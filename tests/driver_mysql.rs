@@ -1164,13 +1164,13 @@ async fn procedures_and_client_sql_on_mariadb() {
     .await;
     check(&procs, Database::Maria).await;
 
-    // More warehouses asked for than built.
-    let e = sp.prepare(2).await.expect_err("two warehouses").to_string();
-    assert!(
-        e.contains("has 1 warehouse but maria_count_ware asks for 2")
-            && e.contains("diset tpcc maria_count_ware 1"),
-        "{e}"
-    );
+    // More warehouses asked for than built: the run takes the schema's, as HammerDB's
+    // driver does (the session warns of the difference).
+    let (have, _) = sp
+        .prepare(2)
+        .await
+        .expect("a run of the schema's one warehouse");
+    assert_eq!(have, 1);
 
     // A lost connection is told as such; the counters reconnect.
     let mut raw = raw(&name).await;

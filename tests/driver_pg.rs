@@ -951,14 +951,13 @@ async fn functions_and_client_sql_on_a_function_schema() {
         );
     }
 
-    // More warehouses than the schema has.
-    let e = prepare_error(PgDriver::new(&settings, Database::Pg).prepare(2).await);
-    assert!(
-        e.contains(&format!(
-            "schema {name} has 1 warehouse but pg_count_ware asks for 2"
-        )),
-        "{e}"
-    );
+    // More warehouses asked for than built: the run takes the schema's, as HammerDB's
+    // driver does (the session warns of the difference).
+    let (have, _) = PgDriver::new(&settings, Database::Pg)
+        .prepare(2)
+        .await
+        .expect("a run of the schema's one warehouse");
+    assert_eq!(have, 1);
     // Procedures asked for, functions found: say so and how to choose, do not switch.
     let procs = flavoured(&settings, Flavour::Procedures);
     let e = prepare_error(PgDriver::new(&procs, Database::Pg).prepare(1).await);

@@ -1,7 +1,8 @@
 //! The shipped scripts run as a user runs them: `hammer auto scripts/<db>/tprocc/...` builds,
 //! checks and deletes a one-warehouse schema on each database; `scripts/<db>/monitor/...`
 //! watches each database with the transaction counter and CPU metrics. Passwords come from the
-//! environment variables the scripts read, so the scripts keep HammerDB's defaults.
+//! environment variables the scripts read, so the scripts keep HammerDB's defaults. Each
+//! script sets its database and its workload before it touches a schema or runs.
 
 mod common;
 
@@ -34,6 +35,86 @@ fn run_with(
         out.status.success(),
         format!("{}{}", text(&out.stdout), text(&out.stderr)),
     )
+}
+
+/// The commands that act on the database and workload the settings chose.
+const ACTING: [&str; 11] = [
+    "buildschema(",
+    "checkschema(",
+    "deleteschema(",
+    "datagenrun(",
+    "loadscript(",
+    "vucreate(",
+    "vurun(",
+    "tcstart(",
+    "metstart(",
+    "librarycheck(",
+    "print(\"dict\")",
+];
+
+/// Settings persist between sessions: a TPROC-C delete script that set only the database
+/// deleted the TPROC-H schema an earlier session had chosen. Every script under
+/// `scripts/<db>/{tprocc,tproch,monitor}` sets its database and its workload (of its folder;
+/// the monitor's counter counts TPROC-C's transactions) before its first acting command.
+#[test]
+fn every_shipped_script_sets_database_and_workload_before_it_acts() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts");
+    let mut seen = 0;
+    for db in ["pg", "maria", "mysql"] {
+        for (folder, bm) in [
+            ("tprocc", "TPROC-C"),
+            ("tproch", "TPROC-H"),
+            ("monitor", "TPROC-C"),
+        ] {
+            let dir = root.join(db).join(folder);
+            let entries =
+                std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+            for entry in entries {
+                let path = entry.expect("a directory entry").path();
+                if path.extension().is_none_or(|e| e != "rhai") {
+                    continue;
+                }
+                seen += 1;
+                let source = std::fs::read_to_string(&path).expect("a script");
+                let code: Vec<&str> = source
+                    .lines()
+                    .map(|l| l.split("//").next().unwrap_or("").trim())
+                    .collect();
+                let at = |needle: &str| code.iter().position(|l| l.contains(needle));
+                let name = path.display();
+                let first_act = ACTING
+                    .iter()
+                    .filter_map(|a| at(a))
+                    .min()
+                    .unwrap_or_else(|| panic!("{name} does nothing with a schema or a run"));
+                let db_set = at(&format!("dbset(\"db\", \"{db}\");"))
+                    .unwrap_or_else(|| panic!("{name} does not set the database to {db}"));
+                let bm_set = at(&format!("dbset(\"bm\", \"{bm}\");"))
+                    .unwrap_or_else(|| panic!("{name} does not set the workload to {bm}"));
+                assert!(
+                    db_set < first_act && bm_set < first_act,
+                    "{name}: the database (line {}) and the workload (line {}) must be set \
+                     before line {}: {}",
+                    db_set + 1,
+                    bm_set + 1,
+                    first_act + 1,
+                    code[first_act]
+                );
+                // No other workload is set anywhere in it.
+                let other = if bm == "TPROC-C" {
+                    "TPROC-H"
+                } else {
+                    "TPROC-C"
+                };
+                assert!(
+                    at(&format!("dbset(\"bm\", \"{other}\")")).is_none(),
+                    "{name} sets {other}"
+                );
+            }
+        }
+    }
+    // Build, check, delete and run of two workloads, and one monitor, on three databases.
+    assert_eq!(seen, 27, "scripts found under {}", root.display());
 }
 
 #[test]

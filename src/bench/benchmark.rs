@@ -59,12 +59,26 @@ pub trait Benchmark: Sync {
     /// `checkschema`: says each verdict and the outcome.
     fn check(&self, settings: &Settings, out: &Output) -> Result<Work<Vec<Check>>>;
 
-    /// `deleteschema`: one line per object dropped, or what was not there to delete (which
-    /// is no failure).
+    /// The tables its schema holds, as it creates them: `deleteschema` drops a database only
+    /// where it finds none, or some of these.
+    fn tables(&self) -> Vec<&'static str>;
+
+    /// `deleteschema`: first a line saying what it will drop (see
+    /// [`crate::bench::deleting`]), or a refusal when the database holds tables of another
+    /// workload or of nobody's; then one line per object dropped, or what was not there to
+    /// delete (which is no failure).
     fn delete(&self, settings: &Settings, out: &Output) -> Result<Work<Vec<String>>>;
 
     /// `datagenrun` into `dir` (an existing, writable directory): the rows written.
     fn generate(&self, settings: &Settings, dir: &Path) -> Result<Generation>;
+
+    /// For a workload sized in warehouses, the warehouses the schema a run of these settings
+    /// would use holds, counted as the run starts: its job records them (the build's
+    /// setting may say otherwise, and then the [`Held`] says so). `None` for a workload
+    /// sized otherwise.
+    fn warehouses_held(&self, _settings: &Settings) -> Option<Work<Held>> {
+        None
+    }
 
     /// `loadscript`: the run's options from the current database's dictionary, or why this
     /// workload cannot run yet.
@@ -102,6 +116,33 @@ impl Built {
     pub fn rows_per_second(&self) -> f64 {
         self.rows as f64 / self.elapsed.as_secs_f64().max(1e-9)
     }
+}
+
+/// The warehouses a run's schema holds, and the one warning line when the build's setting
+/// says another number.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Held {
+    pub warehouses: u32,
+    pub warning: Option<String>,
+}
+
+/// What `deleteschema` would drop, as the server tells it before anything is dropped.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Survey {
+    /// `PostgreSQL at 127.0.0.1:5432`.
+    pub server: String,
+    /// The database that would be dropped.
+    pub database: String,
+    /// The dictionary key naming it: `pg_dbase`, `maria_tpch_dbase`.
+    pub database_key: String,
+    /// The login that goes with it, as the engine treats it: `role tpcc`, `role tpcc (kept:
+    /// hammer did not create it)`, `user root (kept)`.
+    pub user: String,
+    pub exists: bool,
+    /// Every table (and view) in the database, in name order; `schema.name` outside the
+    /// default schema.
+    pub tables: Vec<String>,
+    pub bytes: u64,
 }
 
 /// One line of `checkschema`'s verdict.

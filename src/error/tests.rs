@@ -162,7 +162,8 @@ fn named_variants_print_the_old_sentences() {
             Error::VusActive {
                 what: "build schema".into(),
             },
-            "Error: Cannot build schema with Virtual Users active, destroy Virtual Users first",
+            "Error: Cannot build schema with Virtual Users active, destroy Virtual Users first \
+             with vudestroy",
         ),
         (
             Error::NoScript,
@@ -228,26 +229,6 @@ fn named_variants_print_the_old_sentences() {
             Error::NoWarehouses { db: "tpcc".into() },
             "The TPROC-C schema tpcc has no warehouses: delete it with deleteschema and \
              build it again with buildschema",
-        ),
-        (
-            Error::TooFewWarehouses {
-                db: "tpcc".into(),
-                have: 1,
-                key: "pg_count_ware".into(),
-                asked: 2,
-            },
-            "The TPROC-C schema tpcc has 1 warehouse but pg_count_ware asks for 2: set \
-             pg_count_ware to 1 (diset tpcc pg_count_ware 1), or build a larger schema",
-        ),
-        (
-            Error::TooFewWarehouses {
-                db: "tpcc".into(),
-                have: 3,
-                key: "maria_count_ware".into(),
-                asked: 5,
-            },
-            "The TPROC-C schema tpcc has 3 warehouses but maria_count_ware asks for 5: set \
-             maria_count_ware to 3 (diset tpcc maria_count_ware 3), or build a larger schema",
         ),
         (
             Error::ConstantsRows {

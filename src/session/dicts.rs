@@ -26,51 +26,70 @@ impl Session {
         }
     }
 
-    fn set_database(&mut self, prefix: &str) -> Result<Dynamic> {
-        let supported: Vec<String> = Database::ALL
-            .iter()
-            .map(|d| d.prefix().to_string())
-            .collect();
-        let Some(db) = Database::from_prefix(prefix) else {
-            if let Some((p, name)) = UNSUPPORTED
-                .iter()
-                .find(|(p, _)| p.eq_ignore_ascii_case(prefix))
-            {
-                return Err(Error::UnsupportedDatabase {
-                    name: name.to_string(),
-                    prefix: p.to_string(),
-                    valid: supported,
-                });
-            }
-            return Err(Error::UnknownDatabase {
-                prefix: prefix.to_string(),
-                valid: supported,
-            });
-        };
-        if db != self.current() {
+    fn set_database(&mut self, typed: &str) -> Result<Dynamic> {
+        let db = database_named(typed)?;
+        let changed = db != self.current();
+        if changed {
             self.settings
                 .set(Target::Generic, "benchmark", "rdbms", db.name())?;
             self.persist();
         }
         self.out.line(format!("Database set to {}", db.name()));
+        if changed {
+            self.drop_workload(&format!("the database changed to {}", db.name()));
+        }
         Ok(Dynamic::UNIT)
     }
 
     fn set_benchmark(&mut self, name: &str) -> Result<Dynamic> {
         let bm = crate::bench::named(name)?;
-        // Kept under HammerDB's compatible name (`TPC-C`, `TPC-H`), as its settings keep it.
-        let stored = bm.name().replace("TPROC-", "TPC-");
-        if self.settings.generic.get("bm") != stored {
+        // HammerDB's own words are echoed as typed; any other spelling by the name it chose.
+        let typed = name.to_ascii_uppercase();
+        let shown = if [bm.name(), &bm.name().replace("TPROC-", "TPC-")].contains(&typed.as_str()) {
+            typed
+        } else {
+            bm.name().to_string()
+        };
+        let changed = crate::bench::of(&self.settings).map_or(true, |old| old.name() != bm.name());
+        if changed {
+            // Kept under HammerDB's compatible name (`TPC-C`, `TPC-H`), as its settings keep it.
+            let stored = bm.name().replace("TPROC-", "TPC-");
             self.settings
                 .set(Target::Generic, "benchmark", "bm", &stored)?;
             self.persist();
         }
         self.out.line(format!(
-            "Benchmark set to {} for {}",
-            name.to_ascii_uppercase(),
+            "Benchmark set to {shown} for {}",
             self.current().name()
         ));
+        if changed {
+            self.drop_workload(&format!("the workload changed to {}", bm.name()));
+        }
         Ok(Dynamic::UNIT)
+    }
+
+    /// After `dbset` changed the database or the workload: the loaded script (made for the
+    /// old one) and the virtual users created for it go, so that the next `vurun` cannot run
+    /// what was set before; one line says what went and why. A custom script stays: it is
+    /// the user's own and runs on whichever database is current.
+    fn drop_workload(&mut self, why: &str) {
+        let script = self.vu.script.take().map(|s| s.workload());
+        let vus = self.vu.board.take().map_or(0, |b| b.len());
+        let what = match (script, vus) {
+            (None, 0) => return,
+            (Some(w), 0) => format!("Loaded {w} script cleared"),
+            (None, n) => format!("{n} virtual user{} destroyed", plural(n)),
+            (Some(w), n) => format!(
+                "Loaded {w} script cleared and {n} virtual user{} destroyed",
+                plural(n)
+            ),
+        };
+        let again = if self.vu.custom.is_some() {
+            "run vucreate again for the custom script, or loadscript"
+        } else {
+            "run loadscript again"
+        };
+        self.out.line(format!("{what}: {why}; {again}"));
     }
 
     // ---- diset / giset -----------------------------------------------------------------
@@ -143,6 +162,14 @@ impl Session {
                         .line("Clearing Script, reload script to activate new setting");
                     self.out
                         .line("Script cleared: vurun loads it again with the new setting");
+                }
+                // `giset benchmark bm|rdbms` is dbset by another name.
+                if target == Target::Generic && section == "benchmark" {
+                    match key {
+                        "bm" => self.drop_workload(&format!("the workload changed to {new}")),
+                        "rdbms" => self.drop_workload(&format!("the database changed to {new}")),
+                        _ => {}
+                    }
                 }
             }
         }
@@ -378,4 +405,87 @@ impl Session {
         }
         Ok(values::by_prefix(entries).into())
     }
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+/// Other names users type for the databases (their display names count too).
+const DATABASE_ALIASES: [(&str, Database); 5] = [
+    ("postgres", Database::Pg),
+    ("postgre", Database::Pg),
+    ("pgsql", Database::Pg),
+    ("psql", Database::Pg),
+    ("mariadb", Database::Maria),
+];
+
+/// Other names users type for the databases hammer does not support, by their prefix.
+const UNSUPPORTED_ALIASES: [(&str, &str); 3] = [
+    ("mssql", "mssqls"),
+    ("sqlserver", "mssqls"),
+    ("oracle", "ora"),
+];
+
+/// The database `dbset db` names: its prefix, its display name or another name users type
+/// (`postgres`, `mariadb`), in any case; else why not, with the near miss it may be.
+fn database_named(typed: &str) -> Result<Database> {
+    let found = Database::from_prefix(typed)
+        .or_else(|| Database::from_name(typed))
+        .or_else(|| {
+            DATABASE_ALIASES
+                .iter()
+                .find(|(a, _)| a.eq_ignore_ascii_case(typed))
+                .map(|(_, db)| *db)
+        });
+    if let Some(db) = found {
+        return Ok(db);
+    }
+    let valid: Vec<String> = Database::ALL
+        .iter()
+        .map(|d| d.prefix().to_string())
+        .collect();
+    let unsupported = UNSUPPORTED_ALIASES
+        .iter()
+        .find(|(a, _)| a.eq_ignore_ascii_case(typed))
+        .map_or(typed, |(_, p)| p);
+    if let Some((p, name)) = UNSUPPORTED
+        .iter()
+        .find(|(p, name)| p.eq_ignore_ascii_case(unsupported) || name.eq_ignore_ascii_case(typed))
+    {
+        return Err(Error::UnsupportedDatabase {
+            name: name.to_string(),
+            prefix: p.to_string(),
+            valid,
+        });
+    }
+    // Every word that names a database, lower-cased, with the database it names.
+    let words: Vec<(String, Database)> = Database::ALL
+        .iter()
+        .flat_map(|d| {
+            [
+                (d.prefix().to_string(), *d),
+                (d.name().to_ascii_lowercase(), *d),
+            ]
+        })
+        .chain(DATABASE_ALIASES.iter().map(|(a, d)| (a.to_string(), *d)))
+        .collect();
+    // A short word is a near miss of one letter only: `pq` may be `pg`; `my` is not `pg`.
+    let lower = typed.to_ascii_lowercase();
+    let within = if lower.chars().count() <= 4 { 1 } else { 2 };
+    let near = words
+        .iter()
+        .map(|(w, d)| (strsim::damerau_levenshtein(&lower, w), d))
+        .filter(|(n, _)| *n <= within)
+        .min_by_key(|(n, _)| *n)
+        .map(|(_, d)| format!("{} ({})", d.prefix(), d.name()));
+    Err(Error::UnknownDatabase {
+        prefix: typed.to_string(),
+        near,
+        valid,
+    })
 }

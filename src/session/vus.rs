@@ -8,6 +8,7 @@ use rhai::Dynamic;
 
 use super::last_run::LastRun;
 use super::{values, Session};
+use crate::bench::benchmark::Held;
 use crate::error::{Error, Result};
 use crate::vu::Say;
 
@@ -142,14 +143,21 @@ impl Session {
             Ok(w) => w,
             Err(e) => return Err(self.ran_nothing(created_here, e)),
         };
+        let held = match self.held_warehouses(&script) {
+            Ok(held) => held,
+            Err(e) => return Err(self.ran_nothing(created_here, e)),
+        };
         let profile = crate::jobs::Profile {
             db: script.db.name().into(),
             workload: script.workload().into(),
             mode: script.mode(),
             vus: Some(script.virtual_users()),
-            warehouses: script.warehouses(),
+            warehouses: held.as_ref().map(|h| h.warehouses).or(script.warehouses()),
         };
         let id = self.begin_job(crate::jobs::Spec::run(profile, &script.settings, script.db));
+        if let Some(warning) = held.and_then(|h| h.warning) {
+            self.out.error(warning);
+        }
         let result = match self.rt.block_on(work) {
             Ok(crate::bench::benchmark::Ran::Tpcc(r)) => r,
             Ok(crate::bench::benchmark::Ran::Tpch(mut r)) => {
@@ -211,6 +219,20 @@ impl Session {
         self.out.line("ALL VIRTUAL USERS COMPLETE");
         self.vu.last_run = Some((id.clone(), LastRun::Tpcc(result)));
         Ok(id.into())
+    }
+
+    /// The warehouses the run's schema holds, counted as the run starts, for a workload sized
+    /// in them: the job records what ran, not `count_ware`, which is only the build's. `None`
+    /// for another workload, or when they cannot be counted: the run then says why, in its
+    /// own words. Only Ctrl-C is an error.
+    fn held_warehouses(&self, script: &crate::vu::Script) -> Result<Option<Held>> {
+        let Some(count) = crate::bench::of(&script.settings)
+            .ok()
+            .and_then(|b| b.warehouses_held(&script.settings))
+        else {
+            return Ok(None);
+        };
+        Ok(self.block_on(count)?.ok())
     }
 
     /// After a TPROC-H run: a power test's Power@Size is kept, and a throughput test on the

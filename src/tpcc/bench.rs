@@ -9,7 +9,7 @@ use super::driver::Options;
 use super::options::NAME;
 use super::schema::Say;
 use super::support::Support;
-use crate::bench::benchmark::{Benchmark, Built, Check, Generation, Ran, Work};
+use crate::bench::benchmark::{Benchmark, Built, Check, Generation, Held, Ran, Work};
 use crate::config::{Database, Settings};
 use crate::error::{Error, Result};
 use crate::interrupt::Interrupt;
@@ -157,12 +157,43 @@ impl Benchmark for Tprocc {
         }))
     }
 
+    fn tables(&self) -> Vec<&'static str> {
+        let mut tables: Vec<&'static str> = super::Table::ALL.iter().map(|t| t.name()).collect();
+        tables.push(super::fitness::NURAND_TABLE);
+        tables
+    }
+
     fn delete(&self, settings: &Settings, out: &Output) -> Result<Work<Vec<String>>> {
         let (settings, out) = (settings.clone(), out.clone());
         Ok(Box::pin(async move {
-            out.line("Deleting schema with 1 Virtual User");
+            let support = support(settings.current());
+            let survey = support.survey(&settings).await?;
+            out.line(crate::bench::deleting::verdict(&TPROC_C, &survey)?);
             let say = Say::new(out, 1);
-            support(settings.current()).delete(&settings, &say).await
+            support.delete(&settings, &say).await
+        }))
+    }
+
+    fn warehouses_held(&self, settings: &Settings) -> Option<Work<Held>> {
+        let settings = settings.clone();
+        Some(Box::pin(async move {
+            let db = settings.current();
+            let held = support(db).warehouses(&settings).await?;
+            let (asked, _) = build_sizes(&settings);
+            // An empty WAREHOUSE is the run's to refuse, in its own words.
+            let warning = (held != asked && held > 0).then(|| {
+                format!(
+                    "Warning: {p}_count_ware is {asked} but the schema {schema} holds {held} \
+                     warehouse{s}: the run uses {held}, and its job records {held}",
+                    p = db.prefix(),
+                    schema = settings.db(db).get(&format!("{}_dbase", db.prefix())),
+                    s = if held == 1 { "" } else { "s" }
+                )
+            });
+            Ok(Held {
+                warehouses: held,
+                warning,
+            })
         }))
     }
 

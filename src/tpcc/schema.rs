@@ -43,9 +43,16 @@ pub trait SchemaDb: Send + Sync + 'static {
     /// Bytes the schema's database occupies on disk.
     fn size_on_disk(&self) -> impl Future<Output = Result<u64>> + Send;
 
+    /// The warehouses the schema holds, as a run uses them (`max(w_id)`), asked as the
+    /// schema's user on its database.
+    fn warehouses(&self) -> impl Future<Output = Result<u32>> + Send;
+
     /// Database, tables, indexes, routines, row counts for `warehouses`, and TPC-C
     /// consistency conditions 1 to 4 (clause 3.3.2.1 to 3.3.2.4) on every warehouse.
     fn check(&self, warehouses: u32, say: &Say) -> impl Future<Output = Result<Vec<Check>>> + Send;
+
+    /// What [`SchemaDb::delete`] would drop: the database, its login, its tables and size.
+    fn survey(&self) -> impl Future<Output = Result<crate::bench::Survey>> + Send;
 
     /// Drops what `create` made: the database, and the user where hammer created it.
     /// Returns one line per object dropped.

@@ -9,6 +9,7 @@ use super::build::{build, Plan, Summary};
 use super::driver::{run, DriverKind, Options, RunResult, StateSink};
 use super::schema::{Check, Say, SchemaDb};
 use super::txn::TxnDb;
+use crate::bench::Survey;
 use crate::config::Settings;
 use crate::error::Result;
 use crate::interrupt::Interrupt;
@@ -41,6 +42,12 @@ pub trait Support: Sync {
         warehouses: u32,
         say: &'a Say,
     ) -> Pending<'a, Result<Vec<Check>>>;
+
+    /// What `deleteschema` would drop, found without dropping anything.
+    fn survey<'a>(&'a self, settings: &'a Settings) -> Pending<'a, Result<Survey>>;
+
+    /// The warehouses the schema holds, as a run uses them.
+    fn warehouses<'a>(&'a self, settings: &'a Settings) -> Pending<'a, Result<u32>>;
 
     /// `deleteschema`: one line per object dropped, or what was not there.
     fn delete<'a>(
@@ -109,6 +116,14 @@ impl<F: Family> Support for F {
         say: &'a Say,
     ) -> Pending<'a, Result<Vec<Check>>> {
         Box::pin(async move { self.schema(settings).check(warehouses, say).await })
+    }
+
+    fn warehouses<'a>(&'a self, settings: &'a Settings) -> Pending<'a, Result<u32>> {
+        Box::pin(async move { self.schema(settings).warehouses().await })
+    }
+
+    fn survey<'a>(&'a self, settings: &'a Settings) -> Pending<'a, Result<Survey>> {
+        Box::pin(async move { self.schema(settings).survey().await })
     }
 
     fn delete<'a>(

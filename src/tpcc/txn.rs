@@ -162,9 +162,10 @@ pub trait TxnDb: Send + Sync + 'static {
     fn connect(&self) -> impl Future<Output = Result<Self::Conn>> + Send;
 
     /// Checks that the schema is there and usable in this mode, before any virtual user
-    /// starts: tables present, at least `warehouses` warehouses, the routines this mode
-    /// needs. Returns the number of warehouses (`max(w_id)`) and the NURand load constants
-    /// (`tpcc_nurand`). An error says what is missing and what to run (`buildschema`).
+    /// starts: tables present, some warehouses, the routines this mode needs. Returns the
+    /// number of warehouses (`max(w_id)`, which the run uses whatever `warehouses`, the
+    /// build's `count_ware`, says) and the NURand load constants (`tpcc_nurand`). An error
+    /// says what is missing and what to run (`buildschema`).
     fn prepare(&self, warehouses: u32) -> impl Future<Output = Result<(u32, Constants)>> + Send;
 
     /// Reads the counters (as the monitor does at the end of rampup and of the run).

@@ -136,11 +136,16 @@ impl Benchmark for Tproch {
         }))
     }
 
+    fn tables(&self) -> Vec<&'static str> {
+        super::Table::ALL.iter().map(|t| t.name()).collect()
+    }
+
     fn delete(&self, settings: &Settings, out: &Output) -> Result<Work<Vec<String>>> {
         let support = support(settings.current())?;
         let (settings, out) = (settings.clone(), out.clone());
         Ok(Box::pin(async move {
-            out.line("Deleting schema with 1 Virtual User");
+            let survey = support.survey(&settings).await?;
+            out.line(crate::bench::deleting::verdict(&TPROC_H, &survey)?);
             let say = Say::new(out, 1);
             support.delete(&settings, &say).await
         }))

@@ -49,6 +49,9 @@ pub trait SchemaDb: Send + Sync + 'static {
     /// The tables found (rows, primary key), or `None` when the database does not exist.
     fn inventory(&self) -> impl Future<Output = Result<Option<Vec<TableFacts>>>> + Send;
 
+    /// What [`SchemaDb::delete`] would drop: the database, its login, its tables and size.
+    fn survey(&self) -> impl Future<Output = Result<crate::bench::Survey>> + Send;
+
     /// Drops what `create` made. Returns one line per object dropped.
     fn delete(&self, say: &Say) -> impl Future<Output = Result<Vec<String>>> + Send;
 }

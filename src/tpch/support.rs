@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use super::build::{build, check, Plan, Summary};
 use super::schema::{Check, Say, SchemaDb};
+use crate::bench::Survey;
 use crate::config::Settings;
 use crate::db::engine::ScriptConn;
 use crate::error::Result;
@@ -37,6 +38,9 @@ pub trait Support: Sync {
         sf: f64,
         say: &'a Say,
     ) -> Pending<'a, Result<Vec<Check>>>;
+
+    /// What `deleteschema` would drop, found without dropping anything.
+    fn survey<'a>(&'a self, settings: &'a Settings) -> Pending<'a, Result<Survey>>;
 
     /// `deleteschema`: one line per object dropped, or what was not there.
     fn delete<'a>(
@@ -127,6 +131,10 @@ impl<F: Family> Support for F {
             }
             Ok(checks)
         })
+    }
+
+    fn survey<'a>(&'a self, settings: &'a Settings) -> Pending<'a, Result<Survey>> {
+        Box::pin(async move { self.tpch_schema(settings).survey().await })
     }
 
     fn delete<'a>(

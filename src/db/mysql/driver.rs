@@ -218,12 +218,10 @@ impl MyDriver {
                 key: self.key("dbase"),
             });
         }
-        let count_ware = self.key("count_ware");
         let place = Place {
             db,
             engine: self.db.name(),
             addr: &peer.addr,
-            count_ware: &count_ware,
         };
         let mut f = MyFitness {
             conn,

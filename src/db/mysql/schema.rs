@@ -392,6 +392,58 @@ impl MySchema {
         Ok(())
     }
 
+    /// What `delete` would drop: the database, every table and view in it, and their size
+    /// (the login stays: hammer never creates MariaDB or MySQL users).
+    pub(super) async fn survey_db(&self) -> Result<crate::bench::Survey> {
+        let db = &self.dbname;
+        if SYSTEM_SCHEMAS.iter().any(|s| s.eq_ignore_ascii_case(db)) {
+            return Err(Error::SystemDatabase {
+                key: self.key("dbase"),
+                db: db.clone(),
+                engine: self.db.name(),
+            });
+        }
+        let peer = self.peer();
+        self.with_conn(&self.server, async |conn| {
+            // MySQL 8 caches the sizes for a day unless told otherwise; MariaDB has no such
+            // variable (error 1193), and needs nothing.
+            let _ = conn
+                .query_drop("SET SESSION information_schema_stats_expiry = 0")
+                .await;
+            let asked = |e: &WireError| self.failed("cannot query", "the tables", e);
+            let exists = !conn
+                .exec_texts(
+                    "SELECT SCHEMA_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?",
+                    db,
+                )
+                .await
+                .map_err(|e| asked(&e))?
+                .is_empty();
+            let rows = conn
+                .exec_texts(
+                    "SELECT TABLE_NAME, \
+                            CAST(COALESCE(DATA_LENGTH, 0) + COALESCE(INDEX_LENGTH, 0) AS UNSIGNED) \
+                     FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? ORDER BY TABLE_NAME",
+                    db,
+                )
+                .await
+                .map_err(|e| asked(&e))?;
+            Ok(crate::bench::Survey {
+                server: format!("{} at {}", self.db.name(), peer.addr),
+                database: db.clone(),
+                database_key: self.key("dbase"),
+                user: format!("user {} (kept)", peer.user),
+                exists,
+                tables: rows.iter().map(|r| cell(r, 0)).collect(),
+                bytes: rows
+                    .iter()
+                    .filter_map(|r| cell(r, 1).parse::<u64>().ok())
+                    .sum(),
+            })
+        })
+        .await
+    }
+
     async fn delete_on(&self, conn: &mut Wire, say: &Say) -> Result<Vec<String>> {
         let db = &self.dbname;
         if SYSTEM_SCHEMAS.iter().any(|s| s.eq_ignore_ascii_case(db)) {
@@ -511,6 +563,17 @@ impl SchemaDb for MySchema {
         .await
     }
 
+    async fn warehouses(&self) -> Result<u32> {
+        self.with_conn(&self.schema, async |conn| {
+            let max = conn
+                .first_int("SELECT COALESCE(MAX(w_id), 0) FROM warehouse")
+                .await
+                .map_err(|e| self.failed("cannot count", "warehouses", &e))?;
+            Ok(max.and_then(|n| u32::try_from(n).ok()).unwrap_or(0))
+        })
+        .await
+    }
+
     async fn size_on_disk(&self) -> Result<u64> {
         self.with_conn(&self.server, async |conn| {
             // MySQL 8 caches these figures for a day unless told otherwise; MariaDB has no
@@ -544,6 +607,10 @@ impl SchemaDb for MySchema {
             check_on(conn, &names, warehouses, say).await
         })
         .await
+    }
+
+    async fn survey(&self) -> Result<crate::bench::Survey> {
+        self.survey_db().await
     }
 
     async fn delete(&self, say: &Say) -> Result<Vec<String>> {

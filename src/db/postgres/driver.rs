@@ -169,12 +169,10 @@ impl PgDriver {
     /// (`tpcc::fitness`), asked in PostgreSQL's SQL.
     async fn inspect(&self, conn: &PgConn, warehouses: u32) -> Result<(u32, Constants)> {
         let peer = self.owner.peer();
-        let count_ware = self.key("count_ware");
         let place = Place {
             db: self.db(),
             engine: self.db.name(),
             addr: &peer.addr,
-            count_ware: &count_ware,
         };
         let mut f = PgFitness {
             client: &conn.client,

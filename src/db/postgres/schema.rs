@@ -17,6 +17,7 @@ use self::check::check_schema;
 use self::statements::{
     exec, failed, ident, largest_first, literal, on_db, parallel, transaction, WORKERS,
 };
+use crate::bench::Survey;
 use crate::config::{Database, Settings};
 use crate::db::engine::TableRef;
 use crate::db::postgres::{classify, connect, PgConn, PgTarget};
@@ -440,6 +441,17 @@ impl SchemaDb for PgSchema {
         Ok(())
     }
 
+    async fn warehouses(&self) -> Result<u32> {
+        let conn = connect(&self.owner).await?;
+        let r = conn
+            .client
+            .query_one("SELECT coalesce(max(w_id), 0)::bigint FROM warehouse", &[])
+            .await;
+        conn.close().await;
+        let row = r.map_err(|e| failed(&self.owner.peer(), "cannot count", "warehouses", &e))?;
+        Ok(u32::try_from(row.get::<_, i64>(0)).unwrap_or(0))
+    }
+
     async fn size_on_disk(&self) -> Result<u64> {
         let conn = connect(&self.admin).await?;
         let r = conn
@@ -497,6 +509,10 @@ impl SchemaDb for PgSchema {
         conn.close().await;
         r?;
         Ok(checks)
+    }
+
+    async fn survey(&self) -> Result<Survey> {
+        self.survey_db().await
     }
 
     async fn delete(&self, say: &Say) -> Result<Vec<String>> {
@@ -577,6 +593,65 @@ impl SchemaDb for PgSchema {
 }
 
 impl PgSchema {
+    /// What `delete` would drop, asked of the server as the superuser: the role (dropped
+    /// only when hammer made it), the database, every table and view in it, and its size.
+    pub(super) async fn survey_db(&self) -> Result<Survey> {
+        let (user, db) = (self.user(), self.db());
+        if db == self.admin.dbname {
+            return Err(Error::AdminDatabase {
+                db: db.to_string(),
+                key: self.key("defaultdbase"),
+            });
+        }
+        let peer = self.admin.peer();
+        let conn = connect(&self.admin).await?;
+        let facts = self.facts(&conn, &peer).await;
+        conn.close().await;
+        let facts = facts?;
+        let user = match (facts.role_exists, facts.role_is_ours) {
+            (false, _) => format!("no role {user}"),
+            (true, true) => format!("role {user}"),
+            (true, false) => format!("role {user} (kept: hammer did not create it)"),
+        };
+        let mut survey = Survey {
+            server: format!("{} at {}", self.db.name(), peer.addr),
+            database: db.to_string(),
+            database_key: self.key("dbase"),
+            user,
+            exists: facts.db_exists,
+            tables: Vec::new(),
+            bytes: 0,
+        };
+        if !facts.db_exists {
+            return Ok(survey);
+        }
+        // Partitions are their table's: a large ORDER_LINE is one name, not hundreds.
+        let tables = "SELECT CASE WHEN n.nspname = 'public' THEN c.relname::text
+                                  ELSE n.nspname || '.' || c.relname END
+                        FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+                       WHERE c.relkind IN ('r', 'p', 'f', 'v', 'm') AND NOT c.relispartition
+                         AND n.nspname NOT IN ('pg_catalog', 'information_schema')
+                         AND n.nspname NOT LIKE 'pg\\_toast%'
+                         AND n.nspname NOT LIKE 'pg\\_temp%'
+                       ORDER BY 1";
+        let target = self.admin_on_schema();
+        let conn = connect(&target).await?;
+        let r = async {
+            let rows = conn.client.query(tables, &[]).await?;
+            let size = conn
+                .client
+                .query_one("SELECT pg_database_size(current_database())", &[])
+                .await?;
+            Ok::<_, tokio_postgres::Error>((rows, size))
+        }
+        .await;
+        conn.close().await;
+        let (rows, size) = r.map_err(|e| failed(&target.peer(), "cannot query", "tables", &e))?;
+        survey.tables = rows.iter().map(|r| r.get(0)).collect();
+        survey.bytes = u64::try_from(size.get::<_, i64>(0)).unwrap_or(0);
+        Ok(survey)
+    }
+
     /// Bytes per table, to start the longest index builds first.
     async fn table_sizes(&self) -> Result<Vec<(String, i64)>> {
         let conn = connect(&self.owner).await?;

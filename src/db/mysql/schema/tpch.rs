@@ -256,6 +256,10 @@ impl SchemaDb for MyTpch {
             .await
     }
 
+    async fn survey(&self) -> Result<crate::bench::Survey> {
+        self.base.survey_db().await
+    }
+
     async fn delete(&self, say: &Say) -> Result<Vec<String>> {
         self.base.delete(say).await
     }

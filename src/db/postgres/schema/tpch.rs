@@ -194,6 +194,10 @@ impl SchemaDb for PgTpch {
         Ok(Some(r?))
     }
 
+    async fn survey(&self) -> Result<crate::bench::Survey> {
+        self.base.survey_db().await
+    }
+
     async fn delete(&self, say: &Say) -> Result<Vec<String>> {
         self.base.delete(say).await
     }
