@@ -165,7 +165,10 @@ fn relative_links_point_at_files_and_headings_that_exist() {
                 to_docs += 1;
             }
             if !target.exists() {
-                broken.push(format!("{name}: ({link}): {} does not exist", target.display()));
+                broken.push(format!(
+                    "{name}: ({link}): {} does not exist",
+                    target.display()
+                ));
             } else if !frag.is_empty() && !anchors(&read(&target)).iter().any(|a| a == frag) {
                 broken.push(format!("{name}: ({link}): no heading makes #{frag}"));
             }
@@ -215,7 +218,12 @@ fn toml_section(toml: &str, section: &str) -> Option<Vec<(String, String)>> {
 fn release_profile_keeps_line_tables_only() {
     let toml = read(&root().join("Cargo.toml"));
     let release = toml_section(&toml, "profile.release").expect("Cargo.toml has [profile.release]");
-    let get = |key: &str| release.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
+    let get = |key: &str| {
+        release
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    };
     assert_eq!(
         get("debug"),
         Some("line-tables-only"),
@@ -227,7 +235,10 @@ fn release_profile_keeps_line_tables_only() {
         get("strip")
     );
     // A per-package override must not bring full debug information back for hammer.
-    for section in ["profile.release.package.hammer", "profile.release.package.\"*\""] {
+    for section in [
+        "profile.release.package.hammer",
+        "profile.release.package.\"*\"",
+    ] {
         if let Some(keys) = toml_section(&toml, section) {
             for (k, v) in keys {
                 if k == "debug" {
@@ -315,7 +326,10 @@ fn test_sh_total_refuses_a_bad_time() {
 #[test]
 fn test_sh_streams_and_sums_in_its_exit_trap() {
     let body = read(&root().join("scripts/test.sh"));
-    assert!(body.contains("trap finish EXIT"), "test.sh sums up in its EXIT trap");
+    assert!(
+        body.contains("trap finish EXIT"),
+        "test.sh sums up in its EXIT trap"
+    );
     assert!(body.contains("scripts/ci/sum-tests.sh"));
     assert!(
         body.contains("| tee \"$log\"") && body.contains("rc=${PIPESTATUS[0]}"),
