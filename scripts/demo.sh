@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The newcomer's end-to-end run on a fresh Debian machine (as root): installs and starts private
 # PostgreSQL and MariaDB servers on loopback, builds hammer, and runs scripts/demo.rhai with it
-# (librarycheck, a 2-warehouse TPROC-C build on PostgreSQL, checkschema, a short timed run).
+# (librarycheck, a 2-warehouse TPROC-C build on PostgreSQL, checkschema, print dict, a short
+# timed run on servers with fsync off), then says how to stop the servers it started.
 # Each long step says what it does; cargo shows its own progress (a first build takes minutes).
 # HAMMER_HOME=DIR keeps the demo's settings and jobs in DIR (default: a new temporary directory).
 set -euo pipefail
@@ -16,6 +17,23 @@ command -v cargo >/dev/null || {
 }
 step "installing what is missing (MariaDB, PostgreSQL 15, openssl, sysbench)"
 scripts/ci/install.sh
+# Servers that already ran before the demo are someone's: the demo leaves them as found and
+# says so; servers it started itself it leaves running too, and says how to stop them.
+servers_were_up=0
+if scripts/ci/servers.sh status >/dev/null 2>&1; then
+	servers_were_up=1
+fi
+# shellcheck disable=SC2317  # called from the trap
+say_how_to_stop() {
+	local rc=$?
+	if [[ $servers_were_up == 1 ]]; then
+		step "the servers ran before the demo and are left running (scripts/ci/servers.sh status)"
+	else
+		step "the servers the demo started keep running; stop them with: scripts/ci/servers.sh stop"
+	fi
+	exit "$rc"
+}
+trap say_how_to_stop EXIT
 step "starting the private test servers (scripts/ci/servers.sh)"
 scripts/ci/servers.sh start
 step "building hammer (cargo build --release; the first build takes several minutes)"
