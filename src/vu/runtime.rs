@@ -507,6 +507,7 @@ pub async fn run<W: Workload>(
         measuring: AtomicBool::new(!monitor),
         gave_up: std::sync::OnceLock::new(),
         window: Default::default(),
+        window_moved: Default::default(),
     });
     // Once stopping, the terminals get a grace to finish their calls; then their connections
     // are cut, and a virtual user that still has not ended after that is abandoned.

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use rand::rngs::SmallRng;
 
-use super::live::Phase;
+use super::live::{Interval, Phase};
 use super::*;
 use crate::config::Database;
 use crate::error::{Error, Result};
@@ -402,6 +402,57 @@ async fn the_live_view_shows_each_interval_and_keeps_the_series() {
             .any(|l| l.contains(", measured, ") && l.contains(" UPM ")),
         "{lines:?}"
     );
+}
+
+/// The window's edges end intervals where they fall: the measured intervals run from the
+/// window's start to its end (a duration that is not a whole number of intervals ends in a
+/// short one), every interval before is rampup and every one after is ending, and the
+/// measured ones sum to the run's counts within one interval's worth.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_measured_intervals_cover_the_window_and_sum_to_its_counts() {
+    let w = Arc::new(Fake {
+        units: u64::MAX,
+        unit_time: Duration::from_millis(2),
+        timed: true,
+        ..Fake::default()
+    });
+    let o = RunOptions {
+        rampup: Duration::from_millis(250),
+        duration: Duration::from_millis(500),
+        refresh: Duration::from_millis(200),
+        ..opts(2)
+    };
+    let (r, _) = go(w, o, Interrupt::default()).await;
+    let series = r.series.expect("a live series");
+    let (start, end) = series.window.expect("the window");
+    let end = end.expect("the window's end");
+    let begins = |i: &Interval| i.elapsed - Duration::from_secs_f64(i.seconds);
+    let measured: Vec<&Interval> = series
+        .intervals
+        .iter()
+        .filter(|i| i.phase == Phase::Measured)
+        .collect();
+    let (first, last) = (measured[0], measured[measured.len() - 1]);
+    let near = |a: Duration, b: Duration| a.abs_diff(b) < Duration::from_micros(10);
+    assert!(near(begins(first), start), "{start:?}: {series:#?}");
+    assert_eq!(last.elapsed, end, "{series:#?}");
+    for i in &series.intervals {
+        let want = if i.elapsed <= start {
+            Phase::Rampup
+        } else if i.elapsed <= end {
+            Phase::Measured
+        } else {
+            Phase::Ending
+        };
+        assert_eq!(i.phase, want, "{start:?}..{end:?}: {i:#?}");
+    }
+    // Four intervals of 200 ms would overrun the 500 ms: the third ends with the window.
+    assert_eq!(measured.len(), 3, "{series:#?}");
+    let sum: u64 = measured.iter().map(|i| i.finished()).sum();
+    let one = measured.iter().map(|i| i.finished()).max().unwrap_or(0);
+    let counted = r.stats.finished();
+    assert!(counted > 0);
+    assert!(sum.abs_diff(counted) <= one, "{sum} against {counted}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
