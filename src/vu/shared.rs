@@ -51,6 +51,8 @@ pub(super) struct Shared {
     pub abandoned: AtomicU64,
     /// Set between the monitor's two counter readings: terminals record latencies then.
     pub measuring: AtomicBool,
+    /// Ctrl-C stopped the run (rather than its own end).
+    pub interrupted: AtomicBool,
     /// Why the run was given up (a server that stayed away), once.
     pub gave_up: std::sync::OnceLock<String>,
     /// When the measured window began and ended, for the live view.
@@ -85,6 +87,12 @@ impl Shared {
             }
         }
         self.window_moved.notify_one();
+    }
+
+    /// Whether the run was cut short, by Ctrl-C or given up, rather than ended as planned:
+    /// what a virtual user the stop ended says then is that it stopped.
+    pub fn cut_short(&self) -> bool {
+        self.interrupted.load(std::sync::atomic::Ordering::SeqCst) || self.gave_up.get().is_some()
     }
 
     /// Stops the run because it cannot go on.

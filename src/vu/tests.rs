@@ -224,7 +224,7 @@ async fn ctrl_c_stops_between_units() {
         })
     };
     let started = std::time::Instant::now();
-    let (r, _) = go(w, opts(2), interrupt).await;
+    let (r, lines) = go(w, opts(2), interrupt).await;
     fire.await.unwrap();
     assert!(
         started.elapsed() < Duration::from_secs(3),
@@ -233,6 +233,91 @@ async fn ctrl_c_stops_between_units() {
     assert_eq!(r.stopped_early.as_deref(), Some("stopped by Ctrl-C"));
     assert_eq!((r.failed_vus, r.abandoned_calls), (0, 0));
     assert!(r.stats.finished() > 0);
+    // A stopped virtual user says so, never that it succeeded.
+    for line in ["Vuser 1:FINISHED STOPPED", "Vuser 2:FINISHED STOPPED"] {
+        assert!(lines.iter().any(|l| l == line), "{line} in {lines:?}");
+    }
+    assert!(!lines.iter().any(|l| l.contains("SUCCESS")), "{lines:?}");
+}
+
+/// A virtual user whose work was done before the Ctrl-C finished with success; the one the
+/// stop ended says it stopped.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn only_the_virtual_users_the_stop_ended_say_they_stopped() {
+    let w = Arc::new(Fake {
+        units: u64::MAX,
+        unit_time: Duration::from_millis(5),
+        ..Fake::default()
+    });
+    let interrupt = Interrupt::default();
+    let fire = {
+        let i = interrupt.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            i.fire();
+        })
+    };
+    // Virtual user 2 starts a minute later: the stop ends it before it starts.
+    let o = RunOptions {
+        user_delay: Duration::from_secs(60),
+        ..opts(2)
+    };
+    let (r, lines) = go(w, o, interrupt).await;
+    fire.await.unwrap();
+    for line in ["Vuser 1:FINISHED STOPPED", "Vuser 2:FINISHED STOPPED"] {
+        assert!(lines.iter().any(|l| l == line), "{line} in {lines:?}");
+    }
+    assert_eq!(r.stopped_early.as_deref(), Some("stopped by Ctrl-C"));
+
+    // Work done before the Ctrl-C: a success, and no run stopped early.
+    let w = Arc::new(Fake {
+        units: 2,
+        ..Fake::default()
+    });
+    let interrupt = Interrupt::default();
+    let (r, lines) = go(w, opts(1), interrupt.clone()).await;
+    interrupt.fire();
+    assert!(
+        lines.iter().any(|l| l == "Vuser 1:FINISHED SUCCESS"),
+        "{lines:?}"
+    );
+    assert_eq!(r.stopped_early, None);
+}
+
+/// Ctrl-C in a timed run's window: the monitor still gives the figures of the time measured,
+/// and every virtual user, the monitor too, says it stopped.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_timed_run_stopped_in_its_window_says_every_virtual_user_stopped() {
+    let w = Arc::new(Fake {
+        units: u64::MAX,
+        unit_time: Duration::from_millis(2),
+        timed: true,
+        ..Fake::default()
+    });
+    let interrupt = Interrupt::default();
+    let fire = {
+        let i = interrupt.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            i.fire();
+        })
+    };
+    let o = RunOptions {
+        duration: Duration::from_secs(60),
+        ..opts(2)
+    };
+    let (r, lines) = go(w, o, interrupt).await;
+    fire.await.unwrap();
+    assert!(r.figures.is_some());
+    assert_eq!(
+        r.stopped_early.as_deref(),
+        Some("stopped before the end of the duration")
+    );
+    for vu in 1..=3 {
+        let line = format!("Vuser {vu}:FINISHED STOPPED");
+        assert!(lines.iter().any(|l| *l == line), "{line} in {lines:?}");
+    }
+    assert!(!lines.iter().any(|l| l.contains("SUCCESS")), "{lines:?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
