@@ -73,7 +73,15 @@ fn builds_runs_and_their_history() {
     });
     let (r, lines) = f.console("vurun()");
     ctrl_c.join().unwrap();
-    let stopped = jobid(&lines, "Benchmark Run");
+    // The id is said once, in the verdict.
+    assert!(!lines.iter().any(|l| l.contains("jobid=")), "{lines:#?}");
+    let stopped = r
+        .as_ref()
+        .err()
+        .and_then(|e| e.strip_prefix("Benchmark Run jobid="))
+        .and_then(|rest| rest.split(' ').next())
+        .unwrap_or_else(|| panic!("{r:?}"))
+        .to_string();
     // Not a failure, but the end of the script: the message names the job and why.
     assert_eq!(
         r,

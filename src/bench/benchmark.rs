@@ -30,9 +30,9 @@ pub enum Ran {
 /// One workload's whole life as the session sees it.
 ///
 /// Each command's method checks what it can before anything starts (an `Err` is a refused
-/// command, no job) and returns the work. Build, data generation and the run see Ctrl-C
-/// themselves (they stop their loaders or virtual users and say what was done); the session
-/// drops a check or a delete at Ctrl-C.
+/// command, no job) and returns the work. Build, check, data generation and the run see
+/// Ctrl-C themselves (they stop their loaders, queries or virtual users and say what was
+/// done); the session drops a delete at Ctrl-C.
 pub trait Benchmark: Sync {
     /// `TPROC-C`: the name jobs record and messages use.
     fn name(&self) -> &'static str;
@@ -56,8 +56,14 @@ pub trait Benchmark: Sync {
         interrupt: &Interrupt,
     ) -> Result<Work<Built>>;
 
-    /// `checkschema`: says each verdict and the outcome.
-    fn check(&self, settings: &Settings, out: &Output) -> Result<Work<Vec<Check>>>;
+    /// `checkschema`: says each verdict and the outcome; Ctrl-C ends it with
+    /// `Error::Interrupted` once its running queries are cancelled on the server.
+    fn check(
+        &self,
+        settings: &Settings,
+        out: &Output,
+        interrupt: &Interrupt,
+    ) -> Result<Work<Vec<Check>>>;
 
     /// The tables its schema holds, as it creates them: `deleteschema` drops a database only
     /// where it finds none, or some of these.

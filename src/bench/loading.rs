@@ -177,6 +177,34 @@ pub async fn join_loaders(mut tasks: JoinSet<Result<()>>, stop: &Interrupt) -> O
     failure
 }
 
+/// Runs a build's last phase (keys, indexes, procedures, statistics) to its end even when
+/// Ctrl-C comes during it, or came as the last rows loaded: stopped there, the database would
+/// hold all the data and no usable schema. Says at the Ctrl-C that it goes on, and at the end
+/// that the schema is whole, so that the job and the script can say the build completed.
+pub async fn finish_whole<T>(
+    finish: impl Future<Output = Result<T>>,
+    interrupt: &Interrupt,
+    say: &Say,
+) -> Result<T> {
+    tokio::pin!(finish);
+    tokio::select! {
+        biased;
+        r = &mut finish => r,
+        _ = interrupt.wait() => {
+            say.line(
+                "Ctrl-C: the data is loaded; the keys, indexes and procedures are made before \
+                 the build stops, so that the schema is whole (Ctrl-C again exits at once and \
+                 leaves it incomplete)",
+            );
+            let r = finish.await;
+            if r.is_ok() {
+                say.line("The schema is complete: Ctrl-C came after its data was loaded");
+            }
+            r
+        }
+    }
+}
+
 /// HammerDB's last lines of a build with `loaders` workers (a monitor besides them when
 /// more than one): each virtual user's end, then `ALL VIRTUAL USERS COMPLETE`; or, when the
 /// build failed, virtual user 1's failure. Passes the outcome through.

@@ -483,8 +483,10 @@ pub fn end_of(outcome: &Result<Dynamic, Error>, interrupted: bool, run: Option<&
                 end.status = Status::Failed;
                 end.note = Some(failed_checks(&value));
             } else if interrupted {
-                end.status = Status::Stopped;
-                end.note = Some("stopped by Ctrl-C".into());
+                // The command did its whole work (a build finishes its keys once its data
+                // is in): a success, which says the Ctrl-C came too late to stop it. A run
+                // the Ctrl-C cut short says so in its record below.
+                end.note = Some("complete: Ctrl-C came too late to stop it".into());
             }
             if !value.is_null() {
                 end.returned = Some(value);
@@ -603,6 +605,15 @@ mod tests {
     fn ends_follow_the_outcome() {
         let ok = end_of(&Ok(Dynamic::UNIT), false, None);
         assert_eq!(ok.status, Status::Success);
+        // Work done whole though Ctrl-C came (a build's keys made): a success that says so.
+        let late = end_of(&Ok(Dynamic::UNIT), true, None);
+        assert_eq!(
+            (late.status, late.note.as_deref()),
+            (
+                Status::Success,
+                Some("complete: Ctrl-C came too late to stop it")
+            )
+        );
         let failed = end_of(&Err(Error::StoppedConnecting), false, None);
         assert_eq!(
             (failed.status, failed.note.as_deref()),

@@ -50,14 +50,16 @@ impl Session {
     fn check_schema_job(&mut self, _args: &[String]) -> Result<Dynamic> {
         self.refuse_with_vus("check schema")?;
         let bm = crate::bench::of(&self.settings)?;
-        let work = bm.check(&self.settings, &self.out)?;
+        let work = bm.check(&self.settings, &self.out, &self.interrupt)?;
         self.begin_job(crate::jobs::Spec::schema(
             JobKind::Check,
             &self.settings,
             bm.name(),
             bm.job_sizes(&self.settings),
         ));
-        let checks = self.block_on(work)??;
+        // Not `block_on`: the check sees Ctrl-C itself and cancels its queries on the server
+        // before it ends.
+        let checks = self.rt.block_on(work)?;
         Ok(values::checks_map(&checks).into())
     }
 

@@ -123,14 +123,23 @@ impl Benchmark for Tprocc {
         }))
     }
 
-    fn check(&self, settings: &Settings, out: &Output) -> Result<Work<Vec<Check>>> {
-        let (settings, out) = (settings.clone(), out.clone());
+    fn check(
+        &self,
+        settings: &Settings,
+        out: &Output,
+        interrupt: &Interrupt,
+    ) -> Result<Work<Vec<Check>>> {
+        let (settings, out, interrupt) = (settings.clone(), out.clone(), interrupt.clone());
         Ok(Box::pin(async move {
             let db = settings.current();
             let (w, _) = build_sizes(&settings);
             out.line("Checking schema with 1 Virtual User");
             let say = Say::new(out, 1);
-            let checks = support(db).check(&settings, w, &say).await?;
+            // Dropped at Ctrl-C, as a delete is.
+            let checks = tokio::select! {
+                checks = support(db).check(&settings, w, &say) => checks?,
+                _ = interrupt.wait() => return Err(Error::Interrupted),
+            };
             let failed = checks.iter().filter(|c| !c.ok).count();
             for c in &checks {
                 let verdict = if c.ok { "PASS" } else { "FAIL" };

@@ -18,7 +18,7 @@ use super::schema::{Loader, Say, SchemaDb};
 use super::{
     Constants, Format, Generator, Table, CUSTOMERS_PER_D, DISTRICTS_PER_W, ITEMS, STOCK_PER_W,
 };
-use crate::bench::loading::{build_stop, join_loaders, load_stream};
+use crate::bench::loading::{build_stop, finish_whole, join_loaders, load_stream};
 use crate::error::{Error, Result};
 use crate::interrupt::Interrupt;
 use crate::output::Output;
@@ -233,6 +233,7 @@ pub async fn build<D: SchemaDb>(
 ) -> Result<Summary> {
     let started = Instant::now();
     db.create(plan.warehouses, &say).await?;
+    let ctrl_c = interrupt.clone();
     let (interrupt, forward) = build_stop(interrupt);
     let sessions = Arc::new(Sessions(db.clone()));
     let mut seed = SmallRng::from_os_rng();
@@ -303,7 +304,7 @@ pub async fn build<D: SchemaDb>(
             db: db.name(),
         });
     }
-    db.finish(&constants, &say).await?;
+    finish_whole(db.finish(&constants, &say), &ctrl_c, &say).await?;
     let bytes_on_disk = db.size_on_disk().await.unwrap_or(0);
     Ok(Summary {
         warehouses: plan.warehouses,

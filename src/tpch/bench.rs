@@ -105,15 +105,20 @@ impl Benchmark for Tproch {
         }))
     }
 
-    fn check(&self, settings: &Settings, out: &Output) -> Result<Work<Vec<Check>>> {
+    fn check(
+        &self,
+        settings: &Settings,
+        out: &Output,
+        interrupt: &Interrupt,
+    ) -> Result<Work<Vec<Check>>> {
         let db = settings.current();
         let support = support(db)?;
-        let (settings, out) = (settings.clone(), out.clone());
+        let (settings, out, interrupt) = (settings.clone(), out.clone(), interrupt.clone());
         Ok(Box::pin(async move {
             let sf = scale_factor(&settings, db);
             out.line("Checking schema with 1 Virtual User");
             let say = Say::new(out, 1);
-            let checks = support.check(&settings, sf, &say).await?;
+            let checks = support.check(&settings, sf, &say, &interrupt).await?;
             let failed = checks.iter().filter(|c| !c.ok).count();
             for c in &checks {
                 let verdict = if c.ok { "PASS" } else { "FAIL" };

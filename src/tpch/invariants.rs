@@ -2,8 +2,11 @@
 //! checks after the row counts: each a query, in SQL every dialect runs, that counts the rows
 //! breaking it.
 
+use super::build::query_or_cancel;
 use crate::bench::benchmark::Check;
 use crate::db::engine::ScriptConn;
+use crate::error::{Error, Result};
+use crate::interrupt::Interrupt;
 
 /// What each invariant says, and the query counting the rows that break it.
 pub const INVARIANTS: [(&str, &str); 5] = [
@@ -35,16 +38,19 @@ pub const INVARIANTS: [(&str, &str); 5] = [
 ];
 
 /// Checks each invariant on `conn`: a pass, or a fail saying how many rows break it (or the
-/// server's error).
-pub async fn check(conn: &mut ScriptConn) -> Vec<Check> {
+/// server's error). The stop cancels the running query on the server and ends the checks.
+pub async fn check(conn: &mut ScriptConn, stop: &Interrupt) -> Result<Vec<Check>> {
     let mut checks = Vec::new();
     for (what, sql) in INVARIANTS {
         let what = format!("invariant: {what}");
-        let found = conn.query(sql).await.map(|rows| {
-            rows.first()
-                .and_then(|r| r.first().cloned().flatten())
-                .and_then(|v| v.parse::<u64>().ok())
-        });
+        let found = match query_or_cancel(conn, sql, stop).await {
+            Err(Error::Interrupted) => return Err(Error::Interrupted),
+            found => found.map(|rows| {
+                rows.first()
+                    .and_then(|r| r.first().cloned().flatten())
+                    .and_then(|v| v.parse::<u64>().ok())
+            }),
+        };
         checks.push(match found {
             Ok(Some(0)) => Check::pass(what, "holds"),
             Ok(Some(n)) => Check::fail(what, format!("{n} rows break it")),
@@ -52,5 +58,5 @@ pub async fn check(conn: &mut ScriptConn) -> Vec<Check> {
             Err(e) => Check::fail(what, format!("cannot be checked: {e}")),
         });
     }
-    checks
+    Ok(checks)
 }

@@ -155,11 +155,13 @@ impl RunResult {
     }
 
     /// The geometric mean over every query of every set that returned rows (the figure a
-    /// job is ranked by), with how many queries it covers.
+    /// job is ranked by), with how many queries it covers. A stopped run's covers its
+    /// complete sets only: the few queries of a set cut short are no run's figure.
     pub fn geomean(&self) -> Option<(usize, f64)> {
         geomean(
             self.sets
                 .iter()
+                .filter(|s| self.stopped_early.is_none() || s.complete())
                 .flat_map(|s| &s.queries)
                 .filter(|q| q.rows > 0 && q.error.is_none())
                 .map(|q| q.seconds),
@@ -169,10 +171,10 @@ impl RunResult {
     /// TPC-H's Power@Size (clause 5.4.1) of the power test's first complete query set:
     /// 3600 × SF over the geometric mean of its 22 query times and, when the refresh functions
     /// ran around it, the two refresh times (each time at least a thousandth of the longest,
-    /// as the clause says). `None` for a throughput test or without a complete set; the flag
-    /// says whether the refresh functions were in it.
+    /// as the clause says). `None` for a throughput test, without a complete set, or for a
+    /// run that stopped early; the flag says whether the refresh functions were in it.
     pub fn power_at_size(&self) -> Option<(f64, bool)> {
-        if !self.power_test {
+        if !self.power_test || self.stopped_early.is_some() {
             return None;
         }
         let set = self.sets.iter().find(|s| s.complete() && s.stream == 0)?;
@@ -200,12 +202,12 @@ impl RunResult {
     }
 
     /// TPC-H's Throughput@Size (clause 5.4.2) of a throughput test: complete query sets × 22
-    /// × 3600 over the streams' seconds (Ts), × SF. `None` for a power test or without a
-    /// complete set.
+    /// × 3600 over the streams' seconds (Ts), × SF. `None` for a power test, without a
+    /// complete set, or for a run that stopped early (its streams have no end to time).
     pub fn throughput_at_size(&self) -> Option<f64> {
         let sets = self.complete_sets();
         let secs = self.streams.as_secs_f64();
-        (!self.power_test && sets > 0 && secs > 0.0)
+        (!self.power_test && self.stopped_early.is_none() && sets > 0 && secs > 0.0)
             .then(|| f64::from(sets) * 22.0 * 3600.0 / secs * self.scale_factor)
     }
 
@@ -216,6 +218,31 @@ impl RunResult {
             .flat_map(|s| &s.queries)
             .map(|q| q.seconds)
             .sum()
+    }
+
+    /// The sets the run stopped inside, as partial: each line says how far its set got.
+    pub fn partial_lines(&self) -> Vec<String> {
+        let streams = self
+            .sets
+            .iter()
+            .map(|s| s.vu)
+            .collect::<std::collections::HashSet<_>>();
+        self.sets
+            .iter()
+            .filter(|s| !s.complete())
+            .map(|s| {
+                let whose = if streams.len() > 1 {
+                    format!("Vuser {} ", s.vu)
+                } else {
+                    String::new()
+                };
+                format!(
+                    "partial: {whose}stopped after {} of 22 queries of query set {}",
+                    s.queries.len(),
+                    s.set
+                )
+            })
+            .collect()
     }
 }
 
@@ -262,10 +289,19 @@ pub fn summary(r: &RunResult, db: &str) -> Vec<String> {
         r.query_seconds(),
         r.elapsed.as_secs_f64()
     ));
+    let partial = r.partial_lines();
     match r.geomean() {
+        Some((n, g)) if r.stopped_early.is_some() => lines.push(format!(
+            "{} (of the complete query sets)",
+            geomean_line(n, g)
+        )),
         Some((n, g)) => lines.push(geomean_line(n, g)),
+        None if r.stopped_early.is_some() => lines.push(
+            "Stopped before a query set was complete: no geometric mean, Power@Size or QphH".into(),
+        ),
         None => lines.push("No query returned rows: no geometric mean".into()),
     }
+    lines.extend(partial);
     if let Some((power, refreshed)) = r.power_at_size() {
         let with = if refreshed {
             "with RF1 and RF2"
@@ -488,6 +524,60 @@ mod tests {
         assert!((t - 3.0 * 22.0 * 3600.0 / 100.0 * 10.0).abs() < 1e-6, "{t}");
         assert_eq!(run(false, 3, 1.0, None).power_at_size(), None);
         assert!((qphh(400.0, 100.0) - 200.0).abs() < 1e-9);
+    }
+
+    /// A power test stopped after 5 of its 22 queries: what it completed, as partial, and
+    /// no figure of a whole run (no geometric mean, Power@Size, Throughput@Size or QphH).
+    #[test]
+    fn a_stopped_power_test_says_what_it_completed_as_partial() {
+        let mut r = run(true, 1, 2.0, Some((1.0, 1.0)));
+        r.sets[0].queries.truncate(5);
+        r.refreshes.truncate(1);
+        r.stopped_early = Some("stopped by Ctrl-C".into());
+        assert_eq!(r.geomean(), None);
+        assert_eq!(r.power_at_size(), None);
+        let text = summary(&r, "PostgreSQL").join("\n");
+        assert!(
+            text.contains("partial: stopped after 5 of 22 queries of query set 1"),
+            "{text}"
+        );
+        assert!(
+            text.contains("no geometric mean, Power@Size or QphH"),
+            "{text}"
+        );
+        for never in [
+            "Geometric mean of query times",
+            "Power@Size",
+            "QphH@Size",
+            "TEST RESULT",
+        ] {
+            assert!(
+                !text.lines().any(|l| l.starts_with(never)),
+                "{never} in {text}"
+            );
+        }
+        // Each query it ran, with its time.
+        assert!(text.contains("query 5 "), "{text}");
+        assert!(!text.contains("query 6 "), "{text}");
+        assert!(
+            text.contains("The run ended early: stopped by Ctrl-C"),
+            "{text}"
+        );
+
+        // A throughput test stopped with one stream's set complete: that set's geometric
+        // mean, said to be of the complete sets, and no Throughput@Size.
+        let mut r = run(false, 2, 1.0, None);
+        r.sets[1].queries.truncate(3);
+        r.stopped_early = Some("stopped by Ctrl-C".into());
+        assert_eq!(r.geomean().map(|(n, _)| n), Some(22));
+        assert_eq!(r.throughput_at_size(), None);
+        let text = summary(&r, "MariaDB").join("\n");
+        assert!(
+            text.contains("Geometric mean of query times returning rows (22) is 1.00000 (of the complete query sets)")
+                && text.contains("partial: Vuser 2 stopped after 3 of 22 queries of query set 1"),
+            "{text}"
+        );
+        assert!(!text.contains("Throughput@Size"), "{text}");
     }
 
     #[test]

@@ -11,11 +11,11 @@ use crate::error::Result;
 pub use crate::bench::benchmark::Check;
 pub use crate::vu::Say;
 
-/// What `checkschema` reads of one table.
+/// What `checkschema` reads of one table in the catalog (its rows are counted apart, on a
+/// connection whose queries the checker can cancel on the server).
 #[derive(Debug, Clone, PartialEq)]
 pub struct TableFacts {
     pub table: Table,
-    pub rows: u64,
     /// Whether the table has its primary key.
     pub primary_key: bool,
     /// The names of its other indexes, in lower case.
@@ -46,7 +46,8 @@ pub trait SchemaDb: Send + Sync + 'static {
     /// Bytes the schema's tables occupy on disk.
     fn size_on_disk(&self) -> impl Future<Output = Result<u64>> + Send;
 
-    /// The tables found (rows, primary key), or `None` when the database does not exist.
+    /// The tables found in the catalog (primary key, indexes), or `None` when the database
+    /// does not exist.
     fn inventory(&self) -> impl Future<Output = Result<Option<Vec<TableFacts>>>> + Send;
 
     /// What [`SchemaDb::delete`] would drop: the database, its login, its tables and size.

@@ -10,7 +10,7 @@ use super::schema::{Check, Say, SchemaDb};
 use crate::bench::Survey;
 use crate::config::Settings;
 use crate::db::engine::ScriptConn;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::fault::{DbError, Peer};
 use crate::interrupt::Interrupt;
 use crate::output::Output;
@@ -31,12 +31,13 @@ pub trait Support: Sync {
         interrupt: Interrupt,
     ) -> Pending<'a, Result<Summary>>;
 
-    /// `checkschema` for scale factor `sf`.
+    /// `checkschema` for scale factor `sf`; `stop` cancels its queries on the server.
     fn check<'a>(
         &'a self,
         settings: &'a Settings,
         sf: f64,
         say: &'a Say,
+        stop: &'a Interrupt,
     ) -> Pending<'a, Result<Vec<Check>>>;
 
     /// What `deleteschema` would drop, found without dropping anything.
@@ -112,24 +113,37 @@ impl<F: Family> Support for F {
         settings: &'a Settings,
         sf: f64,
         say: &'a Say,
+        stop: &'a Interrupt,
     ) -> Pending<'a, Result<Vec<Check>>> {
         Box::pin(async move {
             let name = self.tpch_dbname(settings);
-            let mut checks = check(&self.tpch_schema(settings), sf, &name, say).await?;
-            // The invariants say something only of tables that hold the right rows.
-            if checks.iter().all(|c| c.ok) {
-                say.line("Checking a sample of dbgen's invariants (TPC-H clause 4.2.3)");
-                match self.tpch_connect(settings).await {
-                    Ok(mut conn) => {
-                        checks.extend(super::invariants::check(&mut conn).await);
-                        conn.close().await;
-                    }
-                    Err(e) => {
-                        checks.push(Check::fail("invariants", format!("cannot be checked: {e}")))
-                    }
+            say.line(format!("Checking {name} TPROC-H schema"));
+            let schema = self.tpch_schema(settings);
+            let inventory = tokio::select! {
+                found = schema.inventory() => found?,
+                _ = stop.wait() => return Err(Error::Interrupted),
+            };
+            let Some(found) = inventory else {
+                return Ok(vec![Check::fail(
+                    format!("database {name}"),
+                    "does not exist: buildschema first",
+                )]);
+            };
+            // The counts and the invariants run on one connection of the schema's user, whose
+            // running query the stop cancels.
+            let mut conn = self.tpch_connect(settings).await?;
+            let checks = async {
+                let mut checks = check(&mut conn, found, (sf, &name), stop).await?;
+                // The invariants say something only of tables that hold the right rows.
+                if checks.iter().all(|c| c.ok) {
+                    say.line("Checking a sample of dbgen's invariants (TPC-H clause 4.2.3)");
+                    checks.extend(super::invariants::check(&mut conn, stop).await?);
                 }
+                Ok(checks)
             }
-            Ok(checks)
+            .await;
+            conn.close().await;
+            checks
         })
     }
 

@@ -36,6 +36,8 @@ pub enum VuState {
     Running,
     FinishSuccess,
     FinishFailed,
+    /// Stopped before its work was done: Ctrl-C, or a run given up.
+    FinishStopped,
 }
 
 impl VuState {
@@ -45,6 +47,7 @@ impl VuState {
             VuState::Running => "RUNNING",
             VuState::FinishSuccess => "FINISH SUCCESS",
             VuState::FinishFailed => "FINISH FAILED",
+            VuState::FinishStopped => "FINISH STOPPED",
         }
     }
 }
@@ -91,8 +94,12 @@ impl Board {
     pub fn complete(&self) -> bool {
         let s = self.states();
         !s.is_empty()
-            && s.iter()
-                .all(|v| matches!(v, VuState::FinishSuccess | VuState::FinishFailed))
+            && s.iter().all(|v| {
+                matches!(
+                    v,
+                    VuState::FinishSuccess | VuState::FinishFailed | VuState::FinishStopped
+                )
+            })
     }
 }
 

@@ -6,7 +6,7 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use super::say::Say;
-use super::shared::{lost, nap, RunOptions, Shared, STOP_GRACE};
+use super::shared::{lost, nap, Edge, RunOptions, Shared, STOP_GRACE};
 use super::stats::process_cpu;
 use super::workload::{Monitor, Workload};
 use crate::error::{Error, Result};
@@ -119,11 +119,7 @@ pub(super) async fn monitor_run<M: Monitor, W: Workload>(
     let t1 = Instant::now();
     let cpu1 = process_cpu();
     shared.measuring.store(true, Ordering::Relaxed);
-    shared
-        .window
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .start = Some(t1);
+    shared.mark_window(Edge::Start, t1);
     say.line(format!(
         "Timing test period of {} in minutes",
         minutes(opts.duration)
@@ -143,7 +139,7 @@ pub(super) async fn monitor_run<M: Monitor, W: Workload>(
         }
     }
     shared.measuring.store(false, Ordering::Relaxed);
-    shared.window.lock().unwrap_or_else(|e| e.into_inner()).end = Some(Instant::now());
+    shared.mark_window(Edge::End, Instant::now());
     let client_cpu = process_cpu().zip(cpu1).map(|(b, a)| b.saturating_sub(a));
     say.line("Test complete, Taking end Transaction Count.");
     // Stopped by hand: one quick reading, since the user waits for the prompt.

@@ -131,6 +131,26 @@ async fn bounded<W: Workload>(
     }
 }
 
+/// How a terminal, or a virtual user's terminals, ended without an error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ended {
+    /// Its work was done.
+    Done,
+    /// The run's stop ended it first (a timed run's end is such a stop too).
+    Stopped,
+}
+
+impl Ended {
+    /// Stopped if either was.
+    fn and(self, other: Ended) -> Ended {
+        if self == Ended::Done {
+            other
+        } else {
+            self
+        }
+    }
+}
+
 fn is_kind(e: &Error, f: Failure) -> bool {
     matches!(e, Error::Db(d) if d.kind == f)
 }
@@ -142,7 +162,7 @@ async fn run_terminal<W: Workload>(
     vu: &Vu<W>,
     mut t: W::Terminal,
     pool: &Pool<W::Conn>,
-) -> Result<()> {
+) -> Result<Ended> {
     let Vu {
         w,
         opts,
@@ -158,7 +178,7 @@ async fn run_terminal<W: Workload>(
     while !shared.stop.is_set() {
         let Some(kind) = w.next(&mut t, say) else {
             w.end(t, say);
-            break;
+            return Ok(Ended::Done);
         };
         if let Some(d) = w.keying(&mut t, kind) {
             if !nap(d, &shared.stop).await {
@@ -283,7 +303,8 @@ async fn run_terminal<W: Workload>(
             }
         }
     }
-    Ok(())
+    // Every way out of the loop but the end of its work is the stop.
+    Ok(Ended::Stopped)
 }
 
 /// What a virtual user's terminals share: the workload, the run's options and state, the
@@ -334,8 +355,14 @@ impl<W> Clone for Vu<W> {
 }
 
 /// A terminal with a connection of its own: connects, runs, closes.
-async fn own_terminal<W: Workload>(vu: &Vu<W>, t: W::Terminal) -> Result<()> {
-    let pool = Pool::new(vec![vu.connect().await?]);
+async fn own_terminal<W: Workload>(vu: &Vu<W>, t: W::Terminal) -> Result<Ended> {
+    let conn = match vu.connect().await {
+        Ok(c) => c,
+        // The stop came first: this terminal did nothing.
+        Err(Error::StoppedConnecting) => return Ok(Ended::Stopped),
+        Err(e) => return Err(e),
+    };
+    let pool = Pool::new(vec![conn]);
     let outcome = run_terminal(vu, t, &pool).await;
     close_pool::<W>(&pool).await;
     outcome
@@ -366,7 +393,7 @@ async fn run_clients<W: Workload>(
     worker: Place,
     rng: &mut SmallRng,
     terminals: u32,
-) -> Result<()> {
+) -> Result<Ended> {
     let opts = &vu.opts;
     let pool = if opts.pool > 0 {
         let mut conns = Vec::new();
@@ -394,7 +421,7 @@ async fn run_clients<W: Workload>(
         let login_delay = opts.login_delay * c;
         set.spawn(async move {
             if !nap(login_delay, &vu.shared.stop).await {
-                return Ok(());
+                return Ok(Ended::Stopped);
             }
             match &pool {
                 Some(pool) => run_terminal(&vu, t, pool).await,
@@ -402,7 +429,7 @@ async fn run_clients<W: Workload>(
             }
         });
     }
-    let mut outcome = Ok(());
+    let mut outcome = Ok(Ended::Done);
     while let Some(j) = set.join_next().await {
         let o = j.unwrap_or_else(|why| {
             Err(Error::TaskFailed {
@@ -410,9 +437,10 @@ async fn run_clients<W: Workload>(
                 why,
             })
         });
-        if outcome.is_ok() {
-            outcome = o;
-        }
+        outcome = match (outcome, o) {
+            (Ok(a), Ok(b)) => Ok(a.and(b)),
+            (Err(e), _) | (Ok(_), Err(e)) => Err(e),
+        };
     }
     if let Some(pool) = pool {
         close_pool::<W>(&pool).await;
@@ -505,8 +533,10 @@ pub async fn run<W: Workload>(
         cut: Interrupt::default(),
         abandoned: AtomicU64::new(0),
         measuring: AtomicBool::new(!monitor),
+        interrupted: AtomicBool::new(false),
         gave_up: std::sync::OnceLock::new(),
         window: Default::default(),
+        window_moved: Default::default(),
     });
     // Once stopping, the terminals get a grace to finish their calls; then their connections
     // are cut, and a virtual user that still has not ended after that is abandoned.
@@ -522,12 +552,16 @@ pub async fn run<W: Workload>(
             abandon.fire();
         })
     };
-    // Ctrl-C reaches the terminals through the run's own stop flag.
+    // Ctrl-C reaches the terminals through the run's own stop flag; a run already ending
+    // as planned is not one Ctrl-C cut short.
     let forward = {
-        let stop = shared.stop.clone();
+        let shared = shared.clone();
         tokio::spawn(async move {
             interrupt.wait().await;
-            stop.fire();
+            if !shared.stop.is_set() {
+                shared.interrupted.store(true, Ordering::SeqCst);
+            }
+            shared.stop.fire();
         })
     };
     let first_worker = if monitor { 2 } else { 1 };
@@ -586,8 +620,8 @@ pub async fn run<W: Workload>(
         };
         let work = async move {
             if !nap(delay, &shared.stop).await {
-                states(vu, VuState::FinishSuccess);
-                return (vu, Stats::new(types), Ok(()));
+                // Stopped before it started: said at the join, as every virtual user's end.
+                return (vu, Stats::new(types), Ok(Ended::Stopped));
             }
             states(vu, VuState::Running);
             vsay.line("RUNNING");
@@ -670,6 +704,7 @@ pub async fn run<W: Workload>(
         }
     };
     let mut finished = 0;
+    let mut stopped_vus = 0;
     let mut abandoned_vus = 0;
     loop {
         let joined = tokio::select! {
@@ -699,7 +734,13 @@ pub async fn run<W: Workload>(
         });
         finished += 1;
         match outcome {
-            Ok(()) => {
+            // Not a success: the stop came before its work was done.
+            Ok(Ended::Stopped) if shared.cut_short() => {
+                stopped_vus += 1;
+                states(vu, VuState::FinishStopped);
+                say.as_vuser(vu).line("FINISHED STOPPED");
+            }
+            Ok(_) => {
                 states(vu, VuState::FinishSuccess);
                 say.as_vuser(vu).line("FINISHED SUCCESS");
             }
@@ -737,12 +778,18 @@ pub async fn run<W: Workload>(
                 stopped_early,
                 client_cpu,
             }) => {
+                let stopped = stopped_early.is_some() && shared.cut_short();
                 result.figures = figures;
                 result.measured = measured;
                 result.stopped_early = stopped_early;
                 result.client_cpu = client_cpu;
-                states(1, VuState::FinishSuccess);
-                say.line("FINISHED SUCCESS");
+                if stopped {
+                    states(1, VuState::FinishStopped);
+                    say.line("FINISHED STOPPED");
+                } else {
+                    states(1, VuState::FinishSuccess);
+                    say.line("FINISHED SUCCESS");
+                }
             }
             Err(_) => {
                 // (The error was said when the monitor failed.)
@@ -769,7 +816,7 @@ pub async fn run<W: Workload>(
     result.abandoned_calls = abandoned;
     if let Some(why) = shared.gave_up.get() {
         result.stopped_early = Some(why.clone());
-    } else if !monitor && shared.stop.is_set() {
+    } else if !monitor && shared.cut_short() && stopped_vus + abandoned_vus > 0 {
         result.stopped_early = Some("stopped by Ctrl-C".into());
     }
     Ok(result)

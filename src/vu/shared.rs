@@ -51,10 +51,14 @@ pub(super) struct Shared {
     pub abandoned: AtomicU64,
     /// Set between the monitor's two counter readings: terminals record latencies then.
     pub measuring: AtomicBool,
+    /// Ctrl-C stopped the run (rather than its own end).
+    pub interrupted: AtomicBool,
     /// Why the run was given up (a server that stayed away), once.
     pub gave_up: std::sync::OnceLock<String>,
     /// When the measured window began and ended, for the live view.
     pub window: std::sync::Mutex<Window>,
+    /// Told when the window begins or ends, so that the live view ends an interval there.
+    pub window_moved: tokio::sync::Notify,
 }
 
 /// When a timed run's measured window began and ended, set by the monitor.
@@ -64,7 +68,33 @@ pub(super) struct Window {
     pub end: Option<std::time::Instant>,
 }
 
+/// One end of the measured window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Edge {
+    Start,
+    End,
+}
+
 impl Shared {
+    /// Marks where the measured window begins or ends, and tells the live view
+    /// (`notify_one` keeps the news for a live view that is not waiting just then).
+    pub fn mark_window(&self, edge: Edge, at: std::time::Instant) {
+        {
+            let mut w = self.window.lock().unwrap_or_else(|e| e.into_inner());
+            match edge {
+                Edge::Start => w.start = Some(at),
+                Edge::End => w.end = Some(at),
+            }
+        }
+        self.window_moved.notify_one();
+    }
+
+    /// Whether the run was cut short, by Ctrl-C or given up, rather than ended as planned:
+    /// what a virtual user the stop ended says then is that it stopped.
+    pub fn cut_short(&self) -> bool {
+        self.interrupted.load(std::sync::atomic::Ordering::SeqCst) || self.gave_up.get().is_some()
+    }
+
     /// Stops the run because it cannot go on.
     pub fn give_up(&self, why: &str) {
         let _ = self.gave_up.set(why.to_string());

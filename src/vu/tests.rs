@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use rand::rngs::SmallRng;
 
-use super::live::Phase;
+use super::live::{Interval, Phase};
 use super::*;
 use crate::config::Database;
 use crate::error::{Error, Result};
@@ -224,7 +224,7 @@ async fn ctrl_c_stops_between_units() {
         })
     };
     let started = std::time::Instant::now();
-    let (r, _) = go(w, opts(2), interrupt).await;
+    let (r, lines) = go(w, opts(2), interrupt).await;
     fire.await.unwrap();
     assert!(
         started.elapsed() < Duration::from_secs(3),
@@ -233,6 +233,91 @@ async fn ctrl_c_stops_between_units() {
     assert_eq!(r.stopped_early.as_deref(), Some("stopped by Ctrl-C"));
     assert_eq!((r.failed_vus, r.abandoned_calls), (0, 0));
     assert!(r.stats.finished() > 0);
+    // A stopped virtual user says so, never that it succeeded.
+    for line in ["Vuser 1:FINISHED STOPPED", "Vuser 2:FINISHED STOPPED"] {
+        assert!(lines.iter().any(|l| l == line), "{line} in {lines:?}");
+    }
+    assert!(!lines.iter().any(|l| l.contains("SUCCESS")), "{lines:?}");
+}
+
+/// A virtual user whose work was done before the Ctrl-C finished with success; the one the
+/// stop ended says it stopped.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn only_the_virtual_users_the_stop_ended_say_they_stopped() {
+    let w = Arc::new(Fake {
+        units: u64::MAX,
+        unit_time: Duration::from_millis(5),
+        ..Fake::default()
+    });
+    let interrupt = Interrupt::default();
+    let fire = {
+        let i = interrupt.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            i.fire();
+        })
+    };
+    // Virtual user 2 starts a minute later: the stop ends it before it starts.
+    let o = RunOptions {
+        user_delay: Duration::from_secs(60),
+        ..opts(2)
+    };
+    let (r, lines) = go(w, o, interrupt).await;
+    fire.await.unwrap();
+    for line in ["Vuser 1:FINISHED STOPPED", "Vuser 2:FINISHED STOPPED"] {
+        assert!(lines.iter().any(|l| l == line), "{line} in {lines:?}");
+    }
+    assert_eq!(r.stopped_early.as_deref(), Some("stopped by Ctrl-C"));
+
+    // Work done before the Ctrl-C: a success, and no run stopped early.
+    let w = Arc::new(Fake {
+        units: 2,
+        ..Fake::default()
+    });
+    let interrupt = Interrupt::default();
+    let (r, lines) = go(w, opts(1), interrupt.clone()).await;
+    interrupt.fire();
+    assert!(
+        lines.iter().any(|l| l == "Vuser 1:FINISHED SUCCESS"),
+        "{lines:?}"
+    );
+    assert_eq!(r.stopped_early, None);
+}
+
+/// Ctrl-C in a timed run's window: the monitor still gives the figures of the time measured,
+/// and every virtual user, the monitor too, says it stopped.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_timed_run_stopped_in_its_window_says_every_virtual_user_stopped() {
+    let w = Arc::new(Fake {
+        units: u64::MAX,
+        unit_time: Duration::from_millis(2),
+        timed: true,
+        ..Fake::default()
+    });
+    let interrupt = Interrupt::default();
+    let fire = {
+        let i = interrupt.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            i.fire();
+        })
+    };
+    let o = RunOptions {
+        duration: Duration::from_secs(60),
+        ..opts(2)
+    };
+    let (r, lines) = go(w, o, interrupt).await;
+    fire.await.unwrap();
+    assert!(r.figures.is_some());
+    assert_eq!(
+        r.stopped_early.as_deref(),
+        Some("stopped before the end of the duration")
+    );
+    for vu in 1..=3 {
+        let line = format!("Vuser {vu}:FINISHED STOPPED");
+        assert!(lines.iter().any(|l| *l == line), "{line} in {lines:?}");
+    }
+    assert!(!lines.iter().any(|l| l.contains("SUCCESS")), "{lines:?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -402,6 +487,57 @@ async fn the_live_view_shows_each_interval_and_keeps_the_series() {
             .any(|l| l.contains(", measured, ") && l.contains(" UPM ")),
         "{lines:?}"
     );
+}
+
+/// The window's edges end intervals where they fall: the measured intervals run from the
+/// window's start to its end (a duration that is not a whole number of intervals ends in a
+/// short one), every interval before is rampup and every one after is ending, and the
+/// measured ones sum to the run's counts within one interval's worth.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_measured_intervals_cover_the_window_and_sum_to_its_counts() {
+    let w = Arc::new(Fake {
+        units: u64::MAX,
+        unit_time: Duration::from_millis(2),
+        timed: true,
+        ..Fake::default()
+    });
+    let o = RunOptions {
+        rampup: Duration::from_millis(250),
+        duration: Duration::from_millis(500),
+        refresh: Duration::from_millis(200),
+        ..opts(2)
+    };
+    let (r, _) = go(w, o, Interrupt::default()).await;
+    let series = r.series.expect("a live series");
+    let (start, end) = series.window.expect("the window");
+    let end = end.expect("the window's end");
+    let begins = |i: &Interval| i.elapsed - Duration::from_secs_f64(i.seconds);
+    let measured: Vec<&Interval> = series
+        .intervals
+        .iter()
+        .filter(|i| i.phase == Phase::Measured)
+        .collect();
+    let (first, last) = (measured[0], measured[measured.len() - 1]);
+    let near = |a: Duration, b: Duration| a.abs_diff(b) < Duration::from_micros(10);
+    assert!(near(begins(first), start), "{start:?}: {series:#?}");
+    assert_eq!(last.elapsed, end, "{series:#?}");
+    for i in &series.intervals {
+        let want = if i.elapsed <= start {
+            Phase::Rampup
+        } else if i.elapsed <= end {
+            Phase::Measured
+        } else {
+            Phase::Ending
+        };
+        assert_eq!(i.phase, want, "{start:?}..{end:?}: {i:#?}");
+    }
+    // Four intervals of 200 ms would overrun the 500 ms: the third ends with the window.
+    assert_eq!(measured.len(), 3, "{series:#?}");
+    let sum: u64 = measured.iter().map(|i| i.finished()).sum();
+    let one = measured.iter().map(|i| i.finished()).max().unwrap_or(0);
+    let counted = r.stats.finished();
+    assert!(counted > 0);
+    assert!(sum.abs_diff(counted) <= one, "{sum} against {counted}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

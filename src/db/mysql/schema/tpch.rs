@@ -192,15 +192,8 @@ impl MyTpch {
                 .iter()
                 .map(|r| cell(r, 0))
                 .collect();
-            let sql = format!("SELECT COUNT(*) FROM {}.{}", ident(db), table.name());
-            let rows = conn
-                .first_int(&sql)
-                .await
-                .map_err(|e| base.failed("cannot count", &format!("table {name}"), &e))?
-                .unwrap_or(0);
             facts.push(TableFacts {
                 table,
-                rows: u64::try_from(rows).unwrap_or(0),
                 primary_key: cell(&row, 1) == "1",
                 indexes,
             });

@@ -173,16 +173,8 @@ impl SchemaDb for PgTpch {
                 let Some(table) = Table::ALL.into_iter().find(|t| t.name() == name) else {
                     continue;
                 };
-                let sql = format!("SELECT count(*) FROM {}", table.name());
-                let rows: i64 = conn
-                    .client
-                    .query_one(sql.as_str(), &[])
-                    .await
-                    .map_err(|e| failed(&peer, "cannot count", &format!("table {name}"), &e))?
-                    .get(0);
                 facts.push(TableFacts {
                     table,
-                    rows: u64::try_from(rows).unwrap_or(0),
                     primary_key: row.get(1),
                     indexes: row.get(2),
                 });
