@@ -52,6 +52,12 @@ pub struct StoreError {
     pub what: String,
     /// Another connection held a lock: worth trying again.
     busy: bool,
+    /// The disk (or the database's size limit) is full.
+    pub full: bool,
+}
+
+fn is_full(e: &rusqlite::Error) -> bool {
+    e.sqlite_error_code() == Some(rusqlite::ErrorCode::DiskFull)
 }
 
 fn is_busy(e: &rusqlite::Error) -> bool {
@@ -114,6 +120,7 @@ impl Store {
             path: path.display().to_string(),
             what: explain(&e),
             busy: is_busy(&e),
+            full: is_full(&e),
         };
         let conn = Connection::open_with_flags(path, flags).map_err(err)?;
         conn.busy_timeout(BUSY_TIMEOUT).map_err(err)?;
@@ -127,6 +134,7 @@ impl Store {
                 path: path.display().to_string(),
                 what: format!("cannot use write-ahead logging (journal mode stays {mode})"),
                 busy: false,
+                full: false,
             });
         }
         conn.pragma_update(None, "synchronous", "NORMAL")
@@ -146,6 +154,7 @@ impl Store {
             path: self.path.display().to_string(),
             what: explain(&e),
             busy: is_busy(&e),
+            full: is_full(&e),
         }
     }
 
@@ -171,6 +180,7 @@ impl Store {
                         "it was written by a newer hammer (schema version {v}, this hammer knows up to {VERSION}); upgrade hammer or use another data directory (HAMMER_HOME)"
                     ),
                     busy: false,
+                full: false,
                 });
             }
             if v == VERSION {
