@@ -94,6 +94,8 @@ pub struct Running {
     writer: Option<(Sender<Msg>, std::thread::JoinHandle<Option<Failure>>)>,
     /// Room kept for the job's end on the database's disk (see [`Reserve`]).
     reserve: Option<Reserve>,
+    /// The host's CPU, measured from the job's start.
+    cpu: Option<super::cpu::Span>,
 }
 
 /// Why something could not be recorded, and whether it was for want of disk space.
@@ -329,6 +331,7 @@ impl Recorder {
             settings: settings.clone(),
             writer: None,
             reserve: None,
+            cpu: None,
         };
         let origin = Origin {
             hostname: super::system::hostname(),
@@ -359,6 +362,8 @@ impl Recorder {
                             self.series.set(Some(tap));
                             running.writer = Some((tx, handle));
                             running.reserve = Some(reserve);
+                            running.cpu =
+                                super::cpu::Span::begin(&super::cpu::endpoint(settings.db(db)));
                         }
                         Err(e) => self.give_up(out, format!("cannot start the jobs writer: {e}")),
                     }
@@ -401,12 +406,16 @@ impl Recorder {
             })
         });
         let mut reserve = running.reserve.take();
+        let end = End {
+            cpu: running.cpu.take().and_then(super::cpu::Span::end),
+            ..end.clone()
+        };
         let id = running.id;
-        let mut ended = self.end(&id, end);
+        let mut ended = self.end(&id, &end);
         if matches!(&ended, Err(f) if f.full) {
             if let Some(r) = reserve.take() {
                 r.release();
-                ended = self.end(&id, end);
+                ended = self.end(&id, &end);
             }
         }
         drop(reserve);

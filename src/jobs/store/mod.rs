@@ -24,6 +24,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../../schemas/jobs/v2.sql"),
     include_str!("../../../schemas/jobs/v3.sql"),
     include_str!("../../../schemas/jobs/v4.sql"),
+    include_str!("../../../schemas/jobs/v5.sql"),
 ];
 
 /// The schema version this hammer writes.
@@ -42,6 +43,7 @@ const JOB_TABLES: &[&str] = &[
     "job_query_set",
     "job_query",
     "job_refresh",
+    "job_cpu",
 ];
 
 /// What went wrong with the jobs database, naming the file.
@@ -374,6 +376,13 @@ impl Store {
         if let Some(t) = &end.tpch {
             insert_tpch(tx, job, t)?;
         }
+        if let Some(c) = &end.cpu {
+            tx.execute(
+                "INSERT OR REPLACE INTO job_cpu (job, seconds, busy_pct, hammer_pct, server_pct, server) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                params![job, c.seconds, c.busy_pct, c.hammer_pct, c.server_pct, c.server],
+            )?;
+        }
         if let Some(live) = &end.live {
             let series = serde_json::to_string(live).unwrap_or_default();
             tx.execute(
@@ -674,6 +683,23 @@ impl Store {
             })
             .optional()
             .map_err(e)?;
+        let cpu = self
+            .conn
+            .query_row(
+                "SELECT seconds, busy_pct, hammer_pct, server_pct, server FROM job_cpu WHERE job = ?1",
+                [id],
+                |r| {
+                    Ok(super::HostCpu::new(
+                        r.get(0)?,
+                        r.get(1)?,
+                        r.get(2)?,
+                        r.get(3)?,
+                        r.get(4)?,
+                    ))
+                },
+            )
+            .optional()
+            .map_err(e)?;
         Ok(Some(super::Detail {
             summary,
             settings: serde_json::from_str(&settings).unwrap_or(serde_json::Value::Null),
@@ -685,6 +711,7 @@ impl Store {
             system,
             live: live.and_then(|s| serde_json::from_str(&s).ok()),
             tpch: self.tpch(id)?,
+            cpu,
         }))
     }
 
@@ -849,6 +876,8 @@ pub struct End {
     pub live: Option<super::live::Live>,
     /// A TPROC-H run's figures, query sets and refresh functions.
     pub tpch: Option<TpchRecord>,
+    /// The host's CPU over the job.
+    pub cpu: Option<super::HostCpu>,
 }
 
 impl End {
@@ -863,6 +892,7 @@ impl End {
             system: None,
             live: None,
             tpch: None,
+            cpu: None,
         }
     }
 }
