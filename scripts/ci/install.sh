@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what hammer's tests and demo need on a fresh Debian 12 machine, and only what is
 # missing: MariaDB server and client, PostgreSQL 15, openssl, sysbench (the transaction
-# counter's tests compare with it). Needs root when something is missing.
+# counter's tests compare with it), Chromium (the report's test lays it out headless). Needs
+# root when something is missing.
 set -euo pipefail
 
 # ---- install what is missing (and only that)
@@ -12,6 +13,7 @@ command -v openssl >/dev/null || missing+=(openssl)
 command -v sysbench >/dev/null || missing+=(sysbench)
 [[ -x /usr/lib/postgresql/15/bin/postgres ]] || missing+=(postgresql-15)
 command -v psql >/dev/null || missing+=(postgresql-client-15)
+command -v chromium >/dev/null || missing+=(chromium)
 if ((${#missing[@]})); then
 	[[ $(id -u) == 0 ]] || {
 		echo "install.sh: missing ${missing[*]}; run as root to install them" >&2

@@ -1,5 +1,6 @@
 //! HammerDB's dictionaries: the generic one and one per database, their values and where they persist.
 
+pub mod full;
 pub mod keys;
 pub mod spec;
 
@@ -237,7 +238,11 @@ impl Settings {
         (settings, warnings)
     }
 
-    /// Writes every value that differs from its default. Atomic: a crash leaves the old file.
+    /// Writes every value that differs from its default. The new file is written aside,
+    /// flushed to disk and renamed over the old one, so the old one stays until the new one is
+    /// whole (a full disk or a crash never leaves it truncated). A full disk is reported once
+    /// per data directory: while it stays full, later saves fail quietly (`Ok`), the first
+    /// error having said that nothing more is saved.
     pub fn save(&self) -> Result<()> {
         let Some(path) = &self.path else {
             return Ok(());
@@ -258,16 +263,29 @@ impl Settings {
             put(db.prefix(), &self.dbs[db.index()]);
         }
         let text = serde_json::to_string_pretty(&Value::Object(root)).unwrap_or_default();
-        // One temporary file per process: two hammers saving at once must not share it.
-        let tmp = path.with_extension(format!("json.tmp{}", std::process::id()));
-        let io = |source| Error::Io {
-            what: "cannot write settings file",
-            path: path.display().to_string(),
-            source,
-        };
-        std::fs::write(&tmp, text + "\n").map_err(io)?;
-        restrict_to_owner(&tmp);
-        std::fs::rename(&tmp, path).map_err(io)
+        let dir = path.parent().unwrap_or(Path::new("."));
+        match write_aside(path, &(text + "\n")) {
+            Ok(()) => {
+                full::cleared(dir);
+                Ok(())
+            }
+            Err(source) if full::is_full(&source) => {
+                if !full::first_report(dir) {
+                    return Ok(());
+                }
+                Err(Error::Io {
+                    what: "the disk is full: no settings change or job is saved there while \
+                           it stays full (said once); cannot write settings file",
+                    path: path.display().to_string(),
+                    source,
+                })
+            }
+            Err(source) => Err(Error::Io {
+                what: "cannot write settings file",
+                path: path.display().to_string(),
+                source,
+            }),
+        }
     }
 
     pub fn path(&self) -> Option<&Path> {
@@ -391,15 +409,46 @@ pub fn nearest<'a>(word: &str, candidates: impl Iterator<Item = &'a str>) -> Opt
         .map(|(_, c)| c)
 }
 
+/// Writes `text` to `path` through a temporary file beside it (one per process: two hammers
+/// saving at once must not share it), flushed before the rename; the temporary file is removed
+/// when any step fails, so a full disk is not left fuller.
+fn write_aside(path: &Path, text: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    let tmp = path.with_extension(format!("json.tmp{}", std::process::id()));
+    let written = (|| {
+        let mut file = create_private(&tmp)?;
+        file.write_all(text.as_bytes())?;
+        // Whole on disk before it replaces the old file: a crash after the rename must not
+        // find an empty new file in the old one's place.
+        file.sync_all()?;
+        drop(file);
+        std::fs::rename(&tmp, path)
+    })();
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written
+}
+
+/// A new file only its owner can read (it holds passwords), from its creation on.
 #[cfg(unix)]
-fn restrict_to_owner(path: &Path) {
-    use std::os::unix::fs::PermissionsExt;
-    // The file holds passwords.
-    let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600));
+fn create_private(path: &Path) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(path)?;
+    // A file left by an earlier process keeps its mode through `open`: set it.
+    file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+    Ok(file)
 }
 
 #[cfg(not(unix))]
-fn restrict_to_owner(_path: &Path) {}
+fn create_private(path: &Path) -> std::io::Result<std::fs::File> {
+    std::fs::File::create(path)
+}
 
 #[cfg(test)]
 mod tests {

@@ -340,16 +340,37 @@ pub fn results_json(jobs: &[super::JobResult]) -> serde_json::Value {
     serde_json::Value::Object(all)
 }
 
-/// Prints a value in the chosen format and returns it to the script.
+/// How an answer prints: text, JSON for a person (numbers rounded as the text form rounds
+/// them), or JSON for a program (`hammer jobs --json`: every digit).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Shape {
+    Text,
+    Json,
+    ExactJson,
+}
+
+impl Shape {
+    fn of(format: Format, rec: &Recorder) -> Shape {
+        match (format, rec.format_override) {
+            (Format::Text, _) => Shape::Text,
+            (Format::Json, Some(Format::Json)) => Shape::ExactJson,
+            (Format::Json, _) => Shape::Json,
+        }
+    }
+}
+
+/// Prints a value in the chosen shape and returns it, every digit kept, to the script.
 fn answer(
     out: &Output,
-    format: Format,
+    shape: Shape,
     json: serde_json::Value,
     text: impl FnOnce() -> String,
 ) -> Dynamic {
-    match format {
-        Format::Json => out.line(serde_json::to_string_pretty(&json).unwrap_or_default()),
-        Format::Text => out.line(text()),
+    let pretty = |v: &serde_json::Value| serde_json::to_string_pretty(v).unwrap_or_default();
+    match shape {
+        Shape::ExactJson => out.line(pretty(&json)),
+        Shape::Json => out.line(pretty(&super::format::shown(&json))),
+        Shape::Text => out.line(text()),
     }
     value::to_dynamic(&json)
 }
@@ -365,6 +386,7 @@ pub fn run(
     format: Format,
     out: &Output,
 ) -> Result<Dynamic, Error> {
+    let shape = Shape::of(format, rec);
     let store = store(rec)?;
     match req {
         Request::Format(_) => Err(Error::SetElsewhere {
@@ -375,16 +397,16 @@ pub fn run(
             let jobs = read(store.list())?;
             let path = store.path().display().to_string();
             let table = || text::list(&jobs, &path);
-            let format = if req == Request::Table {
-                Format::Text
+            let shape = if req == Request::Table {
+                Shape::Text
             } else {
-                format
+                shape
             };
-            Ok(answer(out, format, json(&jobs), table))
+            Ok(answer(out, shape, json(&jobs), table))
         }
         Request::Results => {
             let jobs = read(store.results())?;
-            Ok(answer(out, format, results_json(&jobs), || {
+            Ok(answer(out, shape, results_json(&jobs), || {
                 text::results(&jobs)
             }))
         }
@@ -400,7 +422,7 @@ pub fn run(
                     out.error(w);
                 }
             }
-            Ok(answer(out, format, json(&d), || diff::text(&d)))
+            Ok(answer(out, shape, json(&d), || diff::text(&d)))
         }
         Request::Job(arg, what) => {
             let id = resolve(store, &arg)?;
@@ -409,7 +431,7 @@ pub fn run(
                     read(store.delete(&id))?;
                     Ok(answer(
                         out,
-                        format,
+                        shape,
                         serde_json::json!({ "deleted": id }),
                         || format!("Deleted Jobid {id}"),
                     ))
@@ -423,7 +445,7 @@ pub fn run(
                         (None, true) => format!("Jobid {id} has no output"),
                         _ => text::output(&lines),
                     };
-                    Ok(answer(out, format, json(&lines), shown))
+                    Ok(answer(out, shape, json(&lines), shown))
                 }
                 What::Report(path) => {
                     let d = detail(store, &id)?;
@@ -437,7 +459,7 @@ pub fn run(
                     let shown = path.display().to_string();
                     Ok(answer(
                         out,
-                        format,
+                        shape,
                         serde_json::json!({ "id": id, "file": shown }),
                         || format!("Wrote the report of job {id} to {shown}"),
                     ))
@@ -493,7 +515,7 @@ pub fn run(
                         What::Dict => (d.settings.clone(), text::dict(&d.settings)),
                         What::Delete | What::Output(_) | What::Report(_) => unreachable!(),
                     };
-                    Ok(answer(out, format, v, || t))
+                    Ok(answer(out, shape, v, || t))
                 }
             }
         }
@@ -713,6 +735,70 @@ mod tests {
             .unwrap();
         let (v, _) = json_of(&mut rec, Request::Results);
         assert_eq!(v["67FD24A6FDB403E2534383A2"], "Jobid has no test result");
+    }
+
+    /// The console's JSON shows a run's numbers as the text form does; `hammer jobs --json`
+    /// and scripts get every digit.
+    #[test]
+    fn json_for_a_person_has_no_binary_noise() {
+        let (_home, mut rec, _, c) = recorded();
+        let noisy = 12345.0 + (0.1 + 0.2);
+        {
+            let store = rec.store().unwrap();
+            let mut d = crate::jobs::sample::detail("67FD24A6FDB403E2534383A3", noisy);
+            d.figures.as_mut().unwrap().seconds = 0.1 + 0.2;
+            d.figures.as_mut().unwrap().client_cpu_seconds = Some(0.1 + 0.2);
+            let spec = crate::jobs::Spec {
+                kind: crate::jobs::Kind::Run,
+                profile: d.summary.profile.clone(),
+                settings: serde_json::json!({}),
+            };
+            let origin = crate::jobs::store::Origin {
+                hostname: "box".into(),
+                pid: std::process::id(),
+                pid_started: None,
+            };
+            store
+                .insert_job(&d.summary.id, &spec, &origin, d.summary.started)
+                .unwrap();
+            let end = crate::jobs::store::End {
+                figures: d.figures.clone(),
+                timings: d.timings.iter().map(|t| (t.clone(), Vec::new())).collect(),
+                ..crate::jobs::store::End::new(Status::Success)
+            };
+            store
+                .finish(&d.summary.id, &end, d.summary.started + 1)
+                .unwrap();
+        }
+        let id = IdArg::Full("67FD24A6FDB403E2534383A3".into());
+        let printed = |rec: &mut Recorder, req: Request| {
+            let out = Output::capture();
+            let v = run(rec, req, Format::Json, &out).unwrap();
+            (out.take_captured().join("\n"), v)
+        };
+        let (text, script) = printed(&mut rec, Request::Job(id.clone(), What::Result));
+        assert!(!text.contains("0000000"), "{text}");
+        assert!(text.contains("\"nopm\": 12345,"), "{text}");
+        assert!(text.contains("\"seconds\": 0.3,"), "{text}");
+        assert!(text.contains("\"client_cpu_seconds\": 0.3,"), "{text}");
+        let m = script.cast::<rhai::Map>();
+        assert_eq!(m["nopm"].as_float(), Ok(noisy), "a script gets every digit");
+        let (text, _) = printed(&mut rec, Request::Job(id.clone(), What::Timing));
+        assert!(text.contains("\"mean_ms\": 2.2,"), "{text}");
+        let (text, _) = printed(&mut rec, Request::List);
+        assert!(
+            !text.contains("0000000") && text.contains("\"nopm\": 12345,"),
+            "{text}"
+        );
+        let (text, _) = printed(&mut rec, Request::Diff(IdArg::Full(c), id.clone()));
+        assert!(text.contains("\"compare\": 12345\n"), "{text}");
+        assert!(!text.contains("0000000"), "{text}");
+        // `hammer jobs --json`: for a program, exact.
+        rec.format_override = Some(Format::Json);
+        let (text, _) = printed(&mut rec, Request::Job(id, What::Result));
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(v["nopm"].as_f64(), Some(noisy));
+        assert_eq!(v["seconds"].as_f64(), Some(0.1 + 0.2));
     }
 
     #[test]

@@ -1,10 +1,11 @@
-//! `jobs diff A B`: how two jobs' NOPM, TPM and latencies differ, and whether the difference
-//! is beyond the run-to-run noise measured on repeats of the same settings.
+//! `jobs diff A B`: how two jobs' NOPM, TPM and latencies differ, whether the difference is
+//! beyond the run-to-run noise measured on repeats of the same settings, and whether the
+//! machine was as quiet for both (its CPU busy outside hammer and the database server).
 
 use serde::Serialize;
 
 use super::text::profile;
-use super::{Detail, Summary};
+use super::{Detail, HostCpu, Summary};
 
 /// One figure in both jobs.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -100,6 +101,36 @@ pub struct Diff {
     /// percent: 2.77 times the larger coefficient of variation.
     pub noise_threshold_pct: Option<f64>,
     pub verdict: Verdict,
+    /// Each job's host CPU, when it was measured: busy, hammer's, the server's, other work.
+    pub base_cpu: Option<HostCpu>,
+    pub compare_cpu: Option<HostCpu>,
+}
+
+/// Other work on the machine (CPU busy outside hammer and the database server, in percent of
+/// all CPUs) that differs by more than this many points between two jobs makes their
+/// comparison suspect: a few points is the noise of a quiet machine's daemons, more is
+/// something else that ran beside one of them and took CPU the benchmark could have had.
+pub const QUIET_POINTS: f64 = 5.0;
+
+/// Jobs shorter than this are not judged for quiet: CPU time is counted in hundredths of a
+/// second, so a short job's shares move by whole points with a tick or two.
+pub const QUIET_MIN_SECONDS: f64 = 5.0;
+
+/// The warning when the machine was not equally quiet for both jobs.
+fn unquiet(base: Option<&HostCpu>, compare: Option<&HostCpu>) -> Option<String> {
+    let judged = |c: &HostCpu| c.seconds >= QUIET_MIN_SECONDS;
+    let (b, c) = (
+        base.filter(|c| judged(c))?.other_pct?,
+        compare.filter(|c| judged(c))?.other_pct?,
+    );
+    ((b - c).abs() > QUIET_POINTS).then(|| {
+        format!(
+            "Warning: the machine was not equally quiet: other work (CPU busy outside hammer and \
+             the database server) took {b:.1} % of all CPUs during the base job and {c:.1} % \
+             during the compare job, more than {QUIET_POINTS:.0} points apart: part of the \
+             difference may be the machine's, not the database's"
+        )
+    })
 }
 
 /// Two single runs each with coefficient of variation c differ by more than 2.77 c (1.96 x
@@ -155,6 +186,7 @@ pub fn diff(
             opt(c.profile.warehouses)
         ));
     }
+    warnings.extend(unquiet(base.cpu.as_ref(), compare.cpu.as_ref()));
     if let (Some(x), Some(y)) = (&base.system, &compare.system) {
         warnings.extend(unlike_conditions(x, y));
         if x.server_version != y.server_version {
@@ -230,6 +262,8 @@ pub fn diff(
         compare_noise,
         noise_threshold_pct: threshold,
         verdict,
+        base_cpu: base.cpu.clone(),
+        compare_cpu: compare.cpu.clone(),
     }
 }
 
@@ -297,6 +331,21 @@ pub fn text(d: &Diff) -> String {
         out.push(row(&format!("{} p50 ms", l.name), &l.p50_ms, 3));
         out.push(row(&format!("{} p95 ms", l.name), &l.p95_ms, 3));
         out.push(row(&format!("{} p99 ms", l.name), &l.p99_ms, 3));
+    }
+    if d.base_cpu.is_some() || d.compare_cpu.is_some() {
+        let (b, c) = (d.base_cpu.as_ref(), d.compare_cpu.as_ref());
+        let pick = |f: fn(&HostCpu) -> Option<f64>| Change::of(b.and_then(f), c.and_then(f));
+        out.push(row("host CPU busy %", &pick(|x| Some(x.busy_pct)), 1));
+        out.push(row("  hammer %", &pick(|x| Some(x.hammer_pct)), 1));
+        out.push(row("  database server %", &pick(|x| x.server_pct), 1));
+        out.push(row("  other work %", &pick(|x| x.other_pct), 1));
+        let server =
+            |x: Option<&HostCpu>| x.map_or("not measured".to_string(), |x| x.server.clone());
+        out.push(format!(
+            "Host CPU over each job, in percent of all CPUs; the database server: base {}, compare {}",
+            server(b),
+            server(c)
+        ));
     }
     if d.verdict != Verdict::NotComparable {
         if d.base.profile == d.compare.profile {
@@ -450,6 +499,66 @@ mod tests {
         let json = serde_json::to_value(&d).unwrap();
         assert_eq!(json["verdict"], "not_comparable");
         assert_eq!(json["nopm"]["base"], 1000.0);
+    }
+
+    /// Each job's CPU is shown; other work that differs by more than 5 points of all CPUs
+    /// warns, whichever job had more of it; an unknown server share tells nothing.
+    #[test]
+    fn an_unequally_quiet_machine_warns() {
+        let mut a = sample::detail("A", 1000.0);
+        let mut b = sample::detail("B", 1100.0);
+        let cpu = |busy, other: Option<f64>| {
+            HostCpu::new(
+                60.0,
+                busy,
+                10.0,
+                other.map(|o| busy - 10.0 - o),
+                "postgres (pid 7 and its processes)".into(),
+            )
+        };
+        a.cpu = Some(cpu(50.0, Some(2.0)));
+        b.cpu = Some(cpu(54.0, Some(6.5)));
+        let d = diff(&a, &b, &[], &[]);
+        assert!(d.warnings.is_empty(), "4.5 points apart: {:?}", d.warnings);
+        let t = text(&d);
+        assert!(
+            t.contains("host CPU busy %                50.0         54.0         +4.0    +8.0 %"),
+            "{t}"
+        );
+        assert!(
+            t.contains("  other work %                  2.0          6.5         +4.5  +225.0 %"),
+            "{t}"
+        );
+        assert!(t.contains("the database server: base postgres (pid 7 and its processes)"));
+        for (x, y) in [(2.0, 7.5), (30.0, 2.0)] {
+            a.cpu = Some(cpu(50.0, Some(x)));
+            b.cpu = Some(cpu(50.0, Some(y)));
+            let d = diff(&a, &b, &[], &[]);
+            assert_eq!(d.warnings.len(), 1, "{:?}", d.warnings);
+            assert!(
+                d.warnings[0].starts_with("Warning: the machine was not equally quiet")
+                    && d.warnings[0].contains(&format!(
+                        "took {x:.1} % of all CPUs during the base job and {y:.1} %"
+                    )),
+                "{:?}",
+                d.warnings
+            );
+        }
+        // Too short a job to judge.
+        a.cpu.as_mut().unwrap().seconds = 2.0;
+        assert!(diff(&a, &b, &[], &[]).warnings.is_empty());
+        // A server not found: its share, and so the other work, is not known.
+        b.cpu = Some(cpu(90.0, None));
+        let d = diff(&a, &b, &[], &[]);
+        assert!(d.warnings.is_empty());
+        assert!(text(&d).contains("  other work %                 30.0            -"));
+        // Jobs recorded before the CPU was: no rows.
+        a.cpu = None;
+        b.cpu = None;
+        let d = diff(&a, &b, &[], &[]);
+        assert!(!text(&d).contains("host CPU"));
+        let json = serde_json::to_value(&d).unwrap();
+        assert!(json["base_cpu"].is_null());
     }
 
     #[test]

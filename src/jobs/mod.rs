@@ -8,6 +8,7 @@
 //! [`report`] of the plain structs defined here.
 
 pub mod command;
+pub mod cpu;
 pub mod diff;
 pub mod format;
 pub mod id;
@@ -389,6 +390,44 @@ pub struct Line {
     pub line: String,
 }
 
+/// The host's CPU over a job, in percent of all its CPUs (measured by [`cpu`]).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HostCpu {
+    /// How long it was measured: the job, from its start to its end.
+    pub seconds: f64,
+    /// Neither idle nor waiting for I/O.
+    pub busy_pct: f64,
+    /// hammer's own process.
+    pub hammer_pct: f64,
+    /// The database server's processes; 0 when it runs on another host, `None` when it was
+    /// not found on this one.
+    pub server_pct: Option<f64>,
+    /// What was counted as the server, or why nothing was.
+    pub server: String,
+    /// Busy outside hammer and the server: other work on the machine; `None` when the
+    /// server's share is not known.
+    pub other_pct: Option<f64>,
+}
+
+impl HostCpu {
+    pub fn new(
+        seconds: f64,
+        busy_pct: f64,
+        hammer_pct: f64,
+        server_pct: Option<f64>,
+        server: String,
+    ) -> HostCpu {
+        HostCpu {
+            seconds,
+            busy_pct,
+            hammer_pct,
+            server_pct,
+            server,
+            other_pct: server_pct.map(|s| (busy_pct - hammer_pct - s).max(0.0)),
+        }
+    }
+}
+
 /// The machine and the database server a job ran on.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 pub struct SystemInfo {
@@ -498,6 +537,8 @@ pub struct Detail {
     pub live: Option<live::Live>,
     /// A TPROC-H run's figures, query sets and refresh functions.
     pub tpch: Option<TpchRecord>,
+    /// The host's CPU over the job, when it was measured.
+    pub cpu: Option<HostCpu>,
 }
 
 /// The `Vuser N:` prefix of a line, if it has one.
@@ -576,6 +617,7 @@ pub(crate) mod sample {
             system: None,
             live: None,
             tpch: None,
+            cpu: None,
         }
     }
 
@@ -759,10 +801,15 @@ mod tests {
             keys(v),
             words("hostname os cpu_model cpu_count physical_cores memory_bytes server_version server_settings transport hammer_version hammer_build")
         );
+        let cpu = HostCpu::new(1.0, 50.0, 10.0, Some(30.0), "postgres".into());
+        assert_eq!(
+            keys(j(&cpu)),
+            words("seconds busy_pct hammer_pct server_pct server other_pct")
+        );
         let diff = diff::diff(&d, &d, &[], &[]);
         assert_eq!(
             keys(j(&diff)),
-            words("base compare warnings differences nopm tpm latency base_noise compare_noise noise_threshold_pct verdict")
+            words("base compare warnings differences nopm tpm latency base_noise compare_noise noise_threshold_pct verdict base_cpu compare_cpu")
         );
         assert_eq!(keys(j(&diff.nopm)), words("base compare change change_pct"));
         assert_eq!(

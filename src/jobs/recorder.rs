@@ -91,7 +91,78 @@ pub struct Running {
     /// The database and settings it ran with, for the server facts at its end.
     pub db: Database,
     pub settings: Settings,
-    writer: Option<(Sender<Msg>, std::thread::JoinHandle<Option<String>>)>,
+    writer: Option<(Sender<Msg>, std::thread::JoinHandle<Option<Failure>>)>,
+    /// Room kept for the job's end on the database's disk (see [`Reserve`]).
+    reserve: Option<Reserve>,
+    /// The host's CPU, measured from the job's start.
+    cpu: Option<super::cpu::Span>,
+}
+
+/// Why something could not be recorded, and whether it was for want of disk space.
+#[derive(Debug, Clone)]
+struct Failure {
+    why: String,
+    full: bool,
+}
+
+impl From<super::store::StoreError> for Failure {
+    fn from(e: super::store::StoreError) -> Self {
+        Failure {
+            full: e.full,
+            why: e.to_string(),
+        }
+    }
+}
+
+/// How much room a job sets aside for its end: the end of a run (its figures, timings with
+/// their histograms, system facts, live series, TPROC-H's query sets) takes tens of KB in the
+/// write-ahead log; this leaves room for many times that.
+const RESERVE_BYTES: usize = 1 << 20;
+
+/// Disk space set aside, as a file beside the jobs database, while a job runs: when the disk
+/// fills during the job its output lines stop being saved, but the file is removed to make
+/// room for the job's end, so that a finished job is never left RUNNING (later ABORTED) for
+/// want of a few pages. Removed with the job's end, or when dropped.
+#[derive(Debug)]
+struct Reserve {
+    path: PathBuf,
+}
+
+impl Reserve {
+    /// Writes the file (bytes that do not compress: a compressing file system would keep no
+    /// room for zeros); on failure nothing is left behind.
+    fn make(db: &Path) -> std::io::Result<Reserve> {
+        use std::io::Write;
+        let name = db
+            .file_name()
+            .map_or("jobs.db".into(), |n| n.to_string_lossy().into_owned());
+        let path = db.with_file_name(format!("{name}-reserve-{}", std::process::id()));
+        let reserve = Reserve { path };
+        let mut file = std::fs::File::create(&reserve.path)?;
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        let chunk: Vec<u8> = (0..64 * 1024)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x as u8
+            })
+            .collect();
+        for _ in 0..RESERVE_BYTES / chunk.len() {
+            file.write_all(&chunk)?;
+        }
+        // Written back now, so that a file system that allocates late has allocated it.
+        file.sync_data()?;
+        Ok(reserve)
+    }
+
+    fn release(self) {}
+}
+
+impl Drop for Reserve {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
 }
 
 /// Where the jobs database is, and whether recording is on.
@@ -100,12 +171,16 @@ enum State {
     Closed(PathBuf),
     Open(Store),
     /// Not usable: why, said once.
-    Off(String),
+    Off(Failure),
 }
 
 /// The session's job recorder.
 pub struct Recorder {
     state: State,
+    /// The data directory, where the settings file is too.
+    home: Option<PathBuf>,
+    /// The jobs database's file, when there is one.
+    path: Option<PathBuf>,
     warned: bool,
     running: Option<Running>,
     series: SeriesSink,
@@ -119,21 +194,33 @@ impl Recorder {
     /// data directory.
     pub fn new(settings: &Settings, home: Option<&Path>) -> Self {
         let g = &settings.generic;
+        let off = |why: &str| {
+            State::Off(Failure {
+                why: why.into(),
+                full: false,
+            })
+        };
         let state = if g.get_bool("jobs_disable") {
-            State::Off("jobs are disabled (giset commandline jobs_disable 0 enables them at the next start)".into())
+            off("jobs are disabled (giset commandline jobs_disable 0 enables them at the next start)")
         } else {
             match (g.get("sqlite_db"), home) {
                 ("" | "TMP" | "TEMP", Some(home)) => {
                     State::Closed(super::store::default_path(home))
                 }
-                ("" | "TMP" | "TEMP", None) => State::Off(
-                    "there is no data directory to keep them in (set HAMMER_HOME)".into(),
-                ),
+                ("" | "TMP" | "TEMP", None) => {
+                    off("there is no data directory to keep them in (set HAMMER_HOME)")
+                }
                 (path, _) => State::Closed(PathBuf::from(path)),
             }
         };
+        let path = match &state {
+            State::Closed(p) => Some(p.clone()),
+            _ => None,
+        };
         Recorder {
             state,
+            home: home.map(Path::to_path_buf),
+            path,
             warned: false,
             running: None,
             series: SeriesSink::default(),
@@ -143,16 +230,33 @@ impl Recorder {
 
     /// The database, opened (and upgraded) on first use; why not, when it cannot be.
     pub fn store(&mut self) -> Result<&Store, String> {
+        self.opened().map_err(|f| f.why)
+    }
+
+    fn opened(&mut self) -> Result<&Store, Failure> {
         if let State::Closed(path) = &self.state {
             self.state = match Store::open(path) {
                 Ok(s) => State::Open(s),
-                Err(e) => State::Off(e.to_string()),
+                Err(e) => State::Off(e.into()),
             };
         }
         match &self.state {
             State::Open(s) => Ok(s),
-            State::Off(why) => Err(why.clone()),
-            State::Closed(_) => Err("the jobs database is not open".into()),
+            State::Off(f) => Err(f.clone()),
+            State::Closed(_) => Err(Failure {
+                why: "the jobs database is not open".into(),
+                full: false,
+            }),
+        }
+    }
+
+    /// The jobs database's directory, where a full disk is said once (see
+    /// [`crate::config::full`]).
+    fn store_dir(&self) -> PathBuf {
+        let path = self.path.as_deref().unwrap_or(Path::new("jobs.db"));
+        match path.parent() {
+            Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
+            _ => PathBuf::from("."),
         }
     }
 
@@ -166,10 +270,42 @@ impl Recorder {
         }
     }
 
+    /// Says what a failure lost: a full disk once per process for its directory (the
+    /// settings file, which lives there too, may have said it already), anything else once
+    /// per session.
+    fn report(&mut self, out: &Output, what: &str, f: &Failure) {
+        if !f.full {
+            if !self.warned {
+                self.warned = true;
+                out.error(format!(
+                    "Warning: {what}: {}. The command itself runs on.",
+                    f.why
+                ));
+            }
+            return;
+        }
+        let dir = self.store_dir();
+        if !crate::config::full::first_report(&dir) {
+            return;
+        }
+        self.warned = true;
+        let settings_too = if self.home.as_deref() == Some(dir.as_path()) {
+            " or settings change"
+        } else {
+            ""
+        };
+        out.error(format!(
+            "Warning: the disk of {} is full: {what}, and no job{settings_too} is saved there \
+             while it stays full ({}). The command itself runs on.",
+            dir.display(),
+            f.why
+        ));
+    }
+
     /// Stops recording after a failed write, with the one warning.
     fn give_up(&mut self, out: &Output, why: String) {
         self.warn(out, &why);
-        self.state = State::Off(why);
+        self.state = State::Off(Failure { why, full: false });
     }
 
     /// Where the transaction counter and metrics send samples (see [`SeriesSink`]).
@@ -183,7 +319,9 @@ impl Recorder {
     }
 
     /// Starts a job: records it as RUNNING and copies every output line into it until
-    /// [`finish`](Self::finish). Returns its id, made even when nothing can be recorded.
+    /// [`finish`](Self::finish). Returns its id, made even when nothing can be recorded. A job
+    /// is recorded only when the disk has room for its end (a [`Reserve`]): one that could
+    /// not be ended would be left RUNNING, and listed ABORTED.
     pub fn begin(&mut self, spec: Spec, db: Database, settings: &Settings, out: &Output) -> String {
         let id = new_id();
         let mut running = Running {
@@ -192,22 +330,26 @@ impl Recorder {
             db,
             settings: settings.clone(),
             writer: None,
+            reserve: None,
+            cpu: None,
         };
         let origin = Origin {
             hostname: super::system::hostname(),
             pid: std::process::id(),
             pid_started: super::system::own_start(),
         };
-        let started = match self.store() {
-            Ok(store) => store
-                .insert_job(&id, &spec, &origin, now_ms())
-                .map(|()| store.path().to_path_buf())
-                .map_err(|e| e.to_string()),
-            Err(why) => Err(why),
-        };
+        // The room first: on a full disk SQLite's own files fail with less telling errors.
+        let started = self.room().and_then(|reserve| {
+            let store = self.opened()?;
+            store.insert_job(&id, &spec, &origin, now_ms())?;
+            Ok((store.path().to_path_buf(), reserve))
+        });
         match started {
-            Ok(path) => match Store::connect(&path) {
+            Ok((path, reserve)) => match Store::connect(&path) {
                 Ok(writer_store) => {
+                    if let Some(dir) = path.parent() {
+                        crate::config::full::cleared(dir);
+                    }
                     let (tx, rx) = mpsc::channel();
                     let job = id.clone();
                     let spawned = std::thread::Builder::new()
@@ -219,20 +361,33 @@ impl Recorder {
                             out.set_tee(Some(Arc::new(tap.clone())));
                             self.series.set(Some(tap));
                             running.writer = Some((tx, handle));
+                            running.reserve = Some(reserve);
+                            running.cpu =
+                                super::cpu::Span::begin(&super::cpu::endpoint(settings.db(db)));
                         }
                         Err(e) => self.give_up(out, format!("cannot start the jobs writer: {e}")),
                     }
                 }
                 Err(e) => self.give_up(out, e.to_string()),
             },
-            Err(why) => self.warn(out, &why),
+            Err(f) => {
+                // A full disk may have room again for a later job; anything else stays.
+                let what = if f.full {
+                    "this job is not recorded"
+                } else {
+                    "jobs are not recorded"
+                };
+                self.report(out, what, &f)
+            }
         }
         self.running = Some(running);
         id
     }
 
     /// Ends the running job: the last lines and samples are written, then its status and
-    /// what it measured, in one transaction. Nothing when no job runs.
+    /// what it measured, in one transaction. Nothing when no job runs. When the disk filled
+    /// during the job, its reserve makes room for the end, and one warning says what was
+    /// lost (output lines, or in the worst case the end itself).
     pub fn finish(&mut self, out: &Output, end: &End) {
         let Some(mut running) = self.running.take() else {
             return;
@@ -244,21 +399,70 @@ impl Recorder {
         };
         let _ = tx.send(Msg::Stop);
         drop(tx);
-        let failed = handle
-            .join()
-            .unwrap_or_else(|_| Some("the jobs writer panicked".into()));
-        if let Some(why) = failed {
-            return self.give_up(out, why);
-        }
-        let result = match self.store() {
-            Ok(store) => store
-                .finish(&running.id, end, now_ms())
-                .map_err(|e| e.to_string()),
-            Err(why) => Err(why),
+        let lost = handle.join().unwrap_or_else(|_| {
+            Some(Failure {
+                why: "the jobs writer panicked".into(),
+                full: false,
+            })
+        });
+        let mut reserve = running.reserve.take();
+        let end = End {
+            cpu: running.cpu.take().and_then(super::cpu::Span::end),
+            ..end.clone()
         };
-        if let Err(why) = result {
-            self.give_up(out, why);
+        let id = running.id;
+        let mut ended = self.end(&id, &end);
+        if matches!(&ended, Err(f) if f.full) {
+            if let Some(r) = reserve.take() {
+                r.release();
+                ended = self.end(&id, &end);
+            }
         }
+        drop(reserve);
+        match (ended, lost) {
+            (Ok(()), None) => {}
+            (Ok(()), Some(f)) => self.report(
+                out,
+                &format!("job {id} is recorded with its end but without all its output"),
+                &f,
+            ),
+            (Err(f), _) => {
+                // Left RUNNING, the job reads as ABORTED once this process ends: say so.
+                let what =
+                    format!("job {id} could not be recorded to its end (jobs lists it as ABORTED)");
+                self.report(out, &what, &f);
+                if !f.full {
+                    self.state = State::Off(f);
+                }
+            }
+        }
+    }
+
+    /// A [`Reserve`] beside the jobs database, when recording is on.
+    fn room(&self) -> Result<Reserve, Failure> {
+        let path = match (&self.state, &self.path) {
+            (State::Off(f), _) => return Err(f.clone()),
+            (_, Some(path)) => path,
+            (_, None) => {
+                return Err(Failure {
+                    why: "there is no jobs database".into(),
+                    full: false,
+                })
+            }
+        };
+        Reserve::make(path).map_err(|e| Failure {
+            full: crate::config::full::is_full(&e),
+            why: format!(
+                "no room for a job's end ({} KB kept free beside {} while it runs): {e}",
+                RESERVE_BYTES / 1024,
+                path.display()
+            ),
+        })
+    }
+
+    fn end(&mut self, id: &str, end: &End) -> Result<(), Failure> {
+        let store = self.opened()?;
+        Ok(store.finish(id, end, now_ms())?)
     }
 }
 
@@ -299,8 +503,9 @@ impl Batch {
 }
 
 /// The writer thread: gathers what arrives for up to [`FLUSH_EVERY`], writes it in one
-/// transaction, until told to stop. Returns why writing failed, if it did.
-fn write_loop(store: &Store, job: &str, rx: &Receiver<Msg>) -> Option<String> {
+/// transaction, until told to stop. Returns why writing failed, if it did (it writes no more
+/// after that, but takes what arrives until the end).
+fn write_loop(store: &Store, job: &str, rx: &Receiver<Msg>) -> Option<Failure> {
     let mut failure = None;
     loop {
         let Ok(first) = rx.recv() else {
@@ -318,7 +523,7 @@ fn write_loop(store: &Store, job: &str, rx: &Receiver<Msg>) -> Option<String> {
         }
         if failure.is_none() && !batch.is_empty() {
             if let Err(e) = store.append(job, &batch.lines, &batch.tcount, &batch.metrics) {
-                failure = Some(e.to_string());
+                failure = Some(e.into());
             }
         }
         if stop {
@@ -676,11 +881,26 @@ mod tests {
             &out,
         );
         out.line("Vuser 1:PASS something\nsecond line");
+        // Room for the job's end is kept while it runs, and given back at its end.
+        let reserves = || {
+            std::fs::read_dir(home.path())
+                .unwrap()
+                .filter_map(|e| e.ok())
+                .filter(|e| {
+                    e.file_name()
+                        .to_string_lossy()
+                        .starts_with("jobs.db-reserve-")
+                })
+                .map(|e| e.metadata().unwrap().len())
+                .collect::<Vec<u64>>()
+        };
+        assert_eq!(reserves(), [RESERVE_BYTES as u64]);
         let sink = rec.series();
         sink.record_tcount(SystemTime::now(), "tpm", 600.0, Some(200.0));
         sink.record_tcount(SystemTime::now(), "qph", 36_000.0, None);
         sink.record_metric(SystemTime::now(), 10.0, 5.0, 0.0, 85.0);
         rec.finish(&out, &End::new(Status::Success));
+        assert!(reserves().is_empty());
         // After the job: nothing more reaches it.
         out.line("not part of the job");
         sink.record_tcount(SystemTime::now(), "qph", 1.0, None);

@@ -92,6 +92,82 @@ fn tick_label(v: f64) -> String {
     }
 }
 
+/// The widest a text of `chars` characters is drawn at the charts' 11 px font: 0.62 em a
+/// character covers the digits and most letters of the usual sans-serif faces, bold ones too
+/// (a little room to spare is the price of laying text out without measuring it).
+fn text_width(text: &str) -> f64 {
+    text.chars().count() as f64 * 11.0 * 0.62
+}
+
+/// `text`, cut short with an ellipsis to what fits in `width` (tables keep the whole of it).
+fn fit(text: &str, width: f64) -> String {
+    if text_width(text) <= width {
+        return text.to_string();
+    }
+    let keep = (width / (11.0 * 0.62)).floor() as usize;
+    let mut cut: String = text.chars().take(keep.saturating_sub(1)).collect();
+    cut.push('…');
+    cut
+}
+
+/// One entry of a chart's legend: a swatch of the series' color (a dashed line for a line
+/// drawn across the plot) and its name.
+struct Key<'a> {
+    name: &'a str,
+    color: &'a str,
+    dashed: bool,
+}
+
+/// A legend row's height.
+const KEY_ROW: f64 = 15.0;
+
+/// A chart's title and legend, from `x0` to `x1`: the title on the first line, then the
+/// legend's entries flowed left to right in as many rows as they need, so that neither
+/// overlaps the other however many series there are. Returns where the plot may begin.
+fn header(svg: &mut String, title: &str, keys: &[Key<'_>], (x0, x1): (f64, f64)) -> f64 {
+    let _ = write!(
+        svg,
+        r#"<text x="{x0}" y="16" font-weight="600">{t}</text>"#,
+        t = escape(&fit(title, x1 - x0))
+    );
+    let (mut x, mut row) = (x0, 16.0 + KEY_ROW);
+    for key in keys {
+        let name = fit(key.name, x1 - x0 - 16.0);
+        let width = 16.0 + text_width(&name);
+        if x > x0 && x + width > x1 {
+            x = x0;
+            row += KEY_ROW;
+        }
+        if key.dashed {
+            let _ = write!(
+                svg,
+                r#"<line x1="{x:.1}" x2="{x2:.1}" y1="{y:.1}" y2="{y:.1}" stroke="{c}" stroke-width="2" stroke-dasharray="4 2"/>"#,
+                x2 = x + 12.0,
+                y = row - 4.0,
+                c = key.color
+            );
+        } else {
+            let _ = write!(
+                svg,
+                r#"<rect x="{x:.1}" y="{y:.1}" width="12" height="8" fill="{c}"/>"#,
+                y = row - 8.0,
+                c = key.color
+            );
+        }
+        let _ = write!(
+            svg,
+            r#"<text x="{tx:.1}" y="{row:.1}">{n}</text>"#,
+            tx = x + 16.0,
+            n = escape(&name)
+        );
+        x += width + 14.0;
+    }
+    if keys.is_empty() {
+        row -= KEY_ROW;
+    }
+    row + 12.0
+}
+
 /// One named series of (seconds since the start, value).
 pub struct Series<'a> {
     pub name: &'a str,
@@ -111,8 +187,20 @@ pub fn marked_chart(
     series: &[Series<'_>],
     window: Option<(f64, Option<f64>)>,
 ) -> String {
-    let (w, h) = (760.0, 260.0);
-    let (left, right, top, bottom) = (60.0, 20.0, 28.0, 36.0);
+    let (w, plot_h) = (760.0, 196.0);
+    let (left, right, bottom) = (60.0, 20.0, 36.0);
+    let keys: Vec<Key<'_>> = series
+        .iter()
+        .enumerate()
+        .map(|(i, s)| Key {
+            name: s.name,
+            color: COLORS[i % COLORS.len()],
+            dashed: false,
+        })
+        .collect();
+    let mut head = String::new();
+    let top = header(&mut head, title, &keys, (left, w - right));
+    let h = top + plot_h + bottom;
     let all = series.iter().flat_map(|s| s.points.iter());
     let x_max = all.clone().map(|p| p.0).fold(0.0_f64, f64::max).max(1.0);
     let y_max = all.map(|p| p.1).fold(0.0_f64, f64::max);
@@ -120,23 +208,35 @@ pub fn marked_chart(
     let y_top = (y_max / y_step).ceil().max(1.0) * y_step;
     let x_step = nice_step(x_max);
     let px = |x: f64| left + (w - left - right) * x / x_max;
-    let py = |y: f64| top + (h - top - bottom) * (1.0 - y / y_top);
+    let py = |y: f64| top + plot_h * (1.0 - y / y_top);
     let mut svg = format!(
-        r#"<svg viewBox="0 0 {w} {h}" width="100%" role="img" aria-label="{t}"><text x="{left}" y="16" font-weight="600">{t}</text>"#,
+        r#"<svg viewBox="0 0 {w} {h}" width="100%" role="img" aria-label="{t}">{head}"#,
         t = escape(title)
     );
     y_grid(&mut svg, (left, w - right), (y_top, y_step), &py);
     if let Some((start, end)) = window {
         let (x0, x1) = (px(start.min(x_max)), px(end.unwrap_or(x_max).min(x_max)));
+        // `rampup` names the part before the window when it fits there; `measured` goes a
+        // line lower when a short rampup leaves no room beside it, and ends at the plot's
+        // right edge when the window starts close to it.
+        let rampup = start > 0.0;
+        let beside = x0 - left >= text_width("rampup") + 8.0;
+        let ty = if rampup && !beside {
+            top + 25.0
+        } else {
+            top + 12.0
+        };
+        let (tx, anchor) = if x0 + 4.0 + text_width("measured") <= w - right {
+            (x0 + 4.0, "start")
+        } else {
+            (w - right - 4.0, "end")
+        };
         let _ = write!(
             svg,
-            r#"<rect class="window" x="{x0:.1}" y="{top}" width="{bw:.1}" height="{bh}"/><text class="phase" x="{tx:.1}" y="{ty}">measured</text>"#,
+            r#"<rect class="window" x="{x0:.1}" y="{top}" width="{bw:.1}" height="{plot_h}"/><text class="phase" x="{tx:.1}" y="{ty}" text-anchor="{anchor}">measured</text>"#,
             bw = (x1 - x0).max(0.0),
-            bh = h - top - bottom,
-            tx = x0 + 4.0,
-            ty = top + 12.0
         );
-        if start > 0.0 {
+        if rampup {
             let _ = write!(
                 svg,
                 r#"<text class="phase" x="{tx:.1}" y="{ty}">rampup</text>"#,
@@ -187,14 +287,6 @@ pub fn marked_chart(
                 py(y)
             );
         }
-        let slot = (520.0 / series.len() as f64).min(150.0);
-        let lx = w - right - slot * (series.len() - i) as f64;
-        let _ = write!(
-            svg,
-            r#"<rect x="{lx}" y="8" width="12" height="4" fill="{color}"/><text x="{tx}" y="14">{n}</text>"#,
-            tx = lx + 16.0,
-            n = escape(s.name)
-        );
     }
     svg.push_str("</svg>");
     svg
@@ -208,27 +300,44 @@ pub fn latency_chart(timings: &[Timing]) -> String {
         ("p95", |t| t.p95_ms),
         ("p99", |t| t.p99_ms),
     ];
-    let (left, right, top) = (110.0, 70.0, 28.0);
-    let w = 760.0;
-    let group = 14.0 * bars.len() as f64 + 12.0;
-    let h = top + group * timings.len() as f64 + 10.0;
     let max = timings
         .iter()
         .map(|t| t.p99_ms.max(t.p95_ms).max(t.p50_ms))
         .fold(0.0_f64, f64::max)
         .max(1e-9);
-    let mut svg = format!(
-        r#"<svg viewBox="0 0 {w} {h}" width="100%" role="img" aria-label="latency percentiles"><text x="{left}" y="16" font-weight="600">Latency percentiles (ms)</text>"#
+    // Room on the left for the longest name, on the right for the widest value.
+    let widest = |texts: &mut dyn Iterator<Item = String>| {
+        texts.map(|t| text_width(&t)).fold(0.0_f64, f64::max)
+    };
+    let left = (widest(&mut timings.iter().map(|t| t.name.clone())) + 16.0).clamp(110.0, 260.0);
+    let right = (widest(
+        &mut timings
+            .iter()
+            .flat_map(|t| bars.iter().map(move |(_, f)| format!("{:.3}", f(t)))),
+    ) + 10.0)
+        .max(40.0);
+    let w = 760.0;
+    let keys: Vec<Key<'_>> = bars
+        .iter()
+        .enumerate()
+        .map(|(i, (name, _))| Key {
+            name,
+            color: COLORS[i],
+            dashed: false,
+        })
+        .collect();
+    let mut head = String::new();
+    let top = header(
+        &mut head,
+        "Latency percentiles (ms)",
+        &keys,
+        (left, w - right),
     );
-    for (i, (name, _)) in bars.iter().enumerate() {
-        let lx = w - right - 60.0 * (bars.len() - i) as f64;
-        let _ = write!(
-            svg,
-            r#"<rect x="{lx}" y="6" width="10" height="10" fill="{c}"/><text x="{tx}" y="15">{name}</text>"#,
-            c = COLORS[i],
-            tx = lx + 14.0
-        );
-    }
+    let group = 14.0 * bars.len() as f64 + 12.0;
+    let h = top + group * timings.len() as f64 + 10.0;
+    let mut svg = format!(
+        r#"<svg viewBox="0 0 {w} {h}" width="100%" role="img" aria-label="latency percentiles">{head}"#
+    );
     for (g, t) in timings.iter().enumerate() {
         let y0 = top + group * g as f64;
         let _ = write!(
@@ -236,7 +345,7 @@ pub fn latency_chart(timings: &[Timing]) -> String {
             r#"<text x="{x}" y="{y:.1}" text-anchor="end">{n}</text>"#,
             x = left - 8.0,
             y = y0 + group / 2.0,
-            n = escape(&t.name)
+            n = escape(&fit(&t.name, left - 16.0))
         );
         for (i, (_, f)) in bars.iter().enumerate() {
             let v = f(t);
@@ -308,9 +417,45 @@ fn query_bars(t: &TpchRecord) -> QueryBars {
 /// sets with a line from the fastest to the slowest), the geometric mean a dashed line
 /// across: inline SVG.
 pub fn query_chart(t: &TpchRecord) -> String {
-    let (w, h) = (760.0, 300.0);
-    let (left, right, top, bottom) = (60.0, 20.0, 40.0, 36.0);
+    let (w, plot_h) = (760.0, 224.0);
+    let (left, right, bottom) = (60.0, 20.0, 36.0);
     let bars = query_bars(t);
+    let spread_name = match &bars {
+        QueryBars::Spread(n, _) => format!("mean of {n} query sets; the line: fastest to slowest"),
+        QueryBars::PerSet(_) => String::new(),
+    };
+    let geomean_name = t
+        .figures
+        .geomean
+        .map(|g| format!("geometric mean {g:.5} s"));
+    // The legend names each set's color, and the dashed geometric mean: drawn as a label on
+    // its line, it sat on the bars of the slower queries.
+    let mut keys: Vec<Key<'_>> = match &bars {
+        QueryBars::PerSet(sets) => sets
+            .iter()
+            .enumerate()
+            .map(|(i, (name, _))| Key {
+                name,
+                color: COLORS[i % COLORS.len()],
+                dashed: false,
+            })
+            .collect(),
+        QueryBars::Spread(..) => vec![Key {
+            name: &spread_name,
+            color: COLORS[0],
+            dashed: false,
+        }],
+    };
+    if let Some(name) = &geomean_name {
+        keys.push(Key {
+            name,
+            color: COLORS[1],
+            dashed: true,
+        });
+    }
+    let mut head = String::new();
+    let top = header(&mut head, "Seconds per query", &keys, (left, w - right));
+    let h = top + plot_h + bottom;
     let y_max = match &bars {
         QueryBars::PerSet(sets) => sets
             .iter()
@@ -321,10 +466,10 @@ pub fn query_chart(t: &TpchRecord) -> String {
     .max(t.figures.geomean.unwrap_or(0.0));
     let y_step = nice_step(y_max.max(1e-9));
     let y_top = (y_max / y_step).ceil().max(1.0) * y_step;
-    let py = |y: f64| top + (h - top - bottom) * (1.0 - y / y_top);
+    let py = |y: f64| top + plot_h * (1.0 - y / y_top);
     let group = (w - left - right) / 22.0;
     let mut svg = format!(
-        r#"<svg viewBox="0 0 {w} {h}" width="100%" role="img" aria-label="seconds per query"><text x="{left}" y="16" font-weight="600">Seconds per query</text>"#
+        r#"<svg viewBox="0 0 {w} {h}" width="100%" role="img" aria-label="seconds per query">{head}"#
     );
     y_grid(&mut svg, (left, w - right), (y_top, y_step), &py);
     for q in 0..22 {
@@ -345,22 +490,11 @@ pub fn query_chart(t: &TpchRecord) -> String {
         ly = h - 4.0,
         my = (top + h - bottom) / 2.0,
     );
-    let legend = |svg: &mut String, i: usize, n: usize, name: &str, color: &str| {
-        let slot = (w - left - right) / n.max(1) as f64;
-        let lx = left + slot * i as f64;
-        let _ = write!(
-            svg,
-            r#"<rect x="{lx:.1}" y="24" width="12" height="8" fill="{color}"/><text x="{tx:.1}" y="32">{n}</text>"#,
-            tx = lx + 16.0,
-            n = escape(name)
-        );
-    };
     match &bars {
         QueryBars::PerSet(sets) => {
             let bw = group * 0.8 / sets.len().max(1) as f64;
-            for (i, (name, secs)) in sets.iter().enumerate() {
+            for (i, (_, secs)) in sets.iter().enumerate() {
                 let color = COLORS[i % COLORS.len()];
-                legend(&mut svg, i, sets.len(), name, color);
                 for (q, v) in secs.iter().enumerate() {
                     let Some(v) = v else { continue };
                     let x = left + group * q as f64 + group * 0.1 + bw * i as f64;
@@ -374,15 +508,8 @@ pub fn query_chart(t: &TpchRecord) -> String {
                 }
             }
         }
-        QueryBars::Spread(n, spread) => {
+        QueryBars::Spread(_, spread) => {
             let color = COLORS[0];
-            legend(
-                &mut svg,
-                0,
-                1,
-                &format!("mean of {n} query sets; the line: fastest to slowest"),
-                color,
-            );
             let bw = group * 0.6;
             for (q, v) in spread.iter().enumerate() {
                 let Some((lo, mean, hi)) = v else { continue };
@@ -403,12 +530,10 @@ pub fn query_chart(t: &TpchRecord) -> String {
     if let Some(g) = t.figures.geomean {
         let _ = write!(
             svg,
-            r#"<line x1="{left}" x2="{r}" y1="{y:.1}" y2="{y:.1}" stroke="{c}" stroke-dasharray="6 4"/><text x="{tx}" y="{ty:.1}" text-anchor="end" fill="{c}">geometric mean {g:.5} s</text>"#,
+            r#"<line x1="{left}" x2="{r}" y1="{y:.1}" y2="{y:.1}" stroke="{c}" stroke-width="2" stroke-dasharray="4 2"><title>geometric mean {g:.5} s</title></line>"#,
             r = w - right,
             y = py(g),
             c = COLORS[1],
-            tx = w - right - 4.0,
-            ty = py(g) - 4.0
         );
     }
     svg.push_str("</svg>");
@@ -1058,6 +1183,63 @@ mod tests {
         assert!(
             svg.contains("query 1: mean 0.145 s, 0.110 to 0.180 s"),
             "{svg}"
+        );
+    }
+
+    /// A legend flows into rows under the title and never past the chart's right edge, its
+    /// names cut short when one alone would not fit.
+    #[test]
+    fn legends_wrap_below_the_title() {
+        let names: Vec<String> = (1..=22).map(|q| format!("query {q}")).collect();
+        let keys: Vec<Key<'_>> = names
+            .iter()
+            .map(|name| Key {
+                name,
+                color: COLORS[0],
+                dashed: false,
+            })
+            .collect();
+        let mut svg = String::new();
+        let top = header(&mut svg, "title", &keys, (60.0, 740.0));
+        let rows: Vec<f64> = svg
+            .split(r#"<text x=""#)
+            .skip(2)
+            .map(|t| {
+                let (x, rest) = t.split_once('"').unwrap();
+                let y = rest
+                    .split_once(r#"y=""#)
+                    .unwrap()
+                    .1
+                    .split_once('"')
+                    .unwrap()
+                    .0;
+                let name = rest.split_once('>').unwrap().1.split_once('<').unwrap().0;
+                assert!(
+                    x.parse::<f64>().unwrap() + text_width(name) <= 740.0,
+                    "{svg}"
+                );
+                y.parse().unwrap()
+            })
+            .collect();
+        assert_eq!(rows.len(), 22);
+        assert!(rows[0] > 16.0 + 10.0, "below the title: {svg}");
+        assert!(rows[21] > rows[0], "in several rows: {svg}");
+        assert!(top > rows[21], "the plot starts below the legend");
+        let mut svg = String::new();
+        let long = "x".repeat(200);
+        let keys = [Key {
+            name: &long,
+            color: COLORS[0],
+            dashed: true,
+        }];
+        header(&mut svg, "title", &keys, (60.0, 740.0));
+        assert!(
+            svg.contains("…</text>") && svg.contains("stroke-dasharray"),
+            "{svg}"
+        );
+        assert_eq!(
+            header(&mut String::new(), "title", &[], (60.0, 740.0)),
+            28.0
         );
     }
 

@@ -24,6 +24,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../../schemas/jobs/v2.sql"),
     include_str!("../../../schemas/jobs/v3.sql"),
     include_str!("../../../schemas/jobs/v4.sql"),
+    include_str!("../../../schemas/jobs/v5.sql"),
 ];
 
 /// The schema version this hammer writes.
@@ -42,6 +43,7 @@ const JOB_TABLES: &[&str] = &[
     "job_query_set",
     "job_query",
     "job_refresh",
+    "job_cpu",
 ];
 
 /// What went wrong with the jobs database, naming the file.
@@ -52,6 +54,12 @@ pub struct StoreError {
     pub what: String,
     /// Another connection held a lock: worth trying again.
     busy: bool,
+    /// The disk (or the database's size limit) is full.
+    pub full: bool,
+}
+
+fn is_full(e: &rusqlite::Error) -> bool {
+    e.sqlite_error_code() == Some(rusqlite::ErrorCode::DiskFull)
 }
 
 fn is_busy(e: &rusqlite::Error) -> bool {
@@ -114,6 +122,7 @@ impl Store {
             path: path.display().to_string(),
             what: explain(&e),
             busy: is_busy(&e),
+            full: is_full(&e),
         };
         let conn = Connection::open_with_flags(path, flags).map_err(err)?;
         conn.busy_timeout(BUSY_TIMEOUT).map_err(err)?;
@@ -127,6 +136,7 @@ impl Store {
                 path: path.display().to_string(),
                 what: format!("cannot use write-ahead logging (journal mode stays {mode})"),
                 busy: false,
+                full: false,
             });
         }
         conn.pragma_update(None, "synchronous", "NORMAL")
@@ -146,6 +156,7 @@ impl Store {
             path: self.path.display().to_string(),
             what: explain(&e),
             busy: is_busy(&e),
+            full: is_full(&e),
         }
     }
 
@@ -171,6 +182,7 @@ impl Store {
                         "it was written by a newer hammer (schema version {v}, this hammer knows up to {VERSION}); upgrade hammer or use another data directory (HAMMER_HOME)"
                     ),
                     busy: false,
+                full: false,
                 });
             }
             if v == VERSION {
@@ -363,6 +375,13 @@ impl Store {
         }
         if let Some(t) = &end.tpch {
             insert_tpch(tx, job, t)?;
+        }
+        if let Some(c) = &end.cpu {
+            tx.execute(
+                "INSERT OR REPLACE INTO job_cpu (job, seconds, busy_pct, hammer_pct, server_pct, server) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                params![job, c.seconds, c.busy_pct, c.hammer_pct, c.server_pct, c.server],
+            )?;
         }
         if let Some(live) = &end.live {
             let series = serde_json::to_string(live).unwrap_or_default();
@@ -664,6 +683,23 @@ impl Store {
             })
             .optional()
             .map_err(e)?;
+        let cpu = self
+            .conn
+            .query_row(
+                "SELECT seconds, busy_pct, hammer_pct, server_pct, server FROM job_cpu WHERE job = ?1",
+                [id],
+                |r| {
+                    Ok(super::HostCpu::new(
+                        r.get(0)?,
+                        r.get(1)?,
+                        r.get(2)?,
+                        r.get(3)?,
+                        r.get(4)?,
+                    ))
+                },
+            )
+            .optional()
+            .map_err(e)?;
         Ok(Some(super::Detail {
             summary,
             settings: serde_json::from_str(&settings).unwrap_or(serde_json::Value::Null),
@@ -675,6 +711,7 @@ impl Store {
             system,
             live: live.and_then(|s| serde_json::from_str(&s).ok()),
             tpch: self.tpch(id)?,
+            cpu,
         }))
     }
 
@@ -839,6 +876,8 @@ pub struct End {
     pub live: Option<super::live::Live>,
     /// A TPROC-H run's figures, query sets and refresh functions.
     pub tpch: Option<TpchRecord>,
+    /// The host's CPU over the job.
+    pub cpu: Option<super::HostCpu>,
 }
 
 impl End {
@@ -853,6 +892,7 @@ impl End {
             system: None,
             live: None,
             tpch: None,
+            cpu: None,
         }
     }
 }

@@ -109,6 +109,13 @@ fn a_job_round_trips() {
             }],
         }),
         tpch: None,
+        cpu: Some(crate::jobs::HostCpu::new(
+            61.0,
+            80.0,
+            20.0,
+            Some(45.5),
+            "postgres (pid 7 and its processes)".into(),
+        )),
     };
     s.finish("00000001AAAA000000000001", &end, 61_000).unwrap();
     let d = s.detail("00000001AAAA000000000001").unwrap().unwrap();
@@ -118,6 +125,12 @@ fn a_job_round_trips() {
     assert_eq!(d.timings[0].p99_ms, 3.0);
     assert_eq!(d.tcount.len(), 1);
     assert_eq!(d.metrics[0].idle, 84.5);
+    let cpu = d.cpu.as_ref().expect("the host's CPU");
+    assert_eq!(
+        (cpu.busy_pct, cpu.server_pct, cpu.other_pct),
+        (80.0, Some(45.5), Some(14.5))
+    );
+    assert_eq!(cpu, end.cpu.as_ref().unwrap());
     let live = d.live.expect("the live series");
     assert_eq!(live.window, Some((1.0, Some(61.0))));
     assert_eq!(live.points[0].rate("NOPM"), Some(99.5));
