@@ -2,7 +2,7 @@
 //!
 //! Order matters: `print dict` lists keys in the order HammerDB's XML files give them.
 
-use super::spec::{KeySpec, Kind};
+use super::spec::{KeySpec, Kind, MINUTES_MAX};
 use super::Database;
 
 const DRIVERS: &[&str] = &["test", "timed"];
@@ -209,23 +209,33 @@ fn mysql_family_keys(db: Database) -> Vec<KeySpec> {
 fn driver_keys(p: &str) -> Vec<KeySpec> {
     let t = |k: &str, d: &str, kind| KeySpec::new("tpcc", format!("{p}_{k}"), d, kind);
     vec![
+        // A trillion: months at a million transactions a second, and a count every integer
+        // type the driver uses can hold.
         t(
             "total_iterations",
             "10000000",
             Kind::Int {
                 min: 1,
-                max: i64::MAX,
+                max: 1_000_000_000_000,
             },
         ),
         t("raiseerror", "false", Kind::Bool),
         t("keyandthink", "false", Kind::Bool),
         t("driver", "timed", Kind::Choice(DRIVERS)),
-        t("rampup", "2", Kind::Minutes { min: 0.0 }),
+        t(
+            "rampup",
+            "2",
+            Kind::Minutes {
+                min: 0.0,
+                max: MINUTES_MAX,
+            },
+        ),
         t(
             "duration",
             "5",
             Kind::Minutes {
                 min: f64::MIN_POSITIVE,
+                max: MINUTES_MAX,
             },
         ),
         t("allwarehouse", "false", Kind::Bool),
@@ -309,13 +319,14 @@ pub fn generic_keys() -> Vec<KeySpec> {
                 max: 3_600_000,
             },
         ),
+        // HammerDB's vuset takes a Tcl integer: 32 bits.
         k(
             "virtual_user_options",
             "iterations",
             "1",
             Kind::Int {
                 min: 1,
-                max: i64::MAX,
+                max: i32::MAX as i64,
             },
         ),
         k("virtual_user_options", "show_output", "1", Kind::Flag),
@@ -365,7 +376,7 @@ pub fn generic_keys() -> Vec<KeySpec> {
             "0",
             Kind::Int {
                 min: 0,
-                max: i64::MAX,
+                max: i32::MAX as i64,
             },
         ),
     ]

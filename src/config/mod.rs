@@ -6,6 +6,7 @@ pub mod spec;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use serde_json::{Map, Value};
 
@@ -97,6 +98,42 @@ impl Dict {
         self.get(key).parse().unwrap_or(0.0)
     }
 
+    // The typed readers below never panic: a dictionary holds only values in their key's
+    // range, every range fits the type (a test checks), and anything else reads as the
+    // nearest value the type holds.
+
+    /// A whole-number key as a count (virtual users, warehouses, iterations).
+    pub fn get_u32(&self, key: &str) -> u32 {
+        u32::try_from(self.get_i64(key).max(0)).unwrap_or(u32::MAX)
+    }
+
+    /// A whole-number key as a large count (`*_total_iterations`).
+    pub fn get_u64(&self, key: &str) -> u64 {
+        u64::try_from(self.get_i64(key)).unwrap_or(0)
+    }
+
+    /// A port key.
+    pub fn get_u16(&self, key: &str) -> u16 {
+        u16::try_from(self.get_i64(key).max(0)).unwrap_or(u16::MAX)
+    }
+
+    /// A key in milliseconds (`user_delay`, `*_async_delay`) as a duration.
+    pub fn get_millis(&self, key: &str) -> Duration {
+        Duration::from_millis(self.get_u64(key))
+    }
+
+    /// A key in seconds (`*_reply_timeout`, `refresh_rate`) as a duration.
+    pub fn get_secs(&self, key: &str) -> Duration {
+        Duration::from_secs(self.get_u64(key))
+    }
+
+    /// A minutes key (`*_rampup`, `*_duration`) as a duration, at most [`spec::MINUTES_MAX`].
+    pub fn get_minutes(&self, key: &str) -> Duration {
+        let minutes = self.get_f64(key).clamp(0.0, spec::MINUTES_MAX);
+        // NaN (which no dictionary holds) fails here rather than in a panic.
+        Duration::try_from_secs_f64(minutes * 60.0).unwrap_or(Duration::ZERO)
+    }
+
     pub fn get_bool(&self, key: &str) -> bool {
         matches!(self.get(key), "true" | "1")
     }
@@ -112,12 +149,17 @@ impl Dict {
     /// Validates and stores a value; the key keeps its old value when the new one is refused.
     fn set_checked(&mut self, spec: &KeySpec, raw: &str) -> std::result::Result<Change, String> {
         let new = spec.kind.parse(raw)?;
-        let old = self.get(&spec.key).to_string();
+        Ok(self.store(&spec.key, new))
+    }
+
+    /// Stores a value already checked and in canonical form.
+    fn store(&mut self, key: &str, new: String) -> Change {
+        let old = self.get(key).to_string();
         if old == new {
-            return Ok(Change::Same(new));
+            return Change::Same(new);
         }
-        self.values.insert(spec.key.clone(), new.clone());
-        Ok(Change::Changed { old, new })
+        self.values.insert(key.to_string(), new.clone());
+        Change::Changed { old, new }
     }
 
     /// HammerDB's nested two-level layout (reference 5.4) for the given sections.
@@ -225,9 +267,18 @@ impl Settings {
                         warnings.push(format!("settings file: ignoring unknown key {name}.{key}"))
                     }
                     Some(spec) => {
+                        // One warning per refused value; the rest of the file still loads.
                         if let Err(why) = dict.set_checked(&spec, &raw) {
+                            let shown = if spec.is_secret() {
+                                MASK.to_string()
+                            } else {
+                                clip(&raw)
+                            };
                             warnings.push(format!(
-                                "settings file: ignoring {name}.{key}: {why}; using the default {}",
+                                "settings file {}: value {shown} of {}:{key} is not valid: it \
+                                 {why}; using the default {}",
+                                path.display(),
+                                spec.section,
                                 spec.default
                             ));
                         }
@@ -317,6 +368,24 @@ impl Settings {
 
     /// Sets `section:key` in a dictionary, with HammerDB's checks and our clearer errors.
     pub fn set(&mut self, target: Target, section: &str, key: &str, raw: &str) -> Result<Change> {
+        let (spec, new) = self.checked(target, section, key, raw)?;
+        Ok(self.dict_mut(target).store(&spec.key, new))
+    }
+
+    /// What [`Settings::set`] would refuse, without setting anything: a command that checks
+    /// more than the range (dgset's writers per warehouse) says the range first.
+    pub fn check(&self, target: Target, section: &str, key: &str, raw: &str) -> Result<()> {
+        self.checked(target, section, key, raw).map(|_| ())
+    }
+
+    /// The key's spec and the value in canonical form, or why the value is refused.
+    fn checked(
+        &self,
+        target: Target,
+        section: &str,
+        key: &str,
+        raw: &str,
+    ) -> Result<(KeySpec, String)> {
         let label = target.label();
         let dict = self.dict(target);
         let sections = dict.sections();
@@ -341,21 +410,20 @@ impl Settings {
             }
             None => return Err(self.unknown_key(target, section, key)),
         };
-        let dict = self.dict_mut(target);
-        dict.set_checked(&spec, raw).map_err(|why| {
-            let shown = if spec.is_secret() {
-                MASK.to_string()
-            } else {
-                raw.to_string()
-            };
-            Error::BadValue {
+        match spec.kind.parse(raw) {
+            Ok(new) => Ok((spec, new)),
+            Err(why) => Err(Error::BadValue {
                 section: section.to_string(),
                 key: key.to_string(),
-                value: shown,
-                why: why.to_string(),
-                kept: dict.shown(key).to_string(),
-            }
-        })
+                value: if spec.is_secret() {
+                    MASK.to_string()
+                } else {
+                    raw.to_string()
+                },
+                why,
+                kept: self.dict(target).shown(key),
+            }),
+        }
     }
 
     fn unknown_key(&self, target: Target, section: &str, key: &str) -> Error {
@@ -397,6 +465,15 @@ impl Settings {
             way_out,
             hint: target.hint(),
         }
+    }
+}
+
+/// A value as a warning quotes it: a hand-edited file may hold a whole paragraph.
+fn clip(raw: &str) -> String {
+    const MAX: usize = 40;
+    match raw.char_indices().nth(MAX) {
+        Some((end, _)) => format!("{}...", &raw[..end]),
+        None => raw.to_string(),
     }
 }
 
@@ -595,6 +672,125 @@ mod tests {
         assert!(w.is_empty(), "{w:?}");
         assert_eq!(again.db(Database::Maria).get("maria_count_ware"), "7");
         assert_eq!(again.current(), Database::Maria);
+    }
+
+    const TARGETS: [Target; 4] = [
+        Target::Generic,
+        Target::Db(Database::Pg),
+        Target::Db(Database::Maria),
+        Target::Db(Database::Mysql),
+    ];
+
+    #[test]
+    fn every_numeric_key_refuses_extremes_naming_key_value_and_range() {
+        let mut s = Settings::defaults();
+        let mut checked = 0;
+        for target in TARGETS {
+            let specs: Vec<KeySpec> = s.dict(target).specs().to_vec();
+            for spec in specs.iter().filter(|k| k.kind.is_numeric()) {
+                for bad in ["9223372036854775807", "-1", "1e300", "NaN", "", "inf"] {
+                    let before = s.dict(target).get(&spec.key).to_string();
+                    let Err(e) = s.set(target, spec.section, &spec.key, bad) else {
+                        // -1 is no value any numeric key takes, nor are the others.
+                        panic!("{}: {bad} was accepted", spec.key);
+                    };
+                    let e = e.to_string();
+                    let named =
+                        format!("Value {bad} for {}:{} is not valid", spec.section, spec.key);
+                    assert!(e.contains(&named), "{e}");
+                    assert!(e.contains(&spec.kind.describe()), "{e}");
+                    if bad != "NaN" && !bad.is_empty() {
+                        assert!(e.contains("is out of range"), "{e}");
+                    }
+                    assert_eq!(s.dict(target).get(&spec.key), before);
+                    checked += 1;
+                }
+            }
+        }
+        // Every database's 18 or so numeric keys and the generic dictionary's.
+        assert!(checked > 6 * 50, "only {checked} checks");
+    }
+
+    #[test]
+    fn every_numeric_range_fits_the_readers() {
+        let mut s = Settings::defaults();
+        let later = std::time::Instant::now();
+        for target in TARGETS {
+            let specs: Vec<KeySpec> = s.dict(target).specs().to_vec();
+            for spec in &specs {
+                match spec.kind {
+                    Kind::Int { min, max } => {
+                        for v in [min, max] {
+                            s.set(target, spec.section, &spec.key, &v.to_string())
+                                .unwrap();
+                            let d = s.dict(target);
+                            // Counts fit u32 but for the iteration totals, which fit u64.
+                            if spec.key.ends_with("total_iterations") {
+                                assert_eq!(d.get_u64(&spec.key), v as u64);
+                            } else {
+                                assert_eq!(i64::from(d.get_u32(&spec.key)), v, "{}", spec.key);
+                            }
+                            // As milliseconds or seconds, a deadline can hold it.
+                            assert!(later.checked_add(d.get_secs(&spec.key)).is_some());
+                        }
+                    }
+                    Kind::Minutes { max, .. } => {
+                        s.set(target, spec.section, &spec.key, &max.to_string())
+                            .unwrap();
+                        let d = s.dict(target).get_minutes(&spec.key);
+                        assert_eq!(d.as_secs_f64(), max * 60.0);
+                        assert!(later.checked_add(d * 2).is_some());
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_value_out_of_range_in_the_file_warns_once_and_loads_the_rest() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("settings.json"),
+            r#"{"pg":{"pg_duration":"9223372036854775807","pg_count_ware":"3",
+                 "pg_rampup":1e300},
+               "generic":{"iterations":"99999999999","virtual_users":"4"}}"#,
+        )
+        .unwrap();
+        let (s, w) = Settings::load(dir.path());
+        assert_eq!(w.len(), 3, "{w:#?}");
+        assert!(
+            w.iter().any(|l| l.contains(
+                "value 9223372036854775807 of tpcc:pg_duration is not valid: it is out of range"
+            ) && l.contains("at most 525600")
+                && l.ends_with("using the default 5")),
+            "{w:#?}"
+        );
+        assert!(
+            w.iter()
+                .any(|l| l.contains("value 1e+300 of tpcc:pg_rampup")),
+            "{w:#?}"
+        );
+        assert!(
+            w.iter()
+                .any(|l| l.contains("of virtual_user_options:iterations")),
+            "{w:#?}"
+        );
+        let pg = s.db(Database::Pg);
+        assert_eq!(pg.get("pg_duration"), "5");
+        assert_eq!(pg.get("pg_rampup"), "2");
+        assert_eq!(pg.get("pg_count_ware"), "3");
+        assert_eq!(s.generic.get("iterations"), "1");
+        assert_eq!(s.generic.get("virtual_users"), "4");
+        assert_eq!(pg.get_minutes("pg_duration"), Duration::from_secs(300));
+    }
+
+    #[test]
+    fn a_long_value_is_clipped_in_the_warning() {
+        assert_eq!(clip("short"), "short");
+        let long = "9".repeat(100);
+        assert_eq!(clip(&long), format!("{}...", "9".repeat(40)));
+        assert_eq!(clip(&"é".repeat(41)), format!("{}...", "é".repeat(40)));
     }
 
     #[test]

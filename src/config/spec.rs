@@ -5,8 +5,8 @@
 pub enum Kind {
     /// A whole number in `min..=max`.
     Int { min: i64, max: i64 },
-    /// Minutes, fractions allowed (`0.5` is thirty seconds); `min` is inclusive.
-    Minutes { min: f64 },
+    /// Minutes, fractions allowed (`0.5` is thirty seconds), in `min..=max`.
+    Minutes { min: f64, max: f64 },
     /// `true` or `false` (also accepts 1/0, yes/no, on/off).
     Bool,
     /// `0` or `1`, for HammerDB's numeric switches (`show_output`, `tc_log_to_temp`, ...).
@@ -24,8 +24,17 @@ pub enum Kind {
     Methods(&'static [&'static str]),
 }
 
+/// The longest rampup or duration: a year, far beyond any run and still a `Duration` that
+/// every deadline (`Instant + duration`) can hold.
+pub const MINUTES_MAX: f64 = 525_600.0;
+
 impl Kind {
     pub const PORT: Kind = Kind::Int { min: 1, max: 65535 };
+
+    /// Whether the key holds a number (and so has a range).
+    pub fn is_numeric(&self) -> bool {
+        matches!(self, Kind::Int { .. } | Kind::Minutes { .. })
+    }
 
     /// The values Tab offers: every valid word of an enumerated kind, none for the others.
     pub fn words(&self) -> Vec<String> {
@@ -43,12 +52,15 @@ impl Kind {
         match self {
             Kind::Int { min, max } if *max == i64::MAX => format!("an integer >= {min}"),
             Kind::Int { min, max } => format!("an integer from {min} to {max}"),
-            Kind::Minutes { min } if *min > 0.0 => {
-                "a number of minutes greater than 0 (fractions allowed, e.g. 0.5)".to_string()
-            }
-            Kind::Minutes { .. } => {
-                "a number of minutes >= 0 (fractions allowed, e.g. 0.5)".to_string()
-            }
+            Kind::Minutes { min, max } if *min > 0.0 => format!(
+                "a number of minutes greater than 0 and at most {} (fractions allowed, e.g. 0.5)",
+                format_minutes(*max)
+            ),
+            Kind::Minutes { min, max } => format!(
+                "a number of minutes from {} to {} (fractions allowed, e.g. 0.5)",
+                format_minutes(*min),
+                format_minutes(*max)
+            ),
             Kind::Bool => "true or false".to_string(),
             Kind::Flag => "0 or 1".to_string(),
             Kind::Choice(words) => format!("one of {}", words.join("|")),
@@ -66,13 +78,25 @@ impl Kind {
     pub fn parse(&self, raw: &str) -> Result<String, String> {
         let t = raw.trim();
         let bad = || Err(format!("must be {}", self.describe()));
+        // A number, but not one the key takes: said as such, with the range.
+        let out_of_range = || Err(format!("is out of range, must be {}", self.describe()));
         match self {
             Kind::Int { min, max } => match t.parse::<i64>() {
                 Ok(v) if v >= *min && v <= *max => Ok(v.to_string()),
-                _ => bad(),
+                Ok(_) => out_of_range(),
+                // Beyond i64 (`9223372036854775808`, `1e300`) is out of range too; `1.5` and
+                // `abc` are not integers at all.
+                Err(_) => match t.parse::<f64>() {
+                    Ok(v) if v.is_finite() && (v < *min as f64 || v > *max as f64) => {
+                        out_of_range()
+                    }
+                    Ok(v) if v.is_infinite() => out_of_range(),
+                    _ => bad(),
+                },
             },
-            Kind::Minutes { min } => match t.parse::<f64>() {
-                Ok(v) if v.is_finite() && v >= *min => Ok(format_minutes(v)),
+            Kind::Minutes { min, max } => match t.parse::<f64>() {
+                Ok(v) if v.is_finite() && v >= *min && v <= *max => Ok(format_minutes(v)),
+                Ok(v) if !v.is_nan() => out_of_range(),
                 _ => bad(),
             },
             Kind::Bool => match parse_bool(t) {
@@ -177,6 +201,28 @@ mod tests {
         assert!(k.parse("0").unwrap_err().contains(">= 1"));
         assert!(k.parse("abc").is_err());
         assert!(k.parse("1.5").is_err());
+        let k = Kind::Int { min: 1, max: 59 };
+        for high in [
+            "60",
+            "9223372036854775807",
+            "9223372036854775808",
+            "1e300",
+            "-1",
+            "inf",
+        ] {
+            assert_eq!(
+                k.parse(high).unwrap_err(),
+                "is out of range, must be an integer from 1 to 59",
+                "{high}"
+            );
+        }
+        for not_a_number in ["", "NaN", "1.5", "x", "0x10"] {
+            assert_eq!(
+                k.parse(not_a_number).unwrap_err(),
+                "must be an integer from 1 to 59",
+                "{not_a_number}"
+            );
+        }
         assert_eq!(Kind::PORT.parse("65535").unwrap(), "65535");
         assert!(Kind::PORT
             .parse("65536")
@@ -186,7 +232,10 @@ mod tests {
 
     #[test]
     fn minutes_accept_fractions() {
-        let k = Kind::Minutes { min: 0.0 };
+        let k = Kind::Minutes {
+            min: 0.0,
+            max: MINUTES_MAX,
+        };
         assert_eq!(k.parse("0.5").unwrap(), "0.5");
         assert_eq!(k.parse("2").unwrap(), "2");
         assert_eq!(k.parse("2.0").unwrap(), "2");
@@ -196,9 +245,21 @@ mod tests {
         assert!(k.parse("inf").is_err());
         let positive = Kind::Minutes {
             min: f64::MIN_POSITIVE,
+            max: MINUTES_MAX,
         };
         assert!(positive.parse("0").is_err());
         assert_eq!(positive.parse("0.1").unwrap(), "0.1");
+        assert_eq!(positive.parse("525600").unwrap(), "525600");
+        for high in ["525600.5", "9223372036854775807", "1e300", "inf", "-inf"] {
+            assert_eq!(
+                positive.parse(high).unwrap_err(),
+                "is out of range, must be a number of minutes greater than 0 and at most 525600 \
+                 (fractions allowed, e.g. 0.5)",
+                "{high}"
+            );
+        }
+        assert!(k.parse("-1").unwrap_err().contains("from 0 to 525600"));
+        assert!(k.parse("NaN").unwrap_err().starts_with("must be"));
     }
 
     #[test]

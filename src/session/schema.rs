@@ -101,6 +101,14 @@ impl Session {
                 usage,
             ));
         };
+        // The key's own range first: `dgset vu 9223372036854775807` is out of range, whatever
+        // the warehouses.
+        self.settings.check(
+            crate::config::Target::Generic,
+            "datageneration",
+            key,
+            &args[1],
+        )?;
         let g = &self.settings.generic;
         let (vus, ware) = (g.get_i64("gen_num_vu"), g.get_i64("gen_count_ware"));
         match *option {

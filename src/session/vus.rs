@@ -51,7 +51,7 @@ impl Session {
         if self.vu.script.is_none() && self.vu.custom.is_none() {
             let _ = self.loadscript(&[])?;
         }
-        let workers = self.settings.generic.get_i64("virtual_users") as usize;
+        let workers = self.settings.generic.get_u32("virtual_users") as usize;
         // Custom scripts run without a monitor.
         let monitor = self.vu.script.as_ref().is_some_and(|s| s.timed());
         let total = workers + usize::from(monitor);
@@ -282,9 +282,9 @@ impl Session {
         let g = &self.settings.generic;
         let plan = crate::custom::Plan {
             virtual_users: board.len() as u32,
-            iterations: g.get_i64("iterations") as u32,
-            user_delay: std::time::Duration::from_millis(g.get_i64("user_delay") as u64),
-            repeat_delay: std::time::Duration::from_millis(g.get_i64("repeat_delay") as u64),
+            iterations: g.get_u32("iterations"),
+            user_delay: g.get_millis("user_delay"),
+            repeat_delay: g.get_millis("repeat_delay"),
         };
         for n in 1..=board.len() {
             board.set(n, crate::vu::VuState::WaitIdle);

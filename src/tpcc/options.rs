@@ -61,7 +61,6 @@ impl Options {
         let d = settings.db(db);
         let p = db.prefix();
         let k = |key: &str| format!("{p}_{key}");
-        let minutes = |key: &str| Duration::from_secs_f64(d.get_f64(&k(key)) * 60.0);
         let vu = VuGlobals::read(settings);
         Options {
             driver: if d.get(&k("driver")) == "test" {
@@ -69,18 +68,18 @@ impl Options {
             } else {
                 DriverKind::Timed
             },
-            warehouses: d.get_i64(&k("count_ware")) as u32,
-            total_iterations: d.get_i64(&k("total_iterations")) as u64,
+            warehouses: d.get_u32(&k("count_ware")),
+            total_iterations: d.get_u64(&k("total_iterations")),
             raise_error: d.get_bool(&k("raiseerror")),
             key_and_think: d.get_bool(&k("keyandthink")),
-            rampup: minutes("rampup"),
-            duration: minutes("duration"),
+            rampup: d.get_minutes(&k("rampup")),
+            duration: d.get_minutes(&k("duration")),
             all_warehouses: d.get_bool(&k("allwarehouse")),
             time_profile: d.get_bool(&k("timeprofile")),
             async_scale: d.get_bool(&k("async_scale")),
-            async_clients: d.get_i64(&k("async_client")) as u32,
-            async_delay: Duration::from_millis(d.get_i64(&k("async_delay")) as u64),
-            async_pool: d.get_i64(&k("async_pool")) as u32,
+            async_clients: d.get_u32(&k("async_client")),
+            async_delay: d.get_millis(&k("async_delay")),
+            async_pool: d.get_u32(&k("async_pool")),
             reconnect_for: crate::vu::RECONNECT_FOR,
             virtual_users: vu.virtual_users,
             user_delay: vu.user_delay,

@@ -43,10 +43,10 @@ impl VuGlobals {
     pub fn read(settings: &Settings) -> Self {
         let g = &settings.generic;
         VuGlobals {
-            virtual_users: g.get_i64("virtual_users") as u32,
-            user_delay: Duration::from_millis(g.get_i64("user_delay") as u64),
+            virtual_users: g.get_u32("virtual_users"),
+            user_delay: g.get_millis("user_delay"),
             show_output: g.get_bool("show_output"),
-            refresh: Duration::from_secs(g.get_i64("refresh_rate").max(0) as u64),
+            refresh: g.get_secs("refresh_rate"),
         }
     }
 }
