@@ -207,10 +207,19 @@ pub async fn finish_whole<T>(
 
 /// HammerDB's last lines of a build with `loaders` workers (a monitor besides them when
 /// more than one): each virtual user's end, then `ALL VIRTUAL USERS COMPLETE`; or, when the
-/// build failed, virtual user 1's failure. Passes the outcome through.
+/// build failed, virtual user 1's failure, or its stop when Ctrl-C stopped it. Passes the
+/// outcome through.
 pub fn say_build_end<T>(out: &Output, loaders: u32, outcome: Result<T>) -> Result<T> {
-    if outcome.is_err() {
-        out.line("Vuser 1:FINISHED FAILED");
+    if let Err(e) = &outcome {
+        let stopped = match e {
+            Error::BuildStopped { why, .. } => matches!(**why, Error::Interrupted),
+            e => matches!(e, Error::Interrupted),
+        };
+        out.line(if stopped {
+            "Vuser 1:FINISHED STOPPED"
+        } else {
+            "Vuser 1:FINISHED FAILED"
+        });
         return outcome;
     }
     let vusers = if loaders <= 1 { 1 } else { loaders + 1 };
@@ -239,6 +248,16 @@ mod tests {
             ]
         );
         assert!(say_build_end::<()>(&out, 1, Err(Error::Interrupted)).is_err());
+        assert_eq!(out.take_captured(), ["Vuser 1:FINISHED STOPPED"]);
+        let stopped = Error::BuildStopped {
+            loaded: 1,
+            expected: 2,
+            why: Box::new(Error::Interrupted),
+            db: "PostgreSQL",
+        };
+        assert!(say_build_end::<()>(&out, 2, Err(stopped)).is_err());
+        assert_eq!(out.take_captured(), ["Vuser 1:FINISHED STOPPED"]);
+        assert!(say_build_end::<()>(&out, 1, Err(Error::NoMonitor)).is_err());
         assert_eq!(out.take_captured(), ["Vuser 1:FINISHED FAILED"]);
     }
 

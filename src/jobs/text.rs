@@ -95,9 +95,7 @@ pub fn results(jobs: &[super::JobResult]) -> String {
         .map(|(s, f, h)| {
             let what = match (f, h) {
                 (_, Some(h)) => {
-                    let g = h
-                        .geomean_line()
-                        .unwrap_or_else(|| "no geometric mean: no query returned rows".to_string());
+                    let g = h.geomean_line().unwrap_or_else(|| no_geomean(h));
                     format!("{g}; {}", h.completed_line())
                 }
                 (Some(f), None) => result_line(&s.profile.db, f)
@@ -180,10 +178,19 @@ fn units(s: &Summary) -> &'static str {
 /// none) and the query sets completed.
 fn tpch_lines(h: &super::TpchFigures) -> [String; 2] {
     [
-        h.geomean_line()
-            .unwrap_or_else(|| "no geometric mean: no query returned rows".to_string()),
+        h.geomean_line().unwrap_or_else(|| no_geomean(h)),
         h.completed_line(),
     ]
+}
+
+/// Why a TPROC-H job has no geometric mean: a stopped run whose sets were all cut short
+/// (their few queries are no run's figure), or no query that returned rows.
+fn no_geomean(h: &super::TpchFigures) -> String {
+    if h.querysets == 0 && h.queries > 0 {
+        "no geometric mean: stopped before a query set was complete".to_string()
+    } else {
+        "no geometric mean: no query returned rows".to_string()
+    }
 }
 
 /// `scale factor 1, 3 query streams, 66 queries (1 failed) in 25.3 s of query time`.
@@ -797,6 +804,13 @@ mod tests {
             t.figures.geomean = None;
         }
         assert!(result(&d).contains("\nno geometric mean: no query returned rows\n"));
+        // Stopped before a set was complete: said so.
+        if let Some(t) = d.tpch.as_mut() {
+            t.figures.querysets = 0;
+        }
+        assert!(
+            result(&d).contains("\nno geometric mean: stopped before a query set was complete\n")
+        );
     }
 
     /// TPROC-H's timing names its queries and refresh functions, the column as wide as the

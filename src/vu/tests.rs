@@ -315,7 +315,7 @@ async fn a_timed_run_stopped_in_its_window_says_every_virtual_user_stopped() {
     );
     for vu in 1..=3 {
         let line = format!("Vuser {vu}:FINISHED STOPPED");
-        assert!(lines.iter().any(|l| *l == line), "{line} in {lines:?}");
+        assert!(lines.contains(&line), "{line} in {lines:?}");
     }
     assert!(!lines.iter().any(|l| l.contains("SUCCESS")), "{lines:?}");
 }
