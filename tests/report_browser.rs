@@ -97,7 +97,8 @@ fn run_chromium(args: &[String]) -> String {
 
 /// Measures every chart of a page once it is laid out: pairs of texts whose boxes overlap, a
 /// text over a bar or a legend's swatch (not the measured window's shading, which labels
-/// sit on by design), a text outside its chart. Writes the findings into the page as JSON.
+/// sit on by design), a text outside its chart; and a page wider than its window. Writes the
+/// findings into the page as JSON.
 const MEASURE: &str = r#"<script>
 window.addEventListener('load', () => {
   const found = [];
@@ -122,6 +123,10 @@ window.addEventListener('load', () => {
       rs.forEach(([b, bb]) => { if (hit(ab, bb)) found.push(`${name}: "${a}" overlaps the bar of ${b}`); });
     });
   });
+  // A table wider than the page scrolls in its own box; the page itself never does.
+  const page = document.documentElement;
+  if (page.scrollWidth > page.clientWidth + 1)
+    found.push(`the page is ${page.scrollWidth} px wide in a window of ${page.clientWidth} px`);
   const pre = document.createElement('pre');
   pre.id = 'hammer-measured';
   pre.textContent = JSON.stringify({charts: svgs.length, texts, found});

@@ -35,6 +35,7 @@ pre{background:#f6f8fa;padding:.8em;overflow-x:auto;font-size:.8em;line-height:1
 svg{font-size:11px;font-family:inherit}.axis{stroke:#999}.grid{stroke:#eee}.none{color:#777;font-style:italic}
 .window{fill:#e3f2fd}.phase{fill:#777}
 details summary{cursor:pointer}
+.scroll{overflow-x:auto;max-width:100%}.scroll td,.scroll th{white-space:nowrap}
 ";
 
 const COLORS: [&str; 6] = [
@@ -547,7 +548,8 @@ fn tpch_html(t: &TpchRecord) -> String {
         page.push_str(&none("No query ran."));
     } else {
         page.push_str(&query_chart(t));
-        page.push_str(r#"<table><tr><th>query</th>"#);
+        // A column pair per set: many sets make it wider than the page, so it scrolls alone.
+        page.push_str(r#"<div class="scroll"><table><tr><th>query</th>"#);
         for s in &t.sets {
             let _ = write!(
                 page,
@@ -589,7 +591,7 @@ fn tpch_html(t: &TpchRecord) -> String {
                 s.queries.len()
             );
         }
-        page.push_str("</tr></table>");
+        page.push_str("</tr></table></div>");
     }
     page.push_str("<h2>Refresh functions</h2>");
     if t.refreshes.is_empty() {
