@@ -100,7 +100,7 @@ fn a_doubling_array_ends_at_max_array_size() {
         &format!("{{{GUARDED}}}"),
         "let a = [1];\nloop { a += a; }\nprint(\"not reached\");\n",
         "max_array_size",
-        "grew past 10000 items",
+        "grew past 100000 items",
     );
 }
 

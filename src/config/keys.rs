@@ -391,8 +391,10 @@ pub fn generic_keys() -> Vec<KeySpec> {
             "10000000",
             script_size(1000),
         ),
-        k("commandline", "max_array_size", "10000", script_size(100)),
-        k("commandline", "max_map_size", "10000", script_size(100)),
+        // A hundred thousand: the series of an eight-hour metstop (seven entries a sample,
+        // one sample every two seconds) or a long job's output lines fit.
+        k("commandline", "max_array_size", "100000", script_size(100)),
+        k("commandline", "max_map_size", "100000", script_size(100)),
         k(
             "commandline",
             "max_call_levels",
