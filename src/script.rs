@@ -1,6 +1,8 @@
 //! The Rhai engine that console and scripts share: HammerDB's commands as functions, one scope
 //! kept between inputs, the bare `diset tpcc pg_count_ware 4` form, and errors with positions.
 
+mod limits;
+
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use rhai::{Dynamic, Engine, EvalAltResult, ImmutableString, Position, Scope, AST};
@@ -8,11 +10,17 @@ use rhai::{Dynamic, Engine, EvalAltResult, ImmutableString, Position, Scope, AST
 use crate::commands::{self, COMMANDS, PRINT_TARGETS};
 use crate::error::Error;
 use crate::session::Session;
+use limits::{Limits, MemoryGuard};
 
 /// What a script stopped by Ctrl-C terminates with: the message to show. Rhai's `try` cannot
 /// catch a termination, so a stop is never mistaken for an error the script handles.
 #[derive(Clone)]
 struct Stop(String);
+
+/// What a script that passed `max_script_memory` terminates with: the message to show. An
+/// error of the script (exit 1), not a stop.
+#[derive(Clone)]
+struct OverLimit(String);
 
 /// The most arguments any command is registered for; more is reported as a usage error too.
 const MAX_ARITY: usize = 5;
@@ -54,6 +62,7 @@ pub struct ScriptEngine {
     /// Functions defined by earlier inputs, kept for later ones.
     functions: AST,
     session: Arc<Mutex<Session>>,
+    memory: MemoryGuard,
 }
 
 fn lock(session: &Mutex<Session>) -> MutexGuard<'_, Session> {
@@ -91,11 +100,15 @@ impl ScriptEngine {
         let mut engine = Engine::new();
         let out = lock(&session).out.clone();
         let interrupt = lock(&session).interrupt.clone();
-        // A script busy in pure Rhai (a loop with no command in it) still stops on Ctrl-C.
-        engine.on_progress(move |_| {
-            interrupt
-                .is_set()
-                .then(|| Dynamic::from(Stop(Error::Interrupted.to_string())))
+        // A script busy in pure Rhai (a loop with no command in it) still stops on Ctrl-C,
+        // and before it takes the machine's memory.
+        let memory = MemoryGuard::default();
+        let guard = memory.clone();
+        engine.on_progress(move |count| {
+            if interrupt.is_set() {
+                return Some(Dynamic::from(Stop(Error::Interrupted.to_string())));
+            }
+            guard.over(count).map(|why| Dynamic::from(OverLimit(why)))
         });
         let print_out = out.clone();
         engine.on_print(move |text| print_out.line(text));
@@ -127,6 +140,7 @@ impl ScriptEngine {
             scope: Scope::new(),
             functions: AST::empty(),
             session,
+            memory,
         }
     }
 
@@ -176,10 +190,17 @@ impl ScriptEngine {
 
     /// Compiles and runs Rhai source in the kept scope.
     pub fn eval(&mut self, source: &str) -> Result<Outcome, ScriptError> {
+        let limits = Limits::read(&self.session().settings.generic);
+        limits.apply(&mut self.engine, &self.memory);
         let ast = self
             .engine
             .compile_with_scope(&self.scope, source)
-            .map_err(|e| ScriptError::new(e.err_type().to_string(), position(e.position())))?;
+            .map_err(|e| {
+                let message = limits
+                    .explain_parse(e.err_type())
+                    .unwrap_or_else(|| e.err_type().to_string());
+                ScriptError::new(message, position(e.position()))
+            })?;
         self.functions = self.functions.merge(&ast.clone_functions_only());
         let run = self.functions.merge(&ast);
         match self
@@ -188,15 +209,20 @@ impl ScriptEngine {
         {
             Ok(v) => Ok(Outcome::Value(v)),
             Err(e) => match terminated(&e) {
-                Some((token, pos)) => match token.clone().try_cast::<Stop>() {
-                    Some(Stop(message)) => Err(ScriptError {
-                        message,
-                        position: position(pos),
-                        interrupted: true,
-                    }),
-                    None => Ok(Outcome::Quit(token.as_int().map_or(0, |c| c as i32))),
-                },
-                None => Err(script_error(*e)),
+                Some((token, pos)) => {
+                    if let Some(OverLimit(message)) = token.clone().try_cast::<OverLimit>() {
+                        return Err(ScriptError::new(message, position(pos)));
+                    }
+                    match token.clone().try_cast::<Stop>() {
+                        Some(Stop(message)) => Err(ScriptError {
+                            message,
+                            position: position(pos),
+                            interrupted: true,
+                        }),
+                        None => Ok(Outcome::Quit(token.as_int().map_or(0, |c| c as i32))),
+                    }
+                }
+                None => Err(script_error(*e, &limits)),
             },
         }
     }
@@ -264,7 +290,7 @@ fn position(p: Position) -> Option<(usize, usize)> {
     p.line().map(|l| (l, p.position().unwrap_or(1)))
 }
 
-fn script_error(mut e: EvalAltResult) -> ScriptError {
+fn script_error(mut e: EvalAltResult, limits: &Limits) -> ScriptError {
     // An error raised inside a script-defined function: report the innermost cause.
     let mut outer = e.take_position();
     while let EvalAltResult::ErrorInFunctionCall(_, _, inner, pos) = e {
@@ -287,7 +313,7 @@ fn script_error(mut e: EvalAltResult) -> ScriptError {
             let name = sig.split([' ', '(']).next().unwrap_or(sig);
             unknown_command(name).unwrap_or_else(|| e.to_string())
         }
-        _ => e.to_string(),
+        _ => limits.explain(&e).unwrap_or_else(|| e.to_string()),
     };
     ScriptError::new(message, position(outer))
 }

@@ -17,7 +17,9 @@ fn numeric(target: Target) -> Vec<(&'static str, String, String, String)> {
         .iter()
         .filter_map(|k| {
             let (lo, hi) = match k.kind {
-                Kind::Int { min, max } => (min.to_string(), max.to_string()),
+                Kind::Int { min, max } | Kind::ZeroOr { min, max } => {
+                    (min.to_string(), max.to_string())
+                }
                 Kind::Minutes { min, max } => {
                     // The smallest duration a user would type: 0.01 minutes.
                     (

@@ -379,8 +379,67 @@ pub fn generic_keys() -> Vec<KeySpec> {
                 max: i32::MAX as i64,
             },
         ),
+        // hammer's own: how far a script may grow its data and nest its calls, so that a
+        // runaway loop ends with an error naming the key rather than with the machine's
+        // memory. Applied at each console input or script run (see script::limits).
+        // The floors keep the console usable: a limit the line that raises it cannot pass
+        // (`giset commandline max_string_size 10000000` holds strings, calls and operations)
+        // would lock every later session out.
+        k(
+            "commandline",
+            "max_string_size",
+            "10000000",
+            script_size(1000),
+        ),
+        // A hundred thousand: the series of an eight-hour metstop (seven entries a sample,
+        // one sample every two seconds) or a long job's output lines fit.
+        k("commandline", "max_array_size", "100000", script_size(100)),
+        k("commandline", "max_map_size", "100000", script_size(100)),
+        k(
+            "commandline",
+            "max_call_levels",
+            "64",
+            Kind::Int {
+                min: 8,
+                max: MAX_CALL_LEVELS,
+            },
+        ),
+        // 0: no limit; a busy script still stops on Ctrl-C.
+        k(
+            "commandline",
+            "max_operations",
+            "0",
+            Kind::ZeroOr {
+                min: 10_000,
+                max: 1_000_000_000_000_000,
+            },
+        ),
+        // MiB the whole process may hold while a script runs; 0 is half the machine's.
+        k(
+            "commandline",
+            "max_script_memory",
+            "0",
+            Kind::ZeroOr {
+                min: 256,
+                max: 1 << 30,
+            },
+        ),
     ]
 }
+
+/// A script's string (bytes), array (items) or map (entries), its nested ones counted in:
+/// up to a billion, never unlimited.
+const fn script_size(min: i64) -> Kind {
+    Kind::Int {
+        min,
+        max: 1_000_000_000,
+    }
+}
+
+/// The deepest nesting of script functions: each level takes the main thread's stack, whose
+/// usual 8 MiB holds about 240 levels of a small function in a debug build; this leaves room
+/// for bigger ones (a test recurses this deep).
+pub const MAX_CALL_LEVELS: i64 = 100;
 
 /// HammerDB keys that hammer knows but does not use, and why: a HammerDB user setting one
 /// gets this instead of "unknown key".

@@ -719,13 +719,18 @@ mod tests {
             let specs: Vec<KeySpec> = s.dict(target).specs().to_vec();
             for spec in &specs {
                 match spec.kind {
-                    Kind::Int { min, max } => {
-                        for v in [min, max] {
+                    Kind::Int { min, max } | Kind::ZeroOr { min, max } => {
+                        for v in [0, min, max] {
+                            if v == 0 && matches!(spec.kind, Kind::Int { .. }) && min > 0 {
+                                continue;
+                            }
                             s.set(target, spec.section, &spec.key, &v.to_string())
                                 .unwrap();
                             let d = s.dict(target);
-                            // Counts fit u32 but for the iteration totals, which fit u64.
-                            if spec.key.ends_with("total_iterations") {
+                            // Counts fit u32 but for the totals read as u64.
+                            let wide = ["max_operations", "max_script_memory"];
+                            if spec.key.ends_with("total_iterations") || wide.contains(&&*spec.key)
+                            {
                                 assert_eq!(d.get_u64(&spec.key), v as u64);
                             } else {
                                 assert_eq!(i64::from(d.get_u32(&spec.key)), v, "{}", spec.key);

@@ -5,6 +5,9 @@
 pub enum Kind {
     /// A whole number in `min..=max`.
     Int { min: i64, max: i64 },
+    /// 0, which the key gives a meaning of its own (no limit, a computed default), or a whole
+    /// number in `min..=max`: the values between would be traps.
+    ZeroOr { min: i64, max: i64 },
     /// Minutes, fractions allowed (`0.5` is thirty seconds), in `min..=max`.
     Minutes { min: f64, max: f64 },
     /// `true` or `false` (also accepts 1/0, yes/no, on/off).
@@ -33,7 +36,10 @@ impl Kind {
 
     /// Whether the key holds a number (and so has a range).
     pub fn is_numeric(&self) -> bool {
-        matches!(self, Kind::Int { .. } | Kind::Minutes { .. })
+        matches!(
+            self,
+            Kind::Int { .. } | Kind::ZeroOr { .. } | Kind::Minutes { .. }
+        )
     }
 
     /// The values Tab offers: every valid word of an enumerated kind, none for the others.
@@ -52,6 +58,7 @@ impl Kind {
         match self {
             Kind::Int { min, max } if *max == i64::MAX => format!("an integer >= {min}"),
             Kind::Int { min, max } => format!("an integer from {min} to {max}"),
+            Kind::ZeroOr { min, max } => format!("0 or an integer from {min} to {max}"),
             Kind::Minutes { min, max } if *min > 0.0 => format!(
                 "a number of minutes greater than 0 and at most {} (fractions allowed, e.g. 0.5)",
                 format_minutes(*max)
@@ -93,6 +100,15 @@ impl Kind {
                     Ok(v) if v.is_infinite() => out_of_range(),
                     _ => bad(),
                 },
+            },
+            Kind::ZeroOr { min, max } => match t.parse::<i64>() {
+                Ok(0) => Ok("0".to_string()),
+                _ => Kind::Int {
+                    min: *min,
+                    max: *max,
+                }
+                .parse(t)
+                .map_err(|why| why.replace("an integer from", "0 or an integer from")),
             },
             Kind::Minutes { min, max } => match t.parse::<f64>() {
                 Ok(v) if v.is_finite() && v >= *min && v <= *max => Ok(format_minutes(v)),
@@ -228,6 +244,28 @@ mod tests {
             .parse("65536")
             .unwrap_err()
             .contains("1 to 65535"));
+    }
+
+    #[test]
+    fn zero_or_a_range() {
+        let k = Kind::ZeroOr {
+            min: 100,
+            max: 1000,
+        };
+        assert_eq!(k.parse("0").unwrap(), "0");
+        assert_eq!(k.parse(" 100").unwrap(), "100");
+        assert_eq!(
+            k.parse("99").unwrap_err(),
+            "is out of range, must be 0 or an integer from 100 to 1000"
+        );
+        assert_eq!(
+            k.parse("1e300").unwrap_err(),
+            "is out of range, must be 0 or an integer from 100 to 1000"
+        );
+        assert_eq!(
+            k.parse("").unwrap_err(),
+            "must be 0 or an integer from 100 to 1000"
+        );
     }
 
     #[test]
