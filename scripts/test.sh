@@ -48,7 +48,7 @@ finish() {
 trap finish EXIT
 
 # ---- install what is missing (and only that)
-step "installing what is missing (MariaDB, PostgreSQL 15, openssl, sysbench)"
+step "installing what is missing (MariaDB, PostgreSQL 15, openssl, sysbench, Chromium)"
 scripts/ci/install.sh
 
 # ---- servers

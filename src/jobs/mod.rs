@@ -735,7 +735,7 @@ mod tests {
         k
     }
 
-    /// The JSON field names are the README's: renaming one breaks users' pipelines.
+    /// The JSON field names are those docs/jobs-json.md lists: renaming one breaks users' pipelines.
     #[test]
     fn the_json_is_the_documented_shape() {
         let d = sample::detail("67FD24A6FDB403E253438393", 10.0);
