@@ -15,6 +15,7 @@
 pub mod counter;
 pub mod driver;
 pub mod engine;
+pub mod pgpass;
 pub mod schema;
 pub mod script;
 pub mod wire;
@@ -50,6 +51,8 @@ pub struct PgTarget {
     pub host: String,
     pub port: u16,
     pub user: String,
+    /// The dictionary's password key; empty means libpq's ways (`PGPASSWORD`, the password
+    /// file), which [`PgTarget::login_password`] follows.
     pub password: String,
     pub dbname: String,
     pub sslmode: String,
@@ -110,6 +113,22 @@ impl PgTarget {
         Self::from_dict(settings, db, "user", "pass", "dbase")
     }
 
+    /// The password this login sends: the dictionary's, else `PGPASSWORD` or the password
+    /// file's line for this host, port, database and user (libpq's order), else none (empty).
+    /// Looked up at each login, with the database it connects to.
+    pub fn login_password(&self) -> String {
+        if !self.password.is_empty() {
+            return self.password.clone();
+        }
+        pgpass::lookup(pgpass::Login {
+            host: &self.host,
+            port: self.port,
+            dbname: &self.dbname,
+            user: &self.user,
+        })
+        .unwrap_or_default()
+    }
+
     /// This login's key `name` as its dictionary spells it (`pg_sslmode`).
     pub fn key(&self, name: &str) -> String {
         format!("{}_{name}", self.db.prefix())
@@ -146,7 +165,7 @@ impl PgTarget {
         c.host(&self.host)
             .port(self.port)
             .user(&self.user)
-            .password(&self.password)
+            .password(self.login_password())
             .dbname(&self.dbname)
             .application_name("hammer")
             .connect_timeout(CONNECT_TIMEOUT)
