@@ -129,6 +129,21 @@ impl PgTarget {
         .unwrap_or_default()
     }
 
+    /// A refused login's detail, with where the password came from when the dictionary gave
+    /// none (never the password itself).
+    pub(crate) fn refused(&self, kind: Failure, detail: String) -> String {
+        if kind != Failure::Auth || !self.password.is_empty() {
+            return detail;
+        }
+        let looked = pgpass::looked_in(pgpass::Login {
+            host: &self.host,
+            port: self.port,
+            dbname: &self.dbname,
+            user: &self.user,
+        });
+        format!("{detail}; {looked}")
+    }
+
     /// This login's key `name` as its dictionary spells it (`pg_sslmode`).
     pub fn key(&self, name: &str) -> String {
         format!("{}_{name}", self.db.prefix())
@@ -652,7 +667,7 @@ pub async fn connect(t: &PgTarget) -> Result<PgConn, DbError> {
         })?;
         let (client, conn) = config.connect_raw(stream, NoTls).await.map_err(|e| {
             let (kind, detail) = classify(&e, false);
-            peer.error(kind, detail)
+            peer.error(kind, t.refused(kind, detail))
         })?;
         Ok::<_, DbError>((client, tokio::spawn(async move { drop(conn.await) })))
     };

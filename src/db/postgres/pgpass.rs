@@ -31,6 +31,28 @@ pub fn lookup(login: Login<'_>) -> Option<String> {
     find(&text, login)
 }
 
+/// Where [`lookup`] looked, for the message of a login the server refused: `PGPASSWORD` or
+/// the password file, and the line it would match.
+pub fn looked_in(login: Login<'_>) -> String {
+    if std::env::var_os("PGPASSWORD").is_some_and(|p| !p.is_empty()) {
+        return "the password came from PGPASSWORD".to_string();
+    }
+    let file = password_file().map_or("~/.pgpass".to_string(), |p| p.display().to_string());
+    let line = format!(
+        "{}:{}:{}:{}",
+        login.host, login.port, login.dbname, login.user
+    );
+    let path = password_file();
+    let none = "the dictionary has no password, PGPASSWORD is not set";
+    match path.as_deref().map(|p| (p.exists(), read_private(p))) {
+        Some((_, Some(text))) if find(&text, login).is_some() => {
+            format!("the password came from the line of {file} for {line}")
+        }
+        Some((true, _)) => format!("{none} and {file} has no line for {line} that it can use"),
+        _ => format!("{none} and there is no {file}"),
+    }
+}
+
 /// `PGPASSFILE`, else `~/.pgpass`.
 fn password_file() -> Option<PathBuf> {
     match std::env::var_os("PGPASSFILE").filter(|p| !p.is_empty()) {
