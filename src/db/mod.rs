@@ -25,11 +25,13 @@ pub mod engine;
 pub mod mysql;
 pub(crate) mod net;
 pub mod postgres;
+pub mod warnings;
 
 pub use crate::fault::{DbError, Failure, Peer};
 pub use engine::{Engine, ServerInfo};
 pub use net::sock::{Bounds, KillSwitch};
 pub use net::CONNECT_TIMEOUT;
+pub use warnings::warn_once;
 
 use crate::config::{Database, Settings};
 use crate::error::Result;

@@ -96,6 +96,8 @@ pub struct Session {
 impl Session {
     /// A session whose settings persist in `home` (or nowhere, for `None`).
     pub fn new(rt: tokio::runtime::Handle, out: Output, home: Option<PathBuf>) -> Self {
+        // What logins find on their way (a password file libpq would ignore) is said here.
+        crate::db::warnings::say_through(out.clone());
         let settings = match &home {
             Some(dir) => {
                 let (s, warnings) = Settings::load(dir);

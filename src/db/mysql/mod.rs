@@ -8,6 +8,7 @@
 pub mod counter;
 pub mod driver;
 pub mod engine;
+pub mod mycnf;
 pub mod schema;
 pub mod script;
 pub mod wire;
@@ -31,6 +32,8 @@ pub struct MyTarget {
     /// Set when the host is local and the socket file exists: HammerDB's rule, made safe.
     pub socket: Option<PathBuf>,
     pub user: String,
+    /// What the login sends: the dictionary's key, else `~/.my.cnf`'s or `MYSQL_PWD`'s
+    /// password (see [`mycnf`]); `None` for MariaDB's `null`.
     pub password: Option<String>,
     pub dbname: Option<String>,
     pub tls: Option<MyTls>,
@@ -83,9 +86,20 @@ impl MyTarget {
             && Path::new(&socket_key).exists())
         .then(|| PathBuf::from(&socket_key));
         let pass = k(pass);
+        let user = k(user);
+        let port = d.get_u16(&format!("{p}_port"));
         // MariaDB's dictionary treats the password `null` as "no password"; MySQL's does not.
+        // An empty key takes the password the clients would: the option file's, else
+        // MYSQL_PWD's.
         let password = if db == Database::Maria && pass == "null" {
             None
+        } else if pass.is_empty() {
+            let login = mycnf::Login {
+                host: &host,
+                port,
+                user: &user,
+            };
+            Some(mycnf::lookup(login, mycnf::groups(db == Database::Maria)).unwrap_or_default())
         } else {
             Some(pass)
         };
@@ -103,9 +117,9 @@ impl MyTarget {
         MyTarget {
             db,
             host,
-            port: d.get_i64(&format!("{p}_port")) as u16,
+            port,
             socket,
-            user: k(user),
+            user,
             password,
             dbname: None,
             tls,

@@ -15,6 +15,7 @@
 pub mod counter;
 pub mod driver;
 pub mod engine;
+pub mod pgpass;
 pub mod schema;
 pub mod script;
 pub mod wire;
@@ -50,6 +51,8 @@ pub struct PgTarget {
     pub host: String,
     pub port: u16,
     pub user: String,
+    /// The dictionary's password key; empty means libpq's ways (`PGPASSWORD`, the password
+    /// file), which [`PgTarget::login_password`] follows.
     pub password: String,
     pub dbname: String,
     pub sslmode: String,
@@ -110,6 +113,37 @@ impl PgTarget {
         Self::from_dict(settings, db, "user", "pass", "dbase")
     }
 
+    /// The password this login sends: the dictionary's, else `PGPASSWORD` or the password
+    /// file's line for this host, port, database and user (libpq's order), else none (empty).
+    /// Looked up at each login, with the database it connects to.
+    pub fn login_password(&self) -> String {
+        if !self.password.is_empty() {
+            return self.password.clone();
+        }
+        pgpass::lookup(pgpass::Login {
+            host: &self.host,
+            port: self.port,
+            dbname: &self.dbname,
+            user: &self.user,
+        })
+        .unwrap_or_default()
+    }
+
+    /// A refused login's detail, with where the password came from when the dictionary gave
+    /// none (never the password itself).
+    pub(crate) fn refused(&self, kind: Failure, detail: String) -> String {
+        if kind != Failure::Auth || !self.password.is_empty() {
+            return detail;
+        }
+        let looked = pgpass::looked_in(pgpass::Login {
+            host: &self.host,
+            port: self.port,
+            dbname: &self.dbname,
+            user: &self.user,
+        });
+        format!("{detail}; {looked}")
+    }
+
     /// This login's key `name` as its dictionary spells it (`pg_sslmode`).
     pub fn key(&self, name: &str) -> String {
         format!("{}_{name}", self.db.prefix())
@@ -146,7 +180,7 @@ impl PgTarget {
         c.host(&self.host)
             .port(self.port)
             .user(&self.user)
-            .password(&self.password)
+            .password(self.login_password())
             .dbname(&self.dbname)
             .application_name("hammer")
             .connect_timeout(CONNECT_TIMEOUT)
@@ -633,7 +667,7 @@ pub async fn connect(t: &PgTarget) -> Result<PgConn, DbError> {
         })?;
         let (client, conn) = config.connect_raw(stream, NoTls).await.map_err(|e| {
             let (kind, detail) = classify(&e, false);
-            peer.error(kind, detail)
+            peer.error(kind, t.refused(kind, detail))
         })?;
         Ok::<_, DbError>((client, tokio::spawn(async move { drop(conn.await) })))
     };

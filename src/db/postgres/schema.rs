@@ -231,7 +231,8 @@ impl PgSchema {
     /// Creates or re-uses the role, as the superuser.
     async fn make_role(&self, conn: &PgConn, peer: &Peer, facts: &Facts, say: &Say) -> Result<()> {
         let user = self.user();
-        let (role, password) = (ident(user), literal(&self.owner.password));
+        // The owner's password as its logins will send it: the key, else libpq's ways.
+        let (role, password) = (ident(user), literal(&self.owner.login_password()));
         if !facts.role_exists {
             let mut sql = format!(
                 "BEGIN; CREATE ROLE {role} LOGIN PASSWORD {password}; \

@@ -81,6 +81,7 @@ impl Wire {
         self.flush().await?;
         let policy = t.policy();
         let private = self.tls.is_some() || !self.sock.is_tcp();
+        let password = t.login_password();
         let mut state = Login::Asked;
         loop {
             let f = self.frame().await?;
@@ -89,7 +90,8 @@ impl Wire {
                 b'R' => {
                     let code = be_i32(body)?;
                     let rest = body[4..].to_vec();
-                    state = self.authenticate(state, code, &rest, t, &policy, private)?;
+                    state =
+                        self.authenticate(state, code, &rest, (t, &password), &policy, private)?;
                     if !self.out.is_empty() {
                         self.flush().await?;
                     }
@@ -110,7 +112,7 @@ impl Wire {
         state: Login,
         code: i32,
         rest: &[u8],
-        t: &PgTarget,
+        (t, password): (&PgTarget, &str),
         policy: &crate::db::postgres::AuthPolicy,
         private: bool,
     ) -> Result<Login, WireError> {
@@ -123,7 +125,7 @@ impl Wire {
         Ok(match (state, code) {
             (Login::Asked | Login::Answered | Login::Proven, 0) => Login::Accepted,
             (Login::Asked, 3) => {
-                frontend::password_message(t.password.as_bytes(), &mut self.out)?;
+                frontend::password_message(password.as_bytes(), &mut self.out)?;
                 Login::Answered
             }
             (Login::Asked, 5) => {
@@ -131,7 +133,7 @@ impl Wire {
                     .get(..4)
                     .and_then(|s| s.try_into().ok())
                     .ok_or_else(|| protocol("an MD5 request without salt"))?;
-                let hash = md5_hash(t.user.as_bytes(), t.password.as_bytes(), salt);
+                let hash = md5_hash(t.user.as_bytes(), password.as_bytes(), salt);
                 frontend::password_message(hash.as_bytes(), &mut self.out)?;
                 Login::Answered
             }
@@ -146,7 +148,7 @@ impl Wire {
                 }
                 // Channel binding is not offered: the session is bound to no checked
                 // certificate either way.
-                let s = ScramSha256::new(t.password.as_bytes(), ChannelBinding::unsupported());
+                let s = ScramSha256::new(password.as_bytes(), ChannelBinding::unsupported());
                 frontend::sasl_initial_response(SCRAM_SHA_256, s.message(), &mut self.out)?;
                 Login::Scram(Box::new(s), false)
             }

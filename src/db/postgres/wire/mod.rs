@@ -532,7 +532,7 @@ pub async fn open(t: &PgTarget) -> Result<Wire, DbError> {
         Ok(Ok(w)) => Ok(w),
         Ok(Err(e)) => {
             let (kind, detail) = classify(&e);
-            Err(peer.error(kind, detail))
+            Err(peer.error(kind, t.refused(kind, detail)))
         }
         Err(_) => Err(peer.error(
             Failure::Unreachable,
