@@ -60,7 +60,7 @@ impl MemoryGuard {
     /// Why the script must stop: the process holds more than the limit. Looked at only every
     /// few milliseconds; `count` is Rhai's operation count.
     pub(super) fn over(&self, count: u64) -> Option<String> {
-        if count % CLOCK_POLL != 0 {
+        if !count.is_multiple_of(CLOCK_POLL) {
             return None;
         }
         let limit = self.limit.load(Ordering::Relaxed);
