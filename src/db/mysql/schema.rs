@@ -392,17 +392,26 @@ impl MySchema {
         Ok(())
     }
 
+    /// A system schema (`mysql`, `information_schema`, ...) is never surveyed or dropped.
+    fn refuse_system_db(&self) -> Result<()> {
+        if SYSTEM_SCHEMAS
+            .iter()
+            .any(|s| s.eq_ignore_ascii_case(&self.dbname))
+        {
+            return Err(Error::SystemDatabase {
+                key: self.key("dbase"),
+                db: self.dbname.clone(),
+                engine: self.db.name(),
+            });
+        }
+        Ok(())
+    }
+
     /// What `delete` would drop: the database, every table and view in it, and their size
     /// (the login stays: hammer never creates MariaDB or MySQL users).
     pub(super) async fn survey_db(&self) -> Result<crate::bench::Survey> {
         let db = &self.dbname;
-        if SYSTEM_SCHEMAS.iter().any(|s| s.eq_ignore_ascii_case(db)) {
-            return Err(Error::SystemDatabase {
-                key: self.key("dbase"),
-                db: db.clone(),
-                engine: self.db.name(),
-            });
-        }
+        self.refuse_system_db()?;
         let peer = self.peer();
         self.with_conn(&self.server, async |conn| {
             // MySQL 8 caches the sizes for a day unless told otherwise; MariaDB has no such
@@ -446,13 +455,7 @@ impl MySchema {
 
     async fn delete_on(&self, conn: &mut Wire, say: &Say) -> Result<Vec<String>> {
         let db = &self.dbname;
-        if SYSTEM_SCHEMAS.iter().any(|s| s.eq_ignore_ascii_case(db)) {
-            return Err(Error::SystemDatabase {
-                key: self.key("dbase"),
-                db: db.clone(),
-                engine: self.db.name(),
-            });
-        }
+        self.refuse_system_db()?;
         match conn
             .query_drop(format!("DROP DATABASE {}", ident(db)))
             .await
