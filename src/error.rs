@@ -107,8 +107,8 @@ pub enum Error {
         valid: Vec<String>,
     },
 
-    /// `dbset bm` with a benchmark that is not TPROC-C or TPROC-H.
-    #[error("Unknown benchmark {name}, {}choose one from TPROC-C TPROC-H (or their compatible names TPC-C TPC-H)", did_you_mean(.near))]
+    /// `dbset bm` with a benchmark hammer does not have.
+    #[error("Unknown benchmark {name}, {}choose one from {} (or their compatible names {})", did_you_mean(.near), crate::benchmarks::names(), crate::benchmarks::aliases())]
     UnknownBenchmark { name: String, near: Option<String> },
 
     /// `deleteschema` on a database holding tables none of which is the workload's own.

@@ -75,7 +75,11 @@ impl Drop for Scratch {
                 .enable_all()
                 .build()
                 .expect("runtime");
-            let _ = rt.block_on(hammer::db::engine(db).tpcc().delete(&settings, &say()));
+            let _ = rt.block_on(
+                hammer::tpcc::bench::support(db)
+                    .expect("TPROC-C support")
+                    .delete(&settings, &say()),
+            );
         })
         .join();
     }
@@ -83,8 +87,8 @@ impl Drop for Scratch {
 
 async fn build(settings: &Settings, db: Database) {
     let out = Output::capture();
-    hammer::db::engine(db)
-        .tpcc()
+    hammer::tpcc::bench::support(db)
+        .expect("TPROC-C support")
         .build(
             settings,
             Plan {
@@ -100,8 +104,8 @@ async fn build(settings: &Settings, db: Database) {
 }
 
 async fn check(settings: &Settings, db: Database) {
-    let checks = hammer::db::engine(db)
-        .tpcc()
+    let checks = hammer::tpcc::bench::support(db)
+        .expect("TPROC-C support")
         .check(settings, 1, &say())
         .await
         .expect("checkschema");

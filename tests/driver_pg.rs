@@ -94,8 +94,8 @@ impl Drop for Scratch {
                 .build()
                 .expect("runtime");
             let _ = rt.block_on(
-                hammer::db::engine(Database::Pg)
-                    .tpcc()
+                hammer::tpcc::bench::support(Database::Pg)
+                    .expect("TPROC-C support")
                     .delete(&settings, &say()),
             );
         })
@@ -105,8 +105,8 @@ impl Drop for Scratch {
 
 async fn build(settings: &Settings) {
     let out = Output::capture();
-    hammer::db::engine(Database::Pg)
-        .tpcc()
+    hammer::tpcc::bench::support(Database::Pg)
+        .expect("TPROC-C support")
         .build(
             settings,
             Plan {
@@ -122,8 +122,8 @@ async fn build(settings: &Settings) {
 }
 
 async fn check(settings: &Settings) {
-    let checks = hammer::db::engine(Database::Pg)
-        .tpcc()
+    let checks = hammer::tpcc::bench::support(Database::Pg)
+        .expect("TPROC-C support")
         .check(settings, 1, &say())
         .await
         .expect("checkschema");
@@ -1006,8 +1006,8 @@ async fn functions_and_client_sql_on_a_function_schema() {
     );
     raw.close().await;
 
-    hammer::db::engine(Database::Pg)
-        .tpcc()
+    hammer::tpcc::bench::support(Database::Pg)
+        .expect("TPROC-C support")
         .delete(&settings, &say())
         .await
         .expect("deleteschema");
@@ -1044,8 +1044,8 @@ async fn procedures_on_a_procedure_schema() {
         .await
         .expect("client-side SQL needs no routines");
 
-    hammer::db::engine(Database::Pg)
-        .tpcc()
+    hammer::tpcc::bench::support(Database::Pg)
+        .expect("TPROC-C support")
         .delete(&settings, &say())
         .await
         .expect("deleteschema");

@@ -87,7 +87,11 @@ impl Drop for Scratch {
                 .build()
                 .expect("runtime");
             let say = Say::new(Output::capture(), 1);
-            let _ = rt.block_on(hammer::db::engine(db).tpcc().delete(&settings, &say));
+            let _ = rt.block_on(
+                hammer::tpcc::bench::support(db)
+                    .expect("TPROC-C support")
+                    .delete(&settings, &say),
+            );
         })
         .join();
     }
@@ -142,7 +146,10 @@ fn battery(db: Database, configure: Configure) {
         db,
     };
     assert!(
-        engine.tpcc().describe(&settings).contains(&dbname),
+        hammer::tpcc::bench::support(db)
+            .expect("TPROC-C support")
+            .describe(&settings)
+            .contains(&dbname),
         "{name}: the description names the schema's database"
     );
     let out = Output::capture();
@@ -152,13 +159,17 @@ fn battery(db: Database, configure: Configure) {
     };
     let expected = plan.expected_rows();
     let summary = rt
-        .block_on(hammer::db::engine(db).tpcc().build(
-            &settings,
-            plan,
-            Say::new(out.clone(), 1),
-            out,
-            Interrupt::default(),
-        ))
+        .block_on(
+            hammer::tpcc::bench::support(db)
+                .expect("TPROC-C support")
+                .build(
+                    &settings,
+                    plan,
+                    Say::new(out.clone(), 1),
+                    out,
+                    Interrupt::default(),
+                ),
+        )
         .unwrap_or_else(|e| panic!("{name}: build: {e}"));
     assert_eq!(summary.warehouses, 1, "{name}");
     // Order lines are random (5 to 15 per order): the total is near, not equal to, the plan.
@@ -169,7 +180,11 @@ fn battery(db: Database, configure: Configure) {
     );
     let say = Say::new(Output::capture(), 1);
     let checks = rt
-        .block_on(hammer::db::engine(db).tpcc().check(&settings, 1, &say))
+        .block_on(
+            hammer::tpcc::bench::support(db)
+                .expect("TPROC-C support")
+                .check(&settings, 1, &say),
+        )
         .unwrap_or_else(|e| panic!("{name}: check: {e}"));
     assert!(!checks.is_empty(), "{name}: checks ran");
     for c in &checks {
@@ -227,20 +242,29 @@ fn battery(db: Database, configure: Configure) {
         .unwrap_or_else(|e| panic!("rdbms {name}: {e}"));
     set(&mut settings, db, "tpcc", "driver", "test");
     set(&mut settings, db, "tpcc", "total_iterations", "50");
-    let mut opts = Options::load(&settings, engine.tpcc().routines(&settings));
+    let mut opts = Options::load(
+        &settings,
+        hammer::tpcc::bench::support(db)
+            .expect("TPROC-C support")
+            .routines(&settings),
+    );
     opts.virtual_users = 2;
     let finished = Arc::new(Mutex::new(Vec::new()));
     let seen = finished.clone();
     let states: StateSink = Arc::new(move |vu, state| seen.lock().unwrap().push((vu, state)));
     let run_out = Output::capture();
     let result = rt
-        .block_on(hammer::db::engine(db).tpcc().run(
-            &settings,
-            opts,
-            Say::new(run_out.clone(), 1),
-            states,
-            Interrupt::default(),
-        ))
+        .block_on(
+            hammer::tpcc::bench::support(db)
+                .expect("TPROC-C support")
+                .run(
+                    &settings,
+                    opts,
+                    Say::new(run_out.clone(), 1),
+                    states,
+                    Interrupt::default(),
+                ),
+        )
         .unwrap_or_else(|e| panic!("{name}: run: {e}"));
     assert_eq!(result.failed_vus, 0, "{name}: no virtual user failed");
     assert_eq!(
@@ -259,7 +283,11 @@ fn battery(db: Database, configure: Configure) {
     drop(finished);
 
     let dropped = rt
-        .block_on(hammer::db::engine(db).tpcc().delete(&settings, &say))
+        .block_on(
+            hammer::tpcc::bench::support(db)
+                .expect("TPROC-C support")
+                .delete(&settings, &say),
+        )
         .unwrap_or_else(|e| panic!("{name}: delete: {e}"));
     assert!(
         !dropped.is_empty(),

@@ -27,9 +27,7 @@ fn built(db: &'static str) -> (hammer::config::Settings, common::TprochDb) {
 fn answers_on(db: &'static str, database: Database) {
     assert!(has_answers(SF));
     let (settings, _cleanup) = built(db);
-    let support = hammer::db::engine(database)
-        .tpch()
-        .expect("the engine offers TPROC-H");
+    let support = hammer::tpch::bench::support(database).expect("the engine offers TPROC-H");
     let queries = Queries::parse(support.queries_sql()).unwrap_or_else(|e| panic!("{e}"));
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()

@@ -94,7 +94,7 @@ fn record(f: &Fixture, r: &RunResult) {
     store
         .record_tcount(ID, 1_744_623_010_000, "qph", 6_480.0, None)
         .unwrap();
-    let run = hammer::session::tpch_record(r);
+    let run = hammer::tpch::outcome::tpch_record(r);
     let end = hammer::jobs::recorder::end_of(&Ok(rhai::Dynamic::UNIT), false, Some(&run));
     store.finish(ID, &end, 1_744_623_019_000).unwrap();
 }

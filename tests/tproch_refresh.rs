@@ -87,9 +87,8 @@ fn refresh_pairs_leave_the_tables_as_loaded(db: Database) {
             }
         })
     };
-    let support = hammer::db::engine(db)
-        .tpch()
-        .unwrap_or_else(|| panic!("TPROC-H on {}", db.name()));
+    let support = hammer::tpch::bench::support(db)
+        .unwrap_or_else(|e| panic!("TPROC-H on {}: {e}", db.name()));
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

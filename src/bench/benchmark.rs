@@ -1,12 +1,16 @@
 //! The contract a workload keeps with the session ([`Benchmark`]): its names, and its schema,
 //! data and run commands, each in two steps: a refusal said before any job starts, then the
-//! work the session runs as the job. What the work gives back is plain data ([`Built`],
-//! [`Check`], lines, rows), which the session turns into Rhai values.
+//! work the session runs as the job. What the schema commands give back is plain data
+//! ([`Built`], [`Check`], lines, rows), which the session turns into Rhai values; a run gives
+//! back an [`Outcome`] the workload made. A user's own Rhai workload keeps a smaller contract,
+//! [`UserScript`]. Nothing here names a workload.
 
 use std::path::Path;
 use std::time::Duration;
 
-use crate::config::Settings;
+pub use super::outcome::Outcome;
+use crate::benchmarks::Named;
+use crate::config::{Database, Settings};
 use crate::error::Result;
 use crate::interrupt::Interrupt;
 use crate::output::Output;
@@ -20,12 +24,9 @@ pub type Work<T> = Pending<'static, Result<T>>;
 /// with the session's output and Ctrl-C.
 pub type Generation = Box<dyn FnOnce(&Output, &Interrupt) -> Result<u64> + Send>;
 
-/// What a run gives back, whichever workload ran: `lastrun`, the job record and the result
-/// text read it.
-pub enum Ran {
-    Tpcc(crate::tpcc::result::RunResult),
-    Tpch(crate::tpch::result::RunResult),
-}
+/// What a run gives back, whichever workload ran: its lines, its job record and its Rhai
+/// value, all made by the workload.
+pub type Ran = Box<dyn Outcome>;
 
 /// One workload's whole life as the session sees it.
 ///
@@ -34,11 +35,23 @@ pub enum Ran {
 /// Ctrl-C themselves (they stop their loaders, queries or virtual users and say what was
 /// done); the session drops a delete at Ctrl-C.
 pub trait Benchmark: Sync {
+    /// Its names, an entry of `crate::benchmarks`' list for a workload hammer ships.
+    fn names(&self) -> &'static Named;
+
     /// `TPROC-C`: the name jobs record and messages use.
-    fn name(&self) -> &'static str;
+    fn name(&self) -> &'static str {
+        self.names().name
+    }
+
+    /// `TPC-C`: HammerDB's compatible name, as `bm` stores it.
+    fn alias(&self) -> &'static str {
+        self.names().alias
+    }
 
     /// `tpcc`: the dictionary section its keys live in (`diset tpcc ...`).
-    fn dictionary(&self) -> &'static str;
+    fn dictionary(&self) -> &'static str {
+        self.names().dictionary
+    }
 
     /// Where its schema is on the current database, for `buildschema` and `print script`:
     /// `host localhost:5432 under user tpcc in database tpcc`.
@@ -73,7 +86,14 @@ pub trait Benchmark: Sync {
     /// [`crate::bench::deleting`]), or a refusal when the database holds tables of another
     /// workload or of nobody's; then one line per object dropped, or what was not there to
     /// delete (which is no failure).
-    fn delete(&self, settings: &Settings, out: &Output) -> Result<Work<Vec<String>>>;
+    /// `all` is every workload hammer has (this one among them), whose tables say whose a
+    /// database is.
+    fn delete(
+        &self,
+        settings: &Settings,
+        out: &Output,
+        all: &'static [&'static dyn Benchmark],
+    ) -> Result<Work<Vec<String>>>;
 
     /// `datagenrun` into `dir` (an existing, writable directory): the rows written.
     fn generate(&self, settings: &Settings, dir: &Path) -> Result<Generation>;
@@ -105,6 +125,30 @@ pub trait Benchmark: Sync {
         states: StateSink,
         interrupt: &Interrupt,
     ) -> Result<Work<Ran>>;
+}
+
+/// A user's own workload (`customscript FILE`), which the virtual users run instead of the
+/// benchmark's: the session knows it by its path and runs it.
+pub trait UserScript: Send + Sync {
+    /// The file it was loaded from, as `customscript` named it.
+    fn path(&self) -> &Path;
+
+    /// What `print script` shows of it: `Custom script FILE:` and its source.
+    fn render(&self) -> String;
+
+    /// `vurun` of it on `db` with `virtual_users` virtual users and the settings' iterations
+    /// and delays; `rt` runs its virtual users' Rhai engines off the session's thread.
+    #[allow(clippy::too_many_arguments)]
+    fn run(
+        &self,
+        settings: &Settings,
+        db: Database,
+        virtual_users: u32,
+        say: Say,
+        states: StateSink,
+        interrupt: &Interrupt,
+        rt: tokio::runtime::Handle,
+    ) -> Work<Ran>;
 }
 
 /// What `buildschema` made, as its value shows it.

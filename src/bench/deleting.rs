@@ -10,8 +10,9 @@ const NAMED: usize = 10;
 
 /// The line that starts a deletion, or the refusal: a database may go when it is missing or
 /// empty, holds one of `bm`'s own tables (those no other workload has: a partly built schema
-/// counts), or holds only tables `bm` has too.
-pub fn verdict(bm: &dyn Benchmark, survey: &Survey) -> Result<String> {
+/// counts), or holds only tables `bm` has too. `all` is every workload (`bm` among them), whose
+/// tables say whose a database is.
+pub fn verdict(bm: &dyn Benchmark, all: &[&dyn Benchmark], survey: &Survey) -> Result<String> {
     let head = format!(
         "Deleting schema with 1 Virtual User: {} database {} with {} on {}",
         bm.name(),
@@ -32,7 +33,7 @@ pub fn verdict(bm: &dyn Benchmark, survey: &Survey) -> Result<String> {
     };
     let own = |b: &dyn Benchmark, t: &str| {
         is(t, &b.tables())
-            && super::ALL
+            && all
                 .iter()
                 .filter(|o| o.name() != b.name())
                 .all(|o| !is(t, &o.tables()))
@@ -43,7 +44,7 @@ pub fn verdict(bm: &dyn Benchmark, survey: &Survey) -> Result<String> {
     if fits {
         return Ok(format!("{head}: {found}, {size}"));
     }
-    let theirs = super::ALL
+    let theirs = all
         .iter()
         .find(|o| o.name() != bm.name() && survey.tables.iter().any(|t| own(**o, t)))
         .map(|o| o.name());
@@ -100,7 +101,9 @@ mod tests {
     #[test]
     fn another_workloads_schema_is_refused_and_named() {
         let c = &crate::tpcc::bench::TPROC_C;
-        let e = verdict(c, &survey(&TPCH)).unwrap_err().to_string();
+        let e = verdict(c, &crate::workloads::ALL, &survey(&TPCH))
+            .unwrap_err()
+            .to_string();
         assert_eq!(
             e,
             "deleteschema refused, nothing dropped: database tpch on PostgreSQL at \
@@ -112,12 +115,16 @@ mod tests {
         // TPROC-H's shared names (customer, orders) do not make it TPROC-C's, in any case.
         let upper: Vec<String> = TPCH.iter().map(|t| t.to_uppercase()).collect();
         let upper: Vec<&str> = upper.iter().map(String::as_str).collect();
-        assert!(verdict(c, &survey(&upper)).is_err());
+        assert!(verdict(c, &crate::workloads::ALL, &survey(&upper)).is_err());
         // And the other way round.
         let h = &crate::tpch::bench::TPROC_H;
-        let e = verdict(h, &survey(&["warehouse", "district", "customer"]))
-            .unwrap_err()
-            .to_string();
+        let e = verdict(
+            h,
+            &crate::workloads::ALL,
+            &survey(&["warehouse", "district", "customer"]),
+        )
+        .unwrap_err()
+        .to_string();
         assert!(
             e.contains("they are TPROC-C's: to delete that schema, dbset bm TPROC-C"),
             "{e}"
@@ -127,9 +134,13 @@ mod tests {
     #[test]
     fn tables_of_nobodys_are_refused() {
         let c = &crate::tpcc::bench::TPROC_C;
-        let e = verdict(c, &survey(&["accounts", "public.users"]))
-            .unwrap_err()
-            .to_string();
+        let e = verdict(
+            c,
+            &crate::workloads::ALL,
+            &survey(&["accounts", "public.users"]),
+        )
+        .unwrap_err()
+        .to_string();
         assert_eq!(
             e,
             "deleteschema refused, nothing dropped: database tpch on PostgreSQL at \
@@ -143,28 +154,33 @@ mod tests {
     fn the_workloads_own_missing_partial_or_empty_schema_goes() {
         let c = &crate::tpcc::bench::TPROC_C;
         assert_eq!(
-            verdict(c, &survey(&["district", "warehouse"])).unwrap(),
+            verdict(
+                c,
+                &crate::workloads::ALL,
+                &survey(&["district", "warehouse"])
+            )
+            .unwrap(),
             "Deleting schema with 1 Virtual User: TPROC-C database tpch with role tpcc on \
              PostgreSQL at 127.0.0.1:5432: 2 tables (district, warehouse), 12.3 MB"
         );
         // Its own tables beside others: it is the workload's schema, extended.
-        assert!(verdict(c, &survey(&["stock", "notes"])).is_ok());
+        assert!(verdict(c, &crate::workloads::ALL, &survey(&["stock", "notes"])).is_ok());
         // Only tables both workloads have: nothing says it is another's.
-        assert!(verdict(c, &survey(&["customer", "orders"])).is_ok());
-        assert!(verdict(c, &survey(&[]))
+        assert!(verdict(c, &crate::workloads::ALL, &survey(&["customer", "orders"])).is_ok());
+        assert!(verdict(c, &crate::workloads::ALL, &survey(&[]))
             .unwrap()
             .ends_with(": no tables, 12.3 MB"));
         let missing = Survey {
             exists: false,
             ..survey(&[])
         };
-        assert!(verdict(c, &missing)
+        assert!(verdict(c, &crate::workloads::ALL, &missing)
             .unwrap()
             .ends_with(", which does not exist"));
         let many: Vec<String> = (0..12).map(|i| format!("stock{i}")).collect();
         let mut many: Vec<&str> = many.iter().map(String::as_str).collect();
         many.push("stock");
-        let line = verdict(c, &survey(&many)).unwrap();
+        let line = verdict(c, &crate::workloads::ALL, &survey(&many)).unwrap();
         assert!(line.contains("13 tables (stock0, "), "{line}");
         assert!(line.contains("stock9 and 3 more), 12.3 MB"), "{line}");
     }

@@ -284,7 +284,7 @@ pub fn generic_keys() -> Vec<KeySpec> {
             "benchmark",
             "bm",
             "TPC-C",
-            Kind::Choice(&["TPC-C", "TPC-H"]),
+            Kind::Choice(&crate::benchmarks::ALIASES),
         ),
         k(
             "benchmark",

@@ -17,9 +17,9 @@ use std::time::Duration;
 
 use rhai::{Array, Dynamic, Engine, EvalAltResult, ImmutableString, Position};
 
-use crate::db::engine::{Rows, ScriptConn};
 use crate::fault::{DbError, Failure, Peer};
 use crate::interrupt::Interrupt;
+use crate::sql::{Rows, ScriptConn};
 use crate::vu::Say;
 
 /// What every connection of a run shares: the runtime its statements run on, their bound,

@@ -10,7 +10,9 @@
 //!
 //! The pieces: `conn` (the connection handle `DB` and the Rhai engine that knows it),
 //! `workload` (the [`crate::vu::Workload`] the runtime drives, and [`run`]), `result` (what a
-//! run measured and its text).
+//! run measured, its text, and the run as a `bench::Outcome`). A [`CustomScript`] is a
+//! `bench::UserScript`: the session loads it through `crate::workloads::user_script` and runs
+//! it without naming it.
 
 mod conn;
 mod result;
@@ -21,7 +23,11 @@ use std::sync::Arc;
 
 use rhai::AST;
 
+use crate::bench::benchmark::{Ran, Work};
+use crate::config::{Database, Settings};
 use crate::error::{Error, Result};
+use crate::interrupt::Interrupt;
+use crate::vu::{Say, StateSink};
 
 pub use result::{CustomResult, TYPE_NAMES};
 pub use workload::{run, Plan};
@@ -54,6 +60,45 @@ impl CustomScript {
             path: path.to_path_buf(),
             source,
             ast: Arc::new(ast),
+        })
+    }
+}
+
+impl crate::bench::UserScript for CustomScript {
+    fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn render(&self) -> String {
+        format!(
+            "Custom script {}:\n{}",
+            self.path.display(),
+            self.source.trim_end()
+        )
+    }
+
+    /// Runs it with the settings' `iterations`, `user_delay` and `repeat_delay`.
+    fn run(
+        &self,
+        settings: &Settings,
+        db: Database,
+        virtual_users: u32,
+        say: Say,
+        states: StateSink,
+        interrupt: &Interrupt,
+        rt: tokio::runtime::Handle,
+    ) -> Work<Ran> {
+        let g = &settings.generic;
+        let plan = Plan {
+            virtual_users,
+            iterations: g.get_u32("iterations"),
+            user_delay: g.get_millis("user_delay"),
+            repeat_delay: g.get_millis("repeat_delay"),
+        };
+        let (script, settings, interrupt) = (self.clone(), settings.clone(), interrupt.clone());
+        Box::pin(async move {
+            let result = run(&script, &settings, db, plan, say, states, interrupt, rt).await?;
+            Ok(Box::new(result) as Ran)
         })
     }
 }

@@ -1,8 +1,13 @@
 //! What a custom run measured, and its text: the iteration table and the client's CPU line,
-//! pure functions of the result.
+//! pure functions of the result; and the result as a `bench::Outcome` (its lines, its job
+//! record and its `lastrun()` map).
 
 use std::time::Duration;
 
+use rhai::Map;
+
+use crate::bench::outcome::{live_record, run_value, timings, type_map, Outcome};
+use crate::jobs::recorder::RunRecord;
 use crate::vu::Stats;
 
 /// The custom workload's one unit type.
@@ -57,6 +62,49 @@ impl CustomResult {
             lines.push(format!("The run ended early: {why}"));
         }
         lines
+    }
+}
+
+impl CustomResult {
+    fn figures(&self) -> crate::jobs::RunFigures {
+        crate::jobs::RunFigures {
+            nopm: None,
+            tpm: None,
+            active_vus: self.active_vus,
+            seconds: self.elapsed.as_secs_f64(),
+            failed_vus: self.failed_vus,
+            reconnects: self.stats.reconnects,
+            transactions: self.iterations(),
+            client_cpu_seconds: self.client_cpu.map(|c| c.as_secs_f64()),
+            stopped_early: self.stopped_early.clone(),
+        }
+    }
+}
+
+impl Outcome for CustomResult {
+    fn lines(&self) -> Vec<String> {
+        CustomResult::lines(self)
+    }
+
+    /// The same figures as a TPROC-C run's (no NOPM or TPM), and the iterations' timing;
+    /// failed virtual users make the job FAILED (the recorder reads them from the figures).
+    fn record(&self) -> RunRecord {
+        RunRecord {
+            figures: self.figures(),
+            timings: timings(&TYPE_NAMES, &self.stats, false),
+            live: self.series.as_ref().map(live_record),
+            tpch: None,
+        }
+    }
+
+    /// The keys of a TPROC-C run's (`nopm` and `tpm` are `()`, `transactions` counts
+    /// iterations), and `iteration` with its counts and latencies.
+    fn value(&self, id: &str) -> Map {
+        let mut m = run_value(id, &self.figures(), self.abandoned_calls);
+        for (name, s) in TYPE_NAMES.iter().zip(&self.stats.by_kind) {
+            m.insert((*name).into(), type_map(s).into());
+        }
+        m
     }
 }
 

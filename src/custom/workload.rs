@@ -16,10 +16,10 @@ use super::conn::{engine, Ctx, Handle};
 use super::result::{CustomResult, TYPE_NAMES};
 use super::CustomScript;
 use crate::config::{Database, Settings};
-use crate::db::engine::ScriptConn;
 use crate::error::{Error, Result};
 use crate::fault::Peer;
 use crate::interrupt::Interrupt;
+use crate::sql::ScriptConn;
 use crate::vu::{NoMonitor, Place, RunOptions, Say, StateSink, Workload};
 
 /// How many virtual users run the script, how often and how far apart (`vuset`).

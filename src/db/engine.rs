@@ -1,14 +1,17 @@
 //! The contract every engine keeps: what the rest of hammer may ask of a database's code
-//! ([`Engine`]; a workload's own needs sit behind one accessor each, such as [`Engine::tpcc`],
-//! defined by the workload), what a probe learns ([`ServerInfo`]), and the plain SQL connection a custom
-//! workload gets ([`ScriptConn`], over each family's [`ScriptSql`]). The function `db::engine`
-//! (in `db/mod.rs`) picks the engine for a database; this file says what an engine is.
+//! ([`Engine`]), what a probe learns ([`ServerInfo`]), and the workloads' supports it offers,
+//! type-erased ([`Engine::offers`], found with [`offered`]): each workload defines its own
+//! support trait, the families implement it in their folders, and this contract names none.
+//! The SQL vocabulary both sides share lives below, in `crate::sql` (re-exported here for the
+//! families). The function `db::engine` (in `db/mod.rs`) picks the engine for a database;
+//! this file says what an engine is.
+
+use std::any::Any;
 
 use crate::config::{Database, Settings};
 use crate::db::counter::CounterSource;
 use crate::error::Result;
 use crate::fault::{DbError, Peer};
-use crate::tpcc::support::Support;
 
 /// What `librarycheck` learns from a server that answers.
 #[derive(Debug, Clone)]
@@ -37,6 +40,7 @@ pub struct Facts {
     pub transport: String,
 }
 
+pub use crate::sql::{Canceller, Rows, ScriptConn, ScriptSql, TableRef};
 pub use crate::task::Pending;
 
 /// What the rest of hammer may ask of a database's code.
@@ -73,83 +77,29 @@ pub trait Engine: Sync {
         &[]
     }
 
-    /// What TPROC-C needs of this database (build, check, delete, run).
-    fn tpcc(&self) -> &dyn Support;
+    /// What this engine offers the workloads, each entry one workload's support trait object
+    /// (`&'static dyn tpcc::support::Support`, ...) made by the family in its own folder and
+    /// type-erased, so that this contract names no workload; a workload finds its own with
+    /// [`offered`]. An engine without a workload leaves it out.
+    fn offers(&'static self) -> Vec<Offer>;
+}
 
-    /// What TPROC-H needs of this database (build, check, delete); `None` for an engine
-    /// without it.
-    fn tpch(&self) -> Option<&dyn crate::tpch::support::Support> {
-        None
+/// One workload's support, as an engine offers it: a `&'static dyn` of the workload's own
+/// support trait, type-erased.
+pub struct Offer(Box<dyn Any + Send + Sync>);
+
+impl Offer {
+    /// Offers `support`, typically `self as &'static dyn some_workload::support::Support`.
+    pub fn of<T: Any + Send + Sync>(support: T) -> Self {
+        Offer(Box::new(support))
     }
 }
 
-/// Rows as text, `None` for NULL.
-pub type Rows = Vec<Vec<Option<String>>>;
-
-/// What a family's connection answers for a custom workload.
-pub trait ScriptSql: Send {
-    /// Runs SQL and returns the rows of its (last) result.
-    fn query<'a>(&'a mut self, sql: &'a str) -> Pending<'a, Result<Rows, DbError>>;
-
-    /// Runs SQL that returns no rows; the number of rows it affected.
-    fn execute<'a>(&'a mut self, sql: &'a str) -> Pending<'a, Result<u64, DbError>>;
-
-    /// The statement that opens a transaction in this dialect (`BEGIN`, `START TRANSACTION`).
-    fn begin_statement(&self) -> &'static str;
-
-    /// Closes the connection politely.
-    fn close(self: Box<Self>) -> Pending<'static, ()>;
-}
-
-/// Asks the server, over a connection of its own, to cancel what a connection is running
-/// (PostgreSQL's cancel request, MariaDB/MySQL's `KILL QUERY`); bounded, and silent when the
-/// server cannot be reached (the connection is cut anyway).
-pub type Canceller = std::sync::Arc<dyn Fn() -> Pending<'static, ()> + Send + Sync>;
-
-/// A connection as the schema owner on the schema's database.
-pub struct ScriptConn(Box<dyn ScriptSql>, Option<Canceller>);
-
-impl ScriptConn {
-    pub fn new(conn: impl ScriptSql + 'static) -> Self {
-        ScriptConn(Box::new(conn), None)
-    }
-
-    /// The connection, with the way to cancel its running statement on the server.
-    pub fn with_canceller(mut self, cancel: Canceller) -> Self {
-        self.1 = Some(cancel);
-        self
-    }
-
-    /// What cancels this connection's running statement on the server, when it has one.
-    pub fn canceller(&self) -> Option<Canceller> {
-        self.1.clone()
-    }
-
-    /// Runs SQL and returns the rows of its (last) result.
-    pub async fn query(&mut self, sql: &str) -> Result<Rows, DbError> {
-        self.0.query(sql).await
-    }
-
-    /// Runs SQL that returns no rows; the number of rows it affected.
-    pub async fn execute(&mut self, sql: &str) -> Result<u64, DbError> {
-        self.0.execute(sql).await
-    }
-
-    /// Opens a transaction (`BEGIN` / `START TRANSACTION`).
-    pub async fn begin(&mut self) -> Result<u64, DbError> {
-        let sql = self.0.begin_statement();
-        self.0.execute(sql).await
-    }
-
-    pub async fn close(self) {
-        self.0.close().await
-    }
-}
-
-/// A table as the families' loaders see it, whatever workload it belongs to: its name and
-/// its columns in the order the rows' fields come (COPY / LOAD DATA text).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct TableRef {
-    pub name: &'static str,
-    pub columns: &'static [&'static str],
+/// The support of type `T` that `engine` offers (a workload asks for its own
+/// `&'static dyn Support`), or `None` when the engine does not offer that workload.
+pub fn offered<T: Any + Copy>(engine: &'static dyn Engine) -> Option<T> {
+    engine
+        .offers()
+        .into_iter()
+        .find_map(|offer| offer.0.downcast_ref::<T>().copied())
 }

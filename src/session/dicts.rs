@@ -42,7 +42,7 @@ impl Session {
     }
 
     fn set_benchmark(&mut self, name: &str) -> Result<Dynamic> {
-        let bm = crate::bench::named(name)?;
+        let bm = crate::workloads::named(name)?;
         // HammerDB's own words are echoed as typed; any other spelling by the name it chose.
         let typed = name.to_ascii_uppercase();
         let shown = if [bm.name(), &bm.name().replace("TPROC-", "TPC-")].contains(&typed.as_str()) {
@@ -50,7 +50,8 @@ impl Session {
         } else {
             bm.name().to_string()
         };
-        let changed = crate::bench::of(&self.settings).map_or(true, |old| old.name() != bm.name());
+        let changed =
+            crate::workloads::of(&self.settings).map_or(true, |old| old.name() != bm.name());
         if changed {
             // Kept under HammerDB's compatible name (`TPC-C`, `TPC-H`), as its settings keep it.
             let stored = bm.name().replace("TPROC-", "TPC-");
@@ -269,7 +270,7 @@ impl Session {
             "dict" => {
                 // HammerDB shows the connection and the current benchmark's section.
                 let dict = self.settings.db(db);
-                let bench = crate::bench::of(&self.settings).map(|b| b.dictionary());
+                let bench = crate::workloads::of(&self.settings).map(|b| b.dictionary());
                 let sections: Vec<&str> = dict
                     .sections()
                     .into_iter()
@@ -307,11 +308,7 @@ impl Session {
             "tcconf" => self.settings.generic.render(&["transaction_counter"]),
             "script" => match (&self.vu.script, &self.vu.custom) {
                 (Some(script), _) => script.render(),
-                (None, Some(custom)) => format!(
-                    "Custom script {}:\n{}",
-                    custom.path.display(),
-                    custom.source.trim_end()
-                ),
+                (None, Some(custom)) => custom.render(),
                 (None, None) => "\nNo Script loaded: Load with loadscript\n".to_string(),
             },
             "vucreated" => format!(
@@ -322,7 +319,7 @@ impl Session {
             "vucomplete" => self.vucomplete_value().to_string(),
             "datagen" => {
                 let g = &self.settings.generic;
-                let tpcc = crate::bench::of(&self.settings)
+                let tpcc = crate::workloads::of(&self.settings)
                     .map_or(true, |b| b.job_sizes(&self.settings).1.is_some());
                 if tpcc {
                     format!(

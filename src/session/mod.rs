@@ -4,18 +4,16 @@
 //! vuset, tcset, metset, print, librarycheck), `schema` (buildschema, checkschema,
 //! deleteschema, dgset, datagenrun), `vus` (loadscript to lastrun), `monitors` (tcstart to
 //! metstop, runtimer), `jobs` (jobs and the job each command runs as); `values` turns their
-//! results into the Rhai values scripts receive.
+//! results into the Rhai values scripts receive. The session names no workload: it reaches
+//! them through `crate::workloads` and the contract in `crate::bench`, and a run's outcome
+//! makes its own lines, job record and Rhai value.
 
 mod dicts;
 mod jobs;
-mod last_run;
 mod monitors;
 mod schema;
 mod values;
 mod vus;
-
-/// How a TPROC-H run becomes its job's record (for tests that record one without a driver).
-pub use jobs::tpch_record;
 
 use std::path::PathBuf;
 
@@ -80,7 +78,7 @@ pub struct Session {
     rt: tokio::runtime::Handle,
     home: Option<PathBuf>,
     pub interrupt: Interrupt,
-    vu: crate::vu::VuManager<crate::custom::CustomScript, last_run::LastRun>,
+    vu: crate::vu::VuManager<std::sync::Arc<dyn crate::bench::UserScript>, crate::bench::Ran>,
     tc: crate::txcount::TxCounter,
     metrics: crate::metrics::Metrics,
     /// The job history: records each build, check, delete, data generation and run.
@@ -88,9 +86,9 @@ pub struct Session {
     /// The run id `vurun` returned, already printed as `Benchmark Run jobid=...`: the console
     /// does not echo it a second time.
     printed_jobid: Option<String>,
-    /// The last TPROC-H power test with its refresh functions: database, scale factor and
-    /// Power@Size, for the QphH@Size of a throughput test after it.
-    last_power: Option<(crate::config::Database, f64, f64)>,
+    /// What runs' outcomes keep between runs (TPROC-H's last power test); the session holds
+    /// it for them without reading it.
+    memory: crate::bench::Memory,
 }
 
 impl Session {
@@ -120,7 +118,7 @@ impl Session {
             metrics: crate::metrics::Metrics::default(),
             jobs,
             printed_jobid: None,
-            last_power: None,
+            memory: crate::bench::Memory::default(),
         }
     }
 

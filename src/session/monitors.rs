@@ -31,7 +31,7 @@ impl Session {
         };
         // What is counted, and as whom, is the benchmark's: TPROC-H counts queries per hour
         // as its `tpch_` logins.
-        let counting = crate::bench::of(&self.settings)
+        let counting = crate::workloads::of(&self.settings)
             .map_or(crate::db::counter::Counting::TRANSACTIONS, |b| b.counting());
         let mut source = crate::db::counter_source(&self.settings, self.current(), counting);
         let what = source.describe();

@@ -29,7 +29,7 @@ impl Session {
 
     fn build_schema_job(&mut self, _args: &[String]) -> Result<Dynamic> {
         self.refuse_with_vus("build schema")?;
-        let bm = crate::bench::of(&self.settings)?;
+        let bm = crate::workloads::of(&self.settings)?;
         let work = bm.build(&self.settings, &self.out, &self.interrupt)?;
         self.begin_job(crate::jobs::Spec::schema(
             JobKind::Build,
@@ -49,7 +49,7 @@ impl Session {
 
     fn check_schema_job(&mut self, _args: &[String]) -> Result<Dynamic> {
         self.refuse_with_vus("check schema")?;
-        let bm = crate::bench::of(&self.settings)?;
+        let bm = crate::workloads::of(&self.settings)?;
         let work = bm.check(&self.settings, &self.out, &self.interrupt)?;
         self.begin_job(crate::jobs::Spec::schema(
             JobKind::Check,
@@ -69,8 +69,8 @@ impl Session {
 
     fn delete_schema_job(&mut self, _args: &[String]) -> Result<Dynamic> {
         self.refuse_with_vus("delete schema")?;
-        let bm = crate::bench::of(&self.settings)?;
-        let work = bm.delete(&self.settings, &self.out)?;
+        let bm = crate::workloads::of(&self.settings)?;
+        let work = bm.delete(&self.settings, &self.out, &crate::workloads::ALL)?;
         self.begin_job(crate::jobs::Spec::schema(
             JobKind::Delete,
             &self.settings,
@@ -121,7 +121,7 @@ impl Session {
                 })?;
                 let (v, w) = if *option == "vu" { (n, ware) } else { (vus, n) };
                 // TPROC-C's writers each take whole warehouses; TPROC-H's take dbgen's parts.
-                let by_warehouse = crate::bench::of(&self.settings)
+                let by_warehouse = crate::workloads::of(&self.settings)
                     .map_or(true, |b| b.job_sizes(&self.settings).1.is_some());
                 if by_warehouse && v > w && n >= 1 {
                     return Err(Error::TooManyBuilders {
@@ -169,7 +169,7 @@ impl Session {
 
     fn datagen_job(&mut self, _args: &[String]) -> Result<Dynamic> {
         self.refuse_with_vus("generate data")?;
-        let bm = crate::bench::of(&self.settings)?;
+        let bm = crate::workloads::of(&self.settings)?;
         let dir = self.datagen_dir();
         let generate = bm.generate(&self.settings, &dir)?;
         check_writable_dir(&dir)?;

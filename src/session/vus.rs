@@ -6,8 +6,7 @@ use std::sync::Arc;
 
 use rhai::Dynamic;
 
-use super::last_run::LastRun;
-use super::{values, Session};
+use super::Session;
 use crate::bench::benchmark::Held;
 use crate::error::{Error, Result};
 use crate::vu::Say;
@@ -17,7 +16,7 @@ impl Session {
 
     pub fn loadscript(&mut self, _args: &[String]) -> Result<Dynamic> {
         self.vu.custom = None;
-        let bm = crate::bench::of(&self.settings)?;
+        let bm = crate::workloads::of(&self.settings)?;
         let (schema, options) = (bm.describe(&self.settings), bm.options(&self.settings)?);
         self.vu.script = Some(crate::vu::Script::with_options(
             &self.settings,
@@ -30,8 +29,8 @@ impl Session {
     }
 
     pub fn customscript(&mut self, args: &[String]) -> Result<Dynamic> {
-        let script = crate::custom::CustomScript::load(std::path::Path::new(&args[0]))?;
-        self.out.line(format!("Loaded {}", script.path.display()));
+        let script = crate::workloads::user_script(std::path::Path::new(&args[0]))?;
+        self.out.line(format!("Loaded {}", script.path().display()));
         self.vu.script = None;
         self.vu.custom = Some(script);
         Ok(Dynamic::UNIT)
@@ -99,7 +98,7 @@ impl Session {
                 .map_err(|e| self.ran_nothing(false, e))?;
         }
         if let (Some(custom), Some(board)) = (self.vu.custom.clone(), self.vu.board.clone()) {
-            return self.run_custom(&custom, &board);
+            return self.run_custom(custom.as_ref(), &board);
         }
         let Some(mut script) = self.vu.script.clone() else {
             return Err(self.ran_nothing(created_here, Error::NoScript));
@@ -137,7 +136,7 @@ impl Session {
             let board = board.clone();
             Arc::new(move |vu, state| board.set(vu, state))
         };
-        let work = crate::bench::of(&script.settings)
+        let work = crate::workloads::of(&script.settings)
             .and_then(|b| b.run(&script, say, states, &self.interrupt));
         let work = match work {
             Ok(w) => w,
@@ -158,14 +157,8 @@ impl Session {
         if let Some(warning) = held.and_then(|h| h.warning) {
             self.out.error(warning);
         }
-        let result = match self.rt.block_on(work) {
-            Ok(crate::bench::benchmark::Ran::Tpcc(r)) => r,
-            Ok(crate::bench::benchmark::Ran::Tpch(mut r)) => {
-                self.after_tpch(&mut r, script.db);
-                self.out.line("ALL VIRTUAL USERS COMPLETE");
-                self.vu.last_run = Some((id.clone(), LastRun::Tpch(r)));
-                return Ok(id.into());
-            }
+        let outcome = match self.rt.block_on(work) {
+            Ok(outcome) => outcome,
             Err(e) => {
                 // Nothing ran: the schema or the connection was not right.
                 for n in 1..=board.len() {
@@ -174,51 +167,7 @@ impl Session {
                 return Err(self.ran_nothing(created_here, e));
             }
         };
-        // The result's text below is TPROC-C's (its table, its options), as the result is.
-        let opts = script.options::<crate::tpcc::driver::Options>();
-        let (show_output, time_profile) =
-            opts.map_or((false, false), |o| (o.show_output, o.time_profile));
-        if script.timed() || show_output {
-            self.out
-                .line("Transactions (hammer; after rampup for timed runs):");
-        }
-        for line in crate::tpcc::result::table(&result.stats) {
-            self.out.line(line);
-        }
-        if time_profile {
-            for (vu, stats) in &result.per_vu {
-                self.out.line(format!("Vuser {vu} time profile:"));
-                for line in crate::tpcc::result::table(stats) {
-                    self.out.line(format!("  {line}"));
-                }
-            }
-        }
-        // The shared formatter: never a falsely free "0.0 us", n/a below a minimum of
-        // transactions (tpcc::result's own copy is left for its owners to retire).
-        let cpu_line = result.client_cpu.and_then(|cpu| {
-            crate::vu::stats::client_cpu_line(
-                cpu,
-                result.measured,
-                result.transactions(),
-                std::thread::available_parallelism().map_or(1, |n| n.get()),
-                "transaction",
-            )
-        });
-        if let Some(line) = cpu_line {
-            self.out.line(line);
-        }
-        if result.stats.reconnects > 0 {
-            self.out.line(format!(
-                "Lost connections reconnected: {}",
-                result.stats.reconnects
-            ));
-        }
-        if let Some(why) = &result.stopped_early {
-            self.out.line(format!("The run ended early: {why}"));
-        }
-        self.out.line("ALL VIRTUAL USERS COMPLETE");
-        self.vu.last_run = Some((id.clone(), LastRun::Tpcc(result)));
-        Ok(id.into())
+        Ok(self.ran(id, outcome))
     }
 
     /// The warehouses the run's schema holds, counted as the run starts, for a workload sized
@@ -226,7 +175,7 @@ impl Session {
     /// for another workload, or when they cannot be counted: the run then says why, in its
     /// own words. Only Ctrl-C is an error.
     fn held_warehouses(&self, script: &crate::vu::Script) -> Result<Option<Held>> {
-        let Some(count) = crate::bench::of(&script.settings)
+        let Some(count) = crate::workloads::of(&script.settings)
             .ok()
             .and_then(|b| b.warehouses_held(&script.settings))
         else {
@@ -235,27 +184,16 @@ impl Session {
         Ok(self.block_on(count)?.ok())
     }
 
-    /// After a TPROC-H run: a power test's Power@Size is kept, and a throughput test on the
-    /// same database and scale factor after it gets QphH@Size from the two.
-    fn after_tpch(&mut self, r: &mut crate::tpch::result::RunResult, db: crate::config::Database) {
-        if let Some((power, true)) = r.power_at_size() {
-            self.last_power = Some((db, r.scale_factor, power));
-        } else if let Some(throughput) = r.throughput_at_size() {
-            match self.last_power {
-                Some((d, sf, power)) if d == db && sf == r.scale_factor => {
-                    let qphh = crate::tpch::result::qphh(power, throughput);
-                    r.qphh = Some(qphh);
-                    self.out.line(format!(
-                        "QphH@Size {qphh:.1} at scale factor {} from the last power test's Power@Size {power:.1} and this Throughput@Size {throughput:.1} (hammer's figure, not an official TPC-H result)",
-                        crate::tpch::shown(sf)
-                    ));
-                }
-                _ => self.out.line(format!(
-                    "QphH@Size needs a power test with refresh on (vuset vu 1, diset tpch {}_refresh_on true) on this database and scale factor before the throughput test",
-                    db.prefix()
-                )),
-            }
+    /// After a run: its outcome remembers what it keeps for the next run, says its lines,
+    /// and becomes the last run; the id is the value `vurun` returns.
+    fn ran(&mut self, id: String, mut outcome: crate::bench::Ran) -> Dynamic {
+        outcome.remember(&mut self.memory);
+        for line in outcome.lines() {
+            self.out.line(line);
         }
+        self.out.line("ALL VIRTUAL USERS COMPLETE");
+        self.vu.last_run = Some((id.clone(), outcome));
+        id.into()
     }
 
     /// A vurun that ran nothing leaves no virtual users of its own behind, so that the next
@@ -276,16 +214,10 @@ impl Session {
 
     fn run_custom(
         &mut self,
-        custom: &crate::custom::CustomScript,
+        custom: &dyn crate::bench::UserScript,
         board: &crate::vu::Board,
     ) -> Result<Dynamic> {
-        let g = &self.settings.generic;
-        let plan = crate::custom::Plan {
-            virtual_users: board.len() as u32,
-            iterations: g.get_u32("iterations"),
-            user_delay: g.get_millis("user_delay"),
-            repeat_delay: g.get_millis("repeat_delay"),
-        };
+        let virtual_users = board.len() as u32;
         for n in 1..=board.len() {
             board.set(n, crate::vu::VuState::WaitIdle);
         }
@@ -294,25 +226,20 @@ impl Session {
             Arc::new(move |vu, state| board.set(vu, state))
         };
         let say = Say::new(self.out.clone(), 1);
-        let spec = crate::jobs::Spec::custom(&custom.path, &self.settings, plan.virtual_users);
+        let spec = crate::jobs::Spec::custom(custom.path(), &self.settings, virtual_users);
         let id = self.begin_job(spec);
-        let result = self.rt.block_on(crate::custom::run(
-            custom,
+        let work = custom.run(
             &self.settings,
             self.current(),
-            plan,
+            virtual_users,
             say,
             states,
-            self.interrupt.clone(),
+            &self.interrupt,
             self.rt.clone(),
-        ))?;
-        for line in result.lines() {
-            self.out.line(line);
-        }
-        self.out.line("ALL VIRTUAL USERS COMPLETE");
-        // Failed virtual users make the job FAILED (the recorder reads them from the result).
-        self.vu.last_run = Some((id.clone(), LastRun::Custom(result)));
-        Ok(id.into())
+        );
+        // Failed virtual users make the job FAILED (the recorder reads them from the record).
+        let outcome = self.rt.block_on(work)?;
+        Ok(self.ran(id, outcome))
     }
 
     pub(super) fn vustatus_text(&self) -> String {
@@ -354,6 +281,6 @@ impl Session {
         let Some((id, r)) = &self.vu.last_run else {
             return Err(Error::NoRun);
         };
-        Ok(values::run_map(id, r).into())
+        Ok(r.value(id).into())
     }
 }

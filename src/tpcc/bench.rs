@@ -1,15 +1,17 @@
 //! TPROC-C as the session sees it ([`TPROC_C`], a `bench::Benchmark`): the schema commands'
 //! sizes, refusals and HammerDB's lines around them, data generation, the script's options and
-//! the run, each on the current database's `Support` (`db::Engine::tpcc`).
+//! the run, each on the current database's `Support` (offered by the engine, `db::engine::offered`).
 
 use std::path::{Path, PathBuf};
 
 use super::build::{datagen, Plan};
 use super::driver::Options;
 use super::options::NAME;
+use super::outcome::Tpcc;
 use super::schema::Say;
 use super::support::Support;
 use crate::bench::benchmark::{Benchmark, Built, Check, Generation, Held, Ran, Work};
+use crate::benchmarks::Named;
 use crate::config::{Database, Settings};
 use crate::error::{Error, Result};
 use crate::interrupt::Interrupt;
@@ -22,9 +24,14 @@ pub struct Tprocc;
 /// The one TPROC-C.
 pub static TPROC_C: Tprocc = Tprocc;
 
-/// What TPROC-C needs of `db`.
-fn support(db: Database) -> &'static dyn Support {
-    crate::db::engine(db).tpcc()
+/// What TPROC-C needs of `db`, as its engine offers it, or why it cannot have it.
+pub fn support(db: Database) -> Result<&'static dyn Support> {
+    crate::db::engine::offered::<&'static dyn Support>(crate::db::engine(db)).ok_or(
+        Error::WorkloadUnavailable {
+            workload: NAME,
+            db: db.name(),
+        },
+    )
 }
 
 /// `*_count_ware` and `*_num_vu` of the current database.
@@ -39,16 +46,14 @@ fn build_sizes(settings: &Settings) -> (u32, u32) {
 }
 
 impl Benchmark for Tprocc {
-    fn name(&self) -> &'static str {
-        NAME
-    }
-
-    fn dictionary(&self) -> &'static str {
-        "tpcc"
+    fn names(&self) -> &'static Named {
+        &crate::benchmarks::TPROC_C
     }
 
     fn describe(&self, settings: &Settings) -> String {
-        support(settings.current()).describe(settings)
+        support(settings.current())
+            .map(|s| s.describe(settings))
+            .unwrap_or_default()
     }
 
     fn job_sizes(&self, settings: &Settings) -> (u32, Option<u32>) {
@@ -80,9 +85,9 @@ impl Benchmark for Tprocc {
                 )),
             });
         }
+        let support = support(db)?;
         let (settings, out, interrupt) = (settings.clone(), out.clone(), interrupt.clone());
         Ok(Box::pin(async move {
-            let support = support(db);
             out.line(format!(
                 "Ready to create a {w} Warehouse {} TPROC-C schema in {}",
                 db.name(),
@@ -129,6 +134,7 @@ impl Benchmark for Tprocc {
         out: &Output,
         interrupt: &Interrupt,
     ) -> Result<Work<Vec<Check>>> {
+        let support = support(settings.current())?;
         let (settings, out, interrupt) = (settings.clone(), out.clone(), interrupt.clone());
         Ok(Box::pin(async move {
             let db = settings.current();
@@ -137,7 +143,7 @@ impl Benchmark for Tprocc {
             let say = Say::new(out, 1);
             // Dropped at Ctrl-C, as a delete is.
             let checks = tokio::select! {
-                checks = support(db).check(&settings, w, &say) => checks?,
+                checks = support.check(&settings, w, &say) => checks?,
                 _ = interrupt.wait() => return Err(Error::Interrupted),
             };
             let failed = checks.iter().filter(|c| !c.ok).count();
@@ -172,12 +178,17 @@ impl Benchmark for Tprocc {
         tables
     }
 
-    fn delete(&self, settings: &Settings, out: &Output) -> Result<Work<Vec<String>>> {
+    fn delete(
+        &self,
+        settings: &Settings,
+        out: &Output,
+        all: &'static [&'static dyn Benchmark],
+    ) -> Result<Work<Vec<String>>> {
+        let support = support(settings.current())?;
         let (settings, out) = (settings.clone(), out.clone());
         Ok(Box::pin(async move {
-            let support = support(settings.current());
             let survey = support.survey(&settings).await?;
-            out.line(crate::bench::deleting::verdict(&TPROC_C, &survey)?);
+            out.line(crate::bench::deleting::verdict(&TPROC_C, all, &survey)?);
             let say = Say::new(out, 1);
             support.delete(&settings, &say).await
         }))
@@ -187,7 +198,7 @@ impl Benchmark for Tprocc {
         let settings = settings.clone();
         Some(Box::pin(async move {
             let db = settings.current();
-            let held = support(db).warehouses(&settings).await?;
+            let held = support(db)?.warehouses(&settings).await?;
             let (asked, _) = build_sizes(&settings);
             // An empty WAREHOUSE is the run's to refuse, in its own words.
             let warning = (held != asked && held > 0).then(|| {
@@ -243,7 +254,7 @@ impl Benchmark for Tprocc {
     }
 
     fn options(&self, settings: &Settings) -> Result<Box<dyn WorkloadOptions>> {
-        let routines = support(settings.current()).routines(settings);
+        let routines = support(settings.current())?.routines(settings);
         Ok(Box::new(Options::load(settings, routines)))
     }
 
@@ -260,11 +271,18 @@ impl Benchmark for Tprocc {
             });
         };
         let (settings, db, interrupt) = (script.settings.clone(), script.db, interrupt.clone());
+        let support = support(db)?;
+        let (timed, show_output, time_profile) =
+            (script.timed(), opts.show_output, opts.time_profile);
         Ok(Box::pin(async move {
-            support(db)
-                .run(&settings, opts, say, states, interrupt)
-                .await
-                .map(Ran::Tpcc)
+            let result = support.run(&settings, opts, say, states, interrupt).await?;
+            let outcome = Tpcc {
+                result,
+                timed,
+                show_output,
+                time_profile,
+            };
+            Ok(Box::new(outcome) as Ran)
         }))
     }
 }

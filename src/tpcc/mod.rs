@@ -20,6 +20,7 @@ pub mod fitness;
 mod gen;
 pub mod inputs;
 pub mod options;
+pub mod outcome;
 pub mod random;
 pub mod result;
 pub mod schema;
@@ -92,8 +93,8 @@ impl Table {
     /// The columns in the order [`Generator`] writes them: TPC-C clause 1.3's order, with
     /// HammerDB's column names.
     /// The table as the families' loaders take it.
-    pub fn table_ref(self) -> crate::db::engine::TableRef {
-        crate::db::engine::TableRef {
+    pub fn table_ref(self) -> crate::sql::TableRef {
+        crate::sql::TableRef {
             name: self.name(),
             columns: self.columns(),
         }

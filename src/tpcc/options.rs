@@ -11,7 +11,7 @@ use crate::vu::script::{reconnect_for, VuGlobals};
 use crate::vu::WorkloadOptions;
 
 /// The workload's name, as jobs record it.
-pub const NAME: &str = "TPROC-C";
+pub const NAME: &str = crate::benchmarks::TPROC_C.name;
 
 /// `*_driver`: a functional test or a measured run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

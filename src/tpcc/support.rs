@@ -1,5 +1,5 @@
 //! What TPROC-C needs of a database: [`Support`], the object-safe answers an engine gives
-//! through `Engine::tpcc` (build, check, delete, run, and how its transactions run), written
+//! through `Engine::offers` (build, check, delete, run, and how its transactions run), written
 //! once for every family over [`Family`], which a family implements with its own schema
 //! builder ([`SchemaDb`]) and driver ([`TxnDb`]).
 

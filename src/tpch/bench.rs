@@ -1,5 +1,5 @@
 //! TPROC-H as the session sees it ([`TPROC_H`], a `bench::Benchmark`): the schema commands
-//! on the current database's `Support` (`db::Engine::tpch`), with their lines and summary.
+//! on the current database's `Support` (offered by the engine, `db::engine::offered`), with their lines and summary.
 //! Data generation writes dbgen's flat files (`tpch::gen::datagen`); runs are
 //! `tpch::driver`'s.
 
@@ -8,10 +8,12 @@ use std::path::{Path, PathBuf};
 use super::build::Plan;
 use super::gen::datagen;
 use super::options::Options;
+use super::outcome::Tpch;
 use super::schema::Say;
 use super::support::Support;
 use super::{scale_factor, shown, threads, NAME};
 use crate::bench::benchmark::{Benchmark, Built, Check, Generation, Ran, Work};
+use crate::benchmarks::Named;
 use crate::config::{Database, Settings};
 use crate::error::{Error, Result};
 use crate::interrupt::Interrupt;
@@ -24,23 +26,19 @@ pub struct Tproch;
 /// The one TPROC-H.
 pub static TPROC_H: Tproch = Tproch;
 
-/// What TPROC-H needs of `db`, or why it cannot have it.
-fn support(db: Database) -> Result<&'static dyn Support> {
-    crate::db::engine(db)
-        .tpch()
-        .ok_or(Error::WorkloadUnavailable {
+/// What TPROC-H needs of `db`, as its engine offers it, or why it cannot have it.
+pub fn support(db: Database) -> Result<&'static dyn Support> {
+    crate::db::engine::offered::<&'static dyn Support>(crate::db::engine(db)).ok_or(
+        Error::WorkloadUnavailable {
             workload: NAME,
             db: db.name(),
-        })
+        },
+    )
 }
 
 impl Benchmark for Tproch {
-    fn name(&self) -> &'static str {
-        NAME
-    }
-
-    fn dictionary(&self) -> &'static str {
-        "tpch"
+    fn names(&self) -> &'static Named {
+        &crate::benchmarks::TPROC_H
     }
 
     fn describe(&self, settings: &Settings) -> String {
@@ -145,12 +143,17 @@ impl Benchmark for Tproch {
         super::Table::ALL.iter().map(|t| t.name()).collect()
     }
 
-    fn delete(&self, settings: &Settings, out: &Output) -> Result<Work<Vec<String>>> {
+    fn delete(
+        &self,
+        settings: &Settings,
+        out: &Output,
+        all: &'static [&'static dyn Benchmark],
+    ) -> Result<Work<Vec<String>>> {
         let support = support(settings.current())?;
         let (settings, out) = (settings.clone(), out.clone());
         Ok(Box::pin(async move {
             let survey = support.survey(&settings).await?;
-            out.line(crate::bench::deleting::verdict(&TPROC_H, &survey)?);
+            out.line(crate::bench::deleting::verdict(&TPROC_H, all, &survey)?);
             let say = Say::new(out, 1);
             support.delete(&settings, &say).await
         }))
@@ -217,7 +220,7 @@ impl Benchmark for Tproch {
             for line in super::result::summary(&r, db.name()) {
                 out.line(line);
             }
-            Ok(Ran::Tpch(r))
+            Ok(Box::new(Tpch::new(r, db)) as Ran)
         }))
     }
 }

@@ -13,11 +13,11 @@ use super::gen::{self, LINES_PER_ORDER};
 use super::schema::{Check, Loader, Say, SchemaDb, TableFacts};
 use super::{shown, Table};
 use crate::bench::loading::{build_stop, finish_whole, join_loaders, load_stream, Piece};
-use crate::db::engine::ScriptConn;
 use crate::error::{Error, Result};
 use crate::interrupt::Interrupt;
 use crate::output::Output;
 use crate::progress::{Mode, PartSpec, Reporter, Tracker};
+use crate::sql::ScriptConn;
 
 /// Up to this scale factor `checkschema` counts LINEITEM's rows by running the generator.
 const COUNTED_LINEITEM_MAX_SF: f64 = 1.0;
@@ -231,7 +231,7 @@ pub async fn query_or_cancel(
     conn: &mut ScriptConn,
     sql: &str,
     stop: &Interrupt,
-) -> Result<crate::db::engine::Rows> {
+) -> Result<crate::sql::Rows> {
     let cancel = conn.canceller();
     let query = conn.query(sql);
     tokio::pin!(query);

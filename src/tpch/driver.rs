@@ -24,10 +24,10 @@ use super::result::{
 use super::support::Support;
 use super::{answers, refresh, shown, TYPE_NAMES};
 use crate::config::{Database, Settings};
-use crate::db::engine::{Canceller, Rows, ScriptConn};
 use crate::error::{Error, Result};
 use crate::fault::{DbError, Peer};
 use crate::interrupt::Interrupt;
+use crate::sql::{Canceller, Rows, ScriptConn};
 use crate::vu::{NoMonitor, Place, RunOptions, Say, StateSink, Workload};
 
 /// How long the pre-run check of the schema may take.

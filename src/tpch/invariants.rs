@@ -4,9 +4,9 @@
 
 use super::build::query_or_cancel;
 use crate::bench::benchmark::Check;
-use crate::db::engine::ScriptConn;
 use crate::error::{Error, Result};
 use crate::interrupt::Interrupt;
+use crate::sql::ScriptConn;
 
 /// What each invariant says, and the query counting the rows that break it.
 pub const INVARIANTS: [(&str, &str); 5] = [

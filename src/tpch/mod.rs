@@ -1,8 +1,12 @@
 //! TPROC-H, HammerDB's TPC-H derived analytic workload: its eight tables, their sizes for a
-//! scale factor, and its dictionary keys. The rows are TPC-H's reference generator's (dbgen's,
-//! through the `tpchgen` crate, in [`gen`]); [`build`] builds and checks a schema on any
-//! [`schema::SchemaDb`], [`bench`] is TPROC-H as the session sees it, [`support`] what an
-//! engine offers it. The query driver is not written yet.
+//! scale factor, and its dictionary keys. The pieces: [`gen`] (TPC-H's reference generator's
+//! rows, dbgen's, through the `tpchgen` crate), [`build`] (builds and checks a schema on any
+//! [`schema::SchemaDb`], with [`invariants`]), [`options`] (what `loadscript` reads),
+//! [`driver`] (the query streams and refresh functions as a `vu::Workload`, with [`params`],
+//! [`queries`], [`refresh`] and [`answers`]), [`result`] (what a run measured and its text),
+//! [`outcome`] (a run as the session shows, records and hands it on, and the QphH@Size it
+//! remembers), [`bench`] (TPROC-H as the session sees it) and [`support`] (what an engine
+//! offers it).
 
 pub mod answers;
 pub mod bench;
@@ -11,6 +15,7 @@ pub mod driver;
 pub mod gen;
 pub mod invariants;
 pub mod options;
+pub mod outcome;
 pub mod params;
 pub mod queries;
 pub mod refresh;
@@ -19,10 +24,10 @@ pub mod schema;
 pub mod support;
 
 use crate::config::{Database, Settings};
-use crate::db::engine::TableRef;
+use crate::sql::TableRef;
 
 /// The workload's name, as jobs record it and messages say it.
-pub const NAME: &str = "TPROC-H";
+pub const NAME: &str = crate::benchmarks::TPROC_H.name;
 
 /// How long a query's reply may take before its connection counts as lost. TPROC-H's
 /// queries run for minutes at large scale factors, so the OLTP `*_reply_timeout` does not

@@ -1,5 +1,5 @@
 //! What TPROC-H needs of a database: [`Support`], the object-safe answers an engine gives
-//! through `Engine::tpch` (build, check, delete, a query connection and the dialect's query
+//! through `Engine::offers` (build, check, delete, a query connection and the dialect's query
 //! texts), written once for every family over [`Family`], which a family implements with its
 //! own schema builder ([`SchemaDb`]).
 
@@ -9,11 +9,11 @@ use super::build::{build, check, Plan, Summary};
 use super::schema::{Check, Say, SchemaDb};
 use crate::bench::Survey;
 use crate::config::Settings;
-use crate::db::engine::ScriptConn;
 use crate::error::{Error, Result};
 use crate::fault::{DbError, Peer};
 use crate::interrupt::Interrupt;
 use crate::output::Output;
+use crate::sql::ScriptConn;
 use crate::task::Pending;
 
 /// TPROC-H on one database, as the benchmark asks it (through `dyn`).

@@ -425,7 +425,7 @@ pub fn tproch_session(db: &'static str, tag: &str) -> (Fixture, TprochDb) {
 }
 
 /// [`tproch_session`], with its scale factor 0.01 schema built, and the session's settings
-/// (what reaches the schema through `hammer::db::engine(db).tpch()`).
+/// (what reaches the schema through `hammer::tpch::bench::support(db)`).
 pub fn tproch_built(db: &'static str, tag: &str) -> (Fixture, hammer::config::Settings, TprochDb) {
     let (mut f, cleanup) = tproch_session(db, tag);
     let (r, lines) = f.console("buildschema().ok");

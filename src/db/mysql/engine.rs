@@ -4,7 +4,7 @@
 use crate::config::{Database, Settings};
 use crate::db::counter::CounterSource;
 use crate::db::engine::ScriptConn;
-use crate::db::engine::{Engine, Facts, Pending, ServerInfo};
+use crate::db::engine::{Engine, Facts, Offer, Pending, ServerInfo};
 use crate::db::mysql::counter::MyCounter;
 use crate::db::mysql::driver::MyDriver;
 use crate::db::mysql::schema::MySchema;
@@ -13,7 +13,7 @@ use crate::db::mysql::wire as mywire;
 use crate::db::mysql::{probe, text_of, MyTarget};
 use crate::error::Result;
 use crate::fault::DbError;
-use crate::tpcc::support::{Family, Support};
+use crate::tpcc::support::Family;
 
 /// The MariaDB/MySQL variables a job records: what decides whether a commit waits for the
 /// disk (durability), InnoDB's memory and redo log, its I/O budget, and the isolation and
@@ -146,12 +146,11 @@ impl Engine for Mysql {
         CounterSource::with(self.db, counting.counted, counter)
     }
 
-    fn tpcc(&self) -> &dyn Support {
-        self
-    }
-
-    fn tpch(&self) -> Option<&dyn crate::tpch::support::Support> {
-        Some(self)
+    fn offers(&'static self) -> Vec<Offer> {
+        vec![
+            Offer::of(self as &'static dyn crate::tpcc::support::Support),
+            Offer::of(self as &'static dyn crate::tpch::support::Support),
+        ]
     }
 }
 

@@ -4,7 +4,7 @@
 use crate::config::{Database, Settings};
 use crate::db::counter::CounterSource;
 use crate::db::engine::ScriptConn;
-use crate::db::engine::{Engine, Facts, Pending, ServerInfo};
+use crate::db::engine::{Engine, Facts, Offer, Pending, ServerInfo};
 use crate::db::postgres::counter::PgCounter;
 use crate::db::postgres::driver::PgDriver;
 use crate::db::postgres::schema::PgSchema;
@@ -12,7 +12,7 @@ use crate::db::postgres::script::PgScript;
 use crate::db::postgres::{classify, connect, overdue, probe, PgTarget};
 use crate::error::Result;
 use crate::fault::DbError;
-use crate::tpcc::support::{Family, Support};
+use crate::tpcc::support::Family;
 
 /// The PostgreSQL settings a job records: what decides whether a commit waits for the disk
 /// (durability), how much the server caches and sorts in memory, when it checkpoints, and the
@@ -179,12 +179,11 @@ impl Engine for Postgres {
         ]
     }
 
-    fn tpcc(&self) -> &dyn Support {
-        self
-    }
-
-    fn tpch(&self) -> Option<&dyn crate::tpch::support::Support> {
-        Some(self)
+    fn offers(&'static self) -> Vec<Offer> {
+        vec![
+            Offer::of(self as &'static dyn crate::tpcc::support::Support),
+            Offer::of(self as &'static dyn crate::tpch::support::Support),
+        ]
     }
 }
 

@@ -1,0 +1,101 @@
+//! A TPROC-C run as the session shows, records and hands it to scripts ([`Tpcc`], a
+//! `bench::Outcome`): the per-transaction table (and each virtual user's, with
+//! `*_timeprofile`), the client's CPU line, the job record and the `lastrun()` map.
+
+use rhai::Map;
+
+use super::driver::{RunResult, TYPE_NAMES};
+use super::inputs::Kind;
+use crate::bench::outcome::{live_record, run_value, timings, type_map, Outcome};
+use crate::jobs::recorder::RunRecord;
+use crate::jobs::RunFigures;
+
+/// A TPROC-C run's result, with what of its options decides its text.
+pub struct Tpcc {
+    pub result: RunResult,
+    /// A timed run (with a monitor): its table is headed as measured after rampup.
+    pub timed: bool,
+    /// `vuset showoutput`: the table is headed for a test run too.
+    pub show_output: bool,
+    /// `*_timeprofile`: each virtual user's table too.
+    pub time_profile: bool,
+}
+
+impl Tpcc {
+    fn figures(&self) -> RunFigures {
+        let r = &self.result;
+        RunFigures {
+            nopm: r.nopm,
+            tpm: r.tpm,
+            active_vus: r.active_vus,
+            seconds: r.measured.as_secs_f64(),
+            failed_vus: r.failed_vus,
+            reconnects: r.stats.reconnects,
+            transactions: r.transactions(),
+            client_cpu_seconds: r.client_cpu.map(|c| c.as_secs_f64()),
+            stopped_early: r.stopped_early.clone(),
+        }
+    }
+}
+
+impl Outcome for Tpcc {
+    fn lines(&self) -> Vec<String> {
+        let r = &self.result;
+        let mut lines = Vec::new();
+        if self.timed || self.show_output {
+            lines.push("Transactions (hammer; after rampup for timed runs):".to_string());
+        }
+        lines.extend(super::result::table(&r.stats));
+        if self.time_profile {
+            for (vu, stats) in &r.per_vu {
+                lines.push(format!("Vuser {vu} time profile:"));
+                lines.extend(
+                    super::result::table(stats)
+                        .into_iter()
+                        .map(|line| format!("  {line}")),
+                );
+            }
+        }
+        // The shared formatter: never a falsely free "0.0 us", n/a below a minimum of
+        // transactions.
+        lines.extend(r.client_cpu.and_then(|cpu| {
+            crate::vu::stats::client_cpu_line(
+                cpu,
+                r.measured,
+                r.transactions(),
+                std::thread::available_parallelism().map_or(1, |n| n.get()),
+                "transaction",
+            )
+        }));
+        if r.stats.reconnects > 0 {
+            lines.push(format!(
+                "Lost connections reconnected: {}",
+                r.stats.reconnects
+            ));
+        }
+        if let Some(why) = &r.stopped_early {
+            lines.push(format!("The run ended early: {why}"));
+        }
+        lines
+    }
+
+    fn record(&self) -> RunRecord {
+        RunRecord {
+            figures: self.figures(),
+            timings: timings(&TYPE_NAMES, &self.result.stats, false),
+            live: self.result.series.as_ref().map(live_record),
+            tpch: None,
+        }
+    }
+
+    /// The figures every run has, and each transaction type's counts and latencies under its
+    /// name (`new_order`, `payment`, ...).
+    fn value(&self, id: &str) -> Map {
+        let mut m = run_value(id, &self.figures(), self.result.abandoned_calls);
+        for k in Kind::ALL {
+            let t = type_map(self.result.stats.kind(k));
+            m.insert(k.name().replace(' ', "_").into(), t.into());
+        }
+        m
+    }
+}
