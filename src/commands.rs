@@ -501,6 +501,18 @@ pub fn names() -> Vec<&'static str> {
 mod tests {
     use super::*;
 
+    /// `help dbset` names every benchmark of the list, by its name, HammerDB's and its
+    /// dictionary's.
+    #[test]
+    fn dbset_help_names_every_benchmark() {
+        let help = find("dbset").expect("dbset").help;
+        for b in crate::benchmarks::ALL {
+            for word in [b.name, b.alias, b.dictionary] {
+                assert!(help.contains(word), "help dbset lacks {word}: {help}");
+            }
+        }
+    }
+
     #[test]
     fn rows_are_consistent() {
         let mut seen = std::collections::HashSet::new();

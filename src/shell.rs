@@ -417,7 +417,10 @@ pub fn completions(session: &Session, before: &str) -> (usize, Vec<String>) {
                         .iter()
                         .map(|d| d.prefix().to_string())
                         .collect(),
-                    Some("bm") => vec!["TPROC-C".into()],
+                    Some("bm") => crate::benchmarks::ALL
+                        .iter()
+                        .map(|b| b.name.to_string())
+                        .collect(),
                     _ => Vec::new(),
                 },
                 Complete::DictSections => owned(dict.sections()),
@@ -478,6 +481,23 @@ pub fn completions(session: &Session, before: &str) -> (usize, Vec<String>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Tab after `dbset bm` offers every benchmark of the list.
+    #[test]
+    fn dbset_bm_completes_every_benchmark() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        let session = Session::new(rt.handle().clone(), crate::output::Output::capture(), None);
+        let (start, offered) = completions(&session, "dbset bm TPROC-");
+        assert_eq!(start, "dbset bm ".len());
+        let names: Vec<String> = crate::benchmarks::ALL
+            .iter()
+            .map(|b| b.name.to_string())
+            .collect();
+        assert_eq!(offered, names);
+        assert_eq!(names, ["TPROC-C", "TPROC-H"]);
+    }
 
     /// The console echoes a command's value, but not the job id its job line just printed.
     #[test]

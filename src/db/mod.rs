@@ -15,7 +15,7 @@
 //!    `Database` value), or a new folder `db/<family>/` whose `engine.rs` implements
 //!    [`engine::Engine`] (connection, wire client, schema and workload drivers, counters),
 //!    and each workload's family trait (TPROC-C's `tpcc::support::Family`: its schema builder
-//!    and driver) for the accessor the `Engine` has for that workload (`Engine::tpcc`);
+//!    and driver), each offered in its `Engine::offers`;
 //! 4. one arm in [`engine`] below;
 //! 5. its server in `scripts/ci/servers.sh` and its row in the engine-generic tests
 //!    (`tests/engines.rs`), which put every engine through the same battery.

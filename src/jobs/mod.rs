@@ -185,7 +185,7 @@ pub struct Summary {
 
 /// The workload name a TPROC-H job records (`Profile::workload`): `jobs` lists those jobs in
 /// a section of their own, as HammerDB does.
-pub const TPROC_H: &str = "TPROC-H";
+pub const TPROC_H: &str = crate::benchmarks::TPROC_H.name;
 
 impl Summary {
     /// Whether the job is TPROC-H's (a build, check or run of it), by the workload it recorded.

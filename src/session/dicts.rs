@@ -45,7 +45,7 @@ impl Session {
         let bm = crate::workloads::named(name)?;
         // HammerDB's own words are echoed as typed; any other spelling by the name it chose.
         let typed = name.to_ascii_uppercase();
-        let shown = if [bm.name(), &bm.name().replace("TPROC-", "TPC-")].contains(&typed.as_str()) {
+        let shown = if [bm.name(), bm.alias()].contains(&typed.as_str()) {
             typed
         } else {
             bm.name().to_string()
@@ -54,9 +54,8 @@ impl Session {
             crate::workloads::of(&self.settings).map_or(true, |old| old.name() != bm.name());
         if changed {
             // Kept under HammerDB's compatible name (`TPC-C`, `TPC-H`), as its settings keep it.
-            let stored = bm.name().replace("TPROC-", "TPC-");
             self.settings
-                .set(Target::Generic, "benchmark", "bm", &stored)?;
+                .set(Target::Generic, "benchmark", "bm", bm.alias())?;
             self.persist();
         }
         self.out.line(format!(

@@ -7,9 +7,10 @@
 //! driver share (uniform and NURand numbers, last names, strings). The run: [`options`] (what
 //! `loadscript` freezes), [`inputs`] (the deck and each transaction's inputs), [`txn`] (what a
 //! database must run), [`driver`] (the terminal and monitor as a [`crate::vu::Workload`]),
-//! [`result`] (the result and its text: TEST RESULT, the table). What it needs of a database:
-//! [`support`] (`Support`, which an engine gives through `Engine::tpcc`, written once over the
-//! `Family` a family implements). [`bench`]: TPROC-C as the session drives it (the
+//! [`result`] (the result and its text: TEST RESULT, the table), [`outcome`] (a run as the
+//! session shows, records and hands it on). What it needs of a database: [`support`]
+//! (`Support`, which an engine offers through `Engine::offers`, written once over the `Family`
+//! a family implements). [`bench`]: TPROC-C as the session drives it (the
 //! `bench::Benchmark`).
 
 pub mod bench;

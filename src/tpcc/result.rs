@@ -1,6 +1,6 @@
-//! TPROC-C's result and its text: the TEST RESULT line, the per-transaction table and the
-//! client's CPU line, pure functions of plain values (the run prints them, `jobs` re-prints
-//! the TEST RESULT line from what it stored).
+//! TPROC-C's result and its text: the TEST RESULT line and the per-transaction table, pure
+//! functions of plain values (the run prints them, `jobs` re-prints the TEST RESULT line from
+//! what it stored). The client's CPU line is `vu::stats`', shared by every workload.
 
 use std::time::Duration;
 
@@ -46,16 +46,6 @@ impl RunResult {
     pub fn transactions(&self) -> u64 {
         self.stats.finished()
     }
-
-    /// What the client cost in the measured window (see [`client_cpu_line`]).
-    pub fn client_cpu_line(&self) -> Option<String> {
-        client_cpu_line(
-            self.client_cpu?,
-            self.measured,
-            self.transactions(),
-            std::thread::available_parallelism().map_or(1, |n| n.get()),
-        )
-    }
 }
 
 /// HammerDB's result line: `TEST RESULT : System achieved 1234 NOPM from 5678 PostgreSQL
@@ -67,26 +57,6 @@ pub fn test_result(db: &str, nopm: f64, tpm: f64, nopm_first: bool) -> String {
     } else {
         format!("TEST RESULT : System achieved {m} {db} TPM at {n} NOPM")
     }
-}
-
-/// What the client cost in the measured window, e.g. `Client CPU: 1.02 s in 30.0 s (1.7 % of
-/// 2 CPUs), 10.4 us per transaction`; none without a window or a transaction.
-pub fn client_cpu_line(
-    cpu: Duration,
-    window: Duration,
-    transactions: u64,
-    cpus: usize,
-) -> Option<String> {
-    let cpu = cpu.as_secs_f64();
-    let window = window.as_secs_f64();
-    if window <= 0.0 || transactions == 0 {
-        return None;
-    }
-    Some(format!(
-        "Client CPU: {cpu:.2} s in {window:.1} s ({:.1} % of {cpus} CPUs), {:.1} us per transaction",
-        100.0 * cpu / (window * cpus as f64),
-        1e6 * cpu / transactions as f64
-    ))
 }
 
 /// The table printed after a run: counts and latency percentiles per transaction type.
@@ -162,24 +132,6 @@ mod tests {
         assert_eq!(
             test_result("MariaDB", 10.0, 20.0, false),
             "TEST RESULT : System achieved 20 MariaDB TPM at 10 NOPM"
-        );
-    }
-
-    #[test]
-    fn the_client_cpu_line() {
-        let line = client_cpu_line(
-            Duration::from_millis(1020),
-            Duration::from_secs(30),
-            98_077,
-            2,
-        );
-        assert_eq!(
-            line.as_deref(),
-            Some("Client CPU: 1.02 s in 30.0 s (1.7 % of 2 CPUs), 10.4 us per transaction")
-        );
-        assert_eq!(
-            client_cpu_line(Duration::from_secs(1), Duration::ZERO, 5, 2),
-            None
         );
     }
 }

@@ -103,8 +103,9 @@ impl Board {
     }
 }
 
-/// The session's virtual-user state. The session names the workloads: `C` is a user's
-/// custom script, `R` a run's result.
+/// The session's virtual-user state, whatever the workload: `C` is a user's own script
+/// (`customscript`), `R` what a run gave back; the session picks both types (the workload
+/// contract's), as this runtime names no workload.
 pub struct VuManager<C, R> {
     pub script: Option<Script>,
     pub board: Option<Board>,
