@@ -16,15 +16,18 @@
 //!    `ALIASES`), which `bm`'s choices, help, Tab completion, the jobs and the errors read;
 //! 3. its [`Benchmark`] in `crate::workloads::ALL`, in the same order (a test checks it);
 //! 4. in each engine family that serves it, `impl` of its `Family` in
-//!    `db/<family>/engine.rs` (with the family's schema and driver code under
-//!    `db/<family>/schema/` and `db/<family>/driver/`) and one entry in that engine's
+//!    `db/<family>/engine.rs` (the family's schema and driver code for it beside the others',
+//!    as TPROC-H's `db/<family>/schema/tpch.rs`) and one entry in that engine's
 //!    `Engine::offers`; an engine that leaves it out refuses it with
 //!    `Error::WorkloadUnavailable`;
 //! 5. its dictionary keys in `config::keys` (a section named by its dictionary, per database);
 //! 6. its SQL under `schemas/<db>/<workload>/`, its shipped scripts under
 //!    `scripts/<db>/<workload>/`, its row in the engine battery (`tests/engines.rs`), and, if
 //!    `tcstart` should count something other than transactions, its
-//!    [`Benchmark::counting`]; `help dbset` (in `commands.rs`) reads the list itself.
+//!    [`Benchmark::counting`]; and its name in `dbset`'s help text (`commands.rs`; a test
+//!    there checks that it names every benchmark of the list).
+//!
+//! The session, `vu`, `jobs` and the shell need no change.
 
 pub mod benchmark;
 pub mod deleting;
