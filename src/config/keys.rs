@@ -283,7 +283,7 @@ pub fn generic_keys() -> Vec<KeySpec> {
         k(
             "benchmark",
             "bm",
-            "TPC-C",
+            crate::benchmarks::TPROC_C.alias,
             Kind::Choice(&crate::benchmarks::ALIASES),
         ),
         k(
