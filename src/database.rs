@@ -35,7 +35,7 @@ pub const DATABASES: [Named; 3] = [
         db: Database::Maria,
         prefix: "maria",
         name: "MariaDB",
-        aliases: &["mariadb"],
+        aliases: &[],
     },
     Named {
         db: Database::Mysql,
