@@ -99,8 +99,7 @@ pub fn database_keys(db: Database) -> Vec<KeySpec> {
 
 /// The `tpch` section: TPROC-H's build keys, then its driver's, with HammerDB's defaults.
 fn tpch_keys(db: Database, family: &Family) -> Vec<KeySpec> {
-    let p = db.prefix();
-    let t = |k: &str, d: &str, kind| KeySpec::new("tpch", format!("{p}_{k}"), d, kind);
+    let t = |k: &str, d: &str, kind| KeySpec::new("tpch", db.key(k), d, kind);
     let mut keys = vec![t("scale_fact", "1", SCALE_FACT)];
     match family {
         Family::Pg => keys.extend([
@@ -166,9 +165,8 @@ fn tpch_keys(db: Database, family: &Family) -> Vec<KeySpec> {
 }
 
 fn pg_keys(db: Database) -> Vec<KeySpec> {
-    let p = db.prefix();
-    let c = |k: &str, d: &str, kind| KeySpec::new("connection", format!("{p}_{k}"), d, kind);
-    let t = |k: &str, d: &str, kind| KeySpec::new("tpcc", format!("{p}_{k}"), d, kind);
+    let c = |k: &str, d: &str, kind| KeySpec::new("connection", db.key(k), d, kind);
+    let t = |k: &str, d: &str, kind| KeySpec::new("tpcc", db.key(k), d, kind);
     let mut keys = vec![
         c("host", "localhost", Kind::Name),
         c("port", "5432", Kind::PORT),
@@ -196,14 +194,13 @@ fn pg_keys(db: Database) -> Vec<KeySpec> {
         // hammer's addition: client-side SQL on PostgreSQL too (HammerDB has it for MySQL only).
         t("no_stored_procs", "false", Kind::Bool),
     ];
-    keys.extend(driver_keys(p));
+    keys.extend(driver_keys(db));
     keys
 }
 
 fn mysql_family_keys(db: Database, defaults: &MyDefaults) -> Vec<KeySpec> {
-    let p = db.prefix();
-    let c = |k: &str, d: &str, kind| KeySpec::new("connection", format!("{p}_{k}"), d, kind);
-    let t = |k: &str, d: &str, kind| KeySpec::new("tpcc", format!("{p}_{k}"), d, kind);
+    let c = |k: &str, d: &str, kind| KeySpec::new("connection", db.key(k), d, kind);
+    let t = |k: &str, d: &str, kind| KeySpec::new("tpcc", db.key(k), d, kind);
     let mut keys = vec![
         c("host", "127.0.0.1", Kind::Name),
         c("port", "3306", Kind::PORT),
@@ -239,7 +236,7 @@ fn mysql_family_keys(db: Database, defaults: &MyDefaults) -> Vec<KeySpec> {
         t("prepared", "false", Kind::Bool),
         t("no_stored_procs", "false", Kind::Bool),
     ]);
-    keys.extend(driver_keys(p));
+    keys.extend(driver_keys(db));
     keys.extend(
         defaults
             .tpcc
@@ -250,8 +247,8 @@ fn mysql_family_keys(db: Database, defaults: &MyDefaults) -> Vec<KeySpec> {
 }
 
 /// The driver keys every database shares, under its own prefix.
-fn driver_keys(p: &str) -> Vec<KeySpec> {
-    let t = |k: &str, d: &str, kind| KeySpec::new("tpcc", format!("{p}_{k}"), d, kind);
+fn driver_keys(db: Database) -> Vec<KeySpec> {
+    let t = |k: &str, d: &str, kind| KeySpec::new("tpcc", db.key(k), d, kind);
     vec![
         // A trillion: months at a million transactions a second, and a count every integer
         // type the driver uses can hold.

@@ -138,10 +138,7 @@ impl MyTarget {
 
     /// The same login on the schema's database (`*_dbase`).
     pub fn schema(settings: &Settings, db: Database) -> Self {
-        let dbname = settings
-            .db(db)
-            .get(&format!("{}_dbase", db.prefix()))
-            .to_string();
+        let dbname = settings.db(db).get(&db.key("dbase")).to_string();
         MyTarget {
             dbname: Some(dbname),
             ..Self::server(settings, db)

@@ -148,7 +148,7 @@ impl PgTarget {
 
     /// This login's key `name` as its dictionary spells it (`pg_sslmode`).
     pub fn key(&self, name: &str) -> String {
-        format!("{}_{name}", self.db.prefix())
+        self.db.key(name)
     }
 
     /// The same login, its connections under `kill`.
