@@ -15,14 +15,14 @@
 //! Adding a dialect (a database of an existing family), in order:
 //! 1. `crate::database`: a `Database` variant and its row in `DATABASES` (prefix, display name,
 //!    the aliases users type); `rdbms`, `dbset db`, its errors and Tab completion read that row;
-//! 2. `config::keys`: its dictionary's row in `family` (the compiler asks for it), with its own
-//!    defaults (for the MariaDB/MySQL family a `MyDefaults` const: socket, password, the keys
-//!    only it has);
+//! 2. `config::keys`: its dictionary's row in `family` (the compiler asks for it): for the
+//!    MariaDB/MySQL family a `MyDefaults` const (socket, password, the keys only it has), for
+//!    the PostgreSQL family `Family::Pg` (PostgreSQL's keys under its prefix);
 //! 3. the family's `dialect.rs`: one static value (`MyDialect` or `PgDialect`) saying what
 //!    differs, added to the family's `ALL`; for MySQL-family servers its `version_mark`, the
 //!    word its `version()` holds;
 //! 4. the family's `engine.rs`: one static engine made from it (`Mysql::of(&dialect::TIDB)`);
-//! 5. one arm in [`engine`] below;
+//! 5. one arm in [`engine`] below, and its name in `dbset`'s help (`crate::commands`);
 //! 6. its server in `scripts/ci/servers.sh` and its row in the engine-generic tests
 //!    (`tests/engines.rs`), which put every engine through the same battery.
 //!
@@ -32,8 +32,7 @@
 //! 3. a new folder `db/<family>/` whose `dialect.rs` holds its dialect values and whose
 //!    `engine.rs` implements [`engine::Engine`] (connection, wire client, schema and workload
 //!    drivers, counters), and each workload's family trait (TPROC-C's `tpcc::support::Family`:
-//!    its schema builder and driver) for the accessor the `Engine` has for that workload
-//!    (`Engine::tpcc`);
+//!    its schema builder and driver), each offered in its `Engine::offers`;
 //! 4. one arm in [`engine`] below;
 //! 5. as step 6 for a dialect.
 
