@@ -410,11 +410,16 @@ impl SchemaDb for PgSchema {
         let keys = largest_first(keys, &sizes);
         parallel(owner, KEY_SESSION, &keys, WORKERS, "cannot create keys on").await?;
 
-        say.line(format!("CREATING TPCC {}", self.routine_kind()));
+        let routines = PgDialect::of(self.db).routines;
+        if routines {
+            say.line(format!("CREATING TPCC {}", self.routine_kind()));
+        }
         let conn = connect(owner).await?;
         let r = async {
-            let sql = routines_sql(self.procedures);
-            transaction(&conn, &peer, "cannot create", &sqlfile::split(&sql)).await?;
+            if routines {
+                let sql = routines_sql(self.procedures);
+                transaction(&conn, &peer, "cannot create", &sqlfile::split(&sql)).await?;
+            }
 
             let mut statements = vec![format!("DROP TABLE IF EXISTS {NURAND_TABLE}")];
             statements.extend(sqlfile::split(NURAND_SQL));
@@ -502,6 +507,7 @@ impl SchemaDb for PgSchema {
         let r = check_schema(
             &self.owner,
             &count_ware,
+            PgDialect::of(self.db).routines,
             &conn,
             warehouses,
             say,
