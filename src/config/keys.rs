@@ -38,23 +38,71 @@ pub const TPCH_SCALE_FACTORS: &[&str] = &[
 const SCALE_FACT: Kind = Kind::Choice(TPCH_SCALE_FACTORS);
 const TPCH_THREADS: Kind = Kind::Int { min: 1, max: 1024 };
 
+/// A key only some databases of a family have: name after the prefix, default, kind.
+pub type ExtraKey = (&'static str, &'static str, Kind);
+
+/// What a MariaDB/MySQL-family database's dictionary holds that its siblings' do not:
+/// HammerDB's defaults that differ, and the keys only it has.
+#[derive(Debug)]
+pub struct MyDefaults {
+    /// `*_socket`.
+    pub socket: &'static str,
+    /// `*_pass` and `*_tpch_pass`.
+    pub pass: &'static str,
+    /// `connection` keys after the family's own (MySQL's `mysql_oceanbase_port`).
+    pub connection: &'static [ExtraKey],
+    /// `tpcc` keys after the family's own (MariaDB's `maria_purge`).
+    pub tpcc: &'static [ExtraKey],
+}
+
+/// MariaDB's dictionary (`maria_*`).
+pub const MARIA_DEFAULTS: MyDefaults = MyDefaults {
+    socket: "/tmp/mariadb.sock",
+    pass: "maria",
+    connection: &[],
+    tpcc: &[("purge", "false", Kind::Bool)],
+};
+
+/// MySQL's dictionary (`mysql_*`).
+pub const MYSQL_DEFAULTS: MyDefaults = MyDefaults {
+    socket: "/tmp/mysql.sock",
+    pass: "mysql",
+    connection: &[("oceanbase_port", "2881", Kind::PORT)],
+    tpcc: &[],
+};
+
+/// Which family's dictionary a database has: every database names its row here, so a new
+/// database is a compile error until it has one.
+enum Family {
+    Pg,
+    My(&'static MyDefaults),
+}
+
+fn family(db: Database) -> Family {
+    match db {
+        Database::Pg => Family::Pg,
+        Database::Maria => Family::My(&MARIA_DEFAULTS),
+        Database::Mysql => Family::My(&MYSQL_DEFAULTS),
+    }
+}
+
 /// The keys of one database's `connection`, `tpcc` and `tpch` sections.
 pub fn database_keys(db: Database) -> Vec<KeySpec> {
-    let mut keys = match db {
-        Database::Pg => pg_keys(),
-        Database::Maria | Database::Mysql => mysql_family_keys(db),
+    let family = family(db);
+    let mut keys = match family {
+        Family::Pg => pg_keys(db),
+        Family::My(defaults) => mysql_family_keys(db, defaults),
     };
-    keys.extend(tpch_keys(db));
+    keys.extend(tpch_keys(db, &family));
     keys
 }
 
 /// The `tpch` section: TPROC-H's build keys, then its driver's, with HammerDB's defaults.
-fn tpch_keys(db: Database) -> Vec<KeySpec> {
-    let p = db.prefix();
-    let t = |k: &str, d: &str, kind| KeySpec::new("tpch", format!("{p}_{k}"), d, kind);
+fn tpch_keys(db: Database, family: &Family) -> Vec<KeySpec> {
+    let t = |k: &str, d: &str, kind| KeySpec::new("tpch", db.key(k), d, kind);
     let mut keys = vec![t("scale_fact", "1", SCALE_FACT)];
-    match db {
-        Database::Pg => keys.extend([
+    match family {
+        Family::Pg => keys.extend([
             t("tpch_superuser", "postgres", Kind::Name),
             t("tpch_superuserpass", "postgres", Kind::Secret),
             t("tpch_defaultdbase", "postgres", Kind::Name),
@@ -63,17 +111,9 @@ fn tpch_keys(db: Database) -> Vec<KeySpec> {
             t("tpch_dbase", "tpch", Kind::Name),
             t("num_tpch_threads", "1", TPCH_THREADS),
         ]),
-        Database::Maria | Database::Mysql => keys.extend([
+        Family::My(defaults) => keys.extend([
             t("tpch_user", "root", Kind::Name),
-            t(
-                "tpch_pass",
-                if db == Database::Maria {
-                    "maria"
-                } else {
-                    "mysql"
-                },
-                Kind::Secret,
-            ),
+            t("tpch_pass", defaults.pass, Kind::Secret),
             t("tpch_dbase", "tpch", Kind::Name),
             t("num_tpch_threads", "1", TPCH_THREADS),
             t("tpch_storage_engine", "innodb", Kind::Name),
@@ -92,7 +132,7 @@ fn tpch_keys(db: Database) -> Vec<KeySpec> {
         t("verbose", "false", Kind::Bool),
         t("refresh_on", "false", Kind::Bool),
     ]);
-    if db == Database::Pg {
+    if let Family::Pg = family {
         keys.push(t(
             "degree_of_parallel",
             "2",
@@ -124,52 +164,47 @@ fn tpch_keys(db: Database) -> Vec<KeySpec> {
     keys
 }
 
-fn pg_keys() -> Vec<KeySpec> {
-    let c = |k: &str, d: &str, kind| KeySpec::new("connection", k, d, kind);
-    let t = |k: &str, d: &str, kind| KeySpec::new("tpcc", k, d, kind);
+fn pg_keys(db: Database) -> Vec<KeySpec> {
+    let c = |k: &str, d: &str, kind| KeySpec::new("connection", db.key(k), d, kind);
+    let t = |k: &str, d: &str, kind| KeySpec::new("tpcc", db.key(k), d, kind);
     let mut keys = vec![
-        c("pg_host", "localhost", Kind::Name),
-        c("pg_port", "5432", Kind::PORT),
-        c("pg_sslmode", "prefer", Kind::Choice(PG_SSLMODES)),
+        c("host", "localhost", Kind::Name),
+        c("port", "5432", Kind::PORT),
+        c("sslmode", "prefer", Kind::Choice(PG_SSLMODES)),
         // hammer's additions, libpq's names: the CA file for verify-ca/verify-full, and the
         // authentication methods the client accepts.
-        c("pg_sslrootcert", "", Kind::Text),
-        c("pg_require_auth", "", Kind::Methods(PG_AUTH_METHODS)),
-        c("pg_reply_timeout", REPLY_TIMEOUT_DEFAULT, REPLY_TIMEOUT),
-        t("pg_count_ware", "1", WAREHOUSES),
-        t("pg_num_vu", "1", BUILD_VUS),
-        t("pg_superuser", "postgres", Kind::Name),
-        t("pg_superuserpass", "postgres", Kind::Secret),
-        t("pg_defaultdbase", "postgres", Kind::Name),
-        t("pg_user", "tpcc", Kind::Name),
-        t("pg_pass", "tpcc", Kind::Secret),
-        t("pg_dbase", "tpcc", Kind::Name),
-        t("pg_tspace", "pg_default", Kind::Name),
-        t("pg_vacuum", "false", Kind::Bool),
-        t("pg_dritasnap", "false", Kind::Bool),
-        t("pg_oracompat", "false", Kind::Bool),
-        t("pg_cituscompat", "false", Kind::Bool),
-        t("pg_storedprocs", "false", Kind::Bool),
-        t("pg_partition", "false", Kind::Bool),
+        c("sslrootcert", "", Kind::Text),
+        c("require_auth", "", Kind::Methods(PG_AUTH_METHODS)),
+        c("reply_timeout", REPLY_TIMEOUT_DEFAULT, REPLY_TIMEOUT),
+        t("count_ware", "1", WAREHOUSES),
+        t("num_vu", "1", BUILD_VUS),
+        t("superuser", "postgres", Kind::Name),
+        t("superuserpass", "postgres", Kind::Secret),
+        t("defaultdbase", "postgres", Kind::Name),
+        t("user", "tpcc", Kind::Name),
+        t("pass", "tpcc", Kind::Secret),
+        t("dbase", "tpcc", Kind::Name),
+        t("tspace", "pg_default", Kind::Name),
+        t("vacuum", "false", Kind::Bool),
+        t("dritasnap", "false", Kind::Bool),
+        t("oracompat", "false", Kind::Bool),
+        t("cituscompat", "false", Kind::Bool),
+        t("storedprocs", "false", Kind::Bool),
+        t("partition", "false", Kind::Bool),
         // hammer's addition: client-side SQL on PostgreSQL too (HammerDB has it for MySQL only).
-        t("pg_no_stored_procs", "false", Kind::Bool),
+        t("no_stored_procs", "false", Kind::Bool),
     ];
-    keys.extend(driver_keys("pg"));
+    keys.extend(driver_keys(db));
     keys
 }
 
-fn mysql_family_keys(db: Database) -> Vec<KeySpec> {
-    let p = db.prefix();
-    let c = |k: &str, d: &str, kind| KeySpec::new("connection", format!("{p}_{k}"), d, kind);
-    let t = |k: &str, d: &str, kind| KeySpec::new("tpcc", format!("{p}_{k}"), d, kind);
-    let (socket, pass) = match db {
-        Database::Maria => ("/tmp/mariadb.sock", "maria"),
-        _ => ("/tmp/mysql.sock", "mysql"),
-    };
+fn mysql_family_keys(db: Database, defaults: &MyDefaults) -> Vec<KeySpec> {
+    let c = |k: &str, d: &str, kind| KeySpec::new("connection", db.key(k), d, kind);
+    let t = |k: &str, d: &str, kind| KeySpec::new("tpcc", db.key(k), d, kind);
     let mut keys = vec![
         c("host", "127.0.0.1", Kind::Name),
         c("port", "3306", Kind::PORT),
-        c("socket", socket, Kind::Text),
+        c("socket", defaults.socket, Kind::Text),
         c("ssl", "false", Kind::Bool),
         c("ssl_two_way", "false", Kind::Bool),
         c("ssl_linux_capath", "/etc/mysql/certs", Kind::Text),
@@ -183,14 +218,17 @@ fn mysql_family_keys(db: Database) -> Vec<KeySpec> {
         c("ssl_verify_hostname", "true", Kind::Bool),
         c("reply_timeout", REPLY_TIMEOUT_DEFAULT, REPLY_TIMEOUT),
     ];
-    if db == Database::Mysql {
-        keys.push(c("oceanbase_port", "2881", Kind::PORT));
-    }
+    keys.extend(
+        defaults
+            .connection
+            .iter()
+            .map(|(k, d, kind)| c(k, d, kind.clone())),
+    );
     keys.extend([
         t("count_ware", "1", WAREHOUSES),
         t("num_vu", "1", BUILD_VUS),
         t("user", "root", Kind::Name),
-        t("pass", pass, Kind::Secret),
+        t("pass", defaults.pass, Kind::Secret),
         t("dbase", "tpcc", Kind::Name),
         t("storage_engine", "innodb", Kind::Name),
         t("partition", "false", Kind::Bool),
@@ -198,16 +236,19 @@ fn mysql_family_keys(db: Database) -> Vec<KeySpec> {
         t("prepared", "false", Kind::Bool),
         t("no_stored_procs", "false", Kind::Bool),
     ]);
-    keys.extend(driver_keys(p));
-    if db == Database::Maria {
-        keys.push(t("purge", "false", Kind::Bool));
-    }
+    keys.extend(driver_keys(db));
+    keys.extend(
+        defaults
+            .tpcc
+            .iter()
+            .map(|(k, d, kind)| t(k, d, kind.clone())),
+    );
     keys
 }
 
 /// The driver keys every database shares, under its own prefix.
-fn driver_keys(p: &str) -> Vec<KeySpec> {
-    let t = |k: &str, d: &str, kind| KeySpec::new("tpcc", format!("{p}_{k}"), d, kind);
+fn driver_keys(db: Database) -> Vec<KeySpec> {
+    let t = |k: &str, d: &str, kind| KeySpec::new("tpcc", db.key(k), d, kind);
     vec![
         // A trillion: months at a million transactions a second, and a count every integer
         // type the driver uses can hold.
@@ -278,7 +319,7 @@ pub fn generic_keys() -> Vec<KeySpec> {
             "benchmark",
             "rdbms",
             "PostgreSQL",
-            Kind::Choice(&["PostgreSQL", "MariaDB", "MySQL"]),
+            Kind::Choice(&super::NAMES),
         ),
         k(
             "benchmark",

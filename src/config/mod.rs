@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 
-pub use crate::database::{Database, UNSUPPORTED};
+pub use crate::database::{Database, Unsupported, DATABASES, NAMES, UNSUPPORTED};
 use crate::error::{Error, Result};
 pub use spec::{KeySpec, Kind, MASK};
 

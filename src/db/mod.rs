@@ -1,24 +1,40 @@
 //! Connections to the databases hammer drives, and the one dispatch point: [`engine`] picks the
 //! code that serves a database; nothing else matches on [`Database`] to pick code.
 //!
-//! An engine is a family's code for one database. A family (`db::postgres`, `db::mysql`) takes
-//! its database as a value and reads its keys by the database's prefix, so a database that
-//! speaks a family's protocol with its own SQL differences (YugabyteDB or CockroachDB for
-//! PostgreSQL, TiDB for MySQL, as MariaDB is for MySQL today) is a dialect of that family, not a
-//! copy of it. `db::net` holds what every family's connection shares (socket, TLS).
+//! An engine is a family's code for one database. A family (`db::postgres`, `db::mysql`) holds
+//! one dialect value per database it serves (`postgres::dialect::PgDialect`,
+//! `mysql::dialect::MyDialect`) saying what differs between them: stored routines or none,
+//! partitioning, the bulk load path, the counter SQL, version floors, the dictionary's prefix
+//! and defaults, the option-file groups, the `null` password rule. The family's code asks its
+//! dialect and never compares databases; where the server must decide (`dbset db mysql` may
+//! reach a MariaDB) its version text picks the same values (`MyDialect::of_server`). A database
+//! that speaks a family's protocol with its own SQL differences (YugabyteDB or CockroachDB for
+//! PostgreSQL, TiDB for MySQL, as MariaDB is for MySQL today) is a dialect of that family, not
+//! a copy of it. `db::net` holds what every family's connection shares (socket, TLS).
 //!
-//! Adding an engine:
-//! 1. its name and dictionary prefix in `crate::database` (a variant, `ALL`, `prefix`, `name`);
-//! 2. its dictionary in `config::keys`: its own block of keys, or its family's block under its
-//!    prefix;
-//! 3. its code: a dialect of an existing family (what differs, decided by the family's
-//!    `Database` value), or a new folder `db/<family>/` whose `engine.rs` implements
-//!    [`engine::Engine`] (connection, wire client, schema and workload drivers, counters),
-//!    and each workload's family trait (TPROC-C's `tpcc::support::Family`: its schema builder
-//!    and driver), each offered in its `Engine::offers`;
-//! 4. one arm in [`engine`] below;
-//! 5. its server in `scripts/ci/servers.sh` and its row in the engine-generic tests
+//! Adding a dialect (a database of an existing family), in order:
+//! 1. `crate::database`: a `Database` variant and its row in `DATABASES` (prefix, display name,
+//!    the aliases users type); `rdbms`, `dbset db`, its errors and Tab completion read that row;
+//! 2. `config::keys`: its dictionary's row in `family` (the compiler asks for it): for the
+//!    MariaDB/MySQL family a `MyDefaults` const (socket, password, the keys only it has), for
+//!    the PostgreSQL family `Family::Pg` (PostgreSQL's keys under its prefix);
+//! 3. the family's `dialect.rs`: one static value (`MyDialect` or `PgDialect`) saying what
+//!    differs, added to the family's `ALL`; for MySQL-family servers its `version_mark`, the
+//!    word its `version()` holds;
+//! 4. the family's `engine.rs`: one static engine made from it (`Mysql::of(&dialect::TIDB)`);
+//! 5. one arm in [`engine`] below, and its name in `dbset`'s help (`crate::commands`);
+//! 6. its server in `scripts/ci/servers.sh` and its row in the engine-generic tests
 //!    (`tests/engines.rs`), which put every engine through the same battery.
+//!
+//! Adding an engine (a new family):
+//! 1. and 2. as for a dialect, its dictionary a new block in `config::keys` (a `Family`
+//!    variant);
+//! 3. a new folder `db/<family>/` whose `dialect.rs` holds its dialect values and whose
+//!    `engine.rs` implements [`engine::Engine`] (connection, wire client, schema and workload
+//!    drivers, counters), and each workload's family trait (TPROC-C's `tpcc::support::Family`:
+//!    its schema builder and driver), each offered in its `Engine::offers`;
+//! 4. one arm in [`engine`] below;
+//! 5. as step 6 for a dialect.
 
 pub mod counter;
 pub mod engine;
@@ -86,6 +102,29 @@ mod tests {
     fn every_database_has_its_own_engine() {
         for db in Database::ALL {
             assert_eq!(engine(db).database(), db, "{}", db.name());
+        }
+    }
+
+    #[test]
+    fn each_engine_carries_its_databases_dialect() {
+        for d in mysql::dialect::MyDialect::ALL {
+            assert!(std::ptr::eq(mysql::dialect::MyDialect::of(d.database), d));
+            assert_eq!(engine(d.database).database(), d.database);
+        }
+        assert!(std::ptr::eq(
+            mysql::engine::MARIADB.dialect(),
+            &mysql::dialect::MARIADB
+        ));
+        assert!(std::ptr::eq(
+            mysql::engine::MYSQL.dialect(),
+            &mysql::dialect::MYSQL
+        ));
+        assert!(std::ptr::eq(
+            postgres::engine::POSTGRESQL.dialect(),
+            &postgres::dialect::POSTGRESQL
+        ));
+        for d in postgres::dialect::PgDialect::ALL {
+            assert_eq!(engine(d.database).database(), d.database);
         }
     }
 }

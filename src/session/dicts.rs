@@ -6,7 +6,7 @@ use rhai::Dynamic;
 
 use super::{values, vus_exist_error, Session};
 use crate::commands::{self, Command, METSET_OPTIONS, PRINT_TARGETS, TCSET_OPTIONS, VUSET_OPTIONS};
-use crate::config::{Change, Database, Target, UNSUPPORTED};
+use crate::config::{Change, Database, Target, Unsupported, DATABASES};
 use crate::error::{Error, Result};
 
 impl Session {
@@ -411,55 +411,25 @@ fn plural(n: usize) -> &'static str {
     }
 }
 
-/// Other names users type for the databases (their display names count too).
-const DATABASE_ALIASES: [(&str, Database); 5] = [
-    ("postgres", Database::Pg),
-    ("postgre", Database::Pg),
-    ("pgsql", Database::Pg),
-    ("psql", Database::Pg),
-    ("mariadb", Database::Maria),
-];
-
-/// Other names users type for the databases hammer does not support, by their prefix.
-const UNSUPPORTED_ALIASES: [(&str, &str); 3] = [
-    ("mssql", "mssqls"),
-    ("sqlserver", "mssqls"),
-    ("oracle", "ora"),
-];
-
 /// The database `dbset db` names: its prefix, its display name or another name users type
 /// (`postgres`, `mariadb`), in any case; else why not, with the near miss it may be.
 fn database_named(typed: &str) -> Result<Database> {
-    let found = Database::from_prefix(typed)
-        .or_else(|| Database::from_name(typed))
-        .or_else(|| {
-            DATABASE_ALIASES
-                .iter()
-                .find(|(a, _)| a.eq_ignore_ascii_case(typed))
-                .map(|(_, db)| *db)
-        });
-    if let Some(db) = found {
+    if let Some(db) = Database::from_typed(typed) {
         return Ok(db);
     }
     let valid: Vec<String> = Database::ALL
         .iter()
         .map(|d| d.prefix().to_string())
         .collect();
-    let unsupported = UNSUPPORTED_ALIASES
-        .iter()
-        .find(|(a, _)| a.eq_ignore_ascii_case(typed))
-        .map_or(typed, |(_, p)| p);
-    if let Some((p, name)) = UNSUPPORTED
-        .iter()
-        .find(|(p, name)| p.eq_ignore_ascii_case(unsupported) || name.eq_ignore_ascii_case(typed))
-    {
+    if let Some(u) = Unsupported::named(typed) {
         return Err(Error::UnsupportedDatabase {
-            name: name.to_string(),
-            prefix: p.to_string(),
+            name: u.name.to_string(),
+            prefix: u.prefix.to_string(),
             valid,
         });
     }
-    // Every word that names a database, lower-cased, with the database it names.
+    // Every word that names a database, lower-cased, with the database it names: prefixes
+    // and display names first, so that a tie goes to them rather than to an alias.
     let words: Vec<(String, Database)> = Database::ALL
         .iter()
         .flat_map(|d| {
@@ -468,7 +438,11 @@ fn database_named(typed: &str) -> Result<Database> {
                 (d.name().to_ascii_lowercase(), *d),
             ]
         })
-        .chain(DATABASE_ALIASES.iter().map(|(a, d)| (a.to_string(), *d)))
+        .chain(
+            DATABASES
+                .iter()
+                .flat_map(|n| n.aliases.iter().map(|a| (a.to_string(), n.db))),
+        )
         .collect();
     // A short word is a near miss of one letter only: `pq` may be `pg`; `my` is not `pg`.
     let lower = typed.to_ascii_lowercase();

@@ -44,19 +44,16 @@ impl MyCounter {
         let target = MyTarget::login(settings, db, &format!("{k}user"), &format!("{k}pass"));
         let dbname = settings
             .db(db)
-            .get(&format!("{}_{k}dbase", db.prefix()))
+            .get(&db.key(&format!("{k}dbase")))
             .to_string();
         MyCounter::new(target, dbname, counting.counted)
     }
 }
 
-/// The statements the server has run, those that read its status, and its uptime.
-const QUERIES: &str =
-    "SHOW GLOBAL STATUS WHERE Variable_name IN ('Queries', 'Com_show_status', 'Uptime')";
-
-/// `Queries - Com_show_status` and the uptime in seconds.
+/// `Queries - Com_show_status` and the uptime in seconds, read with the server's dialect's
+/// status statement.
 async fn queries(conn: &mut Wire) -> Result<(u64, f64), mywire::WireError> {
-    let status = conn.query_rows(QUERIES).await?;
+    let status = conn.query_rows(conn.dialect().status_sql).await?;
     let (mut queries, mut shows, mut uptime) = (0u64, 0u64, 0.0);
     for row in &status {
         let cell = |i: usize| row.get(i).and_then(text_of).unwrap_or_default();

@@ -40,6 +40,7 @@ use self::fitness::MyFitness;
 use self::procs::WireProcs;
 use self::values::{Fail, Step};
 use crate::config::{Database, Settings};
+use crate::db::mysql::dialect::MyDialect;
 use crate::db::mysql::wire::{self as mywire, Arg, Stmt, Wire, WireError};
 use crate::db::mysql::MyTarget;
 use crate::db::net::sock::KillSwitch;
@@ -70,8 +71,8 @@ pub struct MyDriver {
     monitor: tokio::sync::Mutex<Option<Box<Wire>>>,
     /// Terminals make the one-line summaries of their transactions (`showoutput`).
     summaries: bool,
-    /// Compound statements where the server runs them (MariaDB): client-side SQL's blocks,
-    /// and the quiet NEWORD call.
+    /// Compound statements where the server's dialect runs them (MariaDB): client-side SQL's
+    /// blocks, and the quiet NEWORD call.
     compound: bool,
     /// Every lean connection opened from `schema` and `server`.
     kill: KillSwitch,
@@ -84,9 +85,7 @@ impl MyDriver {
         schema.bounds.kill = kill.clone();
         let mut server = MyTarget::server(settings, db);
         server.bounds.kill = kill.clone();
-        let no_procs = settings
-            .db(db)
-            .get_bool(&format!("{}_no_stored_procs", db.prefix()));
+        let no_procs = MyDialect::of(db).client_sql(settings);
         MyDriver {
             db,
             dbname: schema.dbname.clone().unwrap_or_default(),
@@ -127,7 +126,7 @@ impl MyDriver {
     }
 
     fn key(&self, name: &str) -> String {
-        format!("{}_{name}", self.db.prefix())
+        self.db.key(name)
     }
 
     fn failed(&self, action: &'static str, what: &str, e: &WireError) -> Error {
@@ -184,12 +183,12 @@ impl MyDriver {
         let prepared: std::result::Result<WirePrepared, WireError> = async {
             Ok(match self.mode {
                 Mode::StoredProcedures => {
-                    let compound = self.compound && wire.is_mariadb();
+                    let compound = self.compound && wire.dialect().compound_statements;
                     let procs = WireProcs::prepare(wire, self.summaries, compound).await?;
                     WirePrepared::Procedures(procs)
                 }
                 Mode::ClientSql => {
-                    let compound = self.compound && wire.is_mariadb();
+                    let compound = self.compound && wire.dialect().compound_statements;
                     let st = ClientSql::prepare(wire, compound, self.summaries).await?;
                     WirePrepared::Client(Box::new(st))
                 }

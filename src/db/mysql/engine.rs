@@ -1,11 +1,13 @@
 //! The MariaDB/MySQL family's answers to [`Engine`]: one value per database of the family
-//! (MariaDB and MySQL are dialects of one family), which its code reads its keys from.
+//! (MariaDB and MySQL are dialects of one family, each a [`MyDialect`]), which its code reads
+//! its keys from.
 
 use crate::config::{Database, Settings};
 use crate::db::counter::CounterSource;
 use crate::db::engine::ScriptConn;
 use crate::db::engine::{Engine, Facts, Offer, Pending, ServerInfo};
 use crate::db::mysql::counter::MyCounter;
+use crate::db::mysql::dialect::{self, MyDialect};
 use crate::db::mysql::driver::MyDriver;
 use crate::db::mysql::schema::MySchema;
 use crate::db::mysql::script::MyScript;
@@ -44,20 +46,32 @@ pub const MY_SETTINGS: &[&str] = &[
     "thread_handling",
 ];
 
-/// The MariaDB/MySQL family's code for one database.
+/// The MariaDB/MySQL family's code for one database: its dialect, and the dictionary it reads.
 pub struct Mysql {
     db: Database,
+    dialect: &'static MyDialect,
+}
+
+impl Mysql {
+    /// The family's code for `dialect`'s database.
+    pub const fn of(dialect: &'static MyDialect) -> Mysql {
+        Mysql {
+            db: dialect.database,
+            dialect,
+        }
+    }
+
+    /// What differs on this database.
+    pub fn dialect(&self) -> &'static MyDialect {
+        self.dialect
+    }
 }
 
 /// MariaDB.
-pub static MARIADB: Mysql = Mysql {
-    db: Database::Maria,
-};
+pub static MARIADB: Mysql = Mysql::of(&dialect::MARIADB);
 
 /// MySQL.
-pub static MYSQL: Mysql = Mysql {
-    db: Database::Mysql,
-};
+pub static MYSQL: Mysql = Mysql::of(&dialect::MYSQL);
 
 impl Engine for Mysql {
     fn database(&self) -> Database {
@@ -230,11 +244,7 @@ impl Family for Mysql {
     }
 
     fn routines(&self, settings: &Settings) -> &'static str {
-        let p = self.db.prefix();
-        if settings
-            .db(self.db)
-            .get_bool(&format!("{p}_no_stored_procs"))
-        {
+        if self.dialect.client_sql(settings) {
             "client-side SQL"
         } else {
             "stored procedures (CALL)"

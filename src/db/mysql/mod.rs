@@ -1,11 +1,13 @@
-//! The MariaDB/MySQL family: its logins (this file), its wire client (`wire`), its TPROC-C
-//! schema builder (`schema`) and workload driver (`driver`).
+//! The MariaDB/MySQL family: its logins (this file), what differs between its databases
+//! (`dialect`), its wire client (`wire`), its TPROC-C schema builder (`schema`) and workload
+//! driver (`driver`).
 //!
 //! MariaDB and MySQL logins from the dictionaries (TCP or the `*_socket` path, TLS per
 //! `*_ssl`), server errors classified by their codes, and `librarycheck`'s probe. Every
 //! connection is `db::mysql::wire`'s lean one.
 
 pub mod counter;
+pub mod dialect;
 pub mod driver;
 pub mod engine;
 pub mod mycnf;
@@ -19,6 +21,7 @@ use mysql_common::Value;
 
 use crate::config::{Database, Settings};
 use crate::db::engine::ServerInfo;
+use crate::db::mysql::dialect::MyDialect;
 use crate::db::mysql::wire as mywire;
 use crate::db::net::addr;
 use crate::fault::{DbError, Failure, Peer};
@@ -88,10 +91,11 @@ impl MyTarget {
         let pass = k(pass);
         let user = k(user);
         let port = d.get_u16(&format!("{p}_port"));
-        // MariaDB's dictionary treats the password `null` as "no password"; MySQL's does not.
-        // An empty key takes the password the clients would: the option file's, else
-        // MYSQL_PWD's.
-        let password = if db == Database::Maria && pass == "null" {
+        // A dialect may treat the password `null` as "no password" (MariaDB's dictionary
+        // does; MySQL's does not). An empty key takes the password the clients would: the
+        // option file's groups of the dialect, else MYSQL_PWD's.
+        let dialect = MyDialect::of(db);
+        let password = if dialect.null_password && pass == "null" {
             None
         } else if pass.is_empty() {
             let login = mycnf::Login {
@@ -99,7 +103,7 @@ impl MyTarget {
                 port,
                 user: &user,
             };
-            Some(mycnf::lookup(login, mycnf::groups(db == Database::Maria)).unwrap_or_default())
+            Some(mycnf::lookup(login, dialect.option_groups).unwrap_or_default())
         } else {
             Some(pass)
         };
@@ -134,10 +138,7 @@ impl MyTarget {
 
     /// The same login on the schema's database (`*_dbase`).
     pub fn schema(settings: &Settings, db: Database) -> Self {
-        let dbname = settings
-            .db(db)
-            .get(&format!("{}_dbase", db.prefix()))
-            .to_string();
+        let dbname = settings.db(db).get(&db.key("dbase")).to_string();
         MyTarget {
             dbname: Some(dbname),
             ..Self::server(settings, db)
@@ -175,12 +176,7 @@ pub fn server_failure(code: u16, state: &str) -> Failure {
 /// A server's `version()` named as what the server is, whichever dictionary reached it:
 /// `MariaDB 10.11.19-MariaDB` also when `dbset db mysql` points at a MariaDB.
 pub fn server_version(version: &str) -> String {
-    let name = if version.contains("MariaDB") {
-        "MariaDB"
-    } else {
-        "MySQL"
-    };
-    format!("{name} {version}")
+    format!("{} {version}", MyDialect::of_server(version).server)
 }
 
 /// Connects over the lean connection and reads the server's version and port, and whether

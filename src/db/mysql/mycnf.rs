@@ -5,8 +5,9 @@
 //! compared without case), `#` and `;` comment lines, a `#` outside quotes ending a line,
 //! `name = value` with blanks trimmed, one pair of quotes around a value taken off, the escapes
 //! `\n \t \r \b \s \" \' \\` undone, the last value in the groups read winning, and a
-//! world-writable file ignored with a warning. The groups are `[client]`, and for MariaDB
-//! `[client-server]` and `[client-mariadb]` too, as MariaDB's clients read them.
+//! world-writable file ignored with a warning. The groups are the dialect's `option_groups`:
+//! `[client]`, and for MariaDB `[client-server]` and `[client-mariadb]` too, as MariaDB's
+//! clients read them.
 //!
 //! Unlike the `mysql` client, hammer sends the file's password only to the login it was
 //! written for: when the groups name a `user`, a `host` or a `port`, the login must be that
@@ -20,15 +21,6 @@ pub struct Login<'a> {
     pub host: &'a str,
     pub port: u16,
     pub user: &'a str,
-}
-
-/// The client groups a MariaDB (`maria`) or MySQL login reads.
-pub fn groups(mariadb: bool) -> &'static [&'static str] {
-    if mariadb {
-        &["client", "client-server", "client-mariadb"]
-    } else {
-        &["client"]
-    }
 }
 
 /// The password for `login` from `~/.my.cnf`'s client groups, else from `MYSQL_PWD`; `None`
@@ -197,6 +189,7 @@ fn value_of(raw: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::db::mysql::dialect::{MARIADB, MYSQL};
 
     const ROOT: Login<'static> = Login {
         host: "127.0.0.1",
@@ -211,19 +204,22 @@ mod tests {
                     [mysql]\npassword = cli-only\n\
                     [Client-MariaDB]\npassword = second\n";
         assert_eq!(
-            parse(text, groups(true)).password.as_deref(),
+            parse(text, MARIADB.option_groups).password.as_deref(),
             Some("second")
         );
         assert_eq!(
-            parse(text, groups(false)).password.as_deref(),
+            parse(text, MYSQL.option_groups).password.as_deref(),
             Some("first")
         );
-        assert_eq!(parse("password = none\n", groups(true)).password, None);
+        assert_eq!(
+            parse("password = none\n", MARIADB.option_groups).password,
+            None
+        );
     }
 
     #[test]
     fn quotes_comments_and_escapes() {
-        let p = |line: &str| parse(&format!("[client]\n{line}\n"), groups(false)).password;
+        let p = |line: &str| parse(&format!("[client]\n{line}\n"), MYSQL.option_groups).password;
         assert_eq!(p("password=plain").as_deref(), Some("plain"));
         assert_eq!(p("  password  =   spaced   ").as_deref(), Some("spaced"));
         assert_eq!(
@@ -247,7 +243,12 @@ mod tests {
 
     #[test]
     fn a_password_goes_only_to_the_login_it_was_written_for() {
-        let opts = |extra: &str| parse(&format!("[client]\npassword=pw\n{extra}"), groups(false));
+        let opts = |extra: &str| {
+            parse(
+                &format!("[client]\npassword=pw\n{extra}"),
+                MYSQL.option_groups,
+            )
+        };
         assert_eq!(opts("").password_for(ROOT).as_deref(), Some("pw"));
         assert_eq!(
             opts("user=root\n").password_for(ROOT).as_deref(),
@@ -278,6 +279,9 @@ mod tests {
     #[test]
     fn a_broken_header_ends_the_groups() {
         let text = "[client]\npassword=a\n[client\npassword=b\n";
-        assert_eq!(parse(text, groups(false)).password.as_deref(), Some("a"));
+        assert_eq!(
+            parse(text, MYSQL.option_groups).password.as_deref(),
+            Some("a")
+        );
     }
 }

@@ -22,6 +22,7 @@ use self::load::{Shared, CHARSET, COLLATION, METHOD_UNKNOWN};
 use self::queries::{cell, ident, Queries};
 
 use crate::config::{Database, Settings};
+use crate::db::mysql::dialect::{Bulk, MyDialect};
 use crate::db::mysql::wire::{self as mywire, Arg, Wire, WireError};
 use crate::db::mysql::MyTarget;
 use crate::error::{Error, Result};
@@ -37,6 +38,8 @@ const NURAND_SQL: &str = include_str!("../../../schemas/mysql/tprocc/nurand.sql"
 /// The TPROC-C schema on a MariaDB or MySQL server, from the `maria_*` or `mysql_*` keys.
 pub struct MySchema {
     db: Database,
+    /// What the dictionary's database is; what the server is decides where it differs.
+    dialect: &'static MyDialect,
     /// The user with no database selected: creates, checks and drops the database.
     server: MyTarget,
     /// The same user on `*_dbase`: creates tables and procedures, loads.
@@ -57,16 +60,16 @@ pub struct MySchema {
 impl MySchema {
     pub fn new(settings: &Settings, db: Database) -> Self {
         let d = settings.db(db);
-        let p = db.prefix();
         let schema = MyTarget::schema(settings, db);
         MySchema {
             db,
+            dialect: MyDialect::of(db),
             server: MyTarget::server(settings, db),
             dbname: schema.dbname.clone().unwrap_or_default(),
             schema,
-            engine: d.get(&format!("{p}_storage_engine")).to_string(),
-            history_pk: d.get_bool(&format!("{p}_history_pk")),
-            partition: d.get_bool(&format!("{p}_partition")),
+            engine: d.get(&db.key("storage_engine")).to_string(),
+            history_pk: d.get_bool(&db.key("history_pk")),
+            partition: d.get_bool(&db.key("partition")),
             force_insert: false,
             shared: Arc::new(Shared {
                 method: AtomicU8::new(METHOD_UNKNOWN),
@@ -75,6 +78,15 @@ impl MySchema {
             }),
             workload: crate::tpcc::options::NAME,
             keys: "",
+        }
+        .with_dialects_bulk()
+    }
+
+    /// Loads with INSERTs from the start where the dialect has no bulk path.
+    fn with_dialects_bulk(self) -> Self {
+        match self.dialect.bulk {
+            Bulk::LoadDataLocal => self,
+            Bulk::Insert => self.with_inserts(),
         }
     }
 
@@ -96,7 +108,7 @@ impl MySchema {
     }
 
     fn key(&self, name: &str) -> String {
-        format!("{}_{}{name}", self.db.prefix(), self.keys)
+        self.db.key(&format!("{}{name}", self.keys))
     }
 
     /// A failed statement as an error naming the server and user (never the password).
@@ -301,10 +313,18 @@ impl MySchema {
         } else {
             ""
         };
-        let partition = match partitions(self.partition, warehouses) {
+        if self.partition && !self.dialect.partitioning {
+            say.line(format!(
+                "{} has no partitioning: {} ignored, ORDER_LINE not partitioned",
+                self.dialect.server,
+                self.key("partition")
+            ));
+        }
+        let asked = self.partition && self.dialect.partitioning;
+        let partition = match partitions(asked, warehouses) {
             Some(n) => format!("PARTITION BY HASH (ol_w_id) PARTITIONS {n}"),
             None => {
-                if self.partition {
+                if asked {
                     say.line(format!(
                         "Partitioning needs at least 200 warehouses, {warehouses} requested: \
                          ORDER_LINE not partitioned"
@@ -338,8 +358,13 @@ impl MySchema {
 
     async fn finish_on(&self, conn: &mut Wire, constants: &Constants, say: &Say) -> Result<()> {
         let db = &self.dbname;
-        say.line("CREATING TPCC STORED PROCEDURES");
-        for statement in sqlfile::split(PROCEDURES_SQL) {
+        let procedures = if self.dialect.routines {
+            say.line("CREATING TPCC STORED PROCEDURES");
+            sqlfile::split(PROCEDURES_SQL)
+        } else {
+            Vec::new()
+        };
+        for statement in procedures {
             conn.query_drop(&statement).await.map_err(|e| {
                 self.denied_or_failed(
                     "CREATE ROUTINE",
@@ -605,6 +630,7 @@ impl SchemaDb for MySchema {
             let names = Names {
                 db: &self.dbname,
                 count_ware: self.key("count_ware"),
+                routines: self.dialect.routines,
                 peer: self.peer(),
             };
             check_on(conn, &names, warehouses, say).await
@@ -628,17 +654,17 @@ const SYSTEM_SCHEMAS: [&str; 4] = ["mysql", "information_schema", "performance_s
 /// HISTORY's invisible key column (tables.sql `{{history_pk}}`).
 const HISTORY_PK: &str = ", id INT NOT NULL AUTO_INCREMENT INVISIBLE PRIMARY KEY";
 
-/// The server's flavour and version.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The server's dialect, as its `version()` names it, and its version.
+#[derive(Debug, Clone, Copy)]
 struct ServerKind {
-    mariadb: bool,
+    dialect: &'static MyDialect,
     version: (u16, u16, u16),
 }
 
 async fn server_kind(conn: &mut Wire) -> Result<ServerKind, WireError> {
     let text = conn.query_texts("SELECT VERSION()").await?;
     Ok(ServerKind {
-        mariadb: text.first().is_some_and(|r| cell(r, 0).contains("MariaDB")),
+        dialect: MyDialect::of_server(&text.first().map(|r| cell(r, 0)).unwrap_or_default()),
         version: conn.server_version(),
     })
 }
@@ -650,11 +676,7 @@ fn history_pk_refusal(engine: &str, server: &ServerKind) -> Option<String> {
             "Invisible PK needs the InnoDB engine, not {engine}"
         ));
     }
-    let (min, name) = if server.mariadb {
-        ((10, 3, 3), "MariaDB")
-    } else {
-        ((8, 0, 30), "MySQL")
-    };
+    let (min, name) = (server.dialect.invisible_pk_since, server.dialect.server);
     (server.version < min).then(|| {
         format!(
             "Minimum {name} version for invisible PK is {}.{}.{} (server is {}.{}.{})",
@@ -701,11 +723,11 @@ mod tests {
     #[test]
     fn history_pk_needs_innodb_and_a_recent_server() {
         let maria = |v| ServerKind {
-            mariadb: true,
+            dialect: MyDialect::of_server("10.11.19-MariaDB"),
             version: v,
         };
         let mysql = |v| ServerKind {
-            mariadb: false,
+            dialect: MyDialect::of_server("8.0.36"),
             version: v,
         };
         assert_eq!(history_pk_refusal("InnoDB", &maria((10, 3, 3))), None);

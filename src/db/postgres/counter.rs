@@ -11,6 +11,7 @@ use std::time::{Instant, SystemTime};
 use crate::config::{Database, Settings};
 use crate::db::counter::{Counted, CounterConn, Counting, Reading};
 use crate::db::engine::Pending;
+use crate::db::postgres::dialect::PgDialect;
 use crate::db::postgres::driver::counters;
 use crate::db::postgres::{classify, connect, PgConn, PgTarget};
 use crate::fault::{DbError, Failure, Peer};
@@ -128,7 +129,8 @@ async fn read_pg(
         return Err(peer.failed("cannot read", Failure::Lost, "not connected"));
     };
     let sent = Instant::now();
-    let server = counters::server(&conn.client).await.map_err(|e| {
+    let sql = PgDialect::of(admin.db).counter_sql;
+    let server = counters::server(&conn.client, sql).await.map_err(|e| {
         let (kind, detail) = classify(&e, false);
         peer.failed("cannot read counters of", kind, detail)
     })?;

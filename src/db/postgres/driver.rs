@@ -36,6 +36,7 @@ use self::outputs::{
 use self::sql::{statement_texts, Flavour, ROUTINES};
 use crate::config::{Database, Settings};
 use crate::db::net::sock::KillSwitch;
+use crate::db::postgres::dialect::{PgDialect, Routines};
 use crate::db::postgres::wire::{self as pgwire, Wire};
 use crate::db::postgres::{classify, connect, PgConn, PgTarget};
 use crate::error::{Error, Result};
@@ -71,14 +72,10 @@ impl PgDriver {
     /// TPROC-C on `db`, an engine of the PostgreSQL family, from its dictionary (keys
     /// `{prefix}_storedprocs` and the like).
     pub fn new(settings: &Settings, db: Database) -> Self {
-        let d = settings.db(db);
-        let p = db.prefix();
-        let flavour = if d.get_bool(&format!("{p}_no_stored_procs")) {
-            Flavour::ClientSql
-        } else if d.get_bool(&format!("{p}_storedprocs")) {
-            Flavour::Procedures
-        } else {
-            Flavour::Functions
+        let flavour = match PgDialect::of(db).routines(settings) {
+            Routines::ClientSql => Flavour::ClientSql,
+            Routines::Procedures => Flavour::Procedures,
+            Routines::Functions => Flavour::Functions,
         };
         let kill = KillSwitch::default();
         PgDriver {
@@ -115,7 +112,7 @@ impl PgDriver {
 
     /// A dictionary key of this engine: `pg_storedprocs` for `storedprocs`.
     fn key(&self, name: &str) -> String {
-        format!("{}_{name}", self.db.prefix())
+        self.db.key(name)
     }
 
     /// Connects as the owner; a refused login or a missing database is explained with what
@@ -300,9 +297,9 @@ impl Counter<'_> {
         }
     }
 
-    async fn read(self, client: &Client) -> Result<u64, tokio_postgres::Error> {
+    async fn read(self, client: &Client, sql: &str) -> Result<u64, tokio_postgres::Error> {
         Ok(match self {
-            Counter::Transactions(db) => counters::server(client).await?.of_database(db),
+            Counter::Transactions(db) => counters::server(client, sql).await?.of_database(db),
             Counter::NewOrders => counters::new_orders(client).await?.unwrap_or(0),
         })
     }
@@ -328,7 +325,10 @@ async fn read_counter(
                 connect(target).await?
             }
         };
-        match counter.read(&conn.client).await {
+        match counter
+            .read(&conn.client, PgDialect::of(target.db).counter_sql)
+            .await
+        {
             Ok(n) => {
                 *kept = Some(conn);
                 return Ok(n);

@@ -6,6 +6,7 @@ use crate::db::counter::CounterSource;
 use crate::db::engine::ScriptConn;
 use crate::db::engine::{Engine, Facts, Offer, Pending, ServerInfo};
 use crate::db::postgres::counter::PgCounter;
+use crate::db::postgres::dialect::{self, PgDialect, Routines};
 use crate::db::postgres::driver::PgDriver;
 use crate::db::postgres::schema::PgSchema;
 use crate::db::postgres::script::PgScript;
@@ -65,13 +66,29 @@ fn apply_overrides(settings: &mut [(String, String)], set: &[(i32, String, Strin
     }
 }
 
-/// The PostgreSQL family's code for one database.
+/// The PostgreSQL family's code for one database: its dialect, and the dictionary it reads.
 pub struct Postgres {
     db: Database,
+    dialect: &'static PgDialect,
+}
+
+impl Postgres {
+    /// The family's code for `dialect`'s database.
+    pub const fn of(dialect: &'static PgDialect) -> Postgres {
+        Postgres {
+            db: dialect.database,
+            dialect,
+        }
+    }
+
+    /// What differs on this database.
+    pub fn dialect(&self) -> &'static PgDialect {
+        self.dialect
+    }
 }
 
 /// PostgreSQL itself.
-pub static POSTGRESQL: Postgres = Postgres { db: Database::Pg };
+pub static POSTGRESQL: Postgres = Postgres::of(&dialect::POSTGRESQL);
 
 impl Engine for Postgres {
     fn database(&self) -> Database {
@@ -208,7 +225,7 @@ impl crate::tpch::support::Family for Postgres {
             let conn = connect(&t).await?;
             let peer = t.peer();
             // `pg_degree_of_parallel`: parallel workers per query, as HammerDB sets them.
-            let key = format!("{}_degree_of_parallel", self.db.prefix());
+            let key = self.db.key("degree_of_parallel");
             let d = settings.db(self.db);
             if d.spec(&key).is_some() {
                 let sql = format!(
@@ -252,14 +269,10 @@ impl Family for Postgres {
     }
 
     fn routines(&self, settings: &Settings) -> &'static str {
-        let d = settings.db(self.db);
-        let p = self.db.prefix();
-        if d.get_bool(&format!("{p}_no_stored_procs")) {
-            "client-side SQL"
-        } else if d.get_bool(&format!("{p}_storedprocs")) {
-            "stored procedures (CALL)"
-        } else {
-            "stored functions (SELECT)"
+        match self.dialect.routines(settings) {
+            Routines::ClientSql => "client-side SQL",
+            Routines::Procedures => "stored procedures (CALL)",
+            Routines::Functions => "stored functions (SELECT)",
         }
     }
 }

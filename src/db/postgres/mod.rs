@@ -1,5 +1,6 @@
-//! The PostgreSQL family: its connection (this file), its wire client (`wire`), its TPROC-C
-//! schema builder (`schema`) and workload driver (`driver`).
+//! The PostgreSQL family: its connection (this file), what differs between its databases
+//! (`dialect`), its wire client (`wire`), its TPROC-C schema builder (`schema`) and workload
+//! driver (`driver`).
 //!
 //! PostgreSQL through tokio-postgres: connection settings from the `pg` dictionary, over a
 //! socket hammer opens itself (TLS per `pg_sslmode`, keepalive on, under the kill switch),
@@ -13,6 +14,7 @@
 //! the user did not allow ends the login there, before any password is sent.
 
 pub mod counter;
+pub mod dialect;
 pub mod driver;
 pub mod engine;
 pub mod pgpass;
@@ -146,7 +148,7 @@ impl PgTarget {
 
     /// This login's key `name` as its dictionary spells it (`pg_sslmode`).
     pub fn key(&self, name: &str) -> String {
-        format!("{}_{name}", self.db.prefix())
+        self.db.key(name)
     }
 
     /// The same login, its connections under `kill`.

@@ -20,6 +20,7 @@ use self::statements::{
 use crate::bench::Survey;
 use crate::config::{Database, Settings};
 use crate::db::engine::TableRef;
+use crate::db::postgres::dialect::PgDialect;
 use crate::db::postgres::{classify, connect, PgConn, PgTarget};
 use crate::error::{Creatable, Error, Result};
 use crate::fault::{DbError, Failure, Peer};
@@ -66,14 +67,13 @@ impl PgSchema {
     /// `{prefix}_tspace` and the like).
     pub fn new(settings: &Settings, db: Database) -> Self {
         let d = settings.db(db);
-        let p = db.prefix();
         PgSchema {
             db,
             admin: PgTarget::admin_of(settings, db),
             owner: PgTarget::owner_of(settings, db),
-            tablespace: d.get(&format!("{p}_tspace")).to_string(),
-            partition: d.get_bool(&format!("{p}_partition")),
-            procedures: d.get_bool(&format!("{p}_storedprocs")),
+            tablespace: d.get(&db.key("tspace")).to_string(),
+            partition: d.get_bool(&db.key("partition")),
+            procedures: d.get_bool(&db.key("storedprocs")),
             workload: crate::tpcc::options::NAME,
             keys: "",
         }
@@ -81,7 +81,7 @@ impl PgSchema {
 
     /// A dictionary key of this engine: `pg_superuser` for `superuser`.
     fn key(&self, name: &str) -> String {
-        format!("{}_{}{name}", self.db.prefix(), self.keys)
+        self.db.key(&format!("{}{name}", self.keys))
     }
 
     fn db(&self) -> &str {
@@ -334,7 +334,8 @@ impl PgSchema {
     async fn make_tables(&self, warehouses: u32, say: &Say) -> Result<()> {
         let conn = connect(&self.owner).await?;
         let peer = self.owner.peer();
-        let partitions = self.partition && warehouses >= PARTITION_MIN_W;
+        let partitions =
+            self.partition && PgDialect::of(self.db).partitioning && warehouses >= PARTITION_MIN_W;
         let clause = if partitions {
             "PARTITION BY HASH (ol_w_id)"
         } else {
@@ -409,11 +410,16 @@ impl SchemaDb for PgSchema {
         let keys = largest_first(keys, &sizes);
         parallel(owner, KEY_SESSION, &keys, WORKERS, "cannot create keys on").await?;
 
-        say.line(format!("CREATING TPCC {}", self.routine_kind()));
+        let routines = PgDialect::of(self.db).routines;
+        if routines {
+            say.line(format!("CREATING TPCC {}", self.routine_kind()));
+        }
         let conn = connect(owner).await?;
         let r = async {
-            let sql = routines_sql(self.procedures);
-            transaction(&conn, &peer, "cannot create", &sqlfile::split(&sql)).await?;
+            if routines {
+                let sql = routines_sql(self.procedures);
+                transaction(&conn, &peer, "cannot create", &sqlfile::split(&sql)).await?;
+            }
 
             let mut statements = vec![format!("DROP TABLE IF EXISTS {NURAND_TABLE}")];
             statements.extend(sqlfile::split(NURAND_SQL));
@@ -501,6 +507,7 @@ impl SchemaDb for PgSchema {
         let r = check_schema(
             &self.owner,
             &count_ware,
+            PgDialect::of(self.db).routines,
             &conn,
             warehouses,
             say,
@@ -546,7 +553,7 @@ impl SchemaDb for PgSchema {
                     "Database {db} does not exist on {}{role}: nothing to delete",
                     peer.addr
                 ));
-            } else if facts.version >= 130_000 {
+            } else if facts.version >= PgDialect::of(self.db).drop_force_since {
                 let sql = format!("DROP DATABASE {} WITH (FORCE)", ident(db));
                 exec(&conn, &peer, "cannot drop", &what, &sql).await?;
             } else {

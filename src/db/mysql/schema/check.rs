@@ -18,6 +18,8 @@ pub(super) const PROCEDURES: [&str; 5] = ["NEWORD", "PAYMENT", "OSTAT", "DELIVER
 pub(super) struct Names<'a> {
     pub(super) db: &'a str,
     pub(super) count_ware: String,
+    /// The dialect has stored routines: the procedures are checked.
+    pub(super) routines: bool,
     pub(super) peer: Peer,
 }
 
@@ -28,6 +30,32 @@ impl Names<'_> {
                 .failed(action, e.kind, format!("{what}: {}", e.detail)),
         )
     }
+}
+
+/// The five procedures are there.
+async fn check_procedures(
+    conn: &mut Wire,
+    names: &Names<'_>,
+    say: &Say,
+    checks: &mut Vec<Check>,
+) -> Result<()> {
+    say.line("Check procedures");
+    let routines: HashSet<String> = conn
+        .exec_texts(
+            "SELECT ROUTINE_NAME FROM information_schema.ROUTINES \
+             WHERE ROUTINE_SCHEMA = ? AND ROUTINE_TYPE = 'PROCEDURE'",
+            names.db,
+        )
+        .await
+        .map_err(|e| names.failed("cannot check", "the procedures", &e))?
+        .iter()
+        .map(|r| cell(r, 0).to_ascii_uppercase())
+        .collect();
+    for p in PROCEDURES {
+        let found = routines.contains(p).then_some("present");
+        checks.push(checks::routine("procedure", p, found));
+    }
+    Ok(())
 }
 
 pub(super) async fn check_on(
@@ -110,21 +138,8 @@ pub(super) async fn check_on(
         checks.push(checks::indexes(t, found));
     }
 
-    say.line("Check procedures");
-    let routines: HashSet<String> = conn
-        .exec_texts(
-            "SELECT ROUTINE_NAME FROM information_schema.ROUTINES \
-             WHERE ROUTINE_SCHEMA = ? AND ROUTINE_TYPE = 'PROCEDURE'",
-            db,
-        )
-        .await
-        .map_err(|e| q("the procedures", e))?
-        .iter()
-        .map(|r| cell(r, 0).to_ascii_uppercase())
-        .collect();
-    for p in PROCEDURES {
-        let found = routines.contains(p).then_some("present");
-        checks.push(checks::routine("procedure", p, found));
+    if names.routines {
+        check_procedures(conn, names, say, &mut checks).await?;
     }
     let constants: Option<Vec<[String; 3]>> = if tables.contains(NURAND_TABLE) {
         let rows = conn

@@ -11,6 +11,7 @@ use super::load::{Shared, METHOD_UNKNOWN};
 use super::queries::{cell, ident, Queries};
 use super::{check_engine_name, MyLoader, MySchema};
 use crate::config::{Database, Settings};
+use crate::db::mysql::dialect::MyDialect;
 use crate::db::mysql::wire::Wire;
 use crate::db::mysql::MyTarget;
 use crate::error::{Error, Result};
@@ -36,19 +37,19 @@ impl MyTpch {
 
     pub fn new(settings: &Settings, db: Database) -> Self {
         let d = settings.db(db);
-        let p = db.prefix();
         let server = MyTarget::login(settings, db, "tpch_user", "tpch_pass");
-        let dbname = d.get(&format!("{p}_tpch_dbase")).to_string();
+        let dbname = d.get(&db.key("tpch_dbase")).to_string();
         MyTpch {
             base: MySchema {
                 db,
+                dialect: MyDialect::of(db),
                 schema: MyTarget {
                     dbname: Some(dbname.clone()),
                     ..server.clone()
                 },
                 server,
                 dbname,
-                engine: d.get(&format!("{p}_tpch_storage_engine")).to_string(),
+                engine: d.get(&db.key("tpch_storage_engine")).to_string(),
                 history_pk: false,
                 partition: false,
                 force_insert: false,
@@ -59,7 +60,8 @@ impl MyTpch {
                 }),
                 workload: NAME,
                 keys: "tpch_",
-            },
+            }
+            .with_dialects_bulk(),
         }
     }
 

@@ -200,7 +200,7 @@ async fn handshake(t: &MyTarget) -> Result<Wire, DbError> {
         parse: Parse::new(Expect::Query),
         seq: 0,
         version: (0, 0, 0),
-        mariadb: false,
+        dialect: &crate::db::mysql::dialect::MYSQL,
         note: None,
         addr: t.peer().addr,
     };
@@ -256,7 +256,9 @@ async fn handshake(t: &MyTarget) -> Result<Wire, DbError> {
         .or_else(|| hs.server_version_parsed())
         .unwrap_or((0, 0, 0));
     w.version = version;
-    w.mariadb = hs.maria_db_server_version_parsed().is_some();
+    w.dialect = crate::db::mysql::dialect::MyDialect::of_server(&String::from_utf8_lossy(
+        hs.server_version_ref(),
+    ));
     let mut nonce = hs.scramble_1_ref().to_vec();
     nonce.extend_from_slice(hs.scramble_2_ref().unwrap_or_default());
     nonce.resize(20, 0);

@@ -46,6 +46,7 @@ use std::io;
 use mysql_common::constants::{CapabilityFlags, ColumnFlags, ColumnType};
 use mysql_common::Value;
 
+use crate::db::mysql::dialect::MyDialect;
 use crate::db::mysql::MyTarget;
 use crate::db::net::leantls::LeanTls;
 use crate::db::net::sock::Sock;
@@ -194,8 +195,8 @@ pub struct Wire {
     seq: u8,
     /// The server's version, as its greeting gives it.
     version: (u16, u16, u16),
-    /// The greeting is MariaDB's.
-    mariadb: bool,
+    /// The dialect the greeting's version names.
+    dialect: &'static MyDialect,
     /// Why this connection is not where the settings first pointed (see [`connect`]).
     note: Option<String>,
     /// Where it went: the socket path or `host:port`, for messages.
@@ -250,9 +251,10 @@ impl Wire {
         self.version
     }
 
-    /// Whether the server is MariaDB, as its greeting says.
-    pub fn is_mariadb(&self) -> bool {
-        self.mariadb
+    /// The dialect the server is, as its greeting's version says: what `dbset db mysql`
+    /// reaches may be a MariaDB.
+    pub fn dialect(&self) -> &'static MyDialect {
+        self.dialect
     }
 
     /// Runs a statement in the text protocol and returns how many rows it gave.

@@ -9,8 +9,9 @@
 
 use tokio_postgres::{Client, SimpleQueryMessage};
 
-/// Every database's commits plus rollbacks, and the server's uptime in seconds.
-const SERVER: &str = "SELECT datid::int8, datname::text, \
+/// Every database's commits plus rollbacks, and the server's uptime in seconds: PostgreSQL's
+/// counter statement (its dialect's `counter_sql`).
+pub const SERVER: &str = "SELECT datid::int8, datname::text, \
      (coalesce(xact_commit, 0) + coalesce(xact_rollback, 0))::int8, \
      extract(epoch FROM now() - pg_postmaster_start_time())::float8 FROM pg_stat_database";
 /// TPROC-C's new orders: one `d_next_o_id` step per committed New-Order.
@@ -43,9 +44,10 @@ impl Server {
     }
 }
 
-/// Reads every database's transactions (on any database of the server).
-pub async fn server(client: &Client) -> Result<Server, tokio_postgres::Error> {
-    let messages = client.simple_query(SERVER).await?;
+/// Reads every database's transactions (on any database of the server) with `sql`, a
+/// dialect's counter statement ([`SERVER`] for PostgreSQL).
+pub async fn server(client: &Client, sql: &str) -> Result<Server, tokio_postgres::Error> {
+    let messages = client.simple_query(sql).await?;
     let mut server = Server::default();
     for m in &messages {
         if let SimpleQueryMessage::Row(r) = m {

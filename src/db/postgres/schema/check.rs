@@ -4,6 +4,7 @@
 use super::statements::{failed, parallel, WORKERS};
 use crate::db::postgres::{PgConn, PgTarget};
 use crate::error::Result;
+use crate::fault::Peer;
 use crate::tpcc::checks::{self, Found, Indexes, Per, CONDITIONS};
 use crate::tpcc::fitness::NURAND_TABLE;
 use crate::tpcc::schema::{Check, Say};
@@ -12,10 +13,44 @@ use crate::tpcc::Table;
 /// The five transactions, as functions or procedures.
 pub(super) const ROUTINES: [&str; 5] = ["neword", "payment", "ostat", "delivery", "slev"];
 
-/// Everything `check` looks at inside the schema database, as the owner.
+/// The five transactions' routines are there, as functions or procedures.
+async fn check_routines(
+    conn: &PgConn,
+    peer: &Peer,
+    say: &Say,
+    checks: &mut Vec<Check>,
+) -> Result<()> {
+    say.line("Check routines");
+    let sql = "SELECT p.proname::text, p.prokind::text FROM pg_proc p
+                 JOIN pg_namespace n ON n.oid = p.pronamespace
+                WHERE n.nspname = current_schema() AND p.proname = ANY ($1::text[])";
+    let found = conn
+        .client
+        .query(sql, &[&ROUTINES.as_slice()])
+        .await
+        .map_err(|e| failed(peer, "cannot check", "routines", &e))?;
+    for name in ROUTINES {
+        let kinds: Vec<&str> = found
+            .iter()
+            .filter(|r| r.get::<_, &str>(0) == name)
+            .map(|r| match r.get::<_, &str>(1) {
+                "p" => "procedure",
+                _ => "function",
+            })
+            .collect();
+        let kinds = kinds.join(", ");
+        let found = (!kinds.is_empty()).then_some(kinds.as_str());
+        checks.push(checks::routine("routine", name, found));
+    }
+    Ok(())
+}
+
+/// Everything `check` looks at inside the schema database, as the owner; the routines only
+/// where the dialect has them (`routines`).
 pub(super) async fn check_schema(
     owner: &PgTarget,
     count_ware: &str,
+    routines: bool,
     conn: &PgConn,
     warehouses: u32,
     say: &Say,
@@ -81,27 +116,8 @@ pub(super) async fn check_schema(
     };
     checks.push(checks::nurand(constants.as_deref()));
 
-    say.line("Check routines");
-    let sql = "SELECT p.proname::text, p.prokind::text FROM pg_proc p
-                 JOIN pg_namespace n ON n.oid = p.pronamespace
-                WHERE n.nspname = current_schema() AND p.proname = ANY ($1::text[])";
-    let found = conn
-        .client
-        .query(sql, &[&ROUTINES.as_slice()])
-        .await
-        .map_err(|e| failed(&peer, "cannot check", "routines", &e))?;
-    for name in ROUTINES {
-        let kinds: Vec<&str> = found
-            .iter()
-            .filter(|r| r.get::<_, &str>(0) == name)
-            .map(|r| match r.get::<_, &str>(1) {
-                "p" => "procedure",
-                _ => "function",
-            })
-            .collect();
-        let kinds = kinds.join(", ");
-        let found = (!kinds.is_empty()).then_some(kinds.as_str());
-        checks.push(checks::routine("routine", name, found));
+    if routines {
+        check_routines(conn, &peer, say, checks).await?;
     }
     if !complete {
         return Ok(());

@@ -1,0 +1,164 @@
+//! What differs between the databases of the MariaDB/MySQL family, as one value per database:
+//! the family's code asks its [`MyDialect`] and never compares databases.
+//!
+//! A dialect is chosen two ways that give the same values: by the dictionary in use
+//! ([`MyDialect::of`], for what is decided before a server answers: keys, the password rule,
+//! option-file groups) and by the server's own version text ([`MyDialect::of_server`], for
+//! what the server decides: `dbset db mysql` may point at a MariaDB).
+
+use crate::config::keys::{MyDefaults, MARIA_DEFAULTS, MYSQL_DEFAULTS};
+use crate::config::Database;
+
+/// One database of the MariaDB/MySQL family.
+#[derive(Debug)]
+pub struct MyDialect {
+    /// The dictionary it reads (`maria_*` keys).
+    pub database: Database,
+    /// Its dictionary's defaults that differ from its siblings', and its own keys.
+    pub defaults: &'static MyDefaults,
+    /// What the server calls itself (`MariaDB 10.11.19-MariaDB`).
+    pub server: &'static str,
+    /// The word in its `version()` that tells it from the family's base (MySQL), which has
+    /// none.
+    pub version_mark: Option<&'static str>,
+    /// TPROC-C's stored procedures exist; without them the driver runs client-side SQL
+    /// whatever `*_no_stored_procs` says, and the build creates none.
+    pub routines: bool,
+    /// Compound statements outside a routine (`BEGIN NOT ATOMIC`): client-side SQL's
+    /// blocks, and the quiet NEWORD call.
+    pub compound_statements: bool,
+    /// ORDER_LINE's hash partitions (`*_partition`).
+    pub partitioning: bool,
+    /// HISTORY's invisible key column needs this version or later (`*_history_pk`).
+    pub invisible_pk_since: (u16, u16, u16),
+    /// The password `null` means no password (MariaDB's dictionary rule).
+    pub null_password: bool,
+    /// The option-file groups its clients read a password from, in their order.
+    pub option_groups: &'static [&'static str],
+    /// The bulk load path tried first (the other is multi-row INSERTs).
+    pub bulk: Bulk,
+    /// The statement the counter reads the statements run and the uptime with.
+    pub status_sql: &'static str,
+}
+
+/// How a build loads its rows first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bulk {
+    /// `LOAD DATA LOCAL INFILE`, falling back to INSERTs where the server refuses it.
+    LoadDataLocal,
+    /// Multi-row INSERTs only.
+    Insert,
+}
+
+/// The statements the server has run, those that read its status, and its uptime.
+pub const STATUS_SQL: &str =
+    "SHOW GLOBAL STATUS WHERE Variable_name IN ('Queries', 'Com_show_status', 'Uptime')";
+
+/// MariaDB.
+pub static MARIADB: MyDialect = MyDialect {
+    database: Database::Maria,
+    defaults: &MARIA_DEFAULTS,
+    server: "MariaDB",
+    version_mark: Some("MariaDB"),
+    routines: true,
+    compound_statements: true,
+    partitioning: true,
+    invisible_pk_since: (10, 3, 3),
+    null_password: true,
+    option_groups: &["client", "client-server", "client-mariadb"],
+    bulk: Bulk::LoadDataLocal,
+    status_sql: STATUS_SQL,
+};
+
+/// MySQL: the family's base, what a server is when its version names no other dialect.
+pub static MYSQL: MyDialect = MyDialect {
+    database: Database::Mysql,
+    defaults: &MYSQL_DEFAULTS,
+    server: "MySQL",
+    version_mark: None,
+    routines: true,
+    compound_statements: false,
+    partitioning: true,
+    invisible_pk_since: (8, 0, 30),
+    null_password: false,
+    option_groups: &["client"],
+    bulk: Bulk::LoadDataLocal,
+    status_sql: STATUS_SQL,
+};
+
+impl MyDialect {
+    /// The family's dialects; the base (no version mark) last.
+    pub const ALL: [&'static MyDialect; 2] = [&MARIADB, &MYSQL];
+
+    /// The dialect of `db`'s dictionary. `db::engine` hands the family only its own
+    /// databases; another family's is answered with the base, never a panic.
+    pub fn of(db: Database) -> &'static MyDialect {
+        Self::ALL
+            .into_iter()
+            .find(|d| d.database == db)
+            .unwrap_or(&MYSQL)
+    }
+
+    /// The dialect a server is, from its version text (`version()`, or the handshake's):
+    /// the one whose mark the text holds, else the base.
+    pub fn of_server(version: &str) -> &'static MyDialect {
+        Self::ALL
+            .into_iter()
+            .find(|d| d.version_mark.is_some_and(|m| version.contains(m)))
+            .unwrap_or(&MYSQL)
+    }
+
+    /// The name of one of its dictionary's keys: `maria_count_ware`.
+    pub fn key(&self, name: &str) -> String {
+        self.database.key(name)
+    }
+
+    /// Whether TPROC-C runs client-side SQL: asked (`*_no_stored_procs`), or no routines.
+    pub fn client_sql(&self, settings: &crate::config::Settings) -> bool {
+        !self.routines
+            || settings
+                .db(self.database)
+                .get_bool(&self.key("no_stored_procs"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_database_of_the_family_has_its_dialect() {
+        assert!(std::ptr::eq(MyDialect::of(Database::Maria), &MARIADB));
+        assert!(std::ptr::eq(MyDialect::of(Database::Mysql), &MYSQL));
+        for d in MyDialect::ALL {
+            assert!(std::ptr::eq(MyDialect::of(d.database), d), "{}", d.server);
+        }
+        assert_eq!(MARIADB.key("count_ware"), "maria_count_ware");
+        assert_eq!(MYSQL.defaults.pass, "mysql");
+        assert_eq!(MARIADB.defaults.socket, "/tmp/mariadb.sock");
+    }
+
+    #[test]
+    fn a_server_is_the_dialect_its_version_names() {
+        for (version, server) in [
+            ("10.11.19-MariaDB-0+deb12u1", "MariaDB"),
+            ("5.5.5-10.11.19-MariaDB-0+deb12u1", "MariaDB"),
+            ("11.8.2-MariaDB", "MariaDB"),
+            ("8.0.36", "MySQL"),
+            ("8.4.0-commercial", "MySQL"),
+            ("", "MySQL"),
+        ] {
+            assert_eq!(MyDialect::of_server(version).server, server, "{version}");
+        }
+    }
+
+    #[test]
+    fn only_the_base_has_no_version_mark() {
+        let unmarked: Vec<_> = MyDialect::ALL
+            .iter()
+            .filter(|d| d.version_mark.is_none())
+            .collect();
+        assert_eq!(unmarked.len(), 1);
+        assert!(std::ptr::eq(*unmarked[0], &MYSQL));
+    }
+}
