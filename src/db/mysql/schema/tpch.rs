@@ -13,6 +13,7 @@ use super::{check_engine_name, MyLoader, MySchema};
 use crate::config::{Database, Settings};
 use crate::db::mysql::wire::Wire;
 use crate::db::mysql::MyTarget;
+use crate::endpoint::{Destination, Position};
 use crate::error::{Error, Result};
 use crate::sqlfile;
 use crate::tpcc::schema::SchemaDb as _;
@@ -47,6 +48,7 @@ impl MyTpch {
                     ..server.clone()
                 },
                 server,
+                to: Destination::of(settings, db),
                 dbname,
                 engine: d.get(&format!("{p}_tpch_storage_engine")).to_string(),
                 history_pk: false,
@@ -225,8 +227,8 @@ impl SchemaDb for MyTpch {
             .await
     }
 
-    async fn loader(&self) -> Result<MyLoader> {
-        self.base.loader().await
+    async fn loader(&self, at: Position) -> Result<MyLoader> {
+        self.base.loader(at).await
     }
 
     async fn finish(&self, say: &Say) -> Result<()> {
