@@ -5,13 +5,15 @@
 //! among them ([`Destination::for_position`], [`Position`]).
 //!
 //! A database has one endpoint: every position gets it. Logins (user, password, database)
-//! are the families' business; they make their targets at the endpoint this file gives.
+//! are the families' business; they make their targets at the endpoint this file gives. It
+//! stands on the ground floor (it reads only the dictionary), so the families, the
+//! workloads, the runtime and the jobs' CPU measure all take it without importing one
+//! another.
 
 use std::path::{Path, PathBuf};
 
 use crate::config::{Dict, Settings};
 use crate::database::Database;
-use crate::fault::Peer;
 
 /// The TLS a dictionary asks for, in the words of its family's keys.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -59,33 +61,10 @@ impl Endpoint {
             .as_deref()
             .filter(|path| local && !tls && path.exists())
     }
-
-    /// The `host:port` messages name (`[::1]:5432` for an IPv6 address, the directory for a
-    /// socket directory).
-    pub fn addr(&self) -> String {
-        addr(&self.host, self.port)
-    }
-
-    /// The server as messages name a connection to it: the socket's path when the
-    /// connection goes over [`Endpoint::socket`], else [`Endpoint::addr`].
-    pub fn named(&self) -> String {
-        match self.socket() {
-            Some(path) => path.display().to_string(),
-            None => self.addr(),
-        }
-    }
-
-    /// Who connects where, for messages: `db` at this endpoint as `user`.
-    pub fn peer(&self, db: Database, user: &str) -> Peer {
-        Peer {
-            db,
-            addr: self.named(),
-            user: user.to_string(),
-        }
-    }
 }
 
-/// The `host:port` or socket directory a message should name.
+/// The `host:port` or socket directory a message should name (`[::1]:5432` for an IPv6
+/// address): how the families' logins name their server, a socket they took aside.
 pub fn addr(host: &str, port: u16) -> String {
     if host.starts_with('/') {
         host.to_string()
@@ -180,6 +159,7 @@ impl Destination {
 
     /// The endpoint the connection at `position` goes to.
     pub fn for_position(&self, position: Position) -> &Endpoint {
+        // One endpoint: every position goes to it.
         let _ = position;
         &self.endpoint
     }
@@ -287,16 +267,10 @@ mod tests {
             tls,
         };
         for host in ["127.0.0.1", "localhost"] {
-            let e = at(host, &file, Tls::Off);
-            assert_eq!(e.socket(), Some(file.as_path()));
-            assert_eq!(e.named(), file.display().to_string());
+            assert_eq!(at(host, &file, Tls::Off).socket(), Some(file.as_path()));
         }
         // Another host, a missing file, or TLS asked for: TCP.
-        let remote = at("db.example.com", &file, Tls::Off);
-        assert_eq!(
-            (remote.socket(), remote.named()),
-            (None, "db.example.com:3306".into())
-        );
+        assert_eq!(at("db.example.com", &file, Tls::Off).socket(), None);
         assert_eq!(
             at("localhost", &dir.join("none.sock"), Tls::Off).socket(),
             None
@@ -343,12 +317,5 @@ mod tests {
         assert_eq!(addr("127.0.0.1", 5432), "127.0.0.1:5432");
         assert_eq!(addr("::1", 5432), "[::1]:5432");
         assert_eq!(addr("/var/run/postgresql", 5432), "/var/run/postgresql");
-        let e = Destination::of(&Settings::defaults(), Database::Pg)
-            .for_position(Position::Counter)
-            .peer(Database::Pg, "postgres");
-        assert_eq!(
-            (e.addr.as_str(), e.user.as_str()),
-            ("localhost:5432", "postgres")
-        );
     }
 }

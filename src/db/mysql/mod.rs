@@ -2,8 +2,8 @@
 //! schema builder (`schema`) and workload driver (`driver`).
 //!
 //! MariaDB and MySQL logins from the dictionaries, at the endpoint `crate::endpoint` gives
-//! (TCP or the `*_socket` path, TLS per `*_ssl`), server errors classified by their codes, and `librarycheck`'s probe. Every
-//! connection is `db::mysql::wire`'s lean one.
+//! (TCP or the `*_socket` path, TLS per `*_ssl`), server errors classified by their codes,
+//! and `librarycheck`'s probe. Every connection is `db::mysql::wire`'s lean one.
 
 pub mod counter;
 pub mod driver;
@@ -64,7 +64,8 @@ impl MyTarget {
     }
 
     /// As [`MyTarget::server`], logging in with the keys `{prefix}_{user}` and
-    /// `{prefix}_{pass}` (`maria_tpch_user`, `maria_tpch_pass` for TPROC-H).
+    /// `{prefix}_{pass}` (`maria_tpch_user`, `maria_tpch_pass` for TPROC-H), at the endpoint
+    /// of the session's own connections ([`Position::Session`]); [`MyTarget::at`] moves it.
     pub fn login(settings: &Settings, db: Database, user: &str, pass: &str) -> Self {
         let to = Destination::of(settings, db);
         Self::login_at(settings, db, to.for_position(Position::Session), user, pass)

@@ -81,7 +81,8 @@ impl std::fmt::Debug for PgTarget {
 
 impl PgTarget {
     /// The login that `db`'s dictionary names with the keys `{prefix}_{user}`, `{prefix}_{pass}`
-    /// and `{prefix}_{dbname}`, at the endpoint of the session's own connections.
+    /// and `{prefix}_{dbname}`, at the endpoint of the session's own connections
+    /// ([`Position::Session`]); [`PgTarget::at`] moves it.
     fn from_dict(settings: &Settings, db: Database, user: &str, pass: &str, dbname: &str) -> Self {
         let to = Destination::of(settings, db);
         Self::from_dict_at(
