@@ -8,6 +8,7 @@ pub mod config;
 pub mod custom;
 pub mod database;
 pub mod db;
+pub mod endpoint;
 pub mod error;
 pub mod fault;
 pub mod interrupt;

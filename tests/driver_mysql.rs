@@ -12,6 +12,7 @@ use common::Servers;
 use hammer::config::{Database, Settings, Target};
 use hammer::db::mysql::driver::MyDriver;
 use hammer::db::Failure;
+use hammer::endpoint::Position;
 use hammer::error::Error;
 use hammer::interrupt::Interrupt;
 use hammer::output::Output;
@@ -23,6 +24,9 @@ use hammer::tpcc::txn::{
 };
 use mysql_async::prelude::Queryable;
 use mysql_async::Conn;
+
+/// A run's one terminal.
+const TERMINAL: Position = Position::Terminal { n: 1, of: 1 };
 
 /// The dictionary `db` pointed at the test MariaDB on database `dbname`.
 fn settings(db: Database, dbname: &str, no_stored_procs: bool) -> Settings {
@@ -329,7 +333,7 @@ async fn battery(driver: &MyDriver, dbname: &str, blocking: bool) {
         stored
     );
     let before = driver.counters().await.expect("counters");
-    let mut conn = driver.connect().await.expect("connect");
+    let mut conn = driver.connect(TERMINAL).await.expect("connect");
     if blocking {
         conn = conn.into_blocking().expect("a blocking socket");
     }
@@ -721,7 +725,7 @@ async fn interrupted_new_order(driver: &MyDriver, dbname: &str) {
         .query_drop("SELECT s_quantity FROM stock WHERE s_w_id = 1 AND s_i_id = 77 FOR UPDATE")
         .await
         .expect("lock a stock row");
-    let mut conn = driver.connect().await.expect("connect");
+    let mut conn = driver.connect(TERMINAL).await.expect("connect");
     let blocked = new_order(3, 5, vec![local(76, 1), local(77, 2)]);
     let kill = async {
         // When the terminal waits for the stock row, interrupt its statement.
@@ -820,7 +824,7 @@ async fn taken_order_id(
 async fn failed_write_batch(driver: &MyDriver, dbname: &str) {
     let mut raw = raw(dbname).await;
     let d = 6;
-    let mut conn = driver.connect().await.expect("connect");
+    let mut conn = driver.connect(TERMINAL).await.expect("connect");
     let e = taken_order_id(&mut conn, &mut raw, d, 9, 90).await;
     assert_eq!(kind(&e), Some(Failure::Other), "{e}");
     committed_new_order(&mut conn, &mut raw, d, 9, vec![local(90, 3)]).await;
@@ -862,7 +866,7 @@ async fn dropped_client_call(driver: &MyDriver, dbname: &str) {
         .query_drop("SELECT s_quantity FROM stock WHERE s_w_id = 1 AND s_i_id = 92 FOR UPDATE")
         .await
         .expect("lock a stock row");
-    let mut conn = driver.connect().await.expect("connect");
+    let mut conn = driver.connect(TERMINAL).await.expect("connect");
     {
         use std::future::Future as _;
         let t = new_order(d, 11, vec![local(91, 2), local(92, 4)]);
@@ -904,7 +908,7 @@ async fn quiet_transactions(driver: &MyDriver, dbname: &str) {
     let mut raw = raw(dbname).await;
     let d = 8;
     driver.prepare(1).await.expect("prepare");
-    let mut conn = driver.connect().await.expect("connect");
+    let mut conn = driver.connect(TERMINAL).await.expect("connect");
     let (next, orders, new_orders, lines) = district_work(&mut raw, d).await;
     let stock_before = stock(&mut raw, 93).await;
     let done = ok(
@@ -1033,7 +1037,7 @@ async fn quiet_transactions(driver: &MyDriver, dbname: &str) {
 async fn quiet_procedures(driver: &MyDriver, dbname: &str) {
     let mut raw = raw(dbname).await;
     driver.prepare(1).await.expect("prepare");
-    let mut conn = driver.connect().await.expect("connect");
+    let mut conn = driver.connect(TERMINAL).await.expect("connect");
     let d = 9;
     let next = next_o_id(&mut raw, d).await;
     let done = ok(
@@ -1178,7 +1182,7 @@ async fn procedures_and_client_sql_on_mariadb() {
 
     // A lost connection is told as such; the counters reconnect.
     let mut raw = raw(&name).await;
-    let mut conn = sql.connect().await.expect("connect");
+    let mut conn = sql.connect(TERMINAL).await.expect("connect");
     sql.counters().await.expect("counters");
     assert!(common::maria_kill_others(&mut raw, &name).await >= 2);
     tokio::time::sleep(std::time::Duration::from_millis(200)).await;
@@ -1305,7 +1309,7 @@ async fn the_lean_connection_of_the_procedure_mode() {
 
     // TLS without a CA (encrypt only): every transaction, checked on the server.
     let tls = MyDriver::new(&with_tls(&procs, None), Database::Maria).with_summaries(true);
-    let conn = tls.connect().await.expect("connect over TLS");
+    let conn = tls.connect(TERMINAL).await.expect("connect over TLS");
     assert!(conn.is_lean_tls());
     conn.close().await;
     battery(&tls, &name, false).await;
@@ -1332,7 +1336,7 @@ async fn the_lean_connection_of_the_procedure_mode() {
         format!("{}:{}", servers.maria_host, servers.maria_port)
     );
     let conn = MyDriver::new(&both, Database::Maria)
-        .connect()
+        .connect(TERMINAL)
         .await
         .expect("TLS over TCP with a socket set");
     assert!(conn.is_lean_tls() && !conn.is_socket());
@@ -1346,7 +1350,7 @@ async fn the_lean_connection_of_the_procedure_mode() {
         threshold: 15,
     };
     let mut conn = MyDriver::new(&with_ca, Database::Maria)
-        .connect()
+        .connect(TERMINAL)
         .await
         .expect("TLS verified against the CA");
     assert!(conn.is_lean_tls());
@@ -1365,7 +1369,7 @@ async fn the_lean_connection_of_the_procedure_mode() {
             )
             .expect("maria_pass");
         let e = MyDriver::new(&wrong, Database::Maria)
-            .connect()
+            .connect(TERMINAL)
             .await
             .err()
             .expect("wrong password");
@@ -1381,7 +1385,7 @@ async fn the_lean_connection_of_the_procedure_mode() {
     // A call dropped halfway (the driver drops a transaction at a stop): the next call
     // reads its own reply, not the dropped one's.
     let sp = MyDriver::new(&procs, Database::Maria).with_summaries(true);
-    let mut conn = sp.connect().await.expect("connect");
+    let mut conn = sp.connect(TERMINAL).await.expect("connect");
     assert!(!conn.is_lean_tls());
     let mut raw = raw(&name).await;
     let carried = "SELECT COUNT(*) FROM orders WHERE o_w_id = 1 AND o_carrier_id = 3";
@@ -1438,7 +1442,7 @@ async fn the_lean_connection_of_the_procedure_mode() {
     assert_eq!(kind(&e), Some(Failure::Lost), "{e}");
     assert!(e.to_string().contains("Stock Level"), "{e}");
     conn.close().await;
-    let mut conn = sp.connect().await.expect("reconnect");
+    let mut conn = sp.connect(TERMINAL).await.expect("reconnect");
     ok(
         "stock level after a reconnect",
         conn.stock_level(&slev).await,
@@ -1446,7 +1450,7 @@ async fn the_lean_connection_of_the_procedure_mode() {
     conn.close().await;
     // The same on blocking sockets, over the unix socket and over TCP with TLS.
     for driver in [&sp, &tls] {
-        let mut conn = driver.connect().await.expect("connect");
+        let mut conn = driver.connect(TERMINAL).await.expect("connect");
         conn = conn.into_blocking().expect("a blocking socket");
         assert!(conn.is_blocking());
         ok("stock level, blocking", conn.stock_level(&slev).await);

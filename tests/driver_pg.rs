@@ -17,6 +17,7 @@ use hammer::config::{Database, Settings, Target};
 use hammer::db::postgres::driver::PgDriver;
 use hammer::db::postgres::{connect, PgConn, PgTarget};
 use hammer::db::Failure;
+use hammer::endpoint::Position;
 use hammer::error::Error;
 use hammer::interrupt::Interrupt;
 use hammer::output::Output;
@@ -25,6 +26,9 @@ use hammer::tpcc::schema::Say;
 use hammer::tpcc::txn::{
     Customer, Delivery, Line, Mode, NewOrder, OrderStatus, Payment, StockLevel, TxnConn, TxnDb,
 };
+
+/// A run's one terminal.
+const TERMINAL: Position = Position::Terminal { n: 1, of: 1 };
 
 /// The `pg` dictionary pointed at the test server, with database and role `name`.
 fn settings(name: &str) -> Settings {
@@ -801,7 +805,7 @@ async fn exercise(settings: &Settings, flavour: Flavour, blocking: bool) {
     assert_eq!(i64::from(constants.c_last), c_last);
 
     let before = driver.counters().await.expect("counters");
-    let mut conn = driver.connect().await.expect("connect");
+    let mut conn = driver.connect(TERMINAL).await.expect("connect");
     if blocking {
         conn = conn.into_blocking().expect("a blocking socket");
     }
@@ -916,7 +920,7 @@ async fn functions_and_client_sql_on_a_function_schema() {
     let superuser = raw(&settings).await;
     for (s, blocking) in [(&plain, false), (&plain, true), (&settings, true)] {
         let mut conn = PgDriver::new(s, Database::Pg)
-            .connect()
+            .connect(TERMINAL)
             .await
             .expect("connect");
         if blocking {
@@ -939,7 +943,7 @@ async fn functions_and_client_sql_on_a_function_schema() {
     set(&mut wrong, "tpcc", "pg_pass", "not-the-password");
     for _ in 0..20 {
         let e = PgDriver::new(&wrong, Database::Pg)
-            .connect()
+            .connect(TERMINAL)
             .await
             .err()
             .expect("a wrong password");
@@ -968,7 +972,7 @@ async fn functions_and_client_sql_on_a_function_schema() {
         "{e}"
     );
     let e = PgDriver::new(&procs, Database::Pg)
-        .connect()
+        .connect(TERMINAL)
         .await
         .err()
         .expect("procedures cannot be called");

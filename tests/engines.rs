@@ -193,7 +193,9 @@ fn battery(db: Database, configure: Configure) {
 
     let rows = rt
         .block_on(async {
-            let mut conn = hammer::db::engine(db).script_conn(&settings).await?;
+            let mut conn = hammer::db::engine(db)
+                .script_conn(&settings, hammer::endpoint::Position::Session)
+                .await?;
             conn.begin().await?;
             let changed = conn
                 .execute("UPDATE warehouse SET w_ytd = w_ytd + 1 WHERE w_id = 1")

@@ -128,7 +128,10 @@ async fn load(loader: &mut impl Loader, table: Table, rows: &[u8]) {
 /// customers with history and orders for every district. `districts` limits the last two.
 async fn load_warehouse(schema: &MySchema, districts: u32) {
     let mut gen = generator();
-    let mut loader = schema.loader().await.expect("loader");
+    let mut loader = schema
+        .loader(hammer::endpoint::Position::Loader { n: 1, of: 1 })
+        .await
+        .expect("loader");
     let mut buf = Vec::new();
     gen.items(1..=ITEMS, &mut buf);
     load(&mut loader, Table::Item, &buf).await;
@@ -330,7 +333,10 @@ async fn refuses_a_database_with_tables_and_leaves_it_alone() {
     let (say, out) = say();
     let schema = MySchema::new(&s, Database::Maria);
     schema.create(1, &say).await.expect("create");
-    let mut loader = schema.loader().await.expect("loader");
+    let mut loader = schema
+        .loader(hammer::endpoint::Position::Loader { n: 1, of: 1 })
+        .await
+        .expect("loader");
     let mut rows = Vec::new();
     generator().items(1..=1_000, &mut rows);
     load(&mut loader, Table::Item, &rows).await;
@@ -532,7 +538,10 @@ async fn mysql_dictionary_builds_over_tcp() {
     );
     let (say, out) = say();
     schema.create(1, &say).await.expect("create");
-    let mut loader = schema.loader().await.expect("loader");
+    let mut loader = schema
+        .loader(hammer::endpoint::Position::Loader { n: 1, of: 1 })
+        .await
+        .expect("loader");
     let mut rows = Vec::new();
     let mut gen = generator();
     gen.warehouse(1, &mut rows);

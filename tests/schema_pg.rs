@@ -155,7 +155,10 @@ async fn load_one_warehouse(schema: &PgSchema, constants: Constants) {
         "2026-01-02 03:04:05",
         SmallRng::seed_from_u64(7),
     );
-    let mut loader = schema.loader().await.expect("loader connects");
+    let mut loader = schema
+        .loader(hammer::endpoint::Position::Loader { n: 1, of: 1 })
+        .await
+        .expect("loader connects");
     let mut buf = Vec::new();
     gen.items(1..=ITEMS, &mut buf);
     loader.load(Table::Item, &buf).await.expect("items");

@@ -35,7 +35,7 @@ fn answers_on(db: &'static str, database: Database) {
         .expect("runtime");
     let (failures, times) = rt.block_on(async {
         let mut conn = support
-            .connect(&settings)
+            .connect(&settings, hammer::endpoint::Position::Session)
             .await
             .unwrap_or_else(|e| panic!("the schema's user connects: {e}"));
         let mut failures = Vec::new();

@@ -114,7 +114,7 @@ fn refresh_pairs_leave_the_tables_as_loaded(db: Database) {
         assert_eq!(built.rows, 86_805);
 
         let mut conn = support
-            .connect(&settings)
+            .connect(&settings, hammer::endpoint::Position::Session)
             .await
             .unwrap_or_else(|e| panic!("connect: {e}"));
         let loaded = Fingerprint::take(&mut conn).await;

@@ -9,6 +9,7 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 use tokio::task::{JoinHandle, JoinSet};
 
+use crate::endpoint::Position;
 use crate::error::{Error, Result};
 use crate::interrupt::Interrupt;
 use crate::output::Output;
@@ -27,7 +28,8 @@ pub trait Sessions: Send + Sync + 'static {
     /// The table's name, for messages.
     fn table_name(table: Self::Table) -> &'static str;
 
-    fn open(&self) -> impl Future<Output = Result<Self::Session>> + Send;
+    /// Opens the session of the loader at `at`.
+    fn open(&self, at: Position) -> impl Future<Output = Result<Self::Session>> + Send;
 
     /// Appends `rows` to `table`; committed when it returns.
     fn load<'a>(
@@ -45,11 +47,11 @@ pub enum Piece<T> {
     Rows(T, Vec<u8>, u64),
 }
 
-/// Loads what one generator produces over one session, retrying a chunk after a lost
-/// connection. The generator runs on a blocking thread, two chunks ahead, and stops when
-/// its `emit` returns false (loading ended or failed).
+/// Loads what one generator produces over one session (the loader at `at`'s), retrying a
+/// chunk after a lost connection. The generator runs on a blocking thread, two chunks
+/// ahead, and stops when its `emit` returns false (loading ended or failed).
 pub async fn load_stream<S: Sessions>(
-    db: Arc<S>,
+    (db, at): (Arc<S>, Position),
     say: Say,
     (progress, part): (Arc<Tracker>, usize),
     stop: Interrupt,
@@ -70,7 +72,8 @@ pub async fn load_stream<S: Sessions>(
         match piece {
             Piece::Say(text) => say.line(text),
             Piece::Rows(table, rows, n) => {
-                if let Err(e) = load_with_retry(&*db, &mut session, table, &rows, &say, &stop).await
+                if let Err(e) =
+                    load_with_retry((&*db, at), &mut session, table, &rows, &say, &stop).await
                 {
                     result = Err(e);
                     break;
@@ -91,7 +94,7 @@ pub async fn load_stream<S: Sessions>(
 }
 
 async fn load_with_retry<S: Sessions>(
-    db: &S,
+    (db, at): (&S, Position),
     session: &mut Option<S::Session>,
     table: S::Table,
     rows: &[u8],
@@ -102,7 +105,7 @@ async fn load_with_retry<S: Sessions>(
     loop {
         let outcome = match session {
             Some(s) => S::load(s, table, rows).await,
-            None => match db.open().await {
+            None => match db.open(at).await {
                 Ok(s) => {
                     *session = Some(s);
                     continue;
@@ -299,7 +302,7 @@ mod tests {
         fn table_name(_: ()) -> &'static str {
             "supplier"
         }
-        async fn open(&self) -> Result<Arc<Flaky>> {
+        async fn open(&self, _: Position) -> Result<Arc<Flaky>> {
             self.0
                 .opened
                 .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -330,7 +333,7 @@ mod tests {
         let reopen = Reopen(flaky.clone());
         let mut load = || {
             rt.block_on(load_with_retry(
-                &reopen,
+                (&reopen, Position::Loader { n: 1, of: 1 }),
                 &mut session,
                 (),
                 b"1\n",

@@ -16,6 +16,7 @@ use super::conn::{engine, Ctx, Handle};
 use super::result::{CustomResult, TYPE_NAMES};
 use super::CustomScript;
 use crate::config::{Database, Settings};
+use crate::endpoint::{Destination, Position};
 use crate::error::{Error, Result};
 use crate::fault::Peer;
 use crate::interrupt::Interrupt;
@@ -69,18 +70,18 @@ struct Terminal {
 #[derive(Clone, Copy)]
 struct Iteration;
 
-/// Where a custom run's connections go and as whom, for the messages about them.
+/// Where a custom run's connections go and as whom, for the messages about them: the host
+/// and port of the first terminal's endpoint.
 fn peer_of(settings: &Settings, db: Database) -> Peer {
-    let d = settings.db(db);
-    let p = db.prefix();
+    let to = Destination::of(settings, db);
+    let at = to.for_position(Position::Terminal { n: 1, of: 1 });
     Peer {
         db,
-        addr: format!(
-            "{}:{}",
-            d.get(&format!("{p}_host")),
-            d.get(&format!("{p}_port"))
-        ),
-        user: d.get(&format!("{p}_user")).to_string(),
+        addr: format!("{}:{}", at.host, at.port),
+        user: settings
+            .db(db)
+            .get(&format!("{}_user", db.prefix()))
+            .to_string(),
     }
 }
 
@@ -112,7 +113,7 @@ impl Workload for Custom {
         None
     }
 
-    fn connect(&self) -> impl std::future::Future<Output = Result<Conn>> + Send {
+    fn connect(&self, at: Position) -> impl std::future::Future<Output = Result<Conn>> + Send {
         let (ctx, settings, db) = (self.ctx.clone(), self.settings.clone(), self.db);
         async move {
             if ctx.cut.is_set() {
@@ -121,7 +122,7 @@ impl Workload for Custom {
             // Opened on the session's runtime, which drives the connection's sockets.
             let made = ctx
                 .rt
-                .spawn(async move { crate::db::engine(db).script_conn(&settings).await });
+                .spawn(async move { crate::db::engine(db).script_conn(&settings, at).await });
             let conn = made.await.map_err(|why| Error::TaskFailed {
                 task: "connecting",
                 why,

@@ -10,6 +10,7 @@ use std::any::Any;
 
 use crate::config::{Database, Settings};
 use crate::db::counter::CounterSource;
+use crate::endpoint::Position;
 use crate::error::Result;
 use crate::fault::{DbError, Peer};
 
@@ -57,10 +58,12 @@ pub trait Engine: Sync {
     /// The server's version line and the settings a job records, as `(name, value)`.
     fn server_facts<'a>(&'a self, settings: &'a Settings) -> Pending<'a, Result<Facts, DbError>>;
 
-    /// A plain SQL connection as the schema owner, for custom workloads.
+    /// A plain SQL connection as the schema owner, for custom workloads: the connection at
+    /// `at`.
     fn script_conn<'a>(
         &'a self,
         settings: &'a Settings,
+        at: Position,
     ) -> Pending<'a, Result<ScriptConn, DbError>>;
 
     /// Reads the server's transaction counters (and TPROC-C's new orders where it can), or

@@ -8,32 +8,33 @@ use std::path::Path;
 use std::time::Instant;
 
 use super::HostCpu;
-use crate::config::Dict;
+use crate::endpoint::Destination;
 
-/// Where the job's database server listens, from the connection settings of its dictionary:
-/// its host, ports and socket paths.
+/// Where the job's database server listens: its host, ports and socket paths.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Endpoint {
+pub struct Listening {
     pub host: String,
     pub ports: Vec<u16>,
     pub sockets: Vec<String>,
 }
 
-/// The connection keys of a database's dictionary (`*_host`, `*_port`, `*_socket`), read
-/// by their suffixes.
-pub fn endpoint(dict: &Dict) -> Endpoint {
-    let mut e = Endpoint::default();
-    for spec in dict.specs().iter().filter(|s| s.section == "connection") {
-        let value = dict.get(&spec.key).trim();
-        if spec.key.ends_with("_host") {
-            e.host = value.to_string();
-        } else if spec.key.ends_with("_port") {
-            e.ports.extend(value.parse::<u16>().ok());
-        } else if spec.key.ends_with("_socket") && !value.is_empty() && value != "null" {
-            e.sockets.push(value.to_string());
-        }
+/// Where the server of `to` listens: the host and socket of its endpoints, and every port
+/// its connection keys name.
+pub fn listening(to: &Destination) -> Listening {
+    let mut at = Listening {
+        ports: to.ports(),
+        ..Listening::default()
+    };
+    for e in to.endpoints() {
+        at.host = e.host.trim().to_string();
+        let socket = e.socket_file.as_ref().map(|f| f.display().to_string());
+        at.sockets.extend(
+            socket
+                .map(|s| s.trim().to_string())
+                .filter(|s| !s.is_empty() && s != "null"),
+        );
     }
-    e
+    at
 }
 
 /// The database server as found at the job's start.
@@ -69,7 +70,7 @@ pub struct Span {
 impl Span {
     /// Finds the server of `at` and takes the first reading; `None` where `/proc` cannot be
     /// read.
-    pub fn begin(at: &Endpoint) -> Option<Span> {
+    pub fn begin(at: &Listening) -> Option<Span> {
         let server = find_server(at);
         let start = clock(&server)?;
         Some(Span {
@@ -268,7 +269,7 @@ fn holder(inodes: &[u64]) -> Option<u32> {
     })
 }
 
-fn find_server(at: &Endpoint) -> Server {
+fn find_server(at: &Listening) -> Server {
     if !is_local(&at.host) {
         return Server::Elsewhere(at.host.clone());
     }
@@ -408,15 +409,18 @@ mod tests {
     }
 
     #[test]
-    fn the_endpoint_comes_from_the_connection_keys() {
+    fn the_server_listens_where_the_connection_keys_say() {
         let s = crate::config::Settings::defaults();
-        let pg = endpoint(s.db(crate::config::Database::Pg));
+        let at = |db| listening(&Destination::of(&s, db));
+        let pg = at(crate::config::Database::Pg);
         assert_eq!(
             (pg.host.as_str(), pg.ports.as_slice()),
             ("localhost", &[5432][..])
         );
-        let maria = endpoint(s.db(crate::config::Database::Maria));
+        let maria = at(crate::config::Database::Maria);
         assert_eq!(maria.sockets, ["/tmp/mariadb.sock"]);
+        let mysql = at(crate::config::Database::Mysql);
+        assert_eq!(mysql.ports, [3306, 2881]);
         assert!(is_local("127.0.0.1") && is_local("localhost") && is_local("/tmp"));
         assert!(!is_local("db.example.com"));
     }
@@ -424,9 +428,9 @@ mod tests {
     /// This process's own reading: a span over some work of it measures some of it.
     #[test]
     fn a_span_measures_this_host() {
-        let Some(span) = Span::begin(&Endpoint {
+        let Some(span) = Span::begin(&Listening {
             host: "db.example.com".into(),
-            ..Endpoint::default()
+            ..Listening::default()
         }) else {
             // Not Linux: nothing to measure, and nothing is recorded.
             assert!(read("/proc/stat").is_none());

@@ -16,6 +16,7 @@ use super::{
     vu_of, Kind, Line, MetricPoint, Profile, RunFigures, Spec, Status, TcountPoint, Timing,
 };
 use crate::config::{Database, Settings, Target};
+use crate::endpoint::Destination;
 use crate::error::Error;
 use crate::output::{Output, Tee};
 
@@ -362,8 +363,9 @@ impl Recorder {
                             self.series.set(Some(tap));
                             running.writer = Some((tx, handle));
                             running.reserve = Some(reserve);
-                            running.cpu =
-                                super::cpu::Span::begin(&super::cpu::endpoint(settings.db(db)));
+                            running.cpu = super::cpu::Span::begin(&super::cpu::listening(
+                                &Destination::of(settings, db),
+                            ));
                         }
                         Err(e) => self.give_up(out, format!("cannot start the jobs writer: {e}")),
                     }

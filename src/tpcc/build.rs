@@ -19,6 +19,7 @@ use super::{
     Constants, Format, Generator, Table, CUSTOMERS_PER_D, DISTRICTS_PER_W, ITEMS, STOCK_PER_W,
 };
 use crate::bench::loading::{build_stop, finish_whole, join_loaders, load_stream};
+use crate::endpoint::Position;
 use crate::error::{Error, Result};
 use crate::interrupt::Interrupt;
 use crate::output::Output;
@@ -118,8 +119,8 @@ impl<D: SchemaDb> crate::bench::loading::Sessions for Sessions<D> {
         table.name()
     }
 
-    async fn open(&self) -> Result<D::Loader> {
-        self.0.loader().await
+    async fn open(&self, at: Position) -> Result<D::Loader> {
+        self.0.loader(at).await
     }
 
     fn load<'a>(
@@ -251,11 +252,18 @@ pub async fn build<D: SchemaDb>(
             SmallRng::from_rng(seed),
         )
     };
+    let shares = split_warehouses(plan.warehouses, plan.loaders);
+    let workers = shares.len();
+    // ITEM's loader, then one per worker.
+    let loader = |n: usize| Position::Loader {
+        n: n as u32,
+        of: workers as u32 + 1,
+    };
     {
         let mut gen = new_gen(&mut seed);
         let say = say.clone();
         tasks.spawn(load_stream(
-            sessions.clone(),
+            (sessions.clone(), loader(1)),
             say.clone(),
             (progress.clone(), 0),
             interrupt.clone(),
@@ -266,8 +274,6 @@ pub async fn build<D: SchemaDb>(
             },
         ));
     }
-    let shares = split_warehouses(plan.warehouses, plan.loaders);
-    let workers = shares.len();
     for (i, range) in shares.into_iter().enumerate() {
         // With one loader, virtual user 1 does everything, as in HammerDB.
         let vuser = if plan.loaders <= 1 { 1 } else { i + 2 };
@@ -280,7 +286,7 @@ pub async fn build<D: SchemaDb>(
         ));
         let mut gen = new_gen(&mut seed);
         tasks.spawn(load_stream(
-            sessions.clone(),
+            (sessions.clone(), loader(i + 2)),
             wsay.clone(),
             (progress.clone(), i + 1),
             interrupt.clone(),

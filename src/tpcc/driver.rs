@@ -15,6 +15,7 @@ use super::random::uniform;
 use super::result::{self, Figures};
 use super::txn::{Counters, Done, TxnConn, TxnDb};
 use super::Constants;
+use crate::endpoint::Position;
 use crate::error::Result;
 use crate::interrupt::Interrupt;
 use crate::vu::{Monitor, Place, Say, Workload};
@@ -117,8 +118,8 @@ impl<D: TxnDb> Workload for Tpcc<D> {
         ));
     }
 
-    fn connect(&self) -> impl std::future::Future<Output = Result<D::Conn>> + Send {
-        self.db.connect()
+    fn connect(&self, at: Position) -> impl std::future::Future<Output = Result<D::Conn>> + Send {
+        self.db.connect(at)
     }
 
     fn close(conn: D::Conn) -> impl std::future::Future<Output = ()> + Send {

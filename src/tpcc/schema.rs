@@ -7,6 +7,7 @@
 use std::future::Future;
 
 use super::{Constants, Table};
+use crate::endpoint::Position;
 use crate::error::Result;
 
 /// Where schema work reports its progress: `Vuser N:` lines on the session's output (the
@@ -33,8 +34,8 @@ pub trait SchemaDb: Send + Sync + 'static {
     /// already holds tables: the message names `deleteschema`.
     fn create(&self, warehouses: u32, say: &Say) -> impl Future<Output = Result<()>> + Send;
 
-    /// A session for loading rows; several run at once.
-    fn loader(&self) -> impl Future<Output = Result<Self::Loader>> + Send;
+    /// A session for loading rows, the loader at `at`'s; several run at once.
+    fn loader(&self, at: Position) -> impl Future<Output = Result<Self::Loader>> + Send;
 
     /// After the load: keys and indexes still missing, the stored procedures or functions,
     /// the NURand load constants, statistics.

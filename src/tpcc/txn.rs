@@ -8,6 +8,7 @@
 use std::future::Future;
 
 use super::Constants;
+use crate::endpoint::Position;
 use crate::error::Result;
 
 /// How a transaction selects its customer (clauses 2.5.1.2, 2.6.1.2).
@@ -158,8 +159,8 @@ pub trait TxnDb: Send + Sync + 'static {
     /// The mode the dictionary asks for.
     fn mode(&self) -> Mode;
 
-    /// Opens a terminal's connection as the schema owner.
-    fn connect(&self) -> impl Future<Output = Result<Self::Conn>> + Send;
+    /// Opens the connection of the terminal at `at` as the schema owner.
+    fn connect(&self, at: Position) -> impl Future<Output = Result<Self::Conn>> + Send;
 
     /// Checks that the schema is there and usable in this mode, before any virtual user
     /// starts: tables present, some warehouses, the routines this mode needs. Returns the

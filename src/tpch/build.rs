@@ -13,6 +13,7 @@ use super::gen::{self, LINES_PER_ORDER};
 use super::schema::{Check, Loader, Say, SchemaDb, TableFacts};
 use super::{shown, Table};
 use crate::bench::loading::{build_stop, finish_whole, join_loaders, load_stream, Piece};
+use crate::endpoint::Position;
 use crate::error::{Error, Result};
 use crate::interrupt::Interrupt;
 use crate::output::Output;
@@ -89,8 +90,8 @@ impl<D: SchemaDb> crate::bench::loading::Sessions for Sessions<D> {
         table.name()
     }
 
-    async fn open(&self) -> Result<D::Loader> {
-        self.0.loader().await
+    async fn open(&self, at: Position) -> Result<D::Loader> {
+        self.0.loader(at).await
     }
 
     fn load<'a>(
@@ -148,8 +149,13 @@ pub async fn build<D: SchemaDb>(
         tables: &FIXED,
         part: 1,
     };
+    // The fixed tables' loader, then one per worker.
+    let loader = |n: u32| Position::Loader {
+        n,
+        of: plan.loaders + 1,
+    };
     tasks.spawn(load_stream(
-        sessions.clone(),
+        (sessions.clone(), loader(1)),
         say.clone(),
         (progress.clone(), 0),
         stop.clone(),
@@ -168,7 +174,7 @@ pub async fn build<D: SchemaDb>(
             part,
         };
         tasks.spawn(load_stream(
-            sessions.clone(),
+            (sessions.clone(), loader(part + 1)),
             wsay,
             (progress.clone(), part as usize),
             stop.clone(),

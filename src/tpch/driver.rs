@@ -24,6 +24,7 @@ use super::result::{
 use super::support::Support;
 use super::{answers, refresh, shown, TYPE_NAMES};
 use crate::config::{Database, Settings};
+use crate::endpoint::Position;
 use crate::error::{Error, Result};
 use crate::fault::{DbError, Peer};
 use crate::interrupt::Interrupt;
@@ -288,7 +289,10 @@ impl Workload for Tpch {
 
     async fn prepare(&self) -> Result<()> {
         let check = async {
-            let mut conn = self.support.connect(&self.settings).await?;
+            let mut conn = self
+                .support
+                .connect(&self.settings, Position::Session)
+                .await?;
             let found = schema_scale(&mut conn).await;
             conn.close().await;
             Ok::<_, Error>(found)
@@ -357,11 +361,11 @@ impl Workload for Tpch {
         ));
     }
 
-    async fn connect(&self) -> Result<Conn> {
+    async fn connect(&self, at: Position) -> Result<Conn> {
         if self.cut.is_set() {
             return Err(Error::StoppedConnecting);
         }
-        let conn = self.support.connect(&self.settings).await?;
+        let conn = self.support.connect(&self.settings, at).await?;
         let id = self.next_conn.fetch_add(1, Ordering::Relaxed);
         if let Some(c) = conn.canceller() {
             lock(&self.cancels).open.insert(id, c);

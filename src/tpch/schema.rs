@@ -6,6 +6,7 @@
 use std::future::Future;
 
 use super::Table;
+use crate::endpoint::Position;
 use crate::error::Result;
 
 pub use crate::bench::benchmark::Check;
@@ -37,8 +38,8 @@ pub trait SchemaDb: Send + Sync + 'static {
     /// Refuses, without touching anything, a database that already holds tables.
     fn create(&self, say: &Say) -> impl Future<Output = Result<()>> + Send;
 
-    /// A session for loading rows; several run at once.
-    fn loader(&self) -> impl Future<Output = Result<Self::Loader>> + Send;
+    /// A session for loading rows, the loader at `at`'s; several run at once.
+    fn loader(&self, at: Position) -> impl Future<Output = Result<Self::Loader>> + Send;
 
     /// After the load: primary keys, indexes, foreign keys, statistics.
     fn finish(&self, say: &Say) -> impl Future<Output = Result<()>> + Send;

@@ -9,6 +9,7 @@ use super::build::{build, check, Plan, Summary};
 use super::schema::{Check, Say, SchemaDb};
 use crate::bench::Survey;
 use crate::config::Settings;
+use crate::endpoint::Position;
 use crate::error::{Error, Result};
 use crate::fault::{DbError, Peer};
 use crate::interrupt::Interrupt;
@@ -51,8 +52,12 @@ pub trait Support: Sync {
     ) -> Pending<'a, Result<Vec<String>>>;
 
     /// A connection as the schema's user on the schema's database, where the queries and the
-    /// refresh functions run.
-    fn connect<'a>(&'a self, settings: &'a Settings) -> Pending<'a, Result<ScriptConn, DbError>>;
+    /// refresh functions run, for the connection at `at`.
+    fn connect<'a>(
+        &'a self,
+        settings: &'a Settings,
+        at: Position,
+    ) -> Pending<'a, Result<ScriptConn, DbError>>;
 
     /// The server and login [`Self::connect`] reaches, for messages about its connections.
     fn peer(&self, settings: &Settings) -> Peer;
@@ -73,10 +78,12 @@ pub trait Family: Sync {
     /// The schema's database name (`*_tpch_dbase`), for `checkschema`'s lines.
     fn tpch_dbname(&self, settings: &Settings) -> String;
 
-    /// A connection as the schema's user on the schema's database.
+    /// A connection as the schema's user on the schema's database, for the connection at
+    /// `at`.
     fn tpch_connect<'a>(
         &'a self,
         settings: &'a Settings,
+        at: Position,
     ) -> Pending<'a, Result<ScriptConn, DbError>>;
 
     /// The server and login [`Self::tpch_connect`] reaches.
@@ -131,7 +138,7 @@ impl<F: Family> Support for F {
             };
             // The counts and the invariants run on one connection of the schema's user, whose
             // running query the stop cancels.
-            let mut conn = self.tpch_connect(settings).await?;
+            let mut conn = self.tpch_connect(settings, Position::Session).await?;
             let checks = async {
                 let mut checks = check(&mut conn, found, (sf, &name), stop).await?;
                 // The invariants say something only of tables that hold the right rows.
@@ -159,8 +166,12 @@ impl<F: Family> Support for F {
         Box::pin(async move { self.tpch_schema(settings).delete(say).await })
     }
 
-    fn connect<'a>(&'a self, settings: &'a Settings) -> Pending<'a, Result<ScriptConn, DbError>> {
-        self.tpch_connect(settings)
+    fn connect<'a>(
+        &'a self,
+        settings: &'a Settings,
+        at: Position,
+    ) -> Pending<'a, Result<ScriptConn, DbError>> {
+        self.tpch_connect(settings, at)
     }
 
     fn peer(&self, settings: &Settings) -> Peer {

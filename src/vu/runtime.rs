@@ -26,6 +26,7 @@ use super::shared::{lost, nap, RunOptions, Shared, CUT_GRACE, STOP_GRACE};
 use super::stats::Stats;
 use super::workload::{Monitor, Place, Workload};
 use super::{StateSink, VuState};
+use crate::endpoint::Position;
 use crate::error::{Error, Result};
 use crate::fault::Failure;
 use crate::interrupt::Interrupt;
@@ -162,6 +163,7 @@ async fn run_terminal<W: Workload>(
     vu: &Vu<W>,
     mut t: W::Terminal,
     pool: &Pool<W::Conn>,
+    at: Position,
 ) -> Result<Ended> {
     let Vu {
         w,
@@ -227,7 +229,7 @@ async fn run_terminal<W: Workload>(
             if let Err(e) = &result {
                 say.line(format!("{e}; reconnecting"));
             }
-            match reconnect(vu).await {
+            match reconnect(vu, at).await {
                 Some(Ok(c)) => {
                     say.line("reconnected");
                     pool.put(Some(c));
@@ -325,9 +327,9 @@ struct Vu<W> {
 impl<W: Workload> Vu<W> {
     /// Opens a terminal's connection, blocking when the virtual user has its own thread; the
     /// stop ends the attempt.
-    async fn connect(&self) -> Result<W::Conn> {
+    async fn connect(&self, at: Position) -> Result<W::Conn> {
         let conn = tokio::select! {
-            c = self.w.connect() => c?,
+            c = self.w.connect(at) => c?,
             _ = self.shared.stop.wait() => {
                 return Err(Error::StoppedConnecting)
             }
@@ -355,21 +357,21 @@ impl<W> Clone for Vu<W> {
 }
 
 /// A terminal with a connection of its own: connects, runs, closes.
-async fn own_terminal<W: Workload>(vu: &Vu<W>, t: W::Terminal) -> Result<Ended> {
-    let conn = match vu.connect().await {
+async fn own_terminal<W: Workload>(vu: &Vu<W>, t: W::Terminal, at: Position) -> Result<Ended> {
+    let conn = match vu.connect(at).await {
         Ok(c) => c,
         // The stop came first: this terminal did nothing.
         Err(Error::StoppedConnecting) => return Ok(Ended::Stopped),
         Err(e) => return Err(e),
     };
     let pool = Pool::new(vec![conn]);
-    let outcome = run_terminal(vu, t, &pool).await;
+    let outcome = run_terminal(vu, t, &pool, at).await;
     close_pool::<W>(&pool).await;
     outcome
 }
 
 /// Tries to connect again with doubling waits; `None` when stopped meanwhile.
-async fn reconnect<W: Workload>(vu: &Vu<W>) -> Option<Result<W::Conn>> {
+async fn reconnect<W: Workload>(vu: &Vu<W>, at: Position) -> Option<Result<W::Conn>> {
     let (stop, limit) = (&vu.shared.stop, vu.opts.reconnect_for);
     let started = Instant::now();
     let mut wait = Duration::from_millis(250);
@@ -377,7 +379,7 @@ async fn reconnect<W: Workload>(vu: &Vu<W>) -> Option<Result<W::Conn>> {
         if !nap(wait, stop).await {
             return None;
         }
-        match vu.connect().await {
+        match vu.connect(at).await {
             Ok(c) => return Some(Ok(c)),
             Err(e) if started.elapsed() >= limit => return Some(Err(e)),
             Err(_) => wait = (wait * 2).min(Duration::from_secs(5)),
@@ -397,8 +399,13 @@ async fn run_clients<W: Workload>(
     let opts = &vu.opts;
     let pool = if opts.pool > 0 {
         let mut conns = Vec::new();
-        for _ in 0..opts.pool.min(terminals) {
-            match vu.w.connect().await {
+        // A shared connection goes where the terminal of its number would.
+        for c in 0..opts.pool.min(terminals) {
+            let at = Place {
+                client: Some(c),
+                ..worker
+            };
+            match vu.w.connect(at.position(terminals)).await {
                 Ok(c) => conns.push(c),
                 Err(e) => {
                     close_pool::<W>(&Pool::new(conns)).await;
@@ -418,14 +425,15 @@ async fn run_clients<W: Workload>(
             ..worker
         };
         let t = vu.w.terminal(plan, place, SmallRng::from_rng(&mut *rng));
+        let at = place.position(terminals);
         let login_delay = opts.login_delay * c;
         set.spawn(async move {
             if !nap(login_delay, &vu.shared.stop).await {
                 return Ok(Ended::Stopped);
             }
             match &pool {
-                Some(pool) => run_terminal(&vu, t, pool).await,
-                None => own_terminal(&vu, t).await,
+                Some(pool) => run_terminal(&vu, t, pool, at).await,
+                None => own_terminal(&vu, t, at).await,
             }
         });
     }
@@ -637,7 +645,7 @@ pub async fn run<W: Workload>(
             };
             let outcome = if terminals == 1 {
                 let t = ctx.w.terminal(&plan, place, rng);
-                own_terminal(&ctx, t).await
+                own_terminal(&ctx, t, place.position(1)).await
             } else {
                 run_clients(&ctx, &plan, place, &mut rng, terminals).await
             };

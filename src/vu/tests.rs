@@ -30,6 +30,8 @@ struct Fake {
     cuts: AtomicU64,
     executed: AtomicU64,
     timed: bool,
+    /// Where each connection was asked for.
+    positions: std::sync::Mutex<Vec<crate::endpoint::Position>>,
 }
 
 fn peer() -> Peer {
@@ -64,8 +66,9 @@ impl Workload for Fake {
         self.timed.then_some(self)
     }
 
-    async fn connect(&self) -> Result<()> {
+    async fn connect(&self, at: crate::endpoint::Position) -> Result<()> {
         self.connects.fetch_add(1, Ordering::Relaxed);
+        self.positions.lock().unwrap().push(at);
         if self.refuse.load(Ordering::Relaxed) {
             return Err(Error::Db(peer().error(Failure::Refused, "refused")));
         }
@@ -549,4 +552,62 @@ async fn without_a_refresh_there_is_no_live_view() {
     let (r, lines) = go(w, opts(1), Interrupt::default()).await;
     assert!(r.series.is_none());
     assert!(!lines.iter().any(|l| l.starts_with("progress: ")));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_terminal_connects_at_its_position_among_the_run_s() {
+    use crate::endpoint::Position::Terminal;
+    let positions = |w: &Fake| {
+        let mut p = w.positions.lock().unwrap().clone();
+        p.sort_by_key(|p| match p {
+            Terminal { n, .. } => *n,
+            _ => 0,
+        });
+        p
+    };
+    let w = Arc::new(Fake {
+        units: 1,
+        ..Fake::default()
+    });
+    go(w.clone(), opts(3), Interrupt::default()).await;
+    let all = |of| (1..=of).map(|n| Terminal { n, of }).collect::<Vec<_>>();
+    assert_eq!(positions(&w), all(3));
+    // Two virtual users of two asynchronous clients: four terminals.
+    let w = Arc::new(Fake {
+        units: 1,
+        ..Fake::default()
+    });
+    let two = RunOptions {
+        terminals: 2,
+        ..opts(2)
+    };
+    go(w.clone(), two.clone(), Interrupt::default()).await;
+    assert_eq!(positions(&w), all(4));
+    // A shared pool of one connection per virtual user: its first terminal's position.
+    let w = Arc::new(Fake {
+        units: 1,
+        ..Fake::default()
+    });
+    go(
+        w.clone(),
+        RunOptions { pool: 1, ..two },
+        Interrupt::default(),
+    )
+    .await;
+    let first = |n| Terminal { n, of: 4 };
+    assert_eq!(positions(&w), [first(1), first(3)]);
+}
+
+#[test]
+fn a_place_is_a_terminal_n_of_n() {
+    use crate::endpoint::Position::Terminal;
+    let place = |worker, client| Place {
+        worker,
+        workers: 3,
+        client,
+    };
+    assert_eq!(place(1, None).position(1), Terminal { n: 1, of: 3 });
+    assert_eq!(place(3, None).position(1), Terminal { n: 3, of: 3 });
+    assert_eq!(place(2, Some(0)).position(4), Terminal { n: 5, of: 12 });
+    assert_eq!(place(3, Some(3)).position(4), Terminal { n: 12, of: 12 });
 }

@@ -15,6 +15,7 @@ use rand::rngs::SmallRng;
 
 use super::say::Say;
 use crate::config::{Database, Settings};
+use crate::endpoint::Position;
 use crate::error::Result;
 
 /// Where a terminal sits in the run, for the workload to give it its inputs.
@@ -28,6 +29,18 @@ pub struct Place {
     /// The terminal's number among its virtual user's asynchronous clients, from 0; `None`
     /// for a virtual user with one terminal.
     pub client: Option<u32>,
+}
+
+impl Place {
+    /// The terminal's position among the run's connections when each virtual user runs
+    /// `terminals` terminals: terminal n of N, numbered from 1 across the workers in order.
+    pub fn position(self, terminals: u32) -> Position {
+        let terminals = terminals.max(1);
+        Position::Terminal {
+            n: (self.worker.max(1) - 1) * terminals + self.client.unwrap_or(0) + 1,
+            of: self.workers * terminals,
+        }
+    }
 }
 
 /// A workload the runtime drives: each virtual user runs one or more terminals, each of which
@@ -74,8 +87,9 @@ pub trait Workload: Send + Sync + 'static {
 
     // ---- the database ----------------------------------------------------------------
 
-    /// Opens a terminal's connection.
-    fn connect(&self) -> impl Future<Output = Result<Self::Conn>> + Send;
+    /// Opens the connection of the terminal at `at` (where it goes is the database's
+    /// [`crate::endpoint::Destination::for_position`]).
+    fn connect(&self, at: Position) -> impl Future<Output = Result<Self::Conn>> + Send;
 
     /// Closes a terminal's connection.
     fn close(conn: Self::Conn) -> impl Future<Output = ()> + Send;

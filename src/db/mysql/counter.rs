@@ -14,6 +14,7 @@ use crate::db::engine::Pending;
 use crate::db::mysql::driver::counters;
 use crate::db::mysql::wire::{self as mywire, Arg, Wire};
 use crate::db::mysql::{int_of, text_of, MyTarget};
+use crate::endpoint::{Destination, Position};
 use crate::fault::{DbError, Failure, Peer};
 
 /// The counter's login and its connection, when open.
@@ -37,11 +38,18 @@ impl MyCounter {
         }
     }
 
-    /// The counter `counting` asks for on `db`: logged in as `{prefix}_{keys}user`, its
-    /// schema `{prefix}_{keys}dbase`.
+    /// The counter `counting` asks for on `db`: logged in as `{prefix}_{keys}user` at the
+    /// counter's endpoint, its schema `{prefix}_{keys}dbase`.
     pub fn of(settings: &Settings, db: Database, counting: Counting) -> Self {
         let k = counting.keys;
-        let target = MyTarget::login(settings, db, &format!("{k}user"), &format!("{k}pass"));
+        let to = Destination::of(settings, db);
+        let target = MyTarget::login_at(
+            settings,
+            db,
+            to.for_position(Position::Counter),
+            &format!("{k}user"),
+            &format!("{k}pass"),
+        );
         let dbname = settings
             .db(db)
             .get(&db.key(&format!("{k}dbase")))

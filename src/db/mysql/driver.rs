@@ -44,6 +44,7 @@ use crate::db::mysql::dialect::MyDialect;
 use crate::db::mysql::wire::{self as mywire, Arg, Stmt, Wire, WireError};
 use crate::db::mysql::MyTarget;
 use crate::db::net::sock::KillSwitch;
+use crate::endpoint::{Destination, Position};
 use crate::error::{Error, Result};
 use crate::fault::{Failure, Peer};
 use crate::tpcc::fitness::{self as rules, Place};
@@ -76,6 +77,8 @@ pub struct MyDriver {
     compound: bool,
     /// Every lean connection opened from `schema` and `server`.
     kill: KillSwitch,
+    /// Where the terminals' and the monitor's connections go.
+    to: Destination,
 }
 
 impl MyDriver {
@@ -101,6 +104,7 @@ impl MyDriver {
             summaries: false,
             compound: true,
             kill,
+            to: Destination::of(settings, db),
         }
     }
 
@@ -244,14 +248,15 @@ impl TxnDb for MyDriver {
         self.mode
     }
 
-    async fn connect(&self) -> Result<MyConn> {
+    async fn connect(&self, at: Position) -> Result<MyConn> {
+        let target = self.schema.clone().at(self.to.for_position(at));
         // No fallback to another client: an authentication the lean connection refuses
         // must not be done by one that gives the password away.
-        let mut wire = mywire::connect(&self.schema).await?;
+        let mut wire = mywire::connect(&target).await?;
         // Errors name the server the connection reached (the socket may have led elsewhere).
         let peer = Peer {
             addr: wire.addr().to_string(),
-            ..self.schema.peer()
+            ..target.peer()
         };
         let conn = |link| MyConn {
             link,
@@ -297,7 +302,11 @@ impl TxnDb for MyDriver {
             let conn = match monitor.as_mut() {
                 Some(conn) => conn,
                 None => {
-                    let mut conn = mywire::connect(&self.schema).await?;
+                    let target = self
+                        .schema
+                        .clone()
+                        .at(self.to.for_position(Position::Monitor));
+                    let mut conn = mywire::connect(&target).await?;
                     // Each reading must see the latest commits, whatever the server's default.
                     if let Err(e) = conn.query("SET SESSION autocommit = 1").await {
                         conn.close().await;

@@ -13,6 +13,7 @@ use crate::db::mysql::schema::MySchema;
 use crate::db::mysql::script::MyScript;
 use crate::db::mysql::wire as mywire;
 use crate::db::mysql::{probe, text_of, MyTarget};
+use crate::endpoint::{Destination, Position};
 use crate::error::Result;
 use crate::fault::DbError;
 use crate::tpcc::support::Family;
@@ -140,9 +141,11 @@ impl Engine for Mysql {
     fn script_conn<'a>(
         &'a self,
         settings: &'a Settings,
+        at: Position,
     ) -> Pending<'a, Result<ScriptConn, DbError>> {
         Box::pin(async move {
-            let t = MyTarget::schema(settings, self.db);
+            let to = Destination::of(settings, self.db);
+            let t = MyTarget::schema(settings, self.db).at(to.for_position(at));
             let wire = mywire::connect(&t).await?;
             Ok(ScriptConn::new(MyScript {
                 wire: Box::new(wire),
@@ -182,9 +185,14 @@ impl crate::tpch::support::Family for Mysql {
     fn tpch_connect<'a>(
         &'a self,
         settings: &'a Settings,
+        at: Position,
     ) -> Pending<'a, Result<ScriptConn, DbError>> {
         Box::pin(async move {
-            let mut t = self.tpch_schema(settings).schema_target();
+            let to = Destination::of(settings, self.db);
+            let mut t = self
+                .tpch_schema(settings)
+                .schema_target()
+                .at(to.for_position(at));
             t.bounds.reply_timeout = crate::tpch::QUERY_REPLY_TIMEOUT;
             let mut wire = mywire::connect(&t).await?;
             let peer = t.peer();

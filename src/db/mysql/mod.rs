@@ -2,9 +2,9 @@
 //! (`dialect`), its wire client (`wire`), its TPROC-C schema builder (`schema`) and workload
 //! driver (`driver`).
 //!
-//! MariaDB and MySQL logins from the dictionaries (TCP or the `*_socket` path, TLS per
-//! `*_ssl`), server errors classified by their codes, and `librarycheck`'s probe. Every
-//! connection is `db::mysql::wire`'s lean one.
+//! MariaDB and MySQL logins from the dictionaries, at the endpoint `crate::endpoint` gives
+//! (TCP or the `*_socket` path, TLS per `*_ssl`), server errors classified by their codes,
+//! and `librarycheck`'s probe. Every connection is `db::mysql::wire`'s lean one.
 
 pub mod counter;
 pub mod dialect;
@@ -23,16 +23,17 @@ use crate::config::{Database, Settings};
 use crate::db::engine::ServerInfo;
 use crate::db::mysql::dialect::MyDialect;
 use crate::db::mysql::wire as mywire;
-use crate::db::net::addr;
+use crate::endpoint::{addr, Destination, Endpoint, Position, Tls, TlsFiles};
 use crate::fault::{DbError, Failure, Peer};
 
 /// One MariaDB/MySQL login.
 #[derive(Clone)]
 pub struct MyTarget {
     pub db: Database,
+    /// The endpoint's host and port ([`MyTarget::at`]).
     pub host: String,
     pub port: u16,
-    /// Set when the host is local and the socket file exists: HammerDB's rule, made safe.
+    /// The endpoint's socket when the socket rule picks it ([`Endpoint::socket`]).
     pub socket: Option<PathBuf>,
     pub user: String,
     /// What the login sends: the dictionary's key, else `~/.my.cnf`'s or `MYSQL_PWD`'s
@@ -45,14 +46,8 @@ pub struct MyTarget {
     pub bounds: crate::db::net::sock::Bounds,
 }
 
-/// TLS settings from the `*_ssl*` keys.
-#[derive(Debug, Clone)]
-pub struct MyTls {
-    pub ca: Option<PathBuf>,
-    pub identity: Option<(PathBuf, PathBuf)>,
-    /// With a CA, the certificate must name the host (`*_ssl_verify_hostname`, default true).
-    pub verify_hostname: bool,
-}
+/// TLS settings from the `*_ssl*` keys (read by [`Destination`]).
+pub type MyTls = TlsFiles;
 
 impl std::fmt::Debug for MyTarget {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -72,25 +67,26 @@ impl MyTarget {
     }
 
     /// As [`MyTarget::server`], logging in with the keys `{prefix}_{user}` and
-    /// `{prefix}_{pass}` (`maria_tpch_user`, `maria_tpch_pass` for TPROC-H).
+    /// `{prefix}_{pass}` (`maria_tpch_user`, `maria_tpch_pass` for TPROC-H), at the endpoint
+    /// of the session's own connections ([`Position::Session`]); [`MyTarget::at`] moves it.
     pub fn login(settings: &Settings, db: Database, user: &str, pass: &str) -> Self {
+        let to = Destination::of(settings, db);
+        Self::login_at(settings, db, to.for_position(Position::Session), user, pass)
+    }
+
+    /// As [`MyTarget::login`], to the endpoint `at`.
+    pub fn login_at(
+        settings: &Settings,
+        db: Database,
+        at: &Endpoint,
+        user: &str,
+        pass: &str,
+    ) -> Self {
         let d = settings.db(db);
         let p = db.prefix();
         let k = |key: &str| d.get(&format!("{p}_{key}")).to_string();
-        let host = k("host");
-        let socket_key = k("socket");
-        let local = matches!(host.as_str(), "127.0.0.1" | "localhost");
-        let ssl = d.get_bool(&format!("{p}_ssl"));
-        // TLS is for TCP: asked for, it wins over a socket picked only because it is there.
-        let socket = (local
-            && !ssl
-            && !socket_key.is_empty()
-            && socket_key != "null"
-            && Path::new(&socket_key).exists())
-        .then(|| PathBuf::from(&socket_key));
         let pass = k(pass);
         let user = k(user);
-        let port = d.get_u16(&format!("{p}_port"));
         // A dialect may treat the password `null` as "no password" (MariaDB's dictionary
         // does; MySQL's does not). An empty key takes the password the clients would: the
         // option file's groups of the dialect, else MYSQL_PWD's.
@@ -99,40 +95,45 @@ impl MyTarget {
             None
         } else if pass.is_empty() {
             let login = mycnf::Login {
-                host: &host,
-                port,
+                host: &at.host,
+                port: at.port,
                 user: &user,
             };
             Some(mycnf::lookup(login, dialect.option_groups).unwrap_or_default())
         } else {
             Some(pass)
         };
-        let tls = ssl.then(|| {
-            let capath = PathBuf::from(k("ssl_linux_capath"));
-            let file = |name: String| (!name.is_empty()).then(|| capath.join(name));
-            MyTls {
-                ca: file(k("ssl_ca")),
-                identity: d
-                    .get_bool(&format!("{p}_ssl_two_way"))
-                    .then(|| (capath.join(k("ssl_cert")), capath.join(k("ssl_key")))),
-                verify_hostname: d.get_bool(&format!("{p}_ssl_verify_hostname")),
-            }
-        });
         MyTarget {
             db,
-            host,
-            port,
-            socket,
+            host: String::new(),
+            port: 0,
+            socket: None,
             user,
             password,
             dbname: None,
-            tls,
+            tls: None,
             bounds: crate::db::net::sock::Bounds {
                 reply_timeout: std::time::Duration::from_secs(
                     d.get_i64(&format!("{p}_reply_timeout")).max(1) as u64,
                 ),
                 kill: crate::db::net::sock::KillSwitch::default(),
             },
+        }
+        .at(at)
+    }
+
+    /// The same login to the endpoint `at`: its host and port, its socket when the socket
+    /// rule picks it ([`Endpoint::socket`]), its TLS.
+    pub fn at(self, at: &Endpoint) -> Self {
+        MyTarget {
+            host: at.host.clone(),
+            port: at.port,
+            socket: at.socket().map(Path::to_path_buf),
+            tls: match &at.tls {
+                Tls::Required(files) => Some(files.clone()),
+                Tls::Off | Tls::Mode { .. } => None,
+            },
+            ..self
         }
     }
 

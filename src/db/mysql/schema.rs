@@ -25,6 +25,7 @@ use crate::config::{Database, Settings};
 use crate::db::mysql::dialect::{Bulk, MyDialect};
 use crate::db::mysql::wire::{self as mywire, Arg, Wire, WireError};
 use crate::db::mysql::MyTarget;
+use crate::endpoint::{Destination, Position};
 use crate::error::{Error, Result};
 use crate::fault::Peer;
 use crate::sqlfile;
@@ -44,6 +45,8 @@ pub struct MySchema {
     server: MyTarget,
     /// The same user on `*_dbase`: creates tables and procedures, loads.
     schema: MyTarget,
+    /// Where the loaders' connections go.
+    to: Destination,
     dbname: String,
     engine: String,
     history_pk: bool,
@@ -65,6 +68,7 @@ impl MySchema {
             db,
             dialect: MyDialect::of(db),
             server: MyTarget::server(settings, db),
+            to: Destination::of(settings, db),
             dbname: schema.dbname.clone().unwrap_or_default(),
             schema,
             engine: d.get(&db.key("storage_engine")).to_string(),
@@ -548,9 +552,10 @@ impl SchemaDb for MySchema {
         .await
     }
 
-    async fn loader(&self) -> Result<MyLoader> {
-        let mut conn = mywire::connect(&self.schema).await?;
-        let peer = self.schema.peer();
+    async fn loader(&self, at: Position) -> Result<MyLoader> {
+        let target = self.schema.clone().at(self.to.for_position(at));
+        let mut conn = mywire::connect(&target).await?;
+        let peer = target.peer();
         // Bulk-load settings for this session only. sql_log_bin needs SUPER (or
         // BINLOG ADMIN / SYSTEM_VARIABLES_ADMIN): without it the binary log stays on.
         let setup = conn

@@ -37,17 +37,6 @@ pub(crate) fn io_failure(e: &std::io::Error) -> Failure {
     }
 }
 
-/// The `host:port` or socket path a message should name.
-pub(crate) fn addr(host: &str, port: u16) -> String {
-    if host.starts_with('/') {
-        host.to_string()
-    } else if host.contains(':') {
-        format!("[{host}]:{port}")
-    } else {
-        format!("{host}:{port}")
-    }
-}
-
 /// How a connection went, as a job records it: `unix socket PATH`, `TCP HOST:PORT`, or
 /// `TLSv1.3 over TCP HOST:PORT`. `tls` is the protocol version the server reports for the
 /// session (empty or `None` when the session is not encrypted).

@@ -14,6 +14,7 @@ use crate::db::engine::Pending;
 use crate::db::postgres::dialect::PgDialect;
 use crate::db::postgres::driver::counters;
 use crate::db::postgres::{classify, connect, PgConn, PgTarget};
+use crate::endpoint::{Destination, Position};
 use crate::fault::{DbError, Failure, Peer};
 
 /// The counter's logins and their connections, when open.
@@ -38,13 +39,15 @@ impl PgCounter {
 
     /// The counter `counting` asks for on `db`: the superuser `{prefix}_{keys}superuser` on
     /// `{prefix}_{keys}defaultdbase`, and for transactions the owner `{prefix}_{keys}user` of
-    /// `{prefix}_{keys}dbase` for NOPM.
+    /// `{prefix}_{keys}dbase` for NOPM, both at the counter's endpoint.
     pub fn of(settings: &Settings, db: Database, counting: Counting) -> Self {
         let k = counting.keys;
+        let to = Destination::of(settings, db);
         let login = |user: &str, pass: &str, dbname: &str| {
-            PgTarget::from_dict(
+            PgTarget::from_dict_at(
                 settings,
                 db,
+                to.for_position(Position::Counter),
                 &format!("{k}{user}"),
                 &format!("{k}{pass}"),
                 &format!("{k}{dbname}"),

@@ -39,6 +39,7 @@ use crate::db::net::sock::KillSwitch;
 use crate::db::postgres::dialect::{PgDialect, Routines};
 use crate::db::postgres::wire::{self as pgwire, Wire};
 use crate::db::postgres::{classify, connect, PgConn, PgTarget};
+use crate::endpoint::{Destination, Position};
 use crate::error::{Error, Result};
 use crate::fault::{DbError, Failure, Peer};
 use crate::tpcc::fitness::{self as rules, Place};
@@ -66,6 +67,8 @@ pub struct PgDriver {
     kill: KillSwitch,
     /// Transactions the counters' own readings made in the schema's database.
     own_reads: AtomicU64,
+    /// Where the terminals' and the monitor's connections go.
+    to: Destination,
 }
 
 impl PgDriver {
@@ -88,6 +91,7 @@ impl PgDriver {
             summaries: false,
             kill,
             own_reads: AtomicU64::new(0),
+            to: Destination::of(settings, db),
         }
     }
 
@@ -197,9 +201,10 @@ impl TxnDb for PgDriver {
         }
     }
 
-    async fn connect(&self) -> Result<PgTxnConn> {
-        let peer = self.owner.peer();
-        let mut wire = pgwire::open(&self.owner).await?;
+    async fn connect(&self, at: Position) -> Result<PgTxnConn> {
+        let owner = self.owner.clone().at(self.to.for_position(at));
+        let peer = owner.peer();
+        let mut wire = pgwire::open(&owner).await?;
         let prepared = match self.flavour {
             Flavour::Functions | Flavour::Procedures => {
                 let texts = statement_texts(self.flavour);
@@ -258,14 +263,19 @@ impl TxnDb for PgDriver {
 
     async fn counters(&self) -> Result<Counters> {
         let own = self.own_reads.load(Ordering::Relaxed);
+        let monitor = self.to.for_position(Position::Monitor);
+        let (admin, owner) = (
+            self.admin.clone().at(monitor),
+            self.owner.clone().at(monitor),
+        );
         // The schema database's own commits and rollbacks (see `counters`).
         let (transactions, new_orders) = tokio::join!(
             read_counter(
                 &self.admin_conn,
-                &self.admin,
+                &admin,
                 Counter::Transactions(&self.owner.dbname),
             ),
-            read_counter(&self.owner_conn, &self.owner, Counter::NewOrders),
+            read_counter(&self.owner_conn, &owner, Counter::NewOrders),
         );
         let counters = Counters {
             new_orders: new_orders?,

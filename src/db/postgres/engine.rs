@@ -11,6 +11,7 @@ use crate::db::postgres::driver::PgDriver;
 use crate::db::postgres::schema::PgSchema;
 use crate::db::postgres::script::PgScript;
 use crate::db::postgres::{classify, connect, overdue, probe, PgTarget};
+use crate::endpoint::{Destination, Position};
 use crate::error::Result;
 use crate::fault::DbError;
 use crate::tpcc::support::Family;
@@ -169,9 +170,11 @@ impl Engine for Postgres {
     fn script_conn<'a>(
         &'a self,
         settings: &'a Settings,
+        at: Position,
     ) -> Pending<'a, Result<ScriptConn, DbError>> {
         Box::pin(async move {
-            let t = PgTarget::owner_of(settings, self.db);
+            let to = Destination::of(settings, self.db);
+            let t = PgTarget::owner_of(settings, self.db).at(to.for_position(at));
             let conn = connect(&t).await?;
             Ok(ScriptConn::new(PgScript {
                 conn,
@@ -218,9 +221,14 @@ impl crate::tpch::support::Family for Postgres {
     fn tpch_connect<'a>(
         &'a self,
         settings: &'a Settings,
+        at: Position,
     ) -> Pending<'a, Result<ScriptConn, DbError>> {
         Box::pin(async move {
-            let mut t = self.tpch_schema(settings).owner_target();
+            let to = Destination::of(settings, self.db);
+            let mut t = self
+                .tpch_schema(settings)
+                .owner_target()
+                .at(to.for_position(at));
             t.bounds.reply_timeout = crate::tpch::QUERY_REPLY_TIMEOUT;
             let conn = connect(&t).await?;
             let peer = t.peer();

@@ -2,7 +2,8 @@
 //! (`dialect`), its wire client (`wire`), its TPROC-C schema builder (`schema`) and workload
 //! driver (`driver`).
 //!
-//! PostgreSQL through tokio-postgres: connection settings from the `pg` dictionary, over a
+//! PostgreSQL through tokio-postgres: logins from the `pg` dictionary at the endpoint
+//! `crate::endpoint` gives (host or socket directory, port, `pg_sslmode`), over a
 //! socket hammer opens itself (TLS per `pg_sslmode`, keepalive on, under the kill switch),
 //! authentication held to `pg_require_auth`, and errors classified with the driver's own
 //! SQLSTATE codes.
@@ -41,7 +42,8 @@ use tokio_postgres::{Client, Config, NoTls};
 use crate::config::{Database, Settings};
 use crate::db::engine::ServerInfo;
 use crate::db::net::sock::{Bounds, KillSwitch};
-use crate::db::net::{addr, io_failure, io_source, CONNECT_TIMEOUT};
+use crate::db::net::{io_failure, io_source, CONNECT_TIMEOUT};
+use crate::endpoint::{addr, Destination, Endpoint, Position, Tls};
 use crate::fault::{DbError, Failure, Peer};
 
 /// One PostgreSQL login: server, role, password, database, TLS and authentication rules, and
@@ -81,20 +83,41 @@ impl std::fmt::Debug for PgTarget {
 
 impl PgTarget {
     /// The login that `db`'s dictionary names with the keys `{prefix}_{user}`, `{prefix}_{pass}`
-    /// and `{prefix}_{dbname}`, and the family's connection keys.
+    /// and `{prefix}_{dbname}`, at the endpoint of the session's own connections
+    /// ([`Position::Session`]); [`PgTarget::at`] moves it.
     fn from_dict(settings: &Settings, db: Database, user: &str, pass: &str, dbname: &str) -> Self {
+        let to = Destination::of(settings, db);
+        Self::from_dict_at(
+            settings,
+            db,
+            to.for_position(Position::Session),
+            user,
+            pass,
+            dbname,
+        )
+    }
+
+    /// As [`PgTarget::from_dict`], to the endpoint `at`.
+    pub(crate) fn from_dict_at(
+        settings: &Settings,
+        db: Database,
+        at: &Endpoint,
+        user: &str,
+        pass: &str,
+        dbname: &str,
+    ) -> Self {
         let d = settings.db(db);
         let p = db.prefix();
         let key = |name: &str| d.get(&format!("{p}_{name}")).to_string();
         PgTarget {
             db,
-            host: key("host"),
-            port: d.get_i64(&format!("{p}_port")) as u16,
+            host: String::new(),
+            port: 0,
             user: key(user),
             password: key(pass),
             dbname: key(dbname),
-            sslmode: key("sslmode"),
-            sslrootcert: key("sslrootcert"),
+            sslmode: String::new(),
+            sslrootcert: String::new(),
             require_auth: key("require_auth"),
             bounds: Bounds {
                 reply_timeout: Duration::from_secs(
@@ -102,6 +125,24 @@ impl PgTarget {
                 ),
                 kill: KillSwitch::default(),
             },
+        }
+        .at(at)
+    }
+
+    /// The same login to the endpoint `at`: its host (or socket directory), port and
+    /// `pg_sslmode` choice.
+    pub fn at(self, at: &Endpoint) -> Self {
+        let (sslmode, sslrootcert) = match &at.tls {
+            Tls::Mode { sslmode, rootcert } => (sslmode.clone(), rootcert.clone()),
+            // Not a PostgreSQL dictionary's endpoint: its TLS keys say nothing here.
+            Tls::Off | Tls::Required(_) => (self.sslmode, self.sslrootcert),
+        };
+        PgTarget {
+            host: at.host.clone(),
+            port: at.port,
+            sslmode,
+            sslrootcert,
+            ..self
         }
     }
 

@@ -22,6 +22,7 @@ use crate::config::{Database, Settings};
 use crate::db::engine::TableRef;
 use crate::db::postgres::dialect::PgDialect;
 use crate::db::postgres::{classify, connect, PgConn, PgTarget};
+use crate::endpoint::{Destination, Position};
 use crate::error::{Creatable, Error, Result};
 use crate::fault::{DbError, Failure, Peer};
 use crate::sqlfile;
@@ -53,6 +54,8 @@ pub struct PgSchema {
     db: Database,
     admin: PgTarget,
     owner: PgTarget,
+    /// Where the loaders' connections go.
+    to: Destination,
     tablespace: String,
     partition: bool,
     procedures: bool,
@@ -71,6 +74,7 @@ impl PgSchema {
             db,
             admin: PgTarget::admin_of(settings, db),
             owner: PgTarget::owner_of(settings, db),
+            to: Destination::of(settings, db),
             tablespace: d.get(&db.key("tspace")).to_string(),
             partition: d.get_bool(&db.key("partition")),
             procedures: d.get_bool(&db.key("storedprocs")),
@@ -90,6 +94,11 @@ impl PgSchema {
 
     fn user(&self) -> &str {
         &self.owner.user
+    }
+
+    /// The owner's login for the loader at `at`.
+    fn loader_target(&self, at: Position) -> PgTarget {
+        self.owner.clone().at(self.to.for_position(at))
     }
 
     /// The superuser on the schema's database.
@@ -396,8 +405,8 @@ impl SchemaDb for PgSchema {
         self.make_tables(warehouses, say).await
     }
 
-    async fn loader(&self) -> Result<PgLoader> {
-        PgLoader::open(&self.owner).await
+    async fn loader(&self, at: Position) -> Result<PgLoader> {
+        PgLoader::open(&self.loader_target(at)).await
     }
 
     async fn finish(&self, constants: &Constants, say: &Say) -> Result<()> {

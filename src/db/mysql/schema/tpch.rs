@@ -14,6 +14,7 @@ use crate::config::{Database, Settings};
 use crate::db::mysql::dialect::MyDialect;
 use crate::db::mysql::wire::Wire;
 use crate::db::mysql::MyTarget;
+use crate::endpoint::{Destination, Position};
 use crate::error::{Error, Result};
 use crate::sqlfile;
 use crate::tpcc::schema::SchemaDb as _;
@@ -48,6 +49,7 @@ impl MyTpch {
                     ..server.clone()
                 },
                 server,
+                to: Destination::of(settings, db),
                 dbname,
                 engine: d.get(&db.key("tpch_storage_engine")).to_string(),
                 history_pk: false,
@@ -227,8 +229,8 @@ impl SchemaDb for MyTpch {
             .await
     }
 
-    async fn loader(&self) -> Result<MyLoader> {
-        self.base.loader().await
+    async fn loader(&self, at: Position) -> Result<MyLoader> {
+        self.base.loader(at).await
     }
 
     async fn finish(&self, say: &Say) -> Result<()> {

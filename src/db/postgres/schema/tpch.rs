@@ -7,6 +7,7 @@ use super::statements::{failed, largest_first, parallel, transaction, WORKERS};
 use super::{PgLoader, PgSchema, KEY_SESSION};
 use crate::config::{Database, Settings};
 use crate::db::postgres::{connect, PgTarget};
+use crate::endpoint::{Destination, Position};
 use crate::error::Result;
 use crate::sqlfile;
 use crate::tpcc::schema::SchemaDb as _;
@@ -30,6 +31,7 @@ impl PgTpch {
                 db,
                 admin: login("tpch_superuser", "tpch_superuserpass", "tpch_defaultdbase"),
                 owner: login("tpch_user", "tpch_pass", "tpch_dbase"),
+                to: Destination::of(settings, db),
                 tablespace: "pg_default".into(),
                 partition: false,
                 procedures: false,
@@ -94,8 +96,8 @@ impl SchemaDb for PgTpch {
         Ok(r?)
     }
 
-    async fn loader(&self) -> Result<PgLoader> {
-        PgLoader::open(self.owner()).await
+    async fn loader(&self, at: Position) -> Result<PgLoader> {
+        PgLoader::open(&self.base.loader_target(at)).await
     }
 
     async fn finish(&self, say: &Say) -> Result<()> {
