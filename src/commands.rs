@@ -514,6 +514,18 @@ mod tests {
     }
 
     #[test]
+    fn dbset_help_names_every_database() {
+        let help = find("dbset").expect("dbset").help;
+        for db in crate::database::Database::ALL {
+            assert!(
+                help.contains(&format!(" {}", db.prefix())),
+                "help dbset lacks {}: {help}",
+                db.prefix()
+            );
+        }
+    }
+
+    #[test]
     fn rows_are_consistent() {
         let mut seen = std::collections::HashSet::new();
         for c in COMMANDS {

@@ -336,3 +336,29 @@ fn test_sh_streams_and_sums_in_its_exit_trap() {
         "test.sh streams cargo's output live and keeps cargo's exit status"
     );
 }
+
+/// `src/lib.rs`'s map (its `//!` documentation) names every module the crate declares, so a
+/// new room cannot go unmapped.
+#[test]
+fn the_crate_map_names_every_module() {
+    let lib = read(&root().join("src/lib.rs"));
+    let map: String = lib
+        .lines()
+        .filter(|l| l.starts_with("//!"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let modules: Vec<&str> = lib
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("pub mod "))
+        .map(|m| m.trim_end_matches(';'))
+        .collect();
+    assert!(modules.len() > 10, "src/lib.rs declares {modules:?}");
+    let missing: Vec<&&str> = modules
+        .iter()
+        .filter(|m| !map.contains(&format!("[`{m}`]")))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "src/lib.rs's map does not name {missing:?}: add each to its room in the //! list"
+    );
+}

@@ -179,6 +179,10 @@ impl Benchmark for Echo {
         Ok(Box::pin(async { Ok(Vec::new()) }))
     }
 
+    fn generation_plan(&self, _: &Settings, dir: &Path) -> String {
+        format!("Data Generation set to echo into {}", dir.display())
+    }
+
     fn generate(&self, _: &Settings, _: &Path) -> Result<Generation> {
         Err(Error::WorkloadUnavailable {
             workload: NAMES.name,

@@ -95,6 +95,10 @@ pub trait Benchmark: Sync {
         all: &'static [&'static dyn Benchmark],
     ) -> Result<Work<Vec<String>>>;
 
+    /// What `print datagen` says `datagenrun` would make of the `gen_*` keys, into `dir`:
+    /// `Data Generation set to build a TPC-C schema for PostgreSQL with 4 warehouses ...`.
+    fn generation_plan(&self, settings: &Settings, dir: &Path) -> String;
+
     /// `datagenrun` into `dir` (an existing, writable directory): the rows written.
     fn generate(&self, settings: &Settings, dir: &Path) -> Result<Generation>;
 

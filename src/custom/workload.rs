@@ -78,10 +78,7 @@ fn peer_of(settings: &Settings, db: Database) -> Peer {
     Peer {
         db,
         addr: format!("{}:{}", at.host, at.port),
-        user: settings
-            .db(db)
-            .get(&format!("{}_user", db.prefix()))
-            .to_string(),
+        user: settings.db(db).get(&db.key("user")).to_string(),
     }
 }
 
@@ -281,10 +278,7 @@ pub async fn run(
     interrupt: Interrupt,
     rt: tokio::runtime::Handle,
 ) -> Result<CustomResult> {
-    let reply_secs = settings
-        .db(db)
-        .get_i64(&format!("{}_reply_timeout", db.prefix()))
-        .max(1) as u64;
+    let reply_secs = settings.db(db).get_i64(&db.key("reply_timeout")).max(1) as u64;
     let ctx = Arc::new(Ctx {
         rt,
         reply_timeout: Duration::from_secs(reply_secs),

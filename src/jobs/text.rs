@@ -153,7 +153,18 @@ pub fn status(s: &Summary) -> String {
 /// HammerDB's result line, `TEST RESULT : System achieved 1234 NOPM from 5678 PostgreSQL TPM`
 /// (the run's own words, NOPM first).
 pub fn result_line(db: &str, f: &RunFigures) -> Option<String> {
-    Some(crate::tpcc::result::test_result(db, f.nopm?, f.tpm?, true))
+    Some(test_result(db, f.nopm?, f.tpm?, true))
+}
+
+/// HammerDB's result line: `TEST RESULT : System achieved 1234 NOPM from 5678 PostgreSQL
+/// TPM`, or TPM first (`benchmark.first_result`).
+pub fn test_result(db: &str, nopm: f64, tpm: f64, nopm_first: bool) -> String {
+    let (n, m) = (nopm.round() as u64, tpm.round() as u64);
+    if nopm_first {
+        format!("TEST RESULT : System achieved {n} NOPM from {m} {db} TPM")
+    } else {
+        format!("TEST RESULT : System achieved {m} {db} TPM at {n} NOPM")
+    }
 }
 
 /// Whether a run job is a custom workload's (its profile's workload is `custom FILE`), whose

@@ -317,26 +317,9 @@ impl Session {
             "vustatus" => self.vustatus_text(),
             "vucomplete" => self.vucomplete_value().to_string(),
             "datagen" => {
-                let g = &self.settings.generic;
-                let tpcc = crate::workloads::of(&self.settings)
-                    .map_or(true, |b| b.job_sizes(&self.settings).1.is_some());
-                if tpcc {
-                    format!(
-                        "Data Generation set to build a TPC-C schema for {} with {} warehouses with {} virtual users in {}",
-                        db.name(),
-                        g.get("gen_count_ware"),
-                        g.get("gen_num_vu"),
-                        self.datagen_dir().display()
-                    )
-                } else {
-                    format!(
-                        "Data Generation set to build a TPC-H schema for {} with scale factor {} with {} virtual users in {}",
-                        db.name(),
-                        g.get("gen_scale_fact"),
-                        g.get("gen_num_vu"),
-                        self.datagen_dir().display()
-                    )
-                }
+                // An unknown `bm` cannot be set; the default benchmark stands in all the same.
+                let bm = crate::workloads::of(&self.settings).unwrap_or(crate::workloads::ALL[0]);
+                bm.generation_plan(&self.settings, &self.datagen_dir())
             }
             other => {
                 let usage = commands::find("print")

@@ -38,10 +38,9 @@ pub fn support(db: Database) -> Result<&'static dyn Support> {
 fn build_sizes(settings: &Settings) -> (u32, u32) {
     let db = settings.current();
     let d = settings.db(db);
-    let p = db.prefix();
     (
-        d.get_i64(&format!("{p}_count_ware")) as u32,
-        d.get_i64(&format!("{p}_num_vu")) as u32,
+        d.get_i64(&db.key("count_ware")) as u32,
+        d.get_i64(&db.key("num_vu")) as u32,
     )
 }
 
@@ -206,7 +205,7 @@ impl Benchmark for Tprocc {
                     "Warning: {p}_count_ware is {asked} but the schema {schema} holds {held} \
                      warehouse{s}: the run uses {held}, and its job records {held}",
                     p = db.prefix(),
-                    schema = settings.db(db).get(&format!("{}_dbase", db.prefix())),
+                    schema = settings.db(db).get(&db.key("dbase")),
                     s = if held == 1 { "" } else { "s" }
                 )
             });
@@ -215,6 +214,17 @@ impl Benchmark for Tprocc {
                 warning,
             })
         }))
+    }
+
+    fn generation_plan(&self, settings: &Settings, dir: &Path) -> String {
+        let g = &settings.generic;
+        format!(
+            "Data Generation set to build a TPC-C schema for {} with {} warehouses with {} virtual users in {}",
+            settings.current().name(),
+            g.get("gen_count_ware"),
+            g.get("gen_num_vu"),
+            dir.display()
+        )
     }
 
     fn generate(&self, settings: &Settings, dir: &Path) -> Result<Generation> {

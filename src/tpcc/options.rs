@@ -59,8 +59,7 @@ impl Options {
     pub fn load(settings: &Settings, routines: &'static str) -> Self {
         let db = settings.current();
         let d = settings.db(db);
-        let p = db.prefix();
-        let k = |key: &str| format!("{p}_{key}");
+        let k = |key: &str| db.key(key);
         let vu = VuGlobals::read(settings);
         Options {
             driver: if d.get(&k("driver")) == "test" {

@@ -48,16 +48,8 @@ impl RunResult {
     }
 }
 
-/// HammerDB's result line: `TEST RESULT : System achieved 1234 NOPM from 5678 PostgreSQL
-/// TPM`, or TPM first (`benchmark.first_result`).
-pub fn test_result(db: &str, nopm: f64, tpm: f64, nopm_first: bool) -> String {
-    let (n, m) = (nopm.round() as u64, tpm.round() as u64);
-    if nopm_first {
-        format!("TEST RESULT : System achieved {n} NOPM from {m} {db} TPM")
-    } else {
-        format!("TEST RESULT : System achieved {m} {db} TPM at {n} NOPM")
-    }
-}
+/// HammerDB's result line, which the job history prints the same way for a recorded run.
+pub use crate::jobs::text::test_result;
 
 /// The table printed after a run: counts and latency percentiles per transaction type.
 pub fn table(stats: &Stats) -> Vec<String> {

@@ -159,6 +159,17 @@ impl Benchmark for Tproch {
         }))
     }
 
+    fn generation_plan(&self, settings: &Settings, dir: &Path) -> String {
+        let g = &settings.generic;
+        format!(
+            "Data Generation set to build a TPC-H schema for {} with scale factor {} with {} virtual users in {}",
+            settings.current().name(),
+            g.get("gen_scale_fact"),
+            g.get("gen_num_vu"),
+            dir.display()
+        )
+    }
+
     fn generate(&self, settings: &Settings, dir: &Path) -> Result<Generation> {
         let g = &settings.generic;
         let sf = g.get_f64("gen_scale_fact");

@@ -315,7 +315,7 @@ impl Workload for Tpch {
         let dbname = self
             .settings
             .db(self.db)
-            .get(&format!("{p}_tpch_dbase"))
+            .get(&self.db.key("tpch_dbase"))
             .to_string();
         match found {
             Found::Scale(suppliers) => {

@@ -226,17 +226,12 @@ impl Table {
 /// `*_scale_fact` of `db`: one of `config::keys::TPCH_SCALE_FACTORS`, which the dictionary
 /// already checked.
 pub fn scale_factor(settings: &Settings, db: Database) -> f64 {
-    settings
-        .db(db)
-        .get_f64(&format!("{}_scale_fact", db.prefix()))
+    settings.db(db).get_f64(&db.key("scale_fact"))
 }
 
 /// `*_num_tpch_threads` of `db`: at least 1, which the dictionary already checked.
 pub fn threads(settings: &Settings, db: Database) -> u32 {
-    settings
-        .db(db)
-        .get_i64(&format!("{}_num_tpch_threads", db.prefix()))
-        .max(1) as u32
+    settings.db(db).get_i64(&db.key("num_tpch_threads")).max(1) as u32
 }
 
 /// A scale factor as the messages write it: `1`, `0.01`.

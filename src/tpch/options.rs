@@ -48,8 +48,7 @@ impl Options {
     pub fn load(settings: &Settings) -> Self {
         let db = settings.current();
         let d = settings.db(db);
-        let p = db.prefix();
-        let k = |key: &str| format!("{p}_{key}");
+        let k = |key: &str| db.key(key);
         let vu = VuGlobals::read(settings);
         let parallel = k("degree_of_parallel");
         Options {

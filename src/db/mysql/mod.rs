@@ -83,8 +83,7 @@ impl MyTarget {
         pass: &str,
     ) -> Self {
         let d = settings.db(db);
-        let p = db.prefix();
-        let k = |key: &str| d.get(&format!("{p}_{key}")).to_string();
+        let k = |key: &str| d.get(&db.key(key)).to_string();
         let pass = k(pass);
         let user = k(user);
         // A dialect may treat the password `null` as "no password" (MariaDB's dictionary
@@ -114,7 +113,7 @@ impl MyTarget {
             tls: None,
             bounds: crate::db::net::sock::Bounds {
                 reply_timeout: std::time::Duration::from_secs(
-                    d.get_i64(&format!("{p}_reply_timeout")).max(1) as u64,
+                    d.get_i64(&db.key("reply_timeout")).max(1) as u64,
                 ),
                 kill: crate::db::net::sock::KillSwitch::default(),
             },

@@ -107,8 +107,7 @@ impl PgTarget {
         dbname: &str,
     ) -> Self {
         let d = settings.db(db);
-        let p = db.prefix();
-        let key = |name: &str| d.get(&format!("{p}_{name}")).to_string();
+        let key = |name: &str| d.get(&db.key(name)).to_string();
         PgTarget {
             db,
             host: String::new(),
@@ -121,7 +120,7 @@ impl PgTarget {
             require_auth: key("require_auth"),
             bounds: Bounds {
                 reply_timeout: Duration::from_secs(
-                    d.get_i64(&format!("{p}_reply_timeout")).max(1) as u64
+                    d.get_i64(&db.key("reply_timeout")).max(1) as u64
                 ),
                 kill: KillSwitch::default(),
             },
