@@ -283,7 +283,7 @@ impl TxnDb for MyDriver {
         self.kill.cut()
     }
 
-    fn peer(&self) -> crate::db::Peer {
+    fn peer(&self) -> crate::fault::Peer {
         self.schema.peer()
     }
 

@@ -45,7 +45,7 @@ fn read_trusted(path: &Path) -> Option<String> {
         use std::os::unix::fs::PermissionsExt;
         let mode = meta.permissions().mode() & 0o777;
         if mode & 0o002 != 0 {
-            crate::db::warn_once(
+            crate::db::warnings::warn_once(
                 format!("my.cnf {} {mode:o}", path.display()),
                 format!(
                     "option file {} is world-writable (mode {mode:04o}); it is ignored, as \

@@ -65,7 +65,7 @@ fn password_file() -> Option<PathBuf> {
 fn read_private(path: &Path) -> Option<String> {
     let meta = std::fs::metadata(path).ok()?;
     if !meta.is_file() {
-        crate::db::warn_once(
+        crate::db::warnings::warn_once(
             format!("pgpass {}", path.display()),
             format!(
                 "password file {} is not a plain file; it is ignored, as libpq ignores it",
@@ -79,7 +79,7 @@ fn read_private(path: &Path) -> Option<String> {
         use std::os::unix::fs::PermissionsExt;
         let mode = meta.permissions().mode() & 0o777;
         if mode & 0o077 != 0 {
-            crate::db::warn_once(
+            crate::db::warnings::warn_once(
                 format!("pgpass {} {mode:o}", path.display()),
                 format!(
                     "password file {} has group or world access (mode {mode:04o}); it is \

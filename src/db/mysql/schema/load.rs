@@ -254,7 +254,7 @@ impl MyLoader {
             Err(LoadError::Driver(e)) => Err(self.failed(table, &e)),
             Err(LoadError::Bad(why)) => Err(Error::Db(self.peer.failed(
                 "cannot load rows into",
-                crate::db::Failure::Other,
+                crate::fault::Failure::Other,
                 format!("table {}: {why}", table.name),
             ))),
         }
