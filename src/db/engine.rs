@@ -75,7 +75,8 @@ pub trait Engine: Sync {
     ) -> CounterSource;
 
     /// HammerDB's options this engine does not implement that change what a build makes, as
-    /// `(key, what it does)`: a build with one of them on is refused.
+    /// `(name, what it does)`, the name after the dictionary's prefix (`oracompat` for
+    /// `pg_oracompat`): a build with one of them on is refused.
     fn unsupported_build_options(&self) -> &'static [(&'static str, &'static str)] {
         &[]
     }

@@ -70,10 +70,12 @@ pub async fn probe(settings: &Settings, db: Database) -> Result<ServerInfo, DbEr
 /// Options of HammerDB's dictionaries that hammer does not implement and that change what a
 /// build makes: a build with one of them on is refused rather than silently ignoring it.
 pub fn unsupported_build_options(settings: &Settings, db: Database) -> Vec<String> {
+    let dict = settings.db(db);
     engine(db)
         .unsupported_build_options()
         .iter()
-        .filter(|(key, _)| settings.db(db).get_bool(key))
+        .map(|(name, what)| (db.key(name), what))
+        .filter(|(key, _)| dict.spec(key).is_some() && dict.get_bool(key))
         .map(|(key, what)| format!("{key} ({what})"))
         .collect()
 }
@@ -103,6 +105,26 @@ mod tests {
         for db in Database::ALL {
             assert_eq!(engine(db).database(), db, "{}", db.name());
         }
+    }
+
+    #[test]
+    fn unsupported_build_options_are_named_under_each_databases_prefix() {
+        for db in Database::ALL {
+            let defaults = Settings::defaults();
+            assert!(unsupported_build_options(&defaults, db).is_empty());
+            for (name, _) in engine(db).unsupported_build_options() {
+                let key = db.key(name);
+                assert!(!name.starts_with(&db.key("")), "{name} is a bare name");
+                assert!(defaults.db(db).spec(&key).is_some(), "{key}");
+            }
+        }
+        let mut s = Settings::defaults();
+        let pg = crate::config::Target::Db(Database::Pg);
+        s.set(pg, "tpcc", "pg_cituscompat", "true").unwrap();
+        assert_eq!(
+            unsupported_build_options(&s, Database::Pg),
+            ["pg_cituscompat (Citus distribution)"]
+        );
     }
 
     #[test]

@@ -194,8 +194,8 @@ impl Engine for Postgres {
 
     fn unsupported_build_options(&self) -> &'static [(&'static str, &'static str)] {
         &[
-            ("pg_oracompat", "EnterpriseDB Oracle compatibility"),
-            ("pg_cituscompat", "Citus distribution"),
+            ("oracompat", "EnterpriseDB Oracle compatibility"),
+            ("cituscompat", "Citus distribution"),
         ]
     }
 
