@@ -1328,7 +1328,7 @@ async fn the_lean_connection_of_the_procedure_mode() {
         both.set(Target::Db(Database::Maria), "connection", key, value)
             .unwrap_or_else(|e| panic!("{key}: {e}"));
     }
-    let target = hammer::db::mysql::MyTarget::schema(&both, Database::Maria);
+    let target = hammer::db::mysql::MyTarget::schema(&both, &hammer::db::mysql::dialect::MARIADB);
     let servers = Servers::get();
     assert!(std::path::Path::new(&servers.maria_socket).exists());
     assert_eq!(

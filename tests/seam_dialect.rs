@@ -1,21 +1,26 @@
 //! Adding a dialect, done from outside the crate: a TiDB-like MySQL dialect (no stored
 //! procedures, no bulk load path) and a CockroachDB-like PostgreSQL one, built as the real
 //! dialects are, from the public seams only, and checked for the answers the family code
-//! reads from a dialect: key names, dictionary defaults, routines, the server pick.
+//! reads from a dialect: key names, dictionary defaults, routines, the server pick, and that
+//! the engine made from a dialect answers with that dialect (its driver's routines, its
+//! server's name), not with the one its database would pick.
 
-use hammer::config::keys::{MyDefaults, MYSQL_DEFAULTS};
+mod common;
+
+use hammer::config::keys::{MyDefaults, PgDefaults};
 use hammer::config::{Database, Settings, Target};
 use hammer::db::engine::Engine;
 use hammer::db::mysql::dialect::{Bulk, MyDialect, MARIADB, MYSQL, STATUS_SQL};
 use hammer::db::mysql::engine::Mysql;
 use hammer::db::postgres::dialect::{PgDialect, Routines, POSTGRESQL};
-use hammer::db::postgres::engine::Postgres;
+use hammer::db::postgres::engine::{Postgres, POSTGRESQL as POSTGRESQL_ENGINE};
+use hammer::tpcc::support::Family;
+use hammer::tpcc::txn::{Mode, TxnDb};
 
 /// A MySQL-protocol database without stored procedures, on the `mysql_*` dictionary (a test
 /// cannot add a `Database`; a real dialect adds its own, with its own row of defaults).
 static TIDB_LIKE: MyDialect = MyDialect {
     database: Database::Mysql,
-    defaults: &MYSQL_DEFAULTS,
     server: "TiDB",
     version_mark: Some("TiDB"),
     routines: false,
@@ -31,7 +36,8 @@ static TIDB_LIKE: MyDialect = MyDialect {
 /// Its engine: the family's code, made from the dialect as the real engines are.
 static TIDB_ENGINE: Mysql = Mysql::of(&TIDB_LIKE);
 
-/// A PostgreSQL-protocol database without stored routines or hash partitions.
+/// A PostgreSQL-protocol database without stored routines or hash partitions (on the `pg_*`
+/// dictionary, as above).
 static COCKROACH_LIKE: PgDialect = PgDialect {
     database: Database::Pg,
     server: "CockroachDB",
@@ -47,14 +53,25 @@ static COCKROACH_ENGINE: Postgres = Postgres::of(&COCKROACH_LIKE);
 fn holds_its_defaults(d: &MyDialect, s: &Settings) {
     let dict = s.db(d.database);
     let MyDefaults {
+        host,
+        port,
         socket,
+        user,
         pass,
         connection,
         tpcc,
-    } = d.defaults;
-    assert_eq!(dict.get(&d.key("socket")), *socket, "{}", d.server);
-    assert_eq!(dict.get(&d.key("pass")), *pass, "{}", d.server);
-    assert_eq!(dict.get(&d.key("tpch_pass")), *pass, "{}", d.server);
+    } = d.defaults();
+    for (key, default) in [
+        ("host", host),
+        ("port", port),
+        ("socket", socket),
+        ("user", user),
+        ("tpch_user", user),
+        ("pass", pass),
+        ("tpch_pass", pass),
+    ] {
+        assert_eq!(dict.get(&d.key(key)), *default, "{}: {key}", d.server);
+    }
     for (key, default, _) in connection.iter().chain(tpcc.iter()) {
         assert_eq!(dict.get(&d.key(key)), *default, "{}: {key}", d.server);
     }
@@ -124,6 +141,82 @@ fn a_postgresql_dialect_is_one_value_the_family_reads() {
     assert_eq!(COCKROACH_ENGINE.client(), "tokio-postgres");
     assert!(std::ptr::eq(COCKROACH_ENGINE.dialect(), &COCKROACH_LIKE));
     assert!(std::ptr::eq(PgDialect::of(Database::Pg), &POSTGRESQL));
+}
+
+#[test]
+fn a_postgresql_dialect_holds_its_dictionarys_defaults() {
+    let s = Settings::defaults();
+    for d in [&COCKROACH_LIKE, &POSTGRESQL] {
+        let dict = s.db(d.database);
+        let PgDefaults {
+            host,
+            port,
+            superuser,
+            superuserpass,
+            defaultdbase,
+            tspace,
+        } = d.defaults();
+        for (key, default) in [
+            ("host", host),
+            ("port", port),
+            ("superuser", superuser),
+            ("tpch_superuser", superuser),
+            ("superuserpass", superuserpass),
+            ("tpch_superuserpass", superuserpass),
+            ("defaultdbase", defaultdbase),
+            ("tpch_defaultdbase", defaultdbase),
+            ("tspace", tspace),
+        ] {
+            assert_eq!(dict.get(&d.key(key)), *default, "{}: {key}", d.server);
+        }
+    }
+}
+
+/// The engines made from the test dialects share their database with a real engine, so only
+/// the dialect they carry can make their answers differ from it.
+#[test]
+fn an_engine_answers_with_the_dialect_it_was_made_from() {
+    let s = Settings::defaults();
+    // The TPROC-C driver each engine makes runs as its dialect allows.
+    assert_eq!(COCKROACH_ENGINE.driver(&s, false).mode(), Mode::ClientSql);
+    assert_eq!(
+        POSTGRESQL_ENGINE.driver(&s, false).mode(),
+        Mode::StoredProcedures
+    );
+    assert_eq!(TIDB_ENGINE.driver(&s, false).mode(), Mode::ClientSql);
+    let mysql = &hammer::db::mysql::engine::MYSQL;
+    assert_eq!(mysql.driver(&s, false).mode(), Mode::StoredProcedures);
+    assert_eq!(COCKROACH_ENGINE.routines(&s), "client-side SQL");
+    assert_eq!(TIDB_ENGINE.routines(&s), "client-side SQL");
+
+    // The server is named as the engine's dialect names it.
+    let servers = common::Servers::get();
+    servers.require();
+    let settings = servers.pg_settings();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let probed = rt
+        .block_on(COCKROACH_ENGINE.probe(&settings))
+        .expect("the test PostgreSQL answers");
+    assert!(
+        probed.version.starts_with("CockroachDB "),
+        "{}",
+        probed.version
+    );
+    let facts = rt
+        .block_on(COCKROACH_ENGINE.server_facts(&settings))
+        .expect("the test PostgreSQL answers");
+    assert!(
+        facts.version.starts_with("CockroachDB "),
+        "{}",
+        facts.version
+    );
+    let real = rt
+        .block_on(POSTGRESQL_ENGINE.probe(&settings))
+        .expect("the test PostgreSQL answers");
+    assert!(real.version.starts_with("PostgreSQL "), "{}", real.version);
 }
 
 #[test]

@@ -41,12 +41,46 @@ const TPCH_THREADS: Kind = Kind::Int { min: 1, max: 1024 };
 /// A key only some databases of a family have: name after the prefix, default, kind.
 pub type ExtraKey = (&'static str, &'static str, Kind);
 
-/// What a MariaDB/MySQL-family database's dictionary holds that its siblings' do not:
-/// HammerDB's defaults that differ, and the keys only it has.
+/// What a PostgreSQL-family database's dictionary holds that its siblings' may not: HammerDB's
+/// defaults for where the server is and who administers it (the `tpch_` logins take the same).
+#[derive(Debug)]
+pub struct PgDefaults {
+    /// `*_host`.
+    pub host: &'static str,
+    /// `*_port`.
+    pub port: &'static str,
+    /// `*_superuser` and `*_tpch_superuser`.
+    pub superuser: &'static str,
+    /// `*_superuserpass` and `*_tpch_superuserpass`.
+    pub superuserpass: &'static str,
+    /// `*_defaultdbase` and `*_tpch_defaultdbase`: the database the superuser logs in to.
+    pub defaultdbase: &'static str,
+    /// `*_tspace`: the tablespace TPROC-C's schema goes to (TPROC-H's always goes here).
+    pub tspace: &'static str,
+}
+
+/// PostgreSQL's dictionary (`pg_*`).
+pub const PG_DEFAULTS: PgDefaults = PgDefaults {
+    host: "localhost",
+    port: "5432",
+    superuser: "postgres",
+    superuserpass: "postgres",
+    defaultdbase: "postgres",
+    tspace: "pg_default",
+};
+
+/// What a MariaDB/MySQL-family database's dictionary holds that its siblings' may not:
+/// HammerDB's defaults for where the server is and who logs in, and the keys only it has.
 #[derive(Debug)]
 pub struct MyDefaults {
+    /// `*_host`.
+    pub host: &'static str,
+    /// `*_port`.
+    pub port: &'static str,
     /// `*_socket`.
     pub socket: &'static str,
+    /// `*_user` and `*_tpch_user`.
+    pub user: &'static str,
     /// `*_pass` and `*_tpch_pass`.
     pub pass: &'static str,
     /// `connection` keys after the family's own (MySQL's `mysql_oceanbase_port`).
@@ -57,7 +91,10 @@ pub struct MyDefaults {
 
 /// MariaDB's dictionary (`maria_*`).
 pub const MARIA_DEFAULTS: MyDefaults = MyDefaults {
+    host: "127.0.0.1",
+    port: "3306",
     socket: "/tmp/mariadb.sock",
+    user: "root",
     pass: "maria",
     connection: &[],
     tpcc: &[("purge", "false", Kind::Bool)],
@@ -65,22 +102,28 @@ pub const MARIA_DEFAULTS: MyDefaults = MyDefaults {
 
 /// MySQL's dictionary (`mysql_*`).
 pub const MYSQL_DEFAULTS: MyDefaults = MyDefaults {
+    host: "127.0.0.1",
+    port: "3306",
     socket: "/tmp/mysql.sock",
+    user: "root",
     pass: "mysql",
     connection: &[("oceanbase_port", "2881", Kind::PORT)],
     tpcc: &[],
 };
 
-/// Which family's dictionary a database has: every database names its row here, so a new
-/// database is a compile error until it has one.
-enum Family {
-    Pg,
+/// Which family's dictionary a database has, with its row of defaults: every database names
+/// its row here (the compiler asks for it), and this is the one place that says which
+/// defaults a database has; the families' dialects read theirs from here.
+#[derive(Debug, Clone, Copy)]
+pub enum Family {
+    Pg(&'static PgDefaults),
     My(&'static MyDefaults),
 }
 
-fn family(db: Database) -> Family {
+/// The family and defaults of `db`'s dictionary.
+pub fn family(db: Database) -> Family {
     match db {
-        Database::Pg => Family::Pg,
+        Database::Pg => Family::Pg(&PG_DEFAULTS),
         Database::Maria => Family::My(&MARIA_DEFAULTS),
         Database::Mysql => Family::My(&MYSQL_DEFAULTS),
     }
@@ -90,7 +133,7 @@ fn family(db: Database) -> Family {
 pub fn database_keys(db: Database) -> Vec<KeySpec> {
     let family = family(db);
     let mut keys = match family {
-        Family::Pg => pg_keys(db),
+        Family::Pg(defaults) => pg_keys(db, defaults),
         Family::My(defaults) => mysql_family_keys(db, defaults),
     };
     keys.extend(tpch_keys(db, &family));
@@ -102,17 +145,17 @@ fn tpch_keys(db: Database, family: &Family) -> Vec<KeySpec> {
     let t = |k: &str, d: &str, kind| KeySpec::new("tpch", db.key(k), d, kind);
     let mut keys = vec![t("scale_fact", "1", SCALE_FACT)];
     match family {
-        Family::Pg => keys.extend([
-            t("tpch_superuser", "postgres", Kind::Name),
-            t("tpch_superuserpass", "postgres", Kind::Secret),
-            t("tpch_defaultdbase", "postgres", Kind::Name),
+        Family::Pg(defaults) => keys.extend([
+            t("tpch_superuser", defaults.superuser, Kind::Name),
+            t("tpch_superuserpass", defaults.superuserpass, Kind::Secret),
+            t("tpch_defaultdbase", defaults.defaultdbase, Kind::Name),
             t("tpch_user", "tpch", Kind::Name),
             t("tpch_pass", "tpch", Kind::Secret),
             t("tpch_dbase", "tpch", Kind::Name),
             t("num_tpch_threads", "1", TPCH_THREADS),
         ]),
         Family::My(defaults) => keys.extend([
-            t("tpch_user", "root", Kind::Name),
+            t("tpch_user", defaults.user, Kind::Name),
             t("tpch_pass", defaults.pass, Kind::Secret),
             t("tpch_dbase", "tpch", Kind::Name),
             t("num_tpch_threads", "1", TPCH_THREADS),
@@ -132,7 +175,7 @@ fn tpch_keys(db: Database, family: &Family) -> Vec<KeySpec> {
         t("verbose", "false", Kind::Bool),
         t("refresh_on", "false", Kind::Bool),
     ]);
-    if let Family::Pg = family {
+    if let Family::Pg(_) = family {
         keys.push(t(
             "degree_of_parallel",
             "2",
@@ -164,12 +207,12 @@ fn tpch_keys(db: Database, family: &Family) -> Vec<KeySpec> {
     keys
 }
 
-fn pg_keys(db: Database) -> Vec<KeySpec> {
+fn pg_keys(db: Database, defaults: &PgDefaults) -> Vec<KeySpec> {
     let c = |k: &str, d: &str, kind| KeySpec::new("connection", db.key(k), d, kind);
     let t = |k: &str, d: &str, kind| KeySpec::new("tpcc", db.key(k), d, kind);
     let mut keys = vec![
-        c("host", "localhost", Kind::Name),
-        c("port", "5432", Kind::PORT),
+        c("host", defaults.host, Kind::Name),
+        c("port", defaults.port, Kind::PORT),
         c("sslmode", "prefer", Kind::Choice(PG_SSLMODES)),
         // hammer's additions, libpq's names: the CA file for verify-ca/verify-full, and the
         // authentication methods the client accepts.
@@ -178,13 +221,13 @@ fn pg_keys(db: Database) -> Vec<KeySpec> {
         c("reply_timeout", REPLY_TIMEOUT_DEFAULT, REPLY_TIMEOUT),
         t("count_ware", "1", WAREHOUSES),
         t("num_vu", "1", BUILD_VUS),
-        t("superuser", "postgres", Kind::Name),
-        t("superuserpass", "postgres", Kind::Secret),
-        t("defaultdbase", "postgres", Kind::Name),
+        t("superuser", defaults.superuser, Kind::Name),
+        t("superuserpass", defaults.superuserpass, Kind::Secret),
+        t("defaultdbase", defaults.defaultdbase, Kind::Name),
         t("user", "tpcc", Kind::Name),
         t("pass", "tpcc", Kind::Secret),
         t("dbase", "tpcc", Kind::Name),
-        t("tspace", "pg_default", Kind::Name),
+        t("tspace", defaults.tspace, Kind::Name),
         t("vacuum", "false", Kind::Bool),
         t("dritasnap", "false", Kind::Bool),
         t("oracompat", "false", Kind::Bool),
@@ -202,8 +245,8 @@ fn mysql_family_keys(db: Database, defaults: &MyDefaults) -> Vec<KeySpec> {
     let c = |k: &str, d: &str, kind| KeySpec::new("connection", db.key(k), d, kind);
     let t = |k: &str, d: &str, kind| KeySpec::new("tpcc", db.key(k), d, kind);
     let mut keys = vec![
-        c("host", "127.0.0.1", Kind::Name),
-        c("port", "3306", Kind::PORT),
+        c("host", defaults.host, Kind::Name),
+        c("port", defaults.port, Kind::PORT),
         c("socket", defaults.socket, Kind::Text),
         c("ssl", "false", Kind::Bool),
         c("ssl_two_way", "false", Kind::Bool),
@@ -227,7 +270,7 @@ fn mysql_family_keys(db: Database, defaults: &MyDefaults) -> Vec<KeySpec> {
     keys.extend([
         t("count_ware", "1", WAREHOUSES),
         t("num_vu", "1", BUILD_VUS),
-        t("user", "root", Kind::Name),
+        t("user", defaults.user, Kind::Name),
         t("pass", defaults.pass, Kind::Secret),
         t("dbase", "tpcc", Kind::Name),
         t("storage_engine", "innodb", Kind::Name),

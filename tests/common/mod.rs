@@ -194,10 +194,9 @@ impl Servers {
         })
     }
 
-    /// A runtime and the superuser's connection to database `db`.
-    pub fn pg(&self, db: &str) -> (tokio::runtime::Runtime, hammer::db::postgres::PgConn) {
+    /// Settings whose `pg` dictionary points at the test PostgreSQL, as its superuser.
+    pub fn pg_settings(&self) -> hammer::config::Settings {
         use hammer::config::{Database, Settings, Target};
-        use hammer::db::postgres::{connect, PgTarget};
         let mut settings = Settings::defaults();
         let pg = Target::Db(Database::Pg);
         for (section, key, value) in [
@@ -208,6 +207,13 @@ impl Servers {
         ] {
             settings.set(pg, section, key, value).expect("test setting");
         }
+        settings
+    }
+
+    /// A runtime and the superuser's connection to database `db`.
+    pub fn pg(&self, db: &str) -> (tokio::runtime::Runtime, hammer::db::postgres::PgConn) {
+        use hammer::db::postgres::{connect, PgTarget};
+        let settings = self.pg_settings();
         let target = PgTarget {
             dbname: db.to_string(),
             ..PgTarget::admin_of(&settings, hammer::config::Database::Pg)

@@ -8,9 +8,10 @@
 
 use std::time::{Instant, SystemTime};
 
-use crate::config::{Database, Settings};
+use crate::config::Settings;
 use crate::db::counter::{Counted, CounterConn, Counting, Reading};
 use crate::db::engine::Pending;
+use crate::db::mysql::dialect::MyDialect;
 use crate::db::mysql::driver::counters;
 use crate::db::mysql::wire::{self as mywire, Arg, Wire};
 use crate::db::mysql::{int_of, text_of, MyTarget};
@@ -40,12 +41,13 @@ impl MyCounter {
 
     /// The counter `counting` asks for on `db`: logged in as `{prefix}_{keys}user` at the
     /// counter's endpoint, its schema `{prefix}_{keys}dbase`.
-    pub fn of(settings: &Settings, db: Database, counting: Counting) -> Self {
+    pub fn of(settings: &Settings, dialect: &'static MyDialect, counting: Counting) -> Self {
+        let db = dialect.database;
         let k = counting.keys;
         let to = Destination::of(settings, db);
         let target = MyTarget::login_at(
             settings,
-            db,
+            dialect,
             to.for_position(Position::Counter),
             &format!("{k}user"),
             &format!("{k}pass"),
@@ -200,7 +202,8 @@ mod tests {
     /// TPROC-H's counter logs in as `*_tpch_user` and counts queries.
     #[test]
     fn the_login_follows_the_benchmark_s_keys() {
-        use crate::config::Target;
+        use crate::config::{Database, Target};
+        use crate::db::mysql::dialect::MARIADB;
         let mut settings = Settings::defaults();
         let maria = Target::Db(Database::Maria);
         settings
@@ -209,14 +212,14 @@ mod tests {
         settings
             .set(maria, "tpch", "maria_tpch_dbase", "tpch_db")
             .unwrap();
-        let c = MyCounter::of(&settings, Database::Maria, Counting::TRANSACTIONS);
+        let c = MyCounter::of(&settings, &MARIADB, Counting::TRANSACTIONS);
         assert_eq!(c.counted, Counted::Transactions);
         assert_ne!(c.target.user, "analyst");
         let tpch = Counting {
             counted: Counted::Queries,
             keys: "tpch_",
         };
-        let c = MyCounter::of(&settings, Database::Maria, tpch);
+        let c = MyCounter::of(&settings, &MARIADB, tpch);
         assert_eq!(
             (c.target.user.as_str(), c.dbname.as_str(), c.counted),
             ("analyst", "tpch_db", Counted::Queries)

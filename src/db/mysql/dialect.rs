@@ -6,7 +6,7 @@
 //! option-file groups) and by the server's own version text ([`MyDialect::of_server`], for
 //! what the server decides: `dbset db mysql` may point at a MariaDB).
 
-use crate::config::keys::{MyDefaults, MARIA_DEFAULTS, MYSQL_DEFAULTS};
+use crate::config::keys::{self, Family, MyDefaults};
 use crate::config::Database;
 
 /// One database of the MariaDB/MySQL family.
@@ -14,8 +14,6 @@ use crate::config::Database;
 pub struct MyDialect {
     /// The dictionary it reads (`maria_*` keys).
     pub database: Database,
-    /// Its dictionary's defaults that differ from its siblings', and its own keys.
-    pub defaults: &'static MyDefaults,
     /// What the server calls itself (`MariaDB 10.11.19-MariaDB`).
     pub server: &'static str,
     /// The word in its `version()` that tells it from the family's base (MySQL), which has
@@ -57,7 +55,6 @@ pub const STATUS_SQL: &str =
 /// MariaDB.
 pub static MARIADB: MyDialect = MyDialect {
     database: Database::Maria,
-    defaults: &MARIA_DEFAULTS,
     server: "MariaDB",
     version_mark: Some("MariaDB"),
     routines: true,
@@ -73,7 +70,6 @@ pub static MARIADB: MyDialect = MyDialect {
 /// MySQL: the family's base, what a server is when its version names no other dialect.
 pub static MYSQL: MyDialect = MyDialect {
     database: Database::Mysql,
-    defaults: &MYSQL_DEFAULTS,
     server: "MySQL",
     version_mark: None,
     routines: true,
@@ -90,13 +86,15 @@ impl MyDialect {
     /// The family's dialects; the base (no version mark) last.
     pub const ALL: [&'static MyDialect; 2] = [&MARIADB, &MYSQL];
 
-    /// The dialect of `db`'s dictionary. `db::engine` hands the family only its own
-    /// databases; another family's is answered with the base, never a panic.
+    /// The dialect of `db`'s dictionary, for code that holds only the database (a login made
+    /// from settings, a test); the engine's code is handed its dialect. Every database of the
+    /// family has exactly one (a test holds `ALL` to it); asking for another family's database
+    /// is a bug in the caller, and panics.
     pub fn of(db: Database) -> &'static MyDialect {
         Self::ALL
             .into_iter()
             .find(|d| d.database == db)
-            .unwrap_or(&MYSQL)
+            .unwrap_or_else(|| panic!("{} is not a MariaDB/MySQL-family database", db.name()))
     }
 
     /// The dialect a server is, from its version text (`version()`, or the handshake's):
@@ -106,6 +104,15 @@ impl MyDialect {
             .into_iter()
             .find(|d| d.version_mark.is_some_and(|m| version.contains(m)))
             .unwrap_or(&MYSQL)
+    }
+
+    /// Its dictionary's defaults (socket, port, user, password, the keys only it has), as
+    /// `config::keys` holds them for its database.
+    pub fn defaults(&self) -> &'static MyDefaults {
+        match keys::family(self.database) {
+            Family::My(defaults) => defaults,
+            Family::Pg(_) => panic!("{} has a PostgreSQL dictionary", self.database.name()),
+        }
     }
 
     /// The name of one of its dictionary's keys: `maria_count_ware`.
@@ -127,15 +134,26 @@ mod tests {
     use super::*;
 
     #[test]
-    fn each_database_of_the_family_has_its_dialect() {
+    fn each_database_of_the_family_has_exactly_one_dialect() {
         assert!(std::ptr::eq(MyDialect::of(Database::Maria), &MARIADB));
         assert!(std::ptr::eq(MyDialect::of(Database::Mysql), &MYSQL));
+        for db in Database::ALL {
+            let dialects = MyDialect::ALL.iter().filter(|d| d.database == db).count();
+            let mine = matches!(keys::family(db), Family::My(_));
+            assert_eq!(dialects, usize::from(mine), "{}", db.name());
+        }
         for d in MyDialect::ALL {
             assert!(std::ptr::eq(MyDialect::of(d.database), d), "{}", d.server);
         }
         assert_eq!(MARIADB.key("count_ware"), "maria_count_ware");
-        assert_eq!(MYSQL.defaults.pass, "mysql");
-        assert_eq!(MARIADB.defaults.socket, "/tmp/mariadb.sock");
+        assert_eq!(MYSQL.defaults().pass, "mysql");
+        assert_eq!(MARIADB.defaults().socket, "/tmp/mariadb.sock");
+    }
+
+    #[test]
+    #[should_panic(expected = "PostgreSQL is not a MariaDB/MySQL-family database")]
+    fn another_familys_database_has_no_dialect_here() {
+        MyDialect::of(Database::Pg);
     }
 
     #[test]

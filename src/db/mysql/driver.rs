@@ -60,7 +60,9 @@ const SNAPSHOT_ABSENT: u8 = 2;
 
 /// TPROC-C on a MariaDB or MySQL server, from the `maria_*` or `mysql_*` keys.
 pub struct MyDriver {
-    db: Database,
+    /// What the dictionary's database is, whose prefix names the keys (`maria_dbase`); the
+    /// server's own answer decides what the server decides (see `compound`).
+    dialect: &'static MyDialect,
     /// The user on `*_dbase`: terminals and the counters.
     schema: MyTarget,
     /// The user with no database selected: `prepare` checks that the database exists.
@@ -82,15 +84,24 @@ pub struct MyDriver {
 }
 
 impl MyDriver {
+    /// TPROC-C on `db`, a database of the family, with its dialect ([`MyDialect::of`]); the
+    /// engine makes it with [`MyDriver::of`].
     pub fn new(settings: &Settings, db: Database) -> Self {
+        Self::of(settings, MyDialect::of(db))
+    }
+
+    /// TPROC-C on `dialect`'s database, from its dictionary, the routines as the dialect
+    /// allows.
+    pub fn of(settings: &Settings, dialect: &'static MyDialect) -> Self {
+        let db = dialect.database;
         let kill = KillSwitch::default();
-        let mut schema = MyTarget::schema(settings, db);
+        let mut schema = MyTarget::schema(settings, dialect);
         schema.bounds.kill = kill.clone();
-        let mut server = MyTarget::server(settings, db);
+        let mut server = MyTarget::server(settings, dialect);
         server.bounds.kill = kill.clone();
-        let no_procs = MyDialect::of(db).client_sql(settings);
+        let no_procs = dialect.client_sql(settings);
         MyDriver {
-            db,
+            dialect,
             dbname: schema.dbname.clone().unwrap_or_default(),
             server,
             schema,
@@ -130,7 +141,7 @@ impl MyDriver {
     }
 
     fn key(&self, name: &str) -> String {
-        self.db.key(name)
+        self.dialect.key(name)
     }
 
     fn failed(&self, action: &'static str, what: &str, e: &WireError) -> Error {
@@ -216,14 +227,14 @@ impl MyDriver {
         if exists.is_empty() {
             return Err(Error::SchemaNotFound {
                 db: db.clone(),
-                engine: self.db.name(),
+                engine: self.dialect.database.name(),
                 addr: peer.addr,
                 key: self.key("dbase"),
             });
         }
         let place = Place {
             db,
-            engine: self.db.name(),
+            engine: self.dialect.database.name(),
             addr: &peer.addr,
         };
         let mut f = MyFitness {
@@ -241,7 +252,7 @@ impl TxnDb for MyDriver {
     type Conn = MyConn;
 
     fn name(&self) -> &'static str {
-        self.db.name()
+        self.dialect.database.name()
     }
 
     fn mode(&self) -> Mode {

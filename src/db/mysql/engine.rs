@@ -84,12 +84,12 @@ impl Engine for Mysql {
     }
 
     fn probe<'a>(&'a self, settings: &'a Settings) -> Pending<'a, Result<ServerInfo, DbError>> {
-        Box::pin(async move { probe(&MyTarget::server(settings, self.db)).await })
+        Box::pin(async move { probe(&MyTarget::server(settings, self.dialect)).await })
     }
 
     fn server_facts<'a>(&'a self, settings: &'a Settings) -> Pending<'a, Result<Facts, DbError>> {
         Box::pin(async move {
-            let t = MyTarget::server(settings, self.db);
+            let t = MyTarget::server(settings, self.dialect);
             let mut conn = mywire::connect(&t).await?;
             let names = MY_SETTINGS
                 .iter()
@@ -145,7 +145,7 @@ impl Engine for Mysql {
     ) -> Pending<'a, Result<ScriptConn, DbError>> {
         Box::pin(async move {
             let to = Destination::of(settings, self.db);
-            let t = MyTarget::schema(settings, self.db).at(to.for_position(at));
+            let t = MyTarget::schema(settings, self.dialect).at(to.for_position(at));
             let wire = mywire::connect(&t).await?;
             Ok(ScriptConn::new(MyScript {
                 wire: Box::new(wire),
@@ -159,7 +159,7 @@ impl Engine for Mysql {
         settings: &Settings,
         counting: crate::db::counter::Counting,
     ) -> CounterSource {
-        let counter = MyCounter::of(settings, self.db, counting);
+        let counter = MyCounter::of(settings, self.dialect, counting);
         CounterSource::with(self.db, counting.counted, counter)
     }
 
@@ -175,7 +175,7 @@ impl crate::tpch::support::Family for Mysql {
     type Schema = crate::db::mysql::schema::tpch::MyTpch;
 
     fn tpch_schema(&self, settings: &Settings) -> Self::Schema {
-        crate::db::mysql::schema::tpch::MyTpch::new(settings, self.db)
+        crate::db::mysql::schema::tpch::MyTpch::new(settings, self.dialect)
     }
 
     fn tpch_dbname(&self, settings: &Settings) -> String {
@@ -244,11 +244,11 @@ impl Family for Mysql {
     type Driver = MyDriver;
 
     fn schema(&self, settings: &Settings) -> MySchema {
-        MySchema::new(settings, self.db)
+        MySchema::of(settings, self.dialect)
     }
 
     fn driver(&self, settings: &Settings, summaries: bool) -> MyDriver {
-        MyDriver::new(settings, self.db).with_summaries(summaries)
+        MyDriver::of(settings, self.dialect).with_summaries(summaries)
     }
 
     fn routines(&self, settings: &Settings) -> &'static str {

@@ -62,26 +62,33 @@ impl std::fmt::Debug for MyTarget {
 
 impl MyTarget {
     /// The configured user with no database selected: reaches a server whose schema is not built.
-    pub fn server(settings: &Settings, db: Database) -> Self {
-        Self::login(settings, db, "user", "pass")
+    pub fn server(settings: &Settings, dialect: &'static MyDialect) -> Self {
+        Self::login(settings, dialect, "user", "pass")
     }
 
     /// As [`MyTarget::server`], logging in with the keys `{prefix}_{user}` and
     /// `{prefix}_{pass}` (`maria_tpch_user`, `maria_tpch_pass` for TPROC-H), at the endpoint
     /// of the session's own connections ([`Position::Session`]); [`MyTarget::at`] moves it.
-    pub fn login(settings: &Settings, db: Database, user: &str, pass: &str) -> Self {
-        let to = Destination::of(settings, db);
-        Self::login_at(settings, db, to.for_position(Position::Session), user, pass)
+    pub fn login(settings: &Settings, dialect: &'static MyDialect, user: &str, pass: &str) -> Self {
+        let to = Destination::of(settings, dialect.database);
+        Self::login_at(
+            settings,
+            dialect,
+            to.for_position(Position::Session),
+            user,
+            pass,
+        )
     }
 
     /// As [`MyTarget::login`], to the endpoint `at`.
     pub fn login_at(
         settings: &Settings,
-        db: Database,
+        dialect: &'static MyDialect,
         at: &Endpoint,
         user: &str,
         pass: &str,
     ) -> Self {
+        let db = dialect.database;
         let d = settings.db(db);
         let k = |key: &str| d.get(&db.key(key)).to_string();
         let pass = k(pass);
@@ -89,7 +96,6 @@ impl MyTarget {
         // A dialect may treat the password `null` as "no password" (MariaDB's dictionary
         // does; MySQL's does not). An empty key takes the password the clients would: the
         // option file's groups of the dialect, else MYSQL_PWD's.
-        let dialect = MyDialect::of(db);
         let password = if dialect.null_password && pass == "null" {
             None
         } else if pass.is_empty() {
@@ -137,11 +143,14 @@ impl MyTarget {
     }
 
     /// The same login on the schema's database (`*_dbase`).
-    pub fn schema(settings: &Settings, db: Database) -> Self {
-        let dbname = settings.db(db).get(&db.key("dbase")).to_string();
+    pub fn schema(settings: &Settings, dialect: &'static MyDialect) -> Self {
+        let dbname = settings
+            .db(dialect.database)
+            .get(&dialect.key("dbase"))
+            .to_string();
         MyTarget {
             dbname: Some(dbname),
-            ..Self::server(settings, db)
+            ..Self::server(settings, dialect)
         }
     }
 

@@ -38,8 +38,8 @@ const NURAND_SQL: &str = include_str!("../../../schemas/mysql/tprocc/nurand.sql"
 
 /// The TPROC-C schema on a MariaDB or MySQL server, from the `maria_*` or `mysql_*` keys.
 pub struct MySchema {
-    db: Database,
-    /// What the dictionary's database is; what the server is decides where it differs.
+    /// What the dictionary's database is, whose prefix names the keys (`maria_dbase`); what
+    /// the server is decides where it differs.
     dialect: &'static MyDialect,
     /// The user with no database selected: creates, checks and drops the database.
     server: MyTarget,
@@ -61,13 +61,20 @@ pub struct MySchema {
 }
 
 impl MySchema {
+    /// The schema of `db`, a database of the family, with its dialect ([`MyDialect::of`]);
+    /// the engine makes it with [`MySchema::of`].
     pub fn new(settings: &Settings, db: Database) -> Self {
+        Self::of(settings, MyDialect::of(db))
+    }
+
+    /// The TPROC-C schema of `dialect`'s database, from its dictionary.
+    pub fn of(settings: &Settings, dialect: &'static MyDialect) -> Self {
+        let db = dialect.database;
         let d = settings.db(db);
-        let schema = MyTarget::schema(settings, db);
+        let schema = MyTarget::schema(settings, dialect);
         MySchema {
-            db,
-            dialect: MyDialect::of(db),
-            server: MyTarget::server(settings, db),
+            dialect,
+            server: MyTarget::server(settings, dialect),
             to: Destination::of(settings, db),
             dbname: schema.dbname.clone().unwrap_or_default(),
             schema,
@@ -112,7 +119,7 @@ impl MySchema {
     }
 
     fn key(&self, name: &str) -> String {
-        self.db.key(&format!("{}{name}", self.keys))
+        self.dialect.key(&format!("{}{name}", self.keys))
     }
 
     /// A failed statement as an error naming the server and user (never the password).
@@ -412,7 +419,7 @@ impl MySchema {
         {
             return Err(Error::AnalyzeFailed {
                 table,
-                engine: self.db.name(),
+                engine: self.dialect.database.name(),
                 addr: self.peer().addr,
                 said: msg,
             });
@@ -430,7 +437,7 @@ impl MySchema {
             return Err(Error::SystemDatabase {
                 key: self.key("dbase"),
                 db: self.dbname.clone(),
-                engine: self.db.name(),
+                engine: self.dialect.database.name(),
             });
         }
         Ok(())
@@ -467,7 +474,7 @@ impl MySchema {
                 .await
                 .map_err(|e| asked(&e))?;
             Ok(crate::bench::Survey {
-                server: format!("{} at {}", self.db.name(), peer.addr),
+                server: format!("{} at {}", self.dialect.database.name(), peer.addr),
                 database: db.clone(),
                 database_key: self.key("dbase"),
                 user: format!("user {} (kept)", peer.user),
@@ -496,7 +503,7 @@ impl MySchema {
                 let peer = self.peer();
                 let line = format!(
                     "Database {db} does not exist on {} at {} (looked for as {}): nothing to delete",
-                    self.db.name(),
+                    self.dialect.database.name(),
                     peer.addr,
                     peer.user
                 );
@@ -526,7 +533,7 @@ impl SchemaDb for MySchema {
     type Loader = MyLoader;
 
     fn name(&self) -> &'static str {
-        self.db.name()
+        self.dialect.database.name()
     }
 
     fn describe(&self) -> String {

@@ -8,7 +8,7 @@
 
 use std::time::{Instant, SystemTime};
 
-use crate::config::{Database, Settings};
+use crate::config::Settings;
 use crate::db::counter::{Counted, CounterConn, Counting, Reading};
 use crate::db::engine::Pending;
 use crate::db::postgres::dialect::PgDialect;
@@ -25,13 +25,16 @@ pub struct PgCounter {
     pub owner: Option<PgTarget>,
     pub stats: Option<PgConn>,
     pub schema: Option<PgConn>,
+    /// The dialect's statement for every database's transactions and the uptime.
+    pub counter_sql: &'static str,
 }
 
 impl PgCounter {
-    pub fn new(admin: PgTarget, owner: Option<PgTarget>) -> Self {
+    pub fn new(admin: PgTarget, owner: Option<PgTarget>, counter_sql: &'static str) -> Self {
         PgCounter {
             admin,
             owner,
+            counter_sql,
             stats: None,
             schema: None,
         }
@@ -40,7 +43,8 @@ impl PgCounter {
     /// The counter `counting` asks for on `db`: the superuser `{prefix}_{keys}superuser` on
     /// `{prefix}_{keys}defaultdbase`, and for transactions the owner `{prefix}_{keys}user` of
     /// `{prefix}_{keys}dbase` for NOPM, both at the counter's endpoint.
-    pub fn of(settings: &Settings, db: Database, counting: Counting) -> Self {
+    pub fn of(settings: &Settings, dialect: &'static PgDialect, counting: Counting) -> Self {
+        let db = dialect.database;
         let k = counting.keys;
         let to = Destination::of(settings, db);
         let login = |user: &str, pass: &str, dbname: &str| {
@@ -56,7 +60,7 @@ impl PgCounter {
         let admin = login("superuser", "superuserpass", "defaultdbase");
         let owner =
             (counting.counted == Counted::Transactions).then(|| login("user", "pass", "dbase"));
-        PgCounter::new(admin, owner)
+        PgCounter::new(admin, owner, dialect.counter_sql)
     }
 }
 
@@ -103,7 +107,12 @@ impl CounterConn for PgCounter {
     }
 
     fn read(&mut self) -> Pending<'_, Result<Reading, DbError>> {
-        Box::pin(read_pg(&self.admin, &mut self.stats, &mut self.schema))
+        Box::pin(read_pg(
+            &self.admin,
+            self.counter_sql,
+            &mut self.stats,
+            &mut self.schema,
+        ))
     }
 
     fn drop_connections(&mut self) {
@@ -124,6 +133,7 @@ impl CounterConn for PgCounter {
 
 async fn read_pg(
     admin: &PgTarget,
+    sql: &str,
     stats: &mut Option<PgConn>,
     schema: &mut Option<PgConn>,
 ) -> Result<Reading, DbError> {
@@ -132,7 +142,6 @@ async fn read_pg(
         return Err(peer.failed("cannot read", Failure::Lost, "not connected"));
     };
     let sent = Instant::now();
-    let sql = PgDialect::of(admin.db).counter_sql;
     let server = counters::server(&conn.client, sql).await.map_err(|e| {
         let (kind, detail) = classify(&e, false);
         peer.failed("cannot read counters of", kind, detail)
@@ -178,7 +187,8 @@ mod tests {
     /// TPROC-H's counter logs in with the `pg_tpch_*` superuser keys and reads no districts.
     #[test]
     fn the_logins_follow_the_benchmark_s_keys() {
-        use crate::config::Target;
+        use crate::config::{Database, Target};
+        use crate::db::postgres::dialect::POSTGRESQL;
         let mut settings = Settings::defaults();
         let pg = Target::Db(Database::Pg);
         for (section, key, value) in [
@@ -188,14 +198,14 @@ mod tests {
         ] {
             settings.set(pg, section, key, value).unwrap();
         }
-        let c = PgCounter::of(&settings, Database::Pg, Counting::TRANSACTIONS);
+        let c = PgCounter::of(&settings, &POSTGRESQL, Counting::TRANSACTIONS);
         assert_eq!(c.admin.user, "tpcc_admin");
         assert!(c.owner.is_some());
         let tpch = Counting {
             counted: Counted::Queries,
             keys: "tpch_",
         };
-        let c = PgCounter::of(&settings, Database::Pg, tpch);
+        let c = PgCounter::of(&settings, &POSTGRESQL, tpch);
         assert_eq!(
             (c.admin.user.as_str(), c.admin.dbname.as_str()),
             ("tpch_admin", "tpch_home")

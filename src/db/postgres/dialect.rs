@@ -3,6 +3,7 @@
 //! only one today; a PostgreSQL-speaking database with its own SQL differences (CockroachDB,
 //! YugabyteDB) is one more value here and its rows in `config::keys` and `crate::database`.
 
+use crate::config::keys::{self, Family, PgDefaults};
 use crate::config::{Database, Settings};
 use crate::db::postgres::driver::counters;
 
@@ -11,7 +12,7 @@ use crate::db::postgres::driver::counters;
 pub struct PgDialect {
     /// The dictionary it reads (`pg_*` keys).
     pub database: Database,
-    /// What the server calls itself (`PostgreSQL 15.1`).
+    /// What the server calls itself, the word before its version (`PostgreSQL 15.1`).
     pub server: &'static str,
     /// TPROC-C's stored routines exist (functions, or procedures with `*_storedprocs`);
     /// without them the driver runs client-side SQL whatever `*_no_stored_procs` says.
@@ -51,13 +52,24 @@ impl PgDialect {
     /// The family's dialects.
     pub const ALL: [&'static PgDialect; 1] = [&POSTGRESQL];
 
-    /// The dialect of `db`'s dictionary. `db::engine` hands the family only its own
-    /// databases; another family's is answered with PostgreSQL's, never a panic.
+    /// The dialect of `db`'s dictionary, for code that holds only the database (a login made
+    /// from settings, a test); the engine's code is handed its dialect. Every database of the
+    /// family has exactly one (a test holds `ALL` to it); asking for another family's database
+    /// is a bug in the caller, and panics.
     pub fn of(db: Database) -> &'static PgDialect {
         Self::ALL
             .into_iter()
             .find(|d| d.database == db)
-            .unwrap_or(&POSTGRESQL)
+            .unwrap_or_else(|| panic!("{} is not a PostgreSQL-family database", db.name()))
+    }
+
+    /// Its dictionary's defaults (host, port, superuser, default database, tablespace), as
+    /// `config::keys` holds them for its database.
+    pub fn defaults(&self) -> &'static PgDefaults {
+        match keys::family(self.database) {
+            Family::Pg(defaults) => defaults,
+            Family::My(_) => panic!("{} has a MariaDB/MySQL dictionary", self.database.name()),
+        }
     }
 
     /// The name of one of its dictionary's keys: `pg_count_ware`.
@@ -84,12 +96,24 @@ mod tests {
     use crate::config::Target;
 
     #[test]
-    fn postgresql_is_its_own_dialect() {
+    fn each_database_of_the_family_has_exactly_one_dialect() {
         assert!(std::ptr::eq(PgDialect::of(Database::Pg), &POSTGRESQL));
+        for db in Database::ALL {
+            let dialects = PgDialect::ALL.iter().filter(|d| d.database == db).count();
+            let mine = matches!(keys::family(db), Family::Pg(_));
+            assert_eq!(dialects, usize::from(mine), "{}", db.name());
+        }
         for d in PgDialect::ALL {
             assert!(std::ptr::eq(PgDialect::of(d.database), d), "{}", d.server);
         }
         assert_eq!(POSTGRESQL.key("count_ware"), "pg_count_ware");
+        assert_eq!(POSTGRESQL.defaults().superuser, "postgres");
+    }
+
+    #[test]
+    #[should_panic(expected = "MariaDB is not a PostgreSQL-family database")]
+    fn another_familys_database_has_no_dialect_here() {
+        PgDialect::of(Database::Maria);
     }
 
     #[test]

@@ -52,8 +52,9 @@ use crate::tpcc::Constants;
 /// PostgreSQL as a [`TxnDb`]: the schema owner's and the superuser's logins, the flavour, and
 /// the connections `counters` keeps between calls.
 pub struct PgDriver {
-    /// The engine, whose prefix names the dictionary keys (`pg_storedprocs`).
-    db: Database,
+    /// What differs on this database, whose prefix names the dictionary keys
+    /// (`pg_storedprocs`).
+    dialect: &'static PgDialect,
     owner: PgTarget,
     admin: PgTarget,
     flavour: Flavour,
@@ -75,14 +76,21 @@ impl PgDriver {
     /// TPROC-C on `db`, an engine of the PostgreSQL family, from its dictionary (keys
     /// `{prefix}_storedprocs` and the like).
     pub fn new(settings: &Settings, db: Database) -> Self {
-        let flavour = match PgDialect::of(db).routines(settings) {
+        Self::of(settings, PgDialect::of(db))
+    }
+
+    /// TPROC-C on `dialect`'s database, from its dictionary, the routines as the dialect
+    /// allows.
+    pub fn of(settings: &Settings, dialect: &'static PgDialect) -> Self {
+        let db = dialect.database;
+        let flavour = match dialect.routines(settings) {
             Routines::ClientSql => Flavour::ClientSql,
             Routines::Procedures => Flavour::Procedures,
             Routines::Functions => Flavour::Functions,
         };
         let kill = KillSwitch::default();
         PgDriver {
-            db,
+            dialect,
             owner: PgTarget::owner_of(settings, db).with_kill_switch(&kill),
             admin: PgTarget::admin_of(settings, db).with_kill_switch(&kill),
             flavour,
@@ -116,7 +124,7 @@ impl PgDriver {
 
     /// A dictionary key of this engine: `pg_storedprocs` for `storedprocs`.
     fn key(&self, name: &str) -> String {
-        self.db.key(name)
+        self.dialect.key(name)
     }
 
     /// Connects as the owner; a refused login or a missing database is explained with what
@@ -136,7 +144,7 @@ impl PgDriver {
         if !db_exists {
             return Err(Error::NoSchemaDatabase {
                 db: db.to_string(),
-                database: self.db,
+                database: self.dialect.database,
                 addr,
                 missing_user: (!role_exists).then(|| user.clone()),
             });
@@ -144,7 +152,7 @@ impl PgDriver {
         if !role_exists {
             return Err(Error::NoSchemaOwner {
                 user: user.clone(),
-                database: self.db,
+                database: self.dialect.database,
                 addr,
                 db: db.to_string(),
             });
@@ -172,7 +180,7 @@ impl PgDriver {
         let peer = self.owner.peer();
         let place = Place {
             db: self.db(),
-            engine: self.db.name(),
+            engine: self.dialect.database.name(),
             addr: &peer.addr,
         };
         let mut f = PgFitness {
@@ -191,7 +199,7 @@ impl TxnDb for PgDriver {
     type Conn = PgTxnConn;
 
     fn name(&self) -> &'static str {
-        self.db.name()
+        self.dialect.database.name()
     }
 
     fn mode(&self) -> Mode {
@@ -274,8 +282,14 @@ impl TxnDb for PgDriver {
                 &self.admin_conn,
                 &admin,
                 Counter::Transactions(&self.owner.dbname),
+                self.dialect.counter_sql,
             ),
-            read_counter(&self.owner_conn, &owner, Counter::NewOrders),
+            read_counter(
+                &self.owner_conn,
+                &owner,
+                Counter::NewOrders,
+                self.dialect.counter_sql
+            ),
         );
         let counters = Counters {
             new_orders: new_orders?,
@@ -316,11 +330,12 @@ impl Counter<'_> {
 }
 
 /// Reads a counter on a kept connection, connecting when there is none and once more when
-/// the kept one turns out to be lost.
+/// the kept one turns out to be lost. `counter_sql` is the dialect's (see `counters`).
 async fn read_counter(
     slot: &Mutex<Option<PgConn>>,
     target: &PgTarget,
     counter: Counter<'_>,
+    counter_sql: &str,
 ) -> Result<u64> {
     let mut kept = slot.lock().await;
     let mut attempt = 0;
@@ -335,10 +350,7 @@ async fn read_counter(
                 connect(target).await?
             }
         };
-        match counter
-            .read(&conn.client, PgDialect::of(target.db).counter_sql)
-            .await
-        {
+        match counter.read(&conn.client, counter_sql).await {
             Ok(n) => {
                 *kept = Some(conn);
                 return Ok(n);

@@ -101,7 +101,7 @@ impl Engine for Postgres {
     }
 
     fn probe<'a>(&'a self, settings: &'a Settings) -> Pending<'a, Result<ServerInfo, DbError>> {
-        Box::pin(async move { probe(&PgTarget::admin_of(settings, self.db)).await })
+        Box::pin(async move { probe(&PgTarget::admin_of(settings, self.db), self.dialect).await })
     }
 
     fn server_facts<'a>(&'a self, settings: &'a Settings) -> Pending<'a, Result<Facts, DbError>> {
@@ -149,7 +149,7 @@ impl Engine for Postgres {
             for r in rows {
                 let (name, value): (String, String) = (r.get(0), r.get(1));
                 match name.as_str() {
-                    "server_version" => facts.version = format!("PostgreSQL {value}"),
+                    "server_version" => facts.version = format!("{} {value}", self.dialect.server),
                     " tls" => tls = value,
                     _ => facts.settings.push((name, value)),
                 }
@@ -188,7 +188,7 @@ impl Engine for Postgres {
         settings: &Settings,
         counting: crate::db::counter::Counting,
     ) -> CounterSource {
-        let counter = PgCounter::of(settings, self.db, counting);
+        let counter = PgCounter::of(settings, self.dialect, counting);
         CounterSource::with(self.db, counting.counted, counter)
     }
 
@@ -211,7 +211,7 @@ impl crate::tpch::support::Family for Postgres {
     type Schema = crate::db::postgres::schema::tpch::PgTpch;
 
     fn tpch_schema(&self, settings: &Settings) -> Self::Schema {
-        crate::db::postgres::schema::tpch::PgTpch::new(settings, self.db)
+        crate::db::postgres::schema::tpch::PgTpch::new(settings, self.dialect)
     }
 
     fn tpch_dbname(&self, settings: &Settings) -> String {
@@ -269,11 +269,11 @@ impl Family for Postgres {
     type Driver = PgDriver;
 
     fn schema(&self, settings: &Settings) -> PgSchema {
-        PgSchema::new(settings, self.db)
+        PgSchema::of(settings, self.dialect)
     }
 
     fn driver(&self, settings: &Settings, summaries: bool) -> PgDriver {
-        PgDriver::new(settings, self.db).with_summaries(summaries)
+        PgDriver::of(settings, self.dialect).with_summaries(summaries)
     }
 
     fn routines(&self, settings: &Settings) -> &'static str {

@@ -43,6 +43,7 @@ use crate::config::{Database, Settings};
 use crate::db::engine::ServerInfo;
 use crate::db::net::sock::{Bounds, KillSwitch};
 use crate::db::net::{io_failure, io_source, CONNECT_TIMEOUT};
+use crate::db::postgres::dialect::PgDialect;
 use crate::endpoint::{addr, Destination, Endpoint, Position, Tls};
 use crate::fault::{DbError, Failure, Peer};
 
@@ -815,8 +816,9 @@ pub fn classify(e: &tokio_postgres::Error, tls_required: bool) -> (Failure, Stri
     )
 }
 
-/// Connects and reads the server's version and whether the session is encrypted.
-pub async fn probe(t: &PgTarget) -> Result<ServerInfo, DbError> {
+/// Connects and reads the server's version, named as `dialect`'s server (`PostgreSQL 16.4`),
+/// and whether the session is encrypted.
+pub async fn probe(t: &PgTarget, dialect: &PgDialect) -> Result<ServerInfo, DbError> {
     let conn = connect(t).await?;
     let peer = t.peer();
     let query = "select current_setting('server_version'), \
@@ -833,7 +835,7 @@ pub async fn probe(t: &PgTarget) -> Result<ServerInfo, DbError> {
     conn.close().await;
     let row = row?;
     Ok(ServerInfo {
-        version: format!("PostgreSQL {}", row.get::<_, String>(0)),
+        version: format!("{} {}", dialect.server, row.get::<_, String>(0)),
         tls: row.get(1),
         peer,
         port: None,

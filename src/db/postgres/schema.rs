@@ -50,8 +50,8 @@ const PARTITION_MIN_W: u32 = 200;
 
 /// HammerDB's PostgreSQL TPROC-C schema, with the settings read when it was made.
 pub struct PgSchema {
-    /// The engine, whose prefix names the dictionary keys (`pg_tspace`).
-    db: Database,
+    /// What differs on this database, whose prefix names the dictionary keys (`pg_tspace`).
+    dialect: &'static PgDialect,
     admin: PgTarget,
     owner: PgTarget,
     /// Where the loaders' connections go.
@@ -66,12 +66,19 @@ pub struct PgSchema {
 }
 
 impl PgSchema {
-    /// The schema of `db`, an engine of the PostgreSQL family, from its dictionary (keys
-    /// `{prefix}_tspace` and the like).
+    /// The schema of `db`, a database of the PostgreSQL family, with its dialect
+    /// ([`PgDialect::of`]); the engine makes it with [`PgSchema::of`].
     pub fn new(settings: &Settings, db: Database) -> Self {
+        Self::of(settings, PgDialect::of(db))
+    }
+
+    /// The schema of `dialect`'s database, from its dictionary (keys `{prefix}_tspace` and
+    /// the like).
+    pub fn of(settings: &Settings, dialect: &'static PgDialect) -> Self {
+        let db = dialect.database;
         let d = settings.db(db);
         PgSchema {
-            db,
+            dialect,
             admin: PgTarget::admin_of(settings, db),
             owner: PgTarget::owner_of(settings, db),
             to: Destination::of(settings, db),
@@ -85,7 +92,7 @@ impl PgSchema {
 
     /// A dictionary key of this engine: `pg_superuser` for `superuser`.
     fn key(&self, name: &str) -> String {
-        self.db.key(&format!("{}{name}", self.keys))
+        self.dialect.key(&format!("{}{name}", self.keys))
     }
 
     fn db(&self) -> &str {
@@ -344,7 +351,7 @@ impl PgSchema {
         let conn = connect(&self.owner).await?;
         let peer = self.owner.peer();
         let partitions =
-            self.partition && PgDialect::of(self.db).partitioning && warehouses >= PARTITION_MIN_W;
+            self.partition && self.dialect.partitioning && warehouses >= PARTITION_MIN_W;
         let clause = if partitions {
             "PARTITION BY HASH (ol_w_id)"
         } else {
@@ -388,7 +395,7 @@ impl SchemaDb for PgSchema {
     type Loader = PgLoader;
 
     fn name(&self) -> &'static str {
-        self.db.name()
+        self.dialect.database.name()
     }
 
     fn describe(&self) -> String {
@@ -419,7 +426,7 @@ impl SchemaDb for PgSchema {
         let keys = largest_first(keys, &sizes);
         parallel(owner, KEY_SESSION, &keys, WORKERS, "cannot create keys on").await?;
 
-        let routines = PgDialect::of(self.db).routines;
+        let routines = self.dialect.routines;
         if routines {
             say.line(format!("CREATING TPCC {}", self.routine_kind()));
         }
@@ -516,7 +523,7 @@ impl SchemaDb for PgSchema {
         let r = check_schema(
             &self.owner,
             &count_ware,
-            PgDialect::of(self.db).routines,
+            self.dialect.routines,
             &conn,
             warehouses,
             say,
@@ -562,7 +569,7 @@ impl SchemaDb for PgSchema {
                     "Database {db} does not exist on {}{role}: nothing to delete",
                     peer.addr
                 ));
-            } else if facts.version >= PgDialect::of(self.db).drop_force_since {
+            } else if facts.version >= self.dialect.drop_force_since {
                 let sql = format!("DROP DATABASE {} WITH (FORCE)", ident(db));
                 exec(&conn, &peer, "cannot drop", &what, &sql).await?;
             } else {
@@ -631,7 +638,7 @@ impl PgSchema {
             (true, false) => format!("role {user} (kept: hammer did not create it)"),
         };
         let mut survey = Survey {
-            server: format!("{} at {}", self.db.name(), peer.addr),
+            server: format!("{} at {}", self.dialect.database.name(), peer.addr),
             database: db.to_string(),
             database_key: self.key("dbase"),
             user,

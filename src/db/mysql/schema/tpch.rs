@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use super::load::{Shared, METHOD_UNKNOWN};
 use super::queries::{cell, ident, Queries};
 use super::{check_engine_name, MyLoader, MySchema};
-use crate::config::{Database, Settings};
+use crate::config::Settings;
 use crate::db::mysql::dialect::MyDialect;
 use crate::db::mysql::wire::Wire;
 use crate::db::mysql::MyTarget;
@@ -36,14 +36,15 @@ impl MyTpch {
         self.base.schema.clone()
     }
 
-    pub fn new(settings: &Settings, db: Database) -> Self {
+    /// The TPROC-H schema of `dialect`'s database, from its `tpch` dictionary.
+    pub fn new(settings: &Settings, dialect: &'static MyDialect) -> Self {
+        let db = dialect.database;
         let d = settings.db(db);
-        let server = MyTarget::login(settings, db, "tpch_user", "tpch_pass");
+        let server = MyTarget::login(settings, dialect, "tpch_user", "tpch_pass");
         let dbname = d.get(&db.key("tpch_dbase")).to_string();
         MyTpch {
             base: MySchema {
-                db,
-                dialect: MyDialect::of(db),
+                dialect,
                 schema: MyTarget {
                     dbname: Some(dbname.clone()),
                     ..server.clone()
@@ -139,7 +140,7 @@ impl MyTpch {
         {
             return Err(Error::AnalyzeFailed {
                 table,
-                engine: self.base.db.name(),
+                engine: self.base.dialect.database.name(),
                 addr: self.base.peer().addr,
                 said: msg,
             });
@@ -210,7 +211,7 @@ impl SchemaDb for MyTpch {
     type Loader = MyLoader;
 
     fn name(&self) -> &'static str {
-        self.base.db.name()
+        self.base.dialect.database.name()
     }
 
     fn describe(&self) -> String {

@@ -5,7 +5,8 @@
 
 use super::statements::{failed, largest_first, parallel, transaction, WORKERS};
 use super::{PgLoader, PgSchema, KEY_SESSION};
-use crate::config::{Database, Settings};
+use crate::config::Settings;
+use crate::db::postgres::dialect::PgDialect;
 use crate::db::postgres::{connect, PgTarget};
 use crate::endpoint::{Destination, Position};
 use crate::error::Result;
@@ -24,15 +25,17 @@ pub struct PgTpch {
 }
 
 impl PgTpch {
-    pub fn new(settings: &Settings, db: Database) -> Self {
+    /// The TPROC-H schema of `dialect`'s database, in its default tablespace.
+    pub fn new(settings: &Settings, dialect: &'static PgDialect) -> Self {
+        let db = dialect.database;
         let login = |user, pass, dbname| PgTarget::from_dict(settings, db, user, pass, dbname);
         PgTpch {
             base: PgSchema {
-                db,
+                dialect,
                 admin: login("tpch_superuser", "tpch_superuserpass", "tpch_defaultdbase"),
                 owner: login("tpch_user", "tpch_pass", "tpch_dbase"),
                 to: Destination::of(settings, db),
-                tablespace: "pg_default".into(),
+                tablespace: dialect.defaults().tspace.into(),
                 partition: false,
                 procedures: false,
                 workload: NAME,
@@ -74,7 +77,7 @@ impl SchemaDb for PgTpch {
     type Loader = PgLoader;
 
     fn name(&self) -> &'static str {
-        self.base.db.name()
+        self.base.dialect.database.name()
     }
 
     fn describe(&self) -> String {
