@@ -15,26 +15,53 @@
 //! Adding a dialect (a database of an existing family), in order:
 //! 1. `crate::database`: a `Database` variant and its row in `DATABASES` (prefix, display name,
 //!    the aliases users type); `rdbms`, `dbset db`, its errors and Tab completion read that row;
-//! 2. `config::keys`: its dictionary's row in `family` (the compiler asks for it): for the
-//!    MariaDB/MySQL family a `MyDefaults` const (socket, password, the keys only it has), for
-//!    the PostgreSQL family `Family::Pg` (PostgreSQL's keys under its prefix);
+//! 2. `config::keys`: its defaults row, one const (`MyDefaults`: host, port, socket, user,
+//!    password and the keys only it has; `PgDefaults`: host, port, superuser and its password,
+//!    default database, tablespace) and its arm in `keys::family` (the compiler asks for it),
+//!    the one place that says which defaults a database has; its `tpch_` logins take the same
+//!    values. HammerDB's options it cannot build are its engine's `unsupported_build_options`,
+//!    named without the prefix;
 //! 3. the family's `dialect.rs`: one static value (`MyDialect` or `PgDialect`) saying what
-//!    differs, added to the family's `ALL`; for MySQL-family servers its `version_mark`, the
-//!    word its `version()` holds;
-//! 4. the family's `engine.rs`: one static engine made from it (`Mysql::of(&dialect::TIDB)`);
-//! 5. one arm in [`engine`] below, and its name in `dbset`'s help (`crate::commands`);
-//! 6. its server in `scripts/ci/servers.sh` and its row in the engine-generic tests
+//!    differs, added to the family's `ALL` (a test holds every database of the family to
+//!    exactly one dialect there); its `server` is the word `librarycheck`, `server_facts` and
+//!    the job record put before the version (`CockroachDB 23.1`), and for MySQL-family servers
+//!    its `version_mark` is the word its `version()` holds, by which a server reached through
+//!    another dictionary is still named as what it is;
+//! 4. the family's `engine.rs`: one static engine made from it (`Mysql::of(&dialect::TIDB)`),
+//!    which hands that dialect to everything the family builds (schema, driver, TPROC-H schema,
+//!    logins, counters);
+//! 5. one arm in [`engine`] below, and its name in `dbset`'s help (`crate::commands`, whose
+//!    test asks for every database's prefix);
+//! 6. README's "Connections and security" section: its connection keys and defaults;
+//! 7. its test server: `scripts/ci/servers.sh`, its fields in `tests/common/mod.rs`'s
+//!    `Servers` (with `configure` and `require`), and its row in the engine-generic tests
 //!    (`tests/engines.rs`), which put every engine through the same battery.
 //!
+//! A dialect without stored routines (`routines: false`) gets client-side SQL for TPROC-C
+//! whatever `*_no_stored_procs` says, a build that creates no routines and a check that asks
+//! for none; a MySQL-family dialect without a bulk load path (`bulk: Bulk::Insert`) loads with
+//! multi-row INSERTs; without partitioning (`partitioning: false`) `*_partition` builds one
+//! ORDER_LINE. None of these needs code outside its dialect value.
+//!
 //! Adding an engine (a new family):
-//! 1. and 2. as for a dialect, its dictionary a new block in `config::keys` (a `Family`
-//!    variant);
-//! 3. a new folder `db/<family>/` whose `dialect.rs` holds its dialect values and whose
-//!    `engine.rs` implements [`engine::Engine`] (connection, wire client, schema and workload
-//!    drivers, counters), and each workload's family trait (TPROC-C's `tpcc::support::Family`:
-//!    its schema builder and driver), each offered in its `Engine::offers`;
-//! 4. one arm in [`engine`] below;
-//! 5. as step 6 for a dialect.
+//! 1. as step 1 for a dialect;
+//! 2. `config::keys`: a `Family` variant with its defaults type and row, and its dictionary's
+//!    keys (a `*_keys` function beside `pg_keys` and `mysql_family_keys`, and its arm in
+//!    `tpch_keys`);
+//! 3. a new folder `db/<family>/`: `mod.rs` its logins (a target made from the dictionary and
+//!    `crate::endpoint`'s endpoint) and `probe`, `dialect.rs` its dialect values (with a test
+//!    that every database of the family has exactly one), `engine.rs` implementing
+//!    [`engine::Engine`] (`probe`, `server_facts` naming the server by its dialect,
+//!    `script_conn`, `counter_source`), `wire/` or a client crate, `counter.rs` the
+//!    transaction counter's reading, and each workload's family trait (TPROC-C's
+//!    `tpcc::support::Family`: its `schema.rs` builder and `driver.rs`; TPROC-H's
+//!    `tpch::support::Family`: `schema/tpch.rs` and its queries), each offered in its
+//!    `Engine::offers`;
+//! 4. `crate::endpoint`: where its dictionary's TLS keys are named differently from
+//!    PostgreSQL's (`*_sslmode`) and MariaDB/MySQL's (`*_ssl`, `*_ssl_ca`), their reading in
+//!    `Destination::from_dict`;
+//! 5. one arm in [`engine`] below, and its name in `dbset`'s help (`crate::commands`);
+//! 6. and 7. as for a dialect, SQL files under `schemas/<prefix>/`.
 
 pub mod counter;
 pub mod engine;

@@ -1,6 +1,8 @@
 //! The MariaDB/MySQL family: its logins (this file), what differs between its databases
-//! (`dialect`), its wire client (`wire`), its TPROC-C schema builder (`schema`) and workload
-//! driver (`driver`).
+//! (`dialect`, one [`dialect::MyDialect`] each), its answers to the engine contract (`engine`),
+//! its wire client (`wire`), TPROC-C's schema builder (`schema`) and driver (`driver`),
+//! TPROC-H's schema (`schema::tpch`; its queries run over `script`'s plain SQL connection), the
+//! transaction counter's reading (`counter`) and the option files' passwords (`mycnf`).
 //!
 //! MariaDB and MySQL logins from the dictionaries, at the endpoint `crate::endpoint` gives
 //! (TCP or the `*_socket` path, TLS per `*_ssl`), server errors classified by their codes,

@@ -1,6 +1,8 @@
-//! The PostgreSQL family: its connection (this file), what differs between its databases
-//! (`dialect`), its wire client (`wire`), its TPROC-C schema builder (`schema`) and workload
-//! driver (`driver`).
+//! The PostgreSQL family: its logins and connection (this file), what differs between its
+//! databases (`dialect`, one [`dialect::PgDialect`] each), its answers to the engine contract
+//! (`engine`), its wire client (`wire`), TPROC-C's schema builder (`schema`) and driver
+//! (`driver`), TPROC-H's schema (`schema::tpch`; its queries run over `script`'s plain SQL
+//! connection), the transaction counter's reading (`counter`) and the password file (`pgpass`).
 //!
 //! PostgreSQL through tokio-postgres: logins from the `pg` dictionary at the endpoint
 //! `crate::endpoint` gives (host or socket directory, port, `pg_sslmode`), over a
