@@ -10,6 +10,7 @@ use super::shared::{lost, nap, Edge, RunOptions, Shared, STOP_GRACE};
 use super::stats::process_cpu;
 use super::workload::{Monitor, Workload};
 use crate::error::{Error, Result};
+use crate::endpoint::Position;
 
 /// What the monitor measured.
 pub(super) struct Measured<F> {
@@ -66,7 +67,7 @@ async fn counters_once<M: Monitor, W: Workload>(
         .await
         .unwrap_or_else(|_| {
             Err(lost(
-                &w.peer(),
+                &w.peer(Position::Monitor),
                 format!(
                     "no reply to the counters' query within {} s",
                     timeout.as_secs_f64()
