@@ -107,6 +107,22 @@ pub const DGSET_OPTIONS: &[(&str, &str)] = &[
     ("directory", "gen_directory"),
     ("scale_fact", "gen_scale_fact"),
 ];
+/// What each `dgset` option sets, as its line says it: `Set warehouses to 4 for data
+/// generation`.
+const DGSET_SETS: &[(&str, &str)] = &[
+    ("vu", "virtual users"),
+    ("warehouse", "warehouses"),
+    ("directory", "directory"),
+    ("scale_fact", "scale factor"),
+];
+
+/// What the `dgset` option `option` (one of [`DGSET_OPTIONS`]) sets, in its line's words.
+pub fn dgset_sets(option: &str) -> &'static str {
+    DGSET_SETS
+        .iter()
+        .find(|(o, _)| *o == option)
+        .map_or("value", |(_, what)| what)
+}
 pub const METSET_OPTIONS: &[(&str, &str, &str)] = &[
     ("agent_hostname", "agent_hostname", "Metrics agent hostname"),
     ("agent_id", "agent_id", "Metrics agent id"),
@@ -500,6 +516,16 @@ pub fn names() -> Vec<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every `dgset` option's line says what it sets.
+    #[test]
+    fn every_dgset_option_says_what_it_sets() {
+        let options: Vec<&str> = DGSET_OPTIONS.iter().map(|(o, _)| *o).collect();
+        let said: Vec<&str> = DGSET_SETS.iter().map(|(o, _)| *o).collect();
+        assert_eq!(options, said);
+        assert_eq!(dgset_sets("warehouse"), "warehouses");
+        assert_eq!(dgset_sets("vu"), "virtual users");
+    }
 
     /// `help dbset` names every benchmark of the list, by its name, HammerDB's and its
     /// dictionary's.

@@ -31,6 +31,7 @@
 
 pub mod benchmark;
 pub mod deleting;
+pub mod generation;
 pub mod loading;
 pub mod outcome;
 

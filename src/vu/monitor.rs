@@ -9,8 +9,8 @@ use super::say::Say;
 use super::shared::{lost, nap, Edge, RunOptions, Shared, STOP_GRACE};
 use super::stats::process_cpu;
 use super::workload::{Monitor, Workload};
-use crate::error::{Error, Result};
 use crate::endpoint::Position;
+use crate::error::{Error, Result};
 
 /// What the monitor measured.
 pub(super) struct Measured<F> {

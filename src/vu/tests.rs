@@ -373,10 +373,7 @@ async fn a_call_still_waiting_at_the_stop_is_abandoned() {
     let mut peers = w.peers.lock().unwrap().clone();
     peers.sort_by_key(|p| format!("{p:?}"));
     use crate::endpoint::Position::Terminal;
-    assert_eq!(
-        peers,
-        [Terminal { n: 1, of: 2 }, Terminal { n: 2, of: 2 }]
-    );
+    assert_eq!(peers, [Terminal { n: 1, of: 2 }, Terminal { n: 2, of: 2 }]);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
