@@ -39,8 +39,17 @@ pub const TPROC_H: Named = Named {
 /// Every benchmark hammer has, in the order help, completion and errors list them.
 pub const ALL: [Named; 2] = [TPROC_C, TPROC_H];
 
-/// HammerDB's compatible names, as `bm` stores them: its choices in the settings.
-pub const ALIASES: [&str; 2] = [TPROC_C.alias, TPROC_H.alias];
+/// HammerDB's compatible names, as `bm` stores them: its choices in the settings, read off
+/// [`ALL`].
+pub const ALIASES: [&str; ALL.len()] = {
+    let mut aliases = [""; ALL.len()];
+    let mut i = 0;
+    while i < ALL.len() {
+        aliases[i] = ALL[i].alias;
+        i += 1;
+    }
+    aliases
+};
 
 /// A name upper-cased without the separators users put in it or leave out (`tproc_c`,
 /// `TPC C`, `tpcc`).

@@ -107,6 +107,22 @@ pub const DGSET_OPTIONS: &[(&str, &str)] = &[
     ("directory", "gen_directory"),
     ("scale_fact", "gen_scale_fact"),
 ];
+/// What each `dgset` option sets, as its line says it: `Set warehouses to 4 for data
+/// generation`.
+const DGSET_SETS: &[(&str, &str)] = &[
+    ("vu", "virtual users"),
+    ("warehouse", "warehouses"),
+    ("directory", "directory"),
+    ("scale_fact", "scale factor"),
+];
+
+/// What the `dgset` option `option` (one of [`DGSET_OPTIONS`]) sets, in its line's words.
+pub fn dgset_sets(option: &str) -> &'static str {
+    DGSET_SETS
+        .iter()
+        .find(|(o, _)| *o == option)
+        .map_or("value", |(_, what)| what)
+}
 pub const METSET_OPTIONS: &[(&str, &str, &str)] = &[
     ("agent_hostname", "agent_hostname", "Metrics agent hostname"),
     ("agent_id", "agent_id", "Metrics agent id"),
@@ -122,8 +138,8 @@ const JOBS_HELP: &str =
     "The job history. Every buildschema, checkschema, deleteschema, datagenrun and \
 vurun is a job with an id (printed as Benchmark Run jobid=...), kept in jobs.db in the data \
 directory with its settings, output, result, timings, series and system. jobs lists them newest \
-first (TPROC-H's in a section of their own, with their geometric mean); jobs list the same in \
-the jobs format; jobs result every job's result; jobs ID shows one (an id or its first 4 or more \
+first (with more than one workload, each workload's in a section headed by its name, \
+TPROC-H's with their geometric mean); jobs list the same in the jobs format; jobs result every job's result; jobs ID shows one (an id or its first 4 or more \
 characters); jobs ID status|result|timing|queries|tcount|progress|metrics|system|dict|output [VU] \
 shows a part (queries: a TPROC-H run's time and rows of each query of each set); \
 jobs ID delete deletes it; jobs ID report FILE.html writes a self-contained HTML report; \
@@ -149,7 +165,8 @@ pub static COMMANDS: &[Command] = &[
         args: "dict key value",
         min_args: 3,
         max_args: 3,
-        help: "Sets a key of the current database's dictionaries (connection or tpcc) after checking \
+        help: "Sets a key of the current database's dictionaries (connection, or a workload's: tpcc, \
+               tpch) after checking \
                its type and range; the key keeps its old value when the new one is refused. \
                Type \"print dict\" for the dictionaries and keys.",
         complete: &[C::DictSections, C::DictKeys, C::DictValues],
@@ -291,10 +308,12 @@ pub static COMMANDS: &[Command] = &[
         args: "",
         min_args: 0,
         max_args: 0,
-        help: "Builds the TPROC-C schema of the current database as the dictionary says: \
-               *_count_ware warehouses loaded by *_num_vu virtual users in parallel, then keys, \
-               stored procedures and statistics. Creates the user and database where missing; \
-               refuses a database that already holds tables. Blocks until done; Ctrl-C stops it. \
+        help: "Builds the current benchmark's schema (dbset bm) on the current database as its \
+               dictionary says: for TPROC-C, *_count_ware warehouses loaded by *_num_vu virtual \
+               users in parallel, then keys, stored procedures and statistics; for TPROC-H, \
+               its eight tables at *_scale_fact, loaded by *_num_tpch_threads in parallel. \
+               Creates the user and database where missing; refuses a database that already \
+               holds tables. Blocks until done; Ctrl-C stops it. \
                Returns #{ok, warehouses, rows, seconds, rows_per_second, bytes_on_disk, jobid}; \
                a build that fails is an error naming its job (catch (e): e.jobid, e.status, e.note).",
         complete: &[],
@@ -304,9 +323,11 @@ pub static COMMANDS: &[Command] = &[
         args: "",
         min_args: 0,
         max_args: 0,
-        help: "Checks the current database's TPROC-C schema: tables, indexes, procedures, row \
-               counts for *_count_ware warehouses, and TPC-C consistency conditions 1 to 4 on \
-               every warehouse. Prints PASS or FAIL per check and returns #{ok, failed, checks, \
+        help: "Checks the current benchmark's schema (dbset bm) on the current database: for \
+               TPROC-C tables, indexes, procedures, row counts for *_count_ware warehouses, and \
+               TPC-C consistency conditions 1 to 4 on every warehouse; for TPROC-H its tables, \
+               primary keys, indexes, row counts for *_scale_fact and a sample of dbgen's \
+               invariants. Prints PASS or FAIL per check and returns #{ok, failed, checks, \
                jobid}. A failed check is an error of the script naming its job; catch (e) reads \
                the same e.checks, with e.jobid, e.status and e.note.",
         complete: &[],
@@ -501,6 +522,16 @@ pub fn names() -> Vec<&'static str> {
 mod tests {
     use super::*;
 
+    /// Every `dgset` option's line says what it sets.
+    #[test]
+    fn every_dgset_option_says_what_it_sets() {
+        let options: Vec<&str> = DGSET_OPTIONS.iter().map(|(o, _)| *o).collect();
+        let said: Vec<&str> = DGSET_SETS.iter().map(|(o, _)| *o).collect();
+        assert_eq!(options, said);
+        assert_eq!(dgset_sets("warehouse"), "warehouses");
+        assert_eq!(dgset_sets("vu"), "virtual users");
+    }
+
     /// `help dbset` names every benchmark of the list, by its name, HammerDB's and its
     /// dictionary's.
     #[test]
@@ -510,6 +541,30 @@ mod tests {
             for word in [b.name, b.alias, b.dictionary] {
                 assert!(help.contains(word), "help dbset lacks {word}: {help}");
             }
+        }
+    }
+
+    /// The help of each command that does something per workload says what it does for
+    /// every benchmark of the list; `diset`'s names every dictionary.
+    #[test]
+    fn workload_help_names_every_benchmark() {
+        for name in ["buildschema", "checkschema", "dgset", "datagenrun"] {
+            let help = find(name).expect(name).help;
+            for b in crate::benchmarks::ALL {
+                assert!(
+                    help.contains(b.name),
+                    "help {name} lacks {}: {help}",
+                    b.name
+                );
+            }
+        }
+        let help = find("diset").expect("diset").help;
+        for b in crate::benchmarks::ALL {
+            assert!(
+                help.contains(b.dictionary),
+                "help diset lacks {}: {help}",
+                b.dictionary
+            );
         }
     }
 

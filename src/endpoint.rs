@@ -9,6 +9,23 @@
 //! stands on the ground floor (it reads only the dictionary), so the families, the
 //! workloads, the runtime and the jobs' CPU measure all take it without importing one
 //! another.
+//!
+//! Every connection asks for its endpoint by position, and every message about a connection
+//! names the server of its position (`vu::Workload::peer`), so spreading a list of hosts is
+//! this file's change alone:
+//! - [`Destination`] holds the endpoints, in order; [`Destination::from_dict`] reads them
+//!   from the host keys (a list in `*_host`, one port each or the shared `*_port`).
+//! - [`Destination::for_position`] spreads the connections by position: terminal and loader
+//!   `n` take endpoint `(n - 1) % len`; the monitor, the counter and the session's own
+//!   connections take the first. [`Destination::endpoints`] and [`Destination::ports`]
+//!   already give every endpoint.
+//!
+//! Trying the others when a position's endpoint does not answer is the one step past this
+//! file: a function here beside `for_position` gives a position's endpoints in the order to
+//! try (its own, then the rest), and the families' openers that now take
+//! `for_position(at)` (`grep -rn for_position src/db`) loop over it, keeping the first
+//! that answers; a message then names the server the connection reached, as the MariaDB and
+//! MySQL terminals already take it from their connection.
 
 use std::path::{Path, PathBuf};
 
@@ -103,14 +120,14 @@ pub struct Destination {
 impl Destination {
     /// The destination `db`'s dictionary names.
     pub fn of(settings: &Settings, db: Database) -> Self {
-        Self::from_dict(settings.db(db), db.prefix())
+        Self::from_dict(settings.db(db), db)
     }
 
-    /// The destination of the dictionary whose keys start with `prefix`: its host and port,
-    /// its socket key when it has one, and its TLS keys (libpq's `*_sslmode` where the
-    /// dictionary has it, else MariaDB/MySQL's `*_ssl`).
-    pub fn from_dict(d: &Dict, prefix: &str) -> Self {
-        let name = |key: &str| format!("{prefix}_{key}");
+    /// The destination of `db`'s dictionary `d` (its keys named by [`Database::key`]): its
+    /// host and port, its socket key when it has one, and its TLS keys (libpq's `*_sslmode`
+    /// where the dictionary has it, else MariaDB/MySQL's `*_ssl`).
+    pub fn from_dict(d: &Dict, db: Database) -> Self {
+        let name = |key: &str| db.key(key);
         let has = |key: &str| d.spec(&name(key)).is_some();
         let text = |key: &str| d.get(&name(key)).to_string();
         let socket_file = has("socket")
@@ -157,7 +174,8 @@ impl Destination {
         }
     }
 
-    /// The endpoint the connection at `position` goes to.
+    /// The endpoint the connection at `position` goes to (with a list of hosts, spread by
+    /// position: see the module's doc).
     pub fn for_position(&self, position: Position) -> &Endpoint {
         // One endpoint: every position goes to it.
         let _ = position;

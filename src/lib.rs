@@ -29,7 +29,7 @@
 //! - [`commands`] the command table (plain data) that registers the Rhai functions and writes
 //!   `help`; [`metrics`] CPU metrics and the agent; [`bench`] the contract between the session and
 //!   the workloads, naming none ([`bench::Benchmark`], [`bench::Outcome`] and the session's
-//!   [`bench::Memory`]), with the loaders' and deletes' shared helpers.
+//!   [`bench::Memory`]), with the loaders', deletes' and data generation's shared helpers.
 //! - [`jobs`] the job history (the store, the recorder, text, JSON and HTML reports), taking
 //!   plain data; [`vu`] the virtual-user runtime, naming no workload: terminals, pool, stop,
 //!   reconnect, the timed run's monitor, per-type statistics, the live view.
@@ -56,9 +56,14 @@
 //!   seams alone.
 //! - A workload: the checklist in [`bench`]'s documentation; `tests/seam_workload.rs` builds
 //!   one on the public seams alone.
-//! - Where connections go (several hosts, a pick per terminal): [`endpoint`] alone; the
-//!   loaders, terminals, monitor, counters, `librarycheck`, custom workloads and the jobs' CPU
-//!   measure all take their endpoint from it.
+//! - Where connections go: the loaders, terminals, monitor, counters, `librarycheck`, custom
+//!   workloads and the jobs' CPU measure all take their endpoint from [`endpoint`] by their
+//!   position, and the messages about a connection name its position's server
+//!   (`vu::Workload::peer`). A list of hosts spread over the connections is `endpoint.rs`
+//!   alone (`Destination::from_dict` reads the list, `Destination::for_position` picks by
+//!   position); trying the other hosts when one does not answer adds a loop to the families'
+//!   openers that take `for_position` (`grep -rn for_position src/db`). [`endpoint`]'s
+//!   documentation has the plan.
 
 pub mod bench;
 pub mod benchmarks;

@@ -1,7 +1,8 @@
 //! A workload written outside the crate, against its public seams alone: `ECHO` keeps the
-//! `bench::Benchmark` contract (names, refusals, options, a run) and its run gives back an
-//! `bench::Outcome` of its own (lines, job record, `lastrun()` map, and what it remembers
-//! between runs). No server is needed: the workload's run says its units and counts them.
+//! `bench::Benchmark` contract (names, refusals, options, data generation's rule, a run),
+//! reached by `dgset` and `print datagen` as the session reaches any workload, and its run
+//! gives back an `bench::Outcome` of its own (lines, job record, `lastrun()` map, and what it
+//! remembers between runs). No server is needed: the workload's run says its units and counts them.
 //! That it compiles here is the proof a new workload is a sibling, not a hunt through the
 //! session; its checks are what the session reads of any outcome.
 
@@ -183,6 +184,18 @@ impl Benchmark for Echo {
         format!("Data Generation set to echo into {}", dir.display())
     }
 
+    /// Its rule over the generation's sizes: at most two writers say echoes.
+    fn check_generation(&self, _: &Settings, key: &str, value: &str) -> Result<()> {
+        match (key, value.trim().parse::<i64>()) {
+            ("gen_num_vu", Ok(vus)) if vus > 2 => Err(Error::TooManyBuilders {
+                vus,
+                warehouses: 2,
+                way_out: Some("echoes take two writers at most".into()),
+            }),
+            _ => Ok(()),
+        }
+    }
+
     fn generate(&self, _: &Settings, _: &Path) -> Result<Generation> {
         Err(Error::WorkloadUnavailable {
             workload: NAMES.name,
@@ -339,6 +352,38 @@ fn a_sibling_workload_refuses_as_the_shipped_ones_do() {
     let e = hammer::bench::deleting::verdict(&ECHO, all, &survey).unwrap_err();
     assert!(e.to_string().contains("they are TPROC-C's"), "{e}");
     survey_ok(all);
+}
+
+/// `dgset` and `print datagen` reach the chosen workload through the same functions the
+/// session calls with it.
+#[test]
+fn data_generation_asks_the_workload() {
+    use hammer::bench::generation;
+    let mut settings = Settings::defaults();
+    let dir = std::env::temp_dir();
+    settings
+        .set(
+            Target::Generic,
+            "datageneration",
+            "gen_directory",
+            &dir.display().to_string(),
+        )
+        .expect("dgset directory");
+    assert_eq!(
+        generation::plan(&ECHO, &settings),
+        format!("Data Generation set to echo into {}", dir.display())
+    );
+    generation::check_change(&ECHO, &settings, "gen_num_vu", "2").expect("two writers");
+    let e = generation::check_change(&ECHO, &settings, "gen_num_vu", "3").unwrap_err();
+    assert!(e.to_string().contains("two writers at most"), "{e}");
+    // The key's own range comes first, whatever the workload.
+    let e = generation::check_change(&ECHO, &settings, "gen_num_vu", "0").unwrap_err();
+    assert!(e.to_string().contains("gen_num_vu"), "{e}");
+    // TPROC-C's own rule is not the echo's: three writers for one warehouse are refused there.
+    let tpcc = hammer::workloads::ALL[0];
+    assert!(generation::check_change(tpcc, &settings, "gen_num_vu", "3").is_err());
+    assert_eq!(tpcc.generation_warehouses(&settings), Some(1));
+    assert_eq!(ECHO.generation_warehouses(&settings), None);
 }
 
 /// Its own tables are its own to delete.

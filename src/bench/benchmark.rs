@@ -102,6 +102,20 @@ pub trait Benchmark: Sync {
     /// `datagenrun` into `dir` (an existing, writable directory): the rows written.
     fn generate(&self, settings: &Settings, dir: &Path) -> Result<Generation>;
 
+    /// `dgset`'s new `value` (already in its own range) for the data-generation key `key`,
+    /// checked against the workload's other generation sizes: TPROC-C's writers each take
+    /// whole warehouses, so `gen_num_vu` may not exceed `gen_count_ware`. By default every
+    /// value in range is taken.
+    fn check_generation(&self, _settings: &Settings, _key: &str, _value: &str) -> Result<()> {
+        Ok(())
+    }
+
+    /// The warehouses a `datagenrun` job records, for a workload whose data is sized in them
+    /// (TPROC-C's `gen_count_ware`); `None`, the default, for a workload sized otherwise.
+    fn generation_warehouses(&self, _settings: &Settings) -> Option<u32> {
+        None
+    }
+
     /// For a workload sized in warehouses, the warehouses the schema a run of these settings
     /// would use holds, counted as the run starts: its job records them (the build's
     /// setting may say otherwise, and then the [`Held`] says so). `None` for a workload

@@ -23,7 +23,7 @@ use crate::sql::{Rows, ScriptConn};
 use crate::vu::Say;
 
 /// What every connection of a run shares: the runtime its statements run on, their bound,
-/// the cut and how many connections are open.
+/// the cut and how many connections are open. Where each goes is its [`Handle`]'s.
 pub(super) struct Ctx {
     pub rt: tokio::runtime::Handle,
     /// How long a statement may wait for its reply (`*_reply_timeout`).
@@ -31,14 +31,11 @@ pub(super) struct Ctx {
     /// Fired by the stopping run: statements still waiting are given up, scripts end.
     pub cut: Interrupt,
     pub open: AtomicUsize,
-    pub peer: Peer,
 }
 
-impl Ctx {
-    /// A connection that is gone, said as the databases' own failures are.
-    pub fn lost(&self, why: impl Into<String>) -> DbError {
-        self.peer.failed("gave up waiting for", Failure::Lost, why)
-    }
+/// A connection that is gone, said as the databases' own failures are.
+fn lost(peer: &Peer, why: impl Into<String>) -> DbError {
+    peer.failed("gave up waiting for", Failure::Lost, why)
 }
 
 /// The connection as Rhai holds it (`DB`): shared so that Rhai can clone the handle. Between
@@ -47,6 +44,8 @@ impl Ctx {
 pub(super) struct Handle {
     slot: Arc<Mutex<Slot>>,
     ctx: Arc<Ctx>,
+    /// The server and login of its virtual user's connection, for messages about it.
+    peer: Arc<Peer>,
 }
 
 #[derive(Default)]
@@ -83,11 +82,18 @@ async fn perform(conn: &mut ScriptConn, op: Op) -> Result<Reply, DbError> {
 }
 
 impl Handle {
-    pub fn new(ctx: Arc<Ctx>) -> Self {
+    /// The handle of a virtual user whose connection goes to `peer`.
+    pub fn new(ctx: Arc<Ctx>, peer: Peer) -> Self {
         Handle {
             slot: Arc::default(),
             ctx,
+            peer: Arc::new(peer),
         }
+    }
+
+    /// Its connection is gone, said as the databases' own failures are.
+    pub fn lost(&self, why: impl Into<String>) -> DbError {
+        lost(&self.peer, why)
     }
 
     fn slot(&self) -> MutexGuard<'_, Slot> {
@@ -107,7 +113,7 @@ impl Handle {
         match (s.conn.take(), s.gone.take()) {
             (Some(c), _) => Ok(c),
             (None, Some(why)) => Err(why),
-            (None, None) => Err(self.ctx.lost("the connection was closed")),
+            (None, None) => Err(self.lost("the connection was closed")),
         }
     }
 
@@ -120,14 +126,14 @@ impl Handle {
             return Err(fail("the connection is closed"));
         };
         let (tx, rx) = std::sync::mpsc::sync_channel(1);
-        let ctx = self.ctx.clone();
+        let (ctx, peer) = (self.ctx.clone(), self.peer.clone());
         self.ctx.rt.spawn(async move {
             let limit = ctx.reply_timeout;
             let answer = tokio::select! {
                 biased;
-                _ = ctx.cut.wait() => Err(ctx.lost("the run stopped while the statement waited")),
+                _ = ctx.cut.wait() => Err(lost(&peer, "the run stopped while the statement waited")),
                 r = tokio::time::timeout(limit, perform(&mut conn, op)) => r.unwrap_or_else(|_| {
-                    Err(ctx.lost(format!(
+                    Err(lost(&peer, format!(
                         "no reply within {} s (the reply timeout)",
                         limit.as_secs_f64()
                     )))
@@ -138,9 +144,7 @@ impl Handle {
         // The task is bounded by the reply timeout and the cut, so this wait is too; a task
         // that ended without answering drops the sender.
         let Ok((conn, answer)) = rx.recv() else {
-            let why = self
-                .ctx
-                .lost("the statement's task ended without an answer");
+            let why = self.lost("the statement's task ended without an answer");
             self.gone(why.clone());
             return Err(fail(why));
         };

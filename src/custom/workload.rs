@@ -70,11 +70,11 @@ struct Terminal {
 #[derive(Clone, Copy)]
 struct Iteration;
 
-/// Where a custom run's connections go and as whom, for the messages about them: the host
-/// and port of the first terminal's endpoint.
-fn peer_of(settings: &Settings, db: Database) -> Peer {
+/// Where the custom run's connection at `at` goes and as whom, for the messages about it:
+/// the host and port of that position's endpoint.
+fn peer_of(settings: &Settings, db: Database, at: Position) -> Peer {
     let to = Destination::of(settings, db);
-    let at = to.for_position(Position::Terminal { n: 1, of: 1 });
+    let at = to.for_position(at);
     Peer {
         db,
         addr: format!("{}:{}", at.host, at.port),
@@ -149,8 +149,8 @@ impl Workload for Custom {
         self.ctx.reply_timeout
     }
 
-    fn peer(&self) -> Peer {
-        self.ctx.peer.clone()
+    fn peer(&self, at: Position) -> Peer {
+        peer_of(&self.settings, self.db, at)
     }
 
     fn cut(&self) -> usize {
@@ -161,7 +161,8 @@ impl Workload for Custom {
     fn terminal(&self, _: &(), place: Place, _: SmallRng) -> Terminal {
         // No monitor: worker N is virtual user N.
         let vu = place.worker as usize;
-        let handle = Handle::new(self.ctx.clone());
+        // A custom virtual user runs one terminal: its position is its place's.
+        let handle = Handle::new(self.ctx.clone(), self.peer(place.position(1)));
         let mut scope = Scope::new();
         scope.push_constant("VUSER", vu as rhai::INT);
         scope.push_constant("DB", handle.clone());
@@ -183,7 +184,7 @@ impl Workload for Custom {
 
     async fn execute(&self, conn: &mut Conn, _: Iteration, t: &mut Terminal) -> Result<()> {
         let Some(c) = conn.conn.take() else {
-            return Err(Error::Db(self.ctx.lost("the connection was closed")));
+            return Err(Error::Db(t.handle.lost("the connection was closed")));
         };
         t.handle.put(c);
         t.scope.set_value("ITERATION", t.iteration as rhai::INT);
@@ -205,7 +206,7 @@ impl Workload for Custom {
         ran.map_err(|e| {
             if matches!(*e, EvalAltResult::ErrorTerminated(..)) {
                 // The stopping run's cut ended the script: the runtime counts it abandoned.
-                return Error::Db(self.ctx.lost("the run stopped while the script ran"));
+                return Error::Db(t.handle.lost("the run stopped while the script ran"));
             }
             let p = e.position();
             let line = p.line().unwrap_or(0);
@@ -284,7 +285,6 @@ pub async fn run(
         reply_timeout: Duration::from_secs(reply_secs),
         cut: Interrupt::default(),
         open: Default::default(),
-        peer: peer_of(settings, db),
     });
     let opts = RunOptions {
         virtual_users: plan.virtual_users,

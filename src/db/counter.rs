@@ -160,6 +160,11 @@ impl CounterSource {
         self.inner.schema_db()
     }
 
+    /// Where NOPM is read from, as `tcstart` says it: `the TPROC-C districts in tpcc`.
+    pub fn new_orders_from(&self) -> String {
+        format!("the TPROC-C districts in {}", self.schema_db())
+    }
+
     pub fn is_connected(&self) -> bool {
         self.inner.is_connected()
     }

@@ -183,8 +183,8 @@ pub struct Summary {
     pub pid: u32,
 }
 
-/// The workload name a TPROC-H job records (`Profile::workload`): `jobs` lists those jobs in
-/// a section of their own, as HammerDB does.
+/// The workload name a TPROC-H job records (`Profile::workload`): `jobs` shows those jobs'
+/// geometric mean and query sets in NOPM's and TPM's place, as HammerDB does.
 pub const TPROC_H: &str = crate::benchmarks::TPROC_H.name;
 
 impl Summary {

@@ -25,63 +25,135 @@ fn seconds5(v: Option<f64>) -> String {
     v.map_or("-".to_string(), |v| format!("{v:.5}"))
 }
 
-/// The `jobs` table, newest first. TPROC-H's jobs, measured by a geometric mean rather than
-/// NOPM, follow in a `TPROC-H Jobs` section of their own, as HammerDB lists them.
+/// The `jobs` table, newest first, in one section per workload, headed by its name, as
+/// HammerDB lists them: the benchmarks in the order of `crate::benchmarks::ALL`, then any
+/// other workload a job recorded. Custom runs share the first benchmark's section, whose
+/// heading then says so. A list of only that section has no heading. TPROC-H's jobs,
+/// measured by a geometric mean rather than NOPM, show it in NOPM's place.
 pub fn list(jobs: &[Summary], path: &str) -> String {
     if jobs.is_empty() {
         return format!("No jobs found in database file {path}");
     }
-    let (tpch, oltp): (Vec<&Summary>, Vec<&Summary>) = jobs.iter().partition(|j| j.is_tpch());
-    let mut sections = Vec::new();
-    if !oltp.is_empty() {
-        let mut out = String::new();
-        if !tpch.is_empty() {
-            let custom = oltp.iter().any(|j| is_custom(j));
-            out.push_str(if custom {
-                "TPROC-C and custom Jobs\n"
+    let sections = sections(jobs);
+    let headed = sections.len() > 1 || sections.first().is_some_and(|s| s.rank != 0);
+    sections
+        .iter()
+        .map(|s| {
+            let mut out = String::new();
+            if headed {
+                out.push_str(&s.heading());
+                out.push('\n');
+            }
+            out.push_str(&if s.name.eq_ignore_ascii_case(super::TPROC_H) {
+                geomean_table(&s.jobs)
             } else {
-                "TPROC-C Jobs\n"
+                nopm_table(&s.jobs)
             });
+            out
+        })
+        .collect::<Vec<_>>()
+        .join("\n\n")
+}
+
+/// One workload's jobs in the `jobs` table.
+struct Section<'a> {
+    /// The workload's name as the section is headed: `TPROC-C`.
+    name: &'a str,
+    /// Where it comes: its place in `crate::benchmarks::ALL`, or after them.
+    rank: usize,
+    /// Whether custom runs share it.
+    custom: bool,
+    jobs: Vec<&'a Summary>,
+}
+
+impl Section<'_> {
+    /// `TPROC-C Jobs`, `TPROC-C and custom Jobs`.
+    fn heading(&self) -> String {
+        if self.custom {
+            format!("{} and custom Jobs", self.name)
+        } else {
+            format!("{} Jobs", self.name)
         }
+    }
+}
+
+/// The jobs grouped by workload, each group newest first, the groups in their order.
+fn sections(jobs: &[Summary]) -> Vec<Section<'_>> {
+    let known = crate::benchmarks::ALL;
+    let mut sections: Vec<Section> = Vec::new();
+    for j in jobs {
+        let custom = is_custom(j);
+        let (name, rank) = if custom {
+            (known[0].name, 0)
+        } else {
+            let recorded = j.profile.workload.as_str();
+            match known
+                .iter()
+                .position(|b| b.name.eq_ignore_ascii_case(recorded))
+            {
+                Some(i) => (known[i].name, i),
+                None => (recorded, known.len()),
+            }
+        };
+        match sections.iter_mut().find(|s| s.name == name) {
+            Some(s) => {
+                s.custom |= custom;
+                s.jobs.push(j);
+            }
+            None => sections.push(Section {
+                name,
+                rank,
+                custom,
+                jobs: vec![j],
+            }),
+        }
+    }
+    // Stable: workloads outside the list keep the order they were first met in.
+    sections.sort_by_key(|s| s.rank);
+    sections
+}
+
+/// A section's table with NOPM and TPM.
+fn nopm_table(jobs: &[&Summary]) -> String {
+    let mut out = format!(
+        "{:<24}  {:<19}  {:<10}  {:<12}  {:<15}  {:>8}  {:>9}  {}",
+        "JOBID", "STARTED (UTC)", "DATABASE", "WORKLOAD", "TYPE", "NOPM", "TPM", "STATUS"
+    );
+    for j in jobs {
         out.push_str(&format!(
-            "{:<24}  {:<19}  {:<10}  {:<12}  {:<15}  {:>8}  {:>9}  {}",
-            "JOBID", "STARTED (UTC)", "DATABASE", "WORKLOAD", "TYPE", "NOPM", "TPM", "STATUS"
+            "\n{:<24}  {:<19}  {:<10}  {:<12}  {:<15}  {:>8}  {:>9}  {}",
+            j.id,
+            text_time(j.started),
+            clip(&j.profile.db, 10),
+            clip(&j.profile.workload, 12),
+            j.label,
+            figure(j.nopm),
+            figure(j.tpm),
+            j.status.label()
         ));
-        for j in oltp {
-            out.push_str(&format!(
-                "\n{:<24}  {:<19}  {:<10}  {:<12}  {:<15}  {:>8}  {:>9}  {}",
-                j.id,
-                text_time(j.started),
-                clip(&j.profile.db, 10),
-                clip(&j.profile.workload, 12),
-                j.label,
-                figure(j.nopm),
-                figure(j.tpm),
-                j.status.label()
-            ));
-        }
-        sections.push(out);
     }
-    if !tpch.is_empty() {
-        let mut out = format!(
-            "TPROC-H Jobs\n{:<24}  {:<19}  {:<10}  {:<15}  {:>10}  {:>4}  {}",
-            "JOBID", "STARTED (UTC)", "DATABASE", "TYPE", "GEOMEAN", "SETS", "STATUS"
-        );
-        for j in tpch {
-            out.push_str(&format!(
-                "\n{:<24}  {:<19}  {:<10}  {:<15}  {:>10}  {:>4}  {}",
-                j.id,
-                text_time(j.started),
-                clip(&j.profile.db, 10),
-                j.label,
-                seconds5(j.geomean),
-                j.querysets.map_or("-".to_string(), |n| n.to_string()),
-                j.status.label()
-            ));
-        }
-        sections.push(out);
+    out
+}
+
+/// A section's table with the geometric mean and the query sets (TPROC-H's).
+fn geomean_table(jobs: &[&Summary]) -> String {
+    let mut out = format!(
+        "{:<24}  {:<19}  {:<10}  {:<15}  {:>10}  {:>4}  {}",
+        "JOBID", "STARTED (UTC)", "DATABASE", "TYPE", "GEOMEAN", "SETS", "STATUS"
+    );
+    for j in jobs {
+        out.push_str(&format!(
+            "\n{:<24}  {:<19}  {:<10}  {:<15}  {:>10}  {:>4}  {}",
+            j.id,
+            text_time(j.started),
+            clip(&j.profile.db, 10),
+            j.label,
+            seconds5(j.geomean),
+            j.querysets.map_or("-".to_string(), |n| n.to_string()),
+            j.status.label()
+        ));
     }
-    sections.join("\n\n")
+    out
 }
 
 /// `jobs result`: every job's result in one line each, oldest first: HammerDB's result lines
@@ -764,6 +836,29 @@ mod tests {
             "/x/jobs.db",
         );
         assert!(t.starts_with("TPROC-C and custom Jobs\n"), "{t}");
+    }
+
+    /// A workload outside the known benchmarks gets a section headed by its own name, after
+    /// theirs; alone, it is headed too.
+    #[test]
+    fn another_workload_gets_its_own_section() {
+        let c = summary_of("67FD24A6FDB403E253438393", Some(12345.4));
+        let mut other = summary_of("67FD24A6FDB403E253438395", Some(99.0));
+        other.profile.workload = "SYSBENCH".into();
+        let h = crate::jobs::sample::tpch_detail("67FD24A6FDB403E253438394", 1).summary;
+        let t = list(&[other.clone(), h, c.clone()], "/x/jobs.db");
+        let headings: Vec<&str> = t.lines().filter(|l| l.ends_with(" Jobs")).collect();
+        assert_eq!(
+            headings,
+            ["TPROC-C Jobs", "TPROC-H Jobs", "SYSBENCH Jobs"],
+            "{t}"
+        );
+        let t = list(&[other.clone(), c], "/x/jobs.db");
+        assert!(t.starts_with("TPROC-C Jobs\nJOBID"), "{t}");
+        assert!(t.contains("\n\nSYSBENCH Jobs\nJOBID"), "{t}");
+        assert!(t.contains("SYSBENCH") && t.contains("      99"), "{t}");
+        let t = list(&[other], "/x/jobs.db");
+        assert!(t.starts_with("SYSBENCH Jobs\nJOBID"), "{t}");
     }
 
     #[test]

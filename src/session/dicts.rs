@@ -316,11 +316,7 @@ impl Session {
             ),
             "vustatus" => self.vustatus_text(),
             "vucomplete" => self.vucomplete_value().to_string(),
-            "datagen" => {
-                // An unknown `bm` cannot be set; the default benchmark stands in all the same.
-                let bm = crate::workloads::of(&self.settings).unwrap_or(crate::workloads::ALL[0]);
-                bm.generation_plan(&self.settings, &self.datagen_dir())
-            }
+            "datagen" => crate::bench::generation::plan(self.datagen_benchmark(), &self.settings),
             other => {
                 let usage = commands::find("print")
                     .map(Command::usage)

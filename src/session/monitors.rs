@@ -48,7 +48,7 @@ impl Session {
                 return Err(e);
             }
         };
-        let schema_db = source.schema_db().to_string();
+        let new_orders_from = source.new_orders_from();
         let log = self.tc.start(
             &self.rt,
             source,
@@ -70,9 +70,7 @@ impl Session {
             ));
         }
         if nopm {
-            detail.push_str(&format!(
-                ", with NOPM from the TPROC-C districts in {schema_db}"
-            ));
+            detail.push_str(&format!(", with NOPM from {new_orders_from}"));
         }
         self.out.line(detail);
         if let Some(path) = log {

@@ -85,10 +85,13 @@ impl Session {
 
     /// Where datagenrun writes: `gen_directory`, or the temporary directory when empty.
     pub(super) fn datagen_dir(&self) -> PathBuf {
-        match self.settings.generic.get("gen_directory") {
-            "" => std::env::temp_dir(),
-            dir => PathBuf::from(dir),
-        }
+        crate::bench::generation::directory(&self.settings)
+    }
+
+    /// The chosen benchmark for data generation: an unknown `bm` cannot be set, and the
+    /// default benchmark stands in all the same.
+    pub(super) fn datagen_benchmark(&self) -> &'static dyn crate::bench::Benchmark {
+        crate::workloads::of(&self.settings).unwrap_or(crate::workloads::ALL[0])
     }
 
     pub fn dgset(&mut self, args: &[String]) -> Result<Dynamic> {
@@ -101,43 +104,8 @@ impl Session {
                 usage,
             ));
         };
-        // The key's own range first: `dgset vu 9223372036854775807` is out of range, whatever
-        // the warehouses.
-        self.settings.check(
-            crate::config::Target::Generic,
-            "datageneration",
-            key,
-            &args[1],
-        )?;
-        let g = &self.settings.generic;
-        let (vus, ware) = (g.get_i64("gen_num_vu"), g.get_i64("gen_count_ware"));
-        match *option {
-            // The dictionary checks it against the TPROC-H scale factors.
-            "scale_fact" => {}
-            "vu" | "warehouse" => {
-                let n: i64 = args[1].trim().parse().map_err(|_| Error::NotAnInteger {
-                    option: option.to_string(),
-                    value: args[1].clone(),
-                })?;
-                let (v, w) = if *option == "vu" { (n, ware) } else { (vus, n) };
-                // TPROC-C's writers each take whole warehouses; TPROC-H's take dbgen's parts.
-                let by_warehouse = crate::workloads::of(&self.settings)
-                    .map_or(true, |b| b.job_sizes(&self.settings).1.is_some());
-                if by_warehouse && v > w && n >= 1 {
-                    return Err(Error::TooManyBuilders {
-                        vus: v,
-                        warehouses: w,
-                        way_out: None,
-                    });
-                }
-            }
-            _ => {
-                let dir = std::path::Path::new(&args[1]);
-                if !args[1].is_empty() {
-                    check_writable_dir(dir)?;
-                }
-            }
-        }
+        let bm = self.datagen_benchmark();
+        crate::bench::generation::check_change(bm, &self.settings, key, &args[1])?;
         let change = self.settings.set(
             crate::config::Target::Generic,
             "datageneration",
@@ -147,19 +115,14 @@ impl Session {
         if let Change::Changed { .. } = change {
             self.persist();
         }
-        let shown = match *option {
-            "vu" => format!(
-                "Set virtual users to {} for data generation",
-                args[1].trim()
-            ),
-            "warehouse" => format!("Set warehouses to {} for data generation", args[1].trim()),
-            "scale_fact" => format!("Set scale factor to {} for data generation", args[1].trim()),
-            _ => format!(
-                "Set directory to {} for data generation",
-                self.datagen_dir().display()
-            ),
+        let value = if *key == "gen_directory" {
+            self.datagen_dir().display().to_string()
+        } else {
+            args[1].trim().to_string()
         };
-        self.out.line(shown);
+        let what = commands::dgset_sets(option);
+        self.out
+            .line(format!("Set {what} to {value} for data generation"));
         Ok(Dynamic::UNIT)
     }
 
@@ -172,40 +135,13 @@ impl Session {
         let bm = crate::workloads::of(&self.settings)?;
         let dir = self.datagen_dir();
         let generate = bm.generate(&self.settings, &dir)?;
-        check_writable_dir(&dir)?;
-        // Sized in warehouses (TPROC-C) or by its scale factor (TPROC-H).
-        let warehouses = bm
-            .job_sizes(&self.settings)
-            .1
-            .map(|_| self.settings.generic.get_i64("gen_count_ware") as u32);
+        crate::bench::generation::check_writable_dir(&dir)?;
         self.begin_job(crate::jobs::Spec::datagen(
             &self.settings,
             bm.name(),
-            warehouses,
+            bm.generation_warehouses(&self.settings),
         ));
         let rows = generate(&self.out, &self.interrupt)?;
         Ok((rows as i64).into())
-    }
-}
-
-/// Refuses a path that is not an existing directory this process can write in.
-fn check_writable_dir(dir: &std::path::Path) -> Result<()> {
-    if !dir.is_dir() {
-        return Err(Error::NoDirectory {
-            dir: dir.display().to_string(),
-            way_out: "dgset directory",
-        });
-    }
-    let probe = dir.join(format!(".hammer-write-test-{}", std::process::id()));
-    match std::fs::File::create(&probe) {
-        Ok(_) => {
-            let _ = std::fs::remove_file(&probe);
-            Ok(())
-        }
-        Err(e) => Err(Error::DirectoryNotWritable {
-            dir: dir.display().to_string(),
-            why: e.to_string(),
-            way_out: "dgset directory",
-        }),
     }
 }

@@ -227,6 +227,39 @@ impl Benchmark for Tprocc {
         )
     }
 
+    /// The generation's writers each take whole warehouses: no more writers than
+    /// warehouses.
+    fn check_generation(&self, settings: &Settings, key: &str, value: &str) -> Result<()> {
+        let g = &settings.generic;
+        let (vus, ware) = (g.get_i64("gen_num_vu"), g.get_i64("gen_count_ware"));
+        let option = match key {
+            "gen_num_vu" => "vu",
+            "gen_count_ware" => "warehouse",
+            _ => return Ok(()),
+        };
+        let n: i64 = value.trim().parse().map_err(|_| Error::NotAnInteger {
+            option: option.to_string(),
+            value: value.to_string(),
+        })?;
+        let (v, w) = if key == "gen_num_vu" {
+            (n, ware)
+        } else {
+            (vus, n)
+        };
+        if v > w && n >= 1 {
+            return Err(Error::TooManyBuilders {
+                vus: v,
+                warehouses: w,
+                way_out: None,
+            });
+        }
+        Ok(())
+    }
+
+    fn generation_warehouses(&self, settings: &Settings) -> Option<u32> {
+        Some(settings.generic.get_i64("gen_count_ware") as u32)
+    }
+
     fn generate(&self, settings: &Settings, dir: &Path) -> Result<Generation> {
         let g = &settings.generic;
         let plan = Plan {

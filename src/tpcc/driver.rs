@@ -134,8 +134,8 @@ impl<D: TxnDb> Workload for Tpcc<D> {
         self.db.reply_timeout()
     }
 
-    fn peer(&self) -> crate::fault::Peer {
-        self.db.peer()
+    fn peer(&self, at: Position) -> crate::fault::Peer {
+        self.db.peer(at)
     }
 
     fn cut(&self) -> usize {

@@ -176,8 +176,9 @@ pub trait TxnDb: Send + Sync + 'static {
     /// counts as lost.
     fn reply_timeout(&self) -> std::time::Duration;
 
-    /// The server and login the terminals run on, for messages about their connections.
-    fn peer(&self) -> crate::fault::Peer;
+    /// The server and login of the connection at `at` (where [`Self::connect`] sends it),
+    /// for messages about it.
+    fn peer(&self, at: Position) -> crate::fault::Peer;
 
     /// Shuts down every connection this database has opened and any it opens from now on, so
     /// that a call waiting on a server that stopped answering ends at once, on whichever

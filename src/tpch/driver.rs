@@ -92,7 +92,6 @@ struct Tpch {
     next_conn: AtomicU64,
     /// Fired by the stopping run's cut: connections opened afterwards are refused.
     cut: Interrupt,
-    peer: Peer,
 }
 
 /// A terminal's connection, its canceller registered while it is open.
@@ -102,6 +101,8 @@ pub struct Conn {
     cancels: Arc<Mutex<Cancels>>,
     /// A query or refresh is waiting for the server.
     busy: bool,
+    /// The connection's position among the run's, for messages naming its server.
+    at: Position,
 }
 
 impl Drop for Conn {
@@ -375,6 +376,7 @@ impl Workload for Tpch {
             id,
             cancels: self.cancels.clone(),
             busy: false,
+            at,
         })
     }
 
@@ -389,8 +391,8 @@ impl Workload for Tpch {
         super::QUERY_REPLY_TIMEOUT
     }
 
-    fn peer(&self) -> Peer {
-        self.peer.clone()
+    fn peer(&self, at: Position) -> Peer {
+        self.support.peer(&self.settings, at)
     }
 
     /// Cancels every running query on the server; the runtime then drops the connections.
@@ -479,7 +481,7 @@ impl Workload for Tpch {
 
     async fn execute(&self, conn: &mut Conn, unit: Unit, t: &mut Terminal) -> Result<Done> {
         let Some(c) = conn.conn.as_mut() else {
-            return Err(Error::Db(self.peer.failed(
+            return Err(Error::Db(self.peer(conn.at).failed(
                 "cannot run",
                 crate::fault::Failure::Lost,
                 "closed",
@@ -686,7 +688,6 @@ pub async fn run(
         duration: Duration::ZERO,
         refresh: opts.refresh,
     };
-    let peer = support.peer(&settings);
     let w = Arc::new(Tpch {
         support,
         settings,
@@ -697,7 +698,6 @@ pub async fn run(
         cancels: Arc::new(Mutex::new(Cancels::default())),
         next_conn: AtomicU64::new(0),
         cut: Interrupt::default(),
-        peer,
     });
     let cpu_before = crate::vu::stats::process_cpu();
     let started = Instant::now();

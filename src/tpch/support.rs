@@ -59,8 +59,9 @@ pub trait Support: Sync {
         at: Position,
     ) -> Pending<'a, Result<ScriptConn, DbError>>;
 
-    /// The server and login [`Self::connect`] reaches, for messages about its connections.
-    fn peer(&self, settings: &Settings) -> Peer;
+    /// The server and login [`Self::connect`] reaches for the connection at `at`, for
+    /// messages about it.
+    fn peer(&self, settings: &Settings, at: Position) -> Peer;
 
     /// The 22 queries in this database's SQL (`schemas/<db>/tproch/queries.sql`), as
     /// `tpch::queries` parses them.
@@ -86,8 +87,8 @@ pub trait Family: Sync {
         at: Position,
     ) -> Pending<'a, Result<ScriptConn, DbError>>;
 
-    /// The server and login [`Self::tpch_connect`] reaches.
-    fn tpch_peer(&self, settings: &Settings) -> Peer;
+    /// The server and login [`Self::tpch_connect`] reaches for the connection at `at`.
+    fn tpch_peer(&self, settings: &Settings, at: Position) -> Peer;
 
     /// The dialect's query file.
     fn tpch_queries_sql(&self) -> &'static str;
@@ -174,8 +175,8 @@ impl<F: Family> Support for F {
         self.tpch_connect(settings, at)
     }
 
-    fn peer(&self, settings: &Settings) -> Peer {
-        self.tpch_peer(settings)
+    fn peer(&self, settings: &Settings, at: Position) -> Peer {
+        self.tpch_peer(settings, at)
     }
 
     fn queries_sql(&self) -> &'static str {

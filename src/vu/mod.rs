@@ -7,7 +7,8 @@
 //! runtime), [`runtime`] (workers, terminals, pool, stop, reconnect), `monitor` (the timed
 //! run's virtual user 1), `shared` (what those two share), [`stats`] (per-type counts and
 //! histograms), [`script`] (what `loadscript` froze), `say` (`Vuser N:` lines). No workload
-//! is named here: TPROC-C and custom scripts use it.
+//! is named here: every workload's driver runs on it (TPROC-C's, TPROC-H's and custom
+//! scripts').
 
 mod interval;
 pub mod live;

@@ -9,6 +9,7 @@ use super::say::Say;
 use super::shared::{lost, nap, Edge, RunOptions, Shared, STOP_GRACE};
 use super::stats::process_cpu;
 use super::workload::{Monitor, Workload};
+use crate::endpoint::Position;
 use crate::error::{Error, Result};
 
 /// What the monitor measured.
@@ -66,7 +67,7 @@ async fn counters_once<M: Monitor, W: Workload>(
         .await
         .unwrap_or_else(|_| {
             Err(lost(
-                &w.peer(),
+                &w.peer(Position::Monitor),
                 format!(
                     "no reply to the counters' query within {} s",
                     timeout.as_secs_f64()

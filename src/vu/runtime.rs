@@ -111,24 +111,26 @@ const ERRORS_SHOWN: u32 = 5;
 /// Runs one unit, bounded: by the reply timeout (a connection whose driver does not bound
 /// its own reads, such as tokio-postgres's, is given up on), and by the cut (a call still
 /// waiting when the stopping run cuts its connections is abandoned). A blocking connection
-/// bounds its own reads and is woken by the cut itself.
+/// bounds its own reads and is woken by the cut itself. `at` is the terminal's position, for
+/// the message naming its server.
 async fn bounded<W: Workload>(
     w: &W,
     conn: &mut W::Conn,
     unit: W::Unit,
     t: &mut W::Terminal,
     cut: &Interrupt,
+    at: Position,
 ) -> Result<W::Done> {
     let reply_timeout = w.reply_timeout();
     tokio::select! {
         biased;
         r = tokio::time::timeout(reply_timeout, w.execute(conn, unit, t)) => r.unwrap_or_else(|_| {
-            Err(lost(&w.peer(), format!(
+            Err(lost(&w.peer(at), format!(
                 "no reply within {} s (the reply timeout)",
                 reply_timeout.as_secs_f64()
             )))
         }),
-        _ = cut.wait() => Err(lost(&w.peer(), "the run stopped while the call waited".into())),
+        _ = cut.wait() => Err(lost(&w.peer(at), "the run stopped while the call waited".into())),
     }
 }
 
@@ -206,7 +208,7 @@ async fn run_terminal<W: Workload>(
         let Some(mut conn) = pool.take() else { break };
         let mut attempt = 0;
         let result = loop {
-            match bounded(w, &mut conn, kind, &mut t, &shared.cut).await {
+            match bounded(w, &mut conn, kind, &mut t, &shared.cut, at).await {
                 Err(e) if is_kind(&e, Failure::Retry) && attempt < RETRIES => attempt += 1,
                 other => break other,
             }

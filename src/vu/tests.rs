@@ -32,6 +32,8 @@ struct Fake {
     timed: bool,
     /// Where each connection was asked for.
     positions: std::sync::Mutex<Vec<crate::endpoint::Position>>,
+    /// Whose server each message about a connection was asked to name.
+    peers: std::sync::Mutex<Vec<crate::endpoint::Position>>,
 }
 
 fn peer() -> Peer {
@@ -81,7 +83,8 @@ impl Workload for Fake {
         Duration::from_secs(60)
     }
 
-    fn peer(&self) -> Peer {
+    fn peer(&self, at: crate::endpoint::Position) -> Peer {
+        self.peers.lock().unwrap().push(at);
         peer()
     }
 
@@ -366,6 +369,11 @@ async fn a_call_still_waiting_at_the_stop_is_abandoned() {
             .any(|l| l.starts_with("2 call(s) still waiting for the server")),
         "{lines:?}"
     );
+    // Each abandoned call is said of its own terminal's connection.
+    let mut peers = w.peers.lock().unwrap().clone();
+    peers.sort_by_key(|p| format!("{p:?}"));
+    use crate::endpoint::Position::Terminal;
+    assert_eq!(peers, [Terminal { n: 1, of: 2 }, Terminal { n: 2, of: 2 }]);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

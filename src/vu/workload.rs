@@ -102,8 +102,9 @@ pub trait Workload: Send + Sync + 'static {
     /// How long a call may wait for its reply before its connection counts as lost.
     fn reply_timeout(&self) -> Duration;
 
-    /// The server and login the terminals run on, for messages about their connections.
-    fn peer(&self) -> crate::fault::Peer;
+    /// The server and login of the connection at `at` (a terminal's, or the monitor's), for
+    /// messages about it: where [`Self::connect`] sends that position.
+    fn peer(&self, at: Position) -> crate::fault::Peer;
 
     /// Shuts down every connection the workload's database has opened and any it opens from
     /// now on (the stopping run's cut); returns how many were open.

@@ -294,8 +294,8 @@ impl TxnDb for MyDriver {
         self.kill.cut()
     }
 
-    fn peer(&self) -> crate::fault::Peer {
-        self.schema.peer()
+    fn peer(&self, at: Position) -> crate::fault::Peer {
+        self.schema.clone().at(self.to.for_position(at)).peer()
     }
 
     async fn prepare(&self, warehouses: u32) -> Result<(u32, Constants)> {

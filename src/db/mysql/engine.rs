@@ -230,8 +230,10 @@ impl crate::tpch::support::Family for Mysql {
         })
     }
 
-    fn tpch_peer(&self, settings: &Settings) -> crate::fault::Peer {
-        self.tpch_schema(settings).schema_target().peer()
+    fn tpch_peer(&self, settings: &Settings, at: Position) -> crate::fault::Peer {
+        let to = Destination::of(settings, self.db);
+        let t = self.tpch_schema(settings).schema_target();
+        t.at(to.for_position(at)).peer()
     }
 
     fn tpch_queries_sql(&self) -> &'static str {

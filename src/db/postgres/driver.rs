@@ -258,8 +258,8 @@ impl TxnDb for PgDriver {
         self.kill.cut()
     }
 
-    fn peer(&self) -> Peer {
-        self.owner.peer()
+    fn peer(&self, at: Position) -> Peer {
+        self.owner.clone().at(self.to.for_position(at)).peer()
     }
 
     async fn prepare(&self, warehouses: u32) -> Result<(u32, Constants)> {
