@@ -43,24 +43,14 @@ impl CustomResult {
     pub fn lines(&self) -> Vec<String> {
         let mut lines = vec!["Iterations (hammer):".to_string()];
         lines.extend(table(&self.stats));
-        if let Some(cpu) = self.client_cpu {
-            lines.extend(crate::vu::stats::client_cpu_line(
-                cpu,
-                self.elapsed,
-                self.iterations(),
-                std::thread::available_parallelism().map_or(1, |n| n.get()),
-                "iteration",
-            ));
-        }
-        if self.stats.reconnects > 0 {
-            lines.push(format!(
-                "Lost connections reconnected: {}",
-                self.stats.reconnects
-            ));
-        }
-        if let Some(why) = &self.stopped_early {
-            lines.push(format!("The run ended early: {why}"));
-        }
+        lines.extend(crate::vu::stats::closing_lines(
+            self.client_cpu,
+            self.elapsed,
+            self.iterations(),
+            "iteration",
+            self.stats.reconnects,
+            self.stopped_early.as_deref(),
+        ));
         lines
     }
 }

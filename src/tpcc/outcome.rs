@@ -56,26 +56,14 @@ impl Outcome for Tpcc {
                 );
             }
         }
-        // The shared formatter: never a falsely free "0.0 us", n/a below a minimum of
-        // transactions.
-        lines.extend(r.client_cpu.and_then(|cpu| {
-            crate::vu::stats::client_cpu_line(
-                cpu,
-                r.measured,
-                r.transactions(),
-                std::thread::available_parallelism().map_or(1, |n| n.get()),
-                "transaction",
-            )
-        }));
-        if r.stats.reconnects > 0 {
-            lines.push(format!(
-                "Lost connections reconnected: {}",
-                r.stats.reconnects
-            ));
-        }
-        if let Some(why) = &r.stopped_early {
-            lines.push(format!("The run ended early: {why}"));
-        }
+        lines.extend(crate::vu::stats::closing_lines(
+            r.client_cpu,
+            r.measured,
+            r.transactions(),
+            "transaction",
+            r.stats.reconnects,
+            r.stopped_early.as_deref(),
+        ));
         lines
     }
 

@@ -348,26 +348,14 @@ pub fn summary(r: &RunResult, db: &str) -> Vec<String> {
             if failed == 1 { "y" } else { "ies" }
         ));
     }
-    if let Some(cpu) = r.client_cpu {
-        if let Some(line) = crate::vu::stats::client_cpu_line(
-            cpu,
-            r.elapsed,
-            r.queries(),
-            std::thread::available_parallelism().map_or(1, |n| n.get()),
-            "query",
-        ) {
-            lines.push(line);
-        }
-    }
-    if r.stats.reconnects > 0 {
-        lines.push(format!(
-            "Lost connections reconnected: {}",
-            r.stats.reconnects
-        ));
-    }
-    if let Some(why) = &r.stopped_early {
-        lines.push(format!("The run ended early: {why}"));
-    }
+    lines.extend(crate::vu::stats::closing_lines(
+        r.client_cpu,
+        r.elapsed,
+        r.queries(),
+        "query",
+        r.stats.reconnects,
+        r.stopped_early.as_deref(),
+    ));
     lines
 }
 

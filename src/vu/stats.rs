@@ -186,6 +186,31 @@ pub fn client_cpu_line(
     ))
 }
 
+/// The lines every run ends with, whatever its workload: the client's CPU per `unit` over the
+/// window (see [`client_cpu_line`]), the lost connections reconnected, and why the run ended
+/// early, each only when there is something to say.
+pub fn closing_lines(
+    client_cpu: Option<Duration>,
+    window: Duration,
+    units: u64,
+    unit: &str,
+    reconnects: u64,
+    stopped_early: Option<&str>,
+) -> Vec<String> {
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut lines: Vec<String> = client_cpu
+        .and_then(|cpu| client_cpu_line(cpu, window, units, cpus, unit))
+        .into_iter()
+        .collect();
+    if reconnects > 0 {
+        lines.push(format!("Lost connections reconnected: {reconnects}"));
+    }
+    if let Some(why) = stopped_early {
+        lines.push(format!("The run ended early: {why}"));
+    }
+    lines
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
