@@ -1,36 +1,32 @@
-//! Where a connection goes: the server's address (host and port, or a unix socket) and the
+//! Where a connection goes: the servers' addresses (host and port, or a unix socket) and the
 //! TLS its dictionary asks for ([`Endpoint`]), read in this one place from a database's
 //! connection keys (`*_host`, `*_port`, `*_socket`, `*_ssl*`, `pg_sslmode`,
-//! `pg_sslrootcert`), and which endpoint each connection of a job takes by its position
-//! among them ([`Destination::for_position`], [`Position`]).
+//! `pg_sslrootcert`, `*_target_session_attrs`, `*_load_balance`, `*_read_only_hosts`), and
+//! which servers each connection of a job tries by its position among them
+//! ([`Destination::route`], [`Position`]).
 //!
-//! A database has one endpoint: every position gets it. Logins (user, password, database)
-//! are the families' business; they make their targets at the endpoint this file gives. It
-//! stands on the ground floor (it reads only the dictionary), so the families, the
-//! workloads, the runtime and the jobs' CPU measure all take it without importing one
-//! another.
+//! `*_host` is one server or a list (`h1,h2,h3`, `h1:5432,h2:5433`: [`crate::hostlist`]), for
+//! every family alike. Terminal and loader n start at server n of the list and keep to it
+//! (`*_load_balance round_robin`, the default), or every connection tries the list in order
+//! (libpq's `disable`) or in a random order (`random`); the monitor, the counter and the
+//! session's own connections start at the first. A connection takes the first server of its
+//! [`Route`] that answers and is what `*_target_session_attrs` asks (libpq's meanings: a
+//! read-write server, a primary, a standby, ...); the families' openers walk the route
+//! (`grep -rn "fn connect\|fn open" src/db`) and ask the server what it is ([`Role`]) only
+//! when the attributes are not `any`. A terminal whose server goes away reconnects along the
+//! same route, so it lands on another server of the list. `*_read_only_hosts` names the
+//! servers the read-only transactions go to ([`Destination::read_route`]).
 //!
-//! Every connection asks for its endpoint by position, and every message about a connection
-//! names the server of its position (`vu::Workload::peer`), so spreading a list of hosts is
-//! this file's change alone:
-//! - [`Destination`] holds the endpoints, in order; [`Destination::from_dict`] reads them
-//!   from the host keys (a list in `*_host`, one port each or the shared `*_port`).
-//! - [`Destination::for_position`] spreads the connections by position: terminal and loader
-//!   `n` take endpoint `(n - 1) % len`; the monitor, the counter and the session's own
-//!   connections take the first. [`Destination::endpoints`] and [`Destination::ports`]
-//!   already give every endpoint.
-//!
-//! Trying the others when a position's endpoint does not answer is the one step past this
-//! file: a function here beside `for_position` gives a position's endpoints in the order to
-//! try (its own, then the rest), and the families' openers that now take
-//! `for_position(at)` (`grep -rn for_position src/db`) loop over it, keeping the first
-//! that answers; a message then names the server the connection reached, as the MariaDB and
-//! MySQL terminals already take it from their connection.
+//! Logins (user, password, database) are the families' business; they make their targets at
+//! the route this file gives. It stands on the ground floor (it reads only the dictionary),
+//! so the families, the workloads, the runtime and the jobs' CPU measure all take it without
+//! importing one another.
 
 use std::path::{Path, PathBuf};
 
 use crate::config::{Dict, Settings};
 use crate::database::Database;
+use crate::fault::{DbError, Failure, Peer};
 
 /// The TLS a dictionary asks for, in the words of its family's keys.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -109,10 +105,218 @@ pub enum Position {
     Session,
 }
 
-/// Where a database's connections go: its endpoints (one), made from its dictionary.
+/// What a connection must find on a server of the host list to keep it: libpq's
+/// `target_session_attrs` (`*_target_session_attrs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SessionAttrs {
+    /// Any server that answers.
+    #[default]
+    Any,
+    /// A server that takes writes: not a standby, not read-only by default.
+    ReadWrite,
+    /// A standby, or a server read-only by default.
+    ReadOnly,
+    /// Not a standby (PostgreSQL's `in_hot_standby` off; MariaDB/MySQL: not `read_only`).
+    Primary,
+    /// A standby (`in_hot_standby` on; MariaDB/MySQL: `read_only`).
+    Standby,
+    /// A standby if one answers, else any server.
+    PreferStandby,
+}
+
+/// What a server said of itself when a connection reached it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Role {
+    /// A hot standby (PostgreSQL in recovery; a MariaDB/MySQL replica set `read_only`).
+    pub standby: bool,
+    /// Transactions are read-only by default there.
+    pub read_only: bool,
+}
+
+impl SessionAttrs {
+    /// The value `*_target_session_attrs` holds (one of [`crate::config::keys::SESSION_ATTRS`]);
+    /// anything else is `any`.
+    pub fn of(word: &str) -> Self {
+        match word {
+            "read-write" => SessionAttrs::ReadWrite,
+            "read-only" => SessionAttrs::ReadOnly,
+            "primary" => SessionAttrs::Primary,
+            "standby" => SessionAttrs::Standby,
+            "prefer-standby" => SessionAttrs::PreferStandby,
+            _ => SessionAttrs::Any,
+        }
+    }
+
+    /// libpq's word for it.
+    pub fn word(self) -> &'static str {
+        match self {
+            SessionAttrs::Any => "any",
+            SessionAttrs::ReadWrite => "read-write",
+            SessionAttrs::ReadOnly => "read-only",
+            SessionAttrs::Primary => "primary",
+            SessionAttrs::Standby => "standby",
+            SessionAttrs::PreferStandby => "prefer-standby",
+        }
+    }
+
+    /// The passes over the host list: `prefer-standby` looks for a standby first, then takes
+    /// any server; the others make one pass.
+    pub fn passes(self) -> &'static [SessionAttrs] {
+        match self {
+            SessionAttrs::PreferStandby => &[SessionAttrs::Standby, SessionAttrs::Any],
+            SessionAttrs::Any => &[SessionAttrs::Any],
+            SessionAttrs::ReadWrite => &[SessionAttrs::ReadWrite],
+            SessionAttrs::ReadOnly => &[SessionAttrs::ReadOnly],
+            SessionAttrs::Primary => &[SessionAttrs::Primary],
+            SessionAttrs::Standby => &[SessionAttrs::Standby],
+        }
+    }
+
+    /// Whether a server of `role` is kept by this pass.
+    pub fn keeps(self, role: Role) -> bool {
+        match self {
+            SessionAttrs::Any => true,
+            SessionAttrs::ReadWrite => !role.standby && !role.read_only,
+            SessionAttrs::ReadOnly => role.standby || role.read_only,
+            SessionAttrs::Primary => !role.standby,
+            SessionAttrs::Standby | SessionAttrs::PreferStandby => role.standby,
+        }
+    }
+
+    /// Whether a connection must ask the server what it is.
+    pub fn asks(self) -> bool {
+        self != SessionAttrs::Any
+    }
+}
+
+/// How connections spread over the host list (`*_load_balance`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Balance {
+    /// Terminal and loader n start at host n (of the list, round the list), each keeping to
+    /// its host; the monitor, the counter and the session's connections start at the first.
+    #[default]
+    RoundRobin,
+    /// libpq's `disable`: every connection tries the hosts in the order listed.
+    InOrder,
+    /// libpq's `random`: every connection tries the hosts in a random order.
+    Random,
+}
+
+impl Balance {
+    fn of(word: &str) -> Self {
+        match word {
+            "disable" => Balance::InOrder,
+            "random" => Balance::Random,
+            _ => Balance::RoundRobin,
+        }
+    }
+}
+
+/// The servers a connection tries, in order, and what it must find there: the first that
+/// answers and keeps to `attrs` is the one it takes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Route {
+    /// Never empty: the first is the connection's own server.
+    pub tries: Vec<Endpoint>,
+    pub attrs: SessionAttrs,
+}
+
+impl Route {
+    /// A route to one server, taken whatever it is.
+    pub fn one(at: &Endpoint) -> Self {
+        Route {
+            tries: vec![at.clone()],
+            attrs: SessionAttrs::Any,
+        }
+    }
+
+    /// Whether the route has somewhere else to go, or asks what the server is: a plain
+    /// connect is all it needs otherwise.
+    pub fn is_plain(&self) -> bool {
+        self.tries.len() <= 1 && !self.attrs.asks()
+    }
+
+    /// The servers the route tried, for a message: `h1:5432, h2:5433`.
+    pub fn named(&self) -> String {
+        self.tries
+            .iter()
+            .map(|e| addr(&e.host, e.port))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// What a walk along a [`Route`] met at each server it left: the one error that names them
+/// all when no server was kept.
+#[derive(Debug, Default)]
+pub struct Walked {
+    left: Vec<String>,
+    /// A server answered but was not what the attributes ask.
+    answered: bool,
+    last: Option<DbError>,
+}
+
+impl Role {
+    /// What a server of this role is, in a message: `a standby`.
+    pub fn describe(self) -> &'static str {
+        match (self.standby, self.read_only) {
+            (true, _) => "a standby",
+            (false, true) => "read-only",
+            (false, false) => "a read-write primary",
+        }
+    }
+}
+
+impl Walked {
+    /// A server that did not answer or refused the login.
+    pub fn failed(&mut self, e: DbError) {
+        self.left
+            .push(format!("{}: {} ({})", e.addr, e.kind, e.detail));
+        self.last = Some(e);
+    }
+
+    /// A server that answered but is not what `pass` keeps.
+    pub fn not_kept(&mut self, addr: &str, pass: SessionAttrs, role: Role) {
+        let _ = pass;
+        self.left.push(format!("{addr}: {}", role.describe()));
+        self.answered = true;
+    }
+
+    /// The error of a walk that kept no server, as `peer` (the route's first server) would
+    /// say it: one server that failed gives its own error; otherwise every server is named
+    /// with what it was. A server that answered but was not what `attrs` asks makes the whole
+    /// walk unreachable (a failover may make one so soon: reconnecting tries again).
+    pub fn into_error(self, peer: &Peer, attrs: SessionAttrs) -> DbError {
+        match self.last {
+            Some(e) if self.left.len() == 1 => e,
+            last => {
+                let kind = match (&last, self.answered) {
+                    (Some(e), false) => e.kind,
+                    _ => Failure::Unreachable,
+                };
+                let what = if attrs.asks() {
+                    format!("no server of the list is {}", attrs.word())
+                } else {
+                    "no server of the list answered".to_string()
+                };
+                peer.error(kind, format!("{what} ({})", self.left.join("; ")))
+            }
+        }
+    }
+}
+
+/// Where a database's connections go: its endpoints (`*_host`, one or a list), the servers
+/// reads may go to (`*_read_only_hosts`), what a server must be to be kept
+/// (`*_target_session_attrs`) and how connections spread (`*_load_balance`), made from its
+/// dictionary.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Destination {
-    endpoint: Endpoint,
+    /// Never empty.
+    endpoints: Vec<Endpoint>,
+    /// Where Order-Status and Stock-Level go, when the dictionary names servers for reads.
+    read_only: Vec<Endpoint>,
+    attrs: SessionAttrs,
+    balance: Balance,
     /// Other ports the connection keys name (`mysql_oceanbase_port`), which no login uses.
     other_ports: Vec<u16>,
 }
@@ -124,8 +328,8 @@ impl Destination {
     }
 
     /// The destination of `db`'s dictionary `d` (its keys named by [`Database::key`]): its
-    /// host and port, its socket key when it has one, and its TLS keys (libpq's `*_sslmode`
-    /// where the dictionary has it, else MariaDB/MySQL's `*_ssl`).
+    /// hosts and ports, its socket key when it has one, and its TLS keys (libpq's `*_sslmode`
+    /// where the dictionary has it, else MariaDB/MySQL's `*_ssl`), shared by every host.
     pub fn from_dict(d: &Dict, db: Database) -> Self {
         let name = |key: &str| db.key(key);
         let has = |key: &str| d.spec(&name(key)).is_some();
@@ -157,41 +361,130 @@ impl Destination {
             Tls::Off
         };
         let port_key = name("port");
+        let port = d.get_u16(&port_key);
         let other_ports = d
             .specs()
             .iter()
             .filter(|s| s.section == "connection" && s.key.ends_with("_port") && s.key != port_key)
             .filter_map(|s| d.get(&s.key).trim().parse().ok())
             .collect();
-        Destination {
-            endpoint: Endpoint {
+        // The dictionary checked the lists when they were set; an unreadable one (a
+        // hand-edited settings file) is read as far as it goes.
+        let list = |key: &str| -> Vec<Endpoint> {
+            let text = if has(key) { text(key) } else { String::new() };
+            crate::hostlist::parse(&text)
+                .unwrap_or_default()
+                .into_iter()
+                .map(|item| Endpoint {
+                    host: item.host,
+                    port: item.port.unwrap_or(port),
+                    socket_file: socket_file.clone(),
+                    tls: tls.clone(),
+                })
+                .collect()
+        };
+        let mut endpoints = list("host");
+        if endpoints.is_empty() {
+            endpoints.push(Endpoint {
                 host: text("host"),
-                port: d.get_u16(&port_key),
-                socket_file,
-                tls,
-            },
+                port,
+                socket_file: socket_file.clone(),
+                tls: tls.clone(),
+            });
+        }
+        let word = |key: &str| if has(key) { text(key) } else { String::new() };
+        Destination {
+            endpoints,
+            read_only: list("read_only_hosts"),
+            attrs: SessionAttrs::of(&word("target_session_attrs")),
+            balance: Balance::of(&word("load_balance")),
             other_ports,
         }
     }
 
-    /// The endpoint the connection at `position` goes to (with a list of hosts, spread by
-    /// position: see the module's doc).
+    /// The endpoint the connection at `position` goes to first: terminal and loader n take
+    /// endpoint `(n - 1) % len` (round-robin), or the first (libpq's `disable` and, for
+    /// naming, `random`); the monitor, the counter and the session's connections the first.
     pub fn for_position(&self, position: Position) -> &Endpoint {
-        // One endpoint: every position goes to it.
-        let _ = position;
-        &self.endpoint
+        &self.endpoints[self.start(position)]
+    }
+
+    fn start(&self, position: Position) -> usize {
+        match (self.balance, position) {
+            (Balance::RoundRobin, Position::Terminal { n, .. } | Position::Loader { n, .. }) => {
+                (n.max(1) as usize - 1) % self.endpoints.len()
+            }
+            _ => 0,
+        }
+    }
+
+    /// The servers the connection at `position` tries, in order: its own, then the others
+    /// round the list (shuffled with `load_balance random`), and what it must find there.
+    pub fn route(&self, position: Position) -> Route {
+        let n = self.endpoints.len();
+        let mut tries: Vec<Endpoint> = (0..n)
+            .map(|i| self.endpoints[(self.start(position) + i) % n].clone())
+            .collect();
+        if self.balance == Balance::Random {
+            use rand::seq::SliceRandom;
+            tries.shuffle(&mut rand::rng());
+        }
+        Route {
+            tries,
+            attrs: self.attrs,
+        }
+    }
+
+    /// Where the reads of the terminal at `position` go when the dictionary names servers
+    /// for reads (`*_read_only_hosts`): terminal n starts at read server n, round the list,
+    /// taking whichever answers.
+    pub fn read_route(&self, position: Position) -> Option<Route> {
+        let n = self.read_only.len();
+        if n == 0 {
+            return None;
+        }
+        let start = match position {
+            Position::Terminal { n: t, .. } | Position::Loader { n: t, .. } => {
+                (t.max(1) as usize - 1) % n
+            }
+            _ => 0,
+        };
+        Some(Route {
+            tries: (0..n)
+                .map(|i| self.read_only[(start + i) % n].clone())
+                .collect(),
+            attrs: SessionAttrs::Any,
+        })
+    }
+
+    /// What a server must be for a connection to keep it.
+    pub fn attrs(&self) -> SessionAttrs {
+        self.attrs
     }
 
     /// Every endpoint, in order.
     pub fn endpoints(&self) -> std::slice::Iter<'_, Endpoint> {
-        std::slice::from_ref(&self.endpoint).iter()
+        self.endpoints.iter()
+    }
+
+    /// The servers reads go to (`*_read_only_hosts`), in order; empty when none are named.
+    pub fn read_only_endpoints(&self) -> &[Endpoint] {
+        &self.read_only
     }
 
     /// Every port the connection keys name, the endpoints' first: where the server may
     /// listen.
     pub fn ports(&self) -> Vec<u16> {
-        let mut ports: Vec<u16> = self.endpoints().map(|e| e.port).collect();
-        ports.extend(&self.other_ports);
+        let mut ports: Vec<u16> = Vec::new();
+        for p in self
+            .endpoints()
+            .map(|e| e.port)
+            .chain(self.other_ports.iter().copied())
+        {
+            if !ports.contains(&p) {
+                ports.push(p);
+            }
+        }
         ports
     }
 }
@@ -312,6 +605,110 @@ mod tests {
             let d = Destination::of(&s, Database::Maria);
             assert_eq!(d.for_position(Position::Session).socket_file, None);
         }
+    }
+
+    #[test]
+    fn a_host_list_spreads_terminals_round_robin_and_routes_round_the_list() {
+        let mut s = Settings::defaults();
+        set(&mut s, Database::Pg, "pg_host", "h1, h2:5433,[::1]:5434");
+        set(&mut s, Database::Pg, "pg_port", "6000");
+        let d = Destination::of(&s, Database::Pg);
+        let names: Vec<String> = d.endpoints().map(|e| addr(&e.host, e.port)).collect();
+        assert_eq!(names, ["h1:6000", "h2:5433", "[::1]:5434"]);
+        let first = |n| d.for_position(Position::Terminal { n, of: 5 }).host.clone();
+        assert_eq!(
+            [first(1), first(2), first(3), first(4)],
+            ["h1", "h2", "::1", "h1"]
+        );
+        assert_eq!(d.for_position(Position::Monitor).host, "h1");
+        assert_eq!(d.for_position(Position::Loader { n: 2, of: 2 }).host, "h2");
+        let route = d.route(Position::Terminal { n: 2, of: 5 });
+        assert_eq!(route.named(), "h2:5433, [::1]:5434, h1:6000");
+        assert_eq!(route.attrs, SessionAttrs::Any);
+        assert!(!route.is_plain());
+        assert_eq!(d.ports(), [6000, 5433, 5434]);
+        assert_eq!(d.read_route(Position::Terminal { n: 1, of: 1 }), None);
+
+        // libpq's disable: every connection tries the list in order.
+        set(&mut s, Database::Pg, "pg_load_balance", "disable");
+        set(
+            &mut s,
+            Database::Pg,
+            "pg_target_session_attrs",
+            "read-write",
+        );
+        let d = Destination::of(&s, Database::Pg);
+        let route = d.route(Position::Terminal { n: 2, of: 5 });
+        assert_eq!(route.named(), "h1:6000, h2:5433, [::1]:5434");
+        assert_eq!(route.attrs, SessionAttrs::ReadWrite);
+        // random: every server, in some order.
+        set(&mut s, Database::Pg, "pg_load_balance", "random");
+        let d = Destination::of(&s, Database::Pg);
+        let mut hosts: Vec<String> = d
+            .route(Position::Counter)
+            .tries
+            .into_iter()
+            .map(|e| e.host)
+            .collect();
+        hosts.sort();
+        assert_eq!(hosts, ["::1", "h1", "h2"]);
+
+        // Servers for reads, round robin from the terminal's number.
+        set(
+            &mut s,
+            Database::Maria,
+            "maria_read_only_hosts",
+            "r1:3307,r2",
+        );
+        let d = Destination::of(&s, Database::Maria);
+        let reads = d.read_route(Position::Terminal { n: 2, of: 2 }).unwrap();
+        assert_eq!(reads.named(), "r2:3306, r1:3307");
+        assert_eq!(d.read_only_endpoints().len(), 2);
+    }
+
+    #[test]
+    fn session_attributes_keep_what_libpq_keeps() {
+        let primary = Role::default();
+        let standby = Role {
+            standby: true,
+            read_only: true,
+        };
+        let read_only_primary = Role {
+            standby: false,
+            read_only: true,
+        };
+        let keeps =
+            |attrs: SessionAttrs| [primary, standby, read_only_primary].map(|r| attrs.keeps(r));
+        assert_eq!(keeps(SessionAttrs::Any), [true, true, true]);
+        assert_eq!(keeps(SessionAttrs::ReadWrite), [true, false, false]);
+        assert_eq!(keeps(SessionAttrs::ReadOnly), [false, true, true]);
+        assert_eq!(keeps(SessionAttrs::Primary), [true, false, true]);
+        assert_eq!(keeps(SessionAttrs::Standby), [false, true, false]);
+        assert_eq!(
+            SessionAttrs::PreferStandby.passes(),
+            [SessionAttrs::Standby, SessionAttrs::Any]
+        );
+        for w in crate::config::keys::SESSION_ATTRS {
+            assert_eq!(SessionAttrs::of(w).word(), *w);
+        }
+    }
+
+    #[test]
+    fn a_bad_host_list_is_refused_naming_the_item() {
+        let mut s = Settings::defaults();
+        let e = s
+            .set(
+                Target::Db(Database::Pg),
+                "connection",
+                "pg_host",
+                "h1,h2:70000",
+            )
+            .expect_err("a bad port");
+        let text = e.to_string();
+        assert!(
+            text.contains("h2:70000") && text.contains("65535"),
+            "{text}"
+        );
     }
 
     #[test]

@@ -40,6 +40,7 @@
 //!   [`error`] the library's error type; [`sql`] the SQL vocabulary engines and workloads share
 //!   (a script's connection, rows, canceller, table reference).
 //! - The ground floor: [`fault`] why a database operation failed, where and as whom,
+//!   [`hostlist`] a list of servers as `*_host` holds it,
 //!   [`database`] the databases hammer knows (prefix, name, the aliases users type),
 //!   [`benchmarks`] the benchmarks' names (name, HammerDB's alias, dictionary), [`progress`], [`output`],
 //!   [`clock`], [`interrupt`], [`sqlfile`], [`task`] (background tasks stopped with a bound).
@@ -76,6 +77,7 @@ pub mod db;
 pub mod endpoint;
 pub mod error;
 pub mod fault;
+pub mod hostlist;
 pub mod interrupt;
 pub mod jobs;
 pub mod metrics;

@@ -1502,6 +1502,8 @@ async fn unencrypted_bytes_before_tls_are_refused() {
         db: Database::Maria,
         host: "127.0.0.1".into(),
         port,
+        also: Vec::new(),
+        attrs: Default::default(),
         socket: None,
         user: servers.maria_user.clone(),
         password: Some(servers.maria_pass.clone()),

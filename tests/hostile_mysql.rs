@@ -242,6 +242,8 @@ impl Fake {
             db: Database::Maria,
             host: "127.0.0.1".into(),
             port: tcp.unwrap_or(3306),
+            also: Vec::new(),
+            attrs: Default::default(),
             socket: tcp.is_none().then(|| self.addr.clone().into()),
             user: "hammer".into(),
             password: Some(PASSWORD.into()),
@@ -698,6 +700,8 @@ fn a_login_the_sockets_server_refuses_goes_to_the_configured_port() {
     });
     let target = MyTarget {
         port: named.port(),
+        also: Vec::new(),
+        attrs: Default::default(),
         ..refusing.target()
     };
     let w = block_on(mywire::connect(&target)).expect("the configured port takes the login");

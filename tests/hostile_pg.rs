@@ -212,6 +212,8 @@ fn target(port: u16, sslmode: &str, require_auth: &str) -> PgTarget {
         db: hammer::config::Database::Pg,
         host: "127.0.0.1".into(),
         port,
+        also: Vec::new(),
+        attrs: Default::default(),
         user: "hammer".into(),
         password: PASSWORD.into(),
         dbname: "tpcc".into(),

@@ -122,6 +122,8 @@ impl Drop for Cleanup {
                     db: hammer::config::Database::Pg,
                     host: servers.pg_host,
                     port: servers.pg_port,
+                    also: Vec::new(),
+                    attrs: Default::default(),
                     user: servers.pg_user,
                     password: servers.pg_pass,
                     dbname: "postgres".into(),

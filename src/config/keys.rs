@@ -211,7 +211,7 @@ fn pg_keys(db: Database, defaults: &PgDefaults) -> Vec<KeySpec> {
     let c = |k: &str, d: &str, kind| KeySpec::new("connection", db.key(k), d, kind);
     let t = |k: &str, d: &str, kind| KeySpec::new("tpcc", db.key(k), d, kind);
     let mut keys = vec![
-        c("host", defaults.host, Kind::Name),
+        c("host", defaults.host, Kind::Hosts { empty: false }),
         c("port", defaults.port, Kind::PORT),
         c("sslmode", "prefer", Kind::Choice(PG_SSLMODES)),
         // hammer's additions, libpq's names: the CA file for verify-ca/verify-full, and the
@@ -219,6 +219,9 @@ fn pg_keys(db: Database, defaults: &PgDefaults) -> Vec<KeySpec> {
         c("sslrootcert", "", Kind::Text),
         c("require_auth", "", Kind::Methods(PG_AUTH_METHODS)),
         c("reply_timeout", REPLY_TIMEOUT_DEFAULT, REPLY_TIMEOUT),
+    ];
+    keys.extend(cluster_keys(db));
+    keys.extend([
         t("count_ware", "1", WAREHOUSES),
         t("num_vu", "1", BUILD_VUS),
         t("superuser", defaults.superuser, Kind::Name),
@@ -236,7 +239,7 @@ fn pg_keys(db: Database, defaults: &PgDefaults) -> Vec<KeySpec> {
         t("partition", "false", Kind::Bool),
         // hammer's addition: client-side SQL on PostgreSQL too (HammerDB has it for MySQL only).
         t("no_stored_procs", "false", Kind::Bool),
-    ];
+    ]);
     keys.extend(driver_keys(db));
     keys
 }
@@ -245,7 +248,7 @@ fn mysql_family_keys(db: Database, defaults: &MyDefaults) -> Vec<KeySpec> {
     let c = |k: &str, d: &str, kind| KeySpec::new("connection", db.key(k), d, kind);
     let t = |k: &str, d: &str, kind| KeySpec::new("tpcc", db.key(k), d, kind);
     let mut keys = vec![
-        c("host", defaults.host, Kind::Name),
+        c("host", defaults.host, Kind::Hosts { empty: false }),
         c("port", defaults.port, Kind::PORT),
         c("socket", defaults.socket, Kind::Text),
         c("ssl", "false", Kind::Bool),
@@ -261,6 +264,7 @@ fn mysql_family_keys(db: Database, defaults: &MyDefaults) -> Vec<KeySpec> {
         c("ssl_verify_hostname", "true", Kind::Bool),
         c("reply_timeout", REPLY_TIMEOUT_DEFAULT, REPLY_TIMEOUT),
     ];
+    keys.extend(cluster_keys(db));
     keys.extend(
         defaults
             .connection
@@ -287,6 +291,33 @@ fn mysql_family_keys(db: Database, defaults: &MyDefaults) -> Vec<KeySpec> {
             .map(|(k, d, kind)| t(k, d, kind.clone())),
     );
     keys
+}
+
+/// libpq's `target_session_attrs` values: what a connection must find on a server of the
+/// host list to keep it.
+pub const SESSION_ATTRS: &[&str] = &[
+    "any",
+    "read-write",
+    "read-only",
+    "primary",
+    "standby",
+    "prefer-standby",
+];
+
+/// How connections spread over the host list: `round_robin` (terminal and loader n start at
+/// host n), libpq's `disable` (every connection tries the hosts in order) and `random`.
+pub const LOAD_BALANCE: &[&str] = &["round_robin", "disable", "random"];
+
+/// hammer's cluster keys, in every family's `connection` dictionary: what a server of the host
+/// list must be (libpq's `target_session_attrs`), how connections spread over it, and the
+/// servers Order-Status and Stock-Level go to.
+fn cluster_keys(db: Database) -> Vec<KeySpec> {
+    let c = |k: &str, d: &str, kind| KeySpec::new("connection", db.key(k), d, kind);
+    vec![
+        c("target_session_attrs", "any", Kind::Choice(SESSION_ATTRS)),
+        c("load_balance", "round_robin", Kind::Choice(LOAD_BALANCE)),
+        c("read_only_hosts", "", Kind::Hosts { empty: true }),
+    ]
 }
 
 /// The driver keys every database shares, under its own prefix.

@@ -649,12 +649,14 @@ mod tests {
         let text = s.db(Database::Pg).render(&["connection", "tpcc"]);
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines[0], "connection {");
-        assert_eq!(lines[1], " pg_host          = localhost");
-        assert_eq!(lines[3], " pg_sslmode       = prefer");
-        assert_eq!(lines[4], " pg_sslrootcert   = ");
-        assert_eq!(lines[6], " pg_reply_timeout = 120");
-        assert_eq!(lines[7], "}");
-        assert_eq!(lines[8], "tpcc       {");
+        assert_eq!(lines[1], " pg_host                 = localhost");
+        assert_eq!(lines[3], " pg_sslmode              = prefer");
+        assert_eq!(lines[4], " pg_sslrootcert          = ");
+        assert_eq!(lines[6], " pg_reply_timeout        = 120");
+        assert_eq!(lines[7], " pg_target_session_attrs = any");
+        assert_eq!(lines[9], " pg_read_only_hosts      = ");
+        assert_eq!(lines[10], "}");
+        assert_eq!(lines[11], "tpcc       {");
         assert_eq!(*lines.last().unwrap(), "}");
     }
 

@@ -25,6 +25,9 @@ pub enum Kind {
     /// A comma-separated list of words from a fixed set, all plain or all negated with `!`
     /// (libpq's `require_auth`), or empty; stored lower-case without blanks.
     Methods(&'static [&'static str]),
+    /// A list of servers (`h1,h2:5433`, see [`crate::hostlist`]), stored without blanks;
+    /// `empty` says whether no server at all is a valid value.
+    Hosts { empty: bool },
 }
 
 /// The longest rampup or duration: a year, far beyond any run and still a `Duration` that
@@ -78,6 +81,8 @@ impl Kind {
                 words.join("|"),
                 words[0]
             ),
+            Kind::Hosts { empty: true } => format!("empty, or {}", crate::hostlist::DESCRIBE),
+            Kind::Hosts { empty: false } => crate::hostlist::DESCRIBE.to_string(),
         }
     }
 
@@ -152,6 +157,11 @@ impl Kind {
                 }
                 Ok(items.join(","))
             }
+            Kind::Hosts { empty } => match crate::hostlist::parse(t) {
+                Ok(items) if items.is_empty() && !empty => bad(),
+                Ok(items) => Ok(crate::hostlist::canonical(&items)),
+                Err(why) => Err(format!("has {why}; it must be {}", self.describe())),
+            },
         }
     }
 }

@@ -260,7 +260,7 @@ impl TxnDb for MyDriver {
     }
 
     async fn connect(&self, at: Position) -> Result<MyConn> {
-        let target = self.schema.clone().at(self.to.for_position(at));
+        let target = self.schema.clone().routed(&self.to.route(at));
         // No fallback to another client: an authentication the lean connection refuses
         // must not be done by one that gives the password away.
         let mut wire = mywire::connect(&target).await?;
@@ -295,7 +295,7 @@ impl TxnDb for MyDriver {
     }
 
     fn peer(&self, at: Position) -> crate::fault::Peer {
-        self.schema.clone().at(self.to.for_position(at)).peer()
+        self.schema.clone().routed(&self.to.route(at)).peer()
     }
 
     async fn prepare(&self, warehouses: u32) -> Result<(u32, Constants)> {
@@ -316,7 +316,7 @@ impl TxnDb for MyDriver {
                     let target = self
                         .schema
                         .clone()
-                        .at(self.to.for_position(Position::Monitor));
+                        .routed(&self.to.route(Position::Monitor));
                     let mut conn = mywire::connect(&target).await?;
                     // Each reading must see the latest commits, whatever the server's default.
                     if let Err(e) = conn.query("SET SESSION autocommit = 1").await {

@@ -145,7 +145,7 @@ impl Engine for Mysql {
     ) -> Pending<'a, Result<ScriptConn, DbError>> {
         Box::pin(async move {
             let to = Destination::of(settings, self.db);
-            let t = MyTarget::schema(settings, self.dialect).at(to.for_position(at));
+            let t = MyTarget::schema(settings, self.dialect).routed(&to.route(at));
             let wire = mywire::connect(&t).await?;
             Ok(ScriptConn::new(MyScript {
                 wire: Box::new(wire),
@@ -192,7 +192,7 @@ impl crate::tpch::support::Family for Mysql {
             let mut t = self
                 .tpch_schema(settings)
                 .schema_target()
-                .at(to.for_position(at));
+                .routed(&to.route(at));
             t.bounds.reply_timeout = crate::tpch::QUERY_REPLY_TIMEOUT;
             let mut wire = mywire::connect(&t).await?;
             let peer = t.peer();
@@ -233,7 +233,7 @@ impl crate::tpch::support::Family for Mysql {
     fn tpch_peer(&self, settings: &Settings, at: Position) -> crate::fault::Peer {
         let to = Destination::of(settings, self.db);
         let t = self.tpch_schema(settings).schema_target();
-        t.at(to.for_position(at)).peer()
+        t.routed(&to.route(at)).peer()
     }
 
     fn tpch_queries_sql(&self) -> &'static str {

@@ -25,7 +25,7 @@ use crate::config::{Database, Settings};
 use crate::db::engine::ServerInfo;
 use crate::db::mysql::dialect::MyDialect;
 use crate::db::mysql::wire as mywire;
-use crate::endpoint::{addr, Destination, Endpoint, Position, Tls, TlsFiles};
+use crate::endpoint::{addr, Destination, Endpoint, Position, Route, SessionAttrs, Tls, TlsFiles};
 use crate::fault::{DbError, Failure, Peer};
 
 /// One MariaDB/MySQL login.
@@ -35,6 +35,11 @@ pub struct MyTarget {
     /// The endpoint's host and port ([`MyTarget::at`]).
     pub host: String,
     pub port: u16,
+    /// The servers to try after this one when it does not answer or is not what `attrs`
+    /// asks ([`MyTarget::routed`]); empty for a target aimed at one server.
+    pub also: Vec<Endpoint>,
+    /// What a server must be to be kept (`*_target_session_attrs`).
+    pub attrs: SessionAttrs,
     /// The endpoint's socket when the socket rule picks it ([`Endpoint::socket`]).
     pub socket: Option<PathBuf>,
     pub user: String,
@@ -80,6 +85,7 @@ impl MyTarget {
             user,
             pass,
         )
+        .routed(&to.route(Position::Session))
     }
 
     /// As [`MyTarget::login`], to the endpoint `at`.
@@ -114,6 +120,8 @@ impl MyTarget {
             db,
             host: String::new(),
             port: 0,
+            also: Vec::new(),
+            attrs: SessionAttrs::Any,
             socket: None,
             user,
             password,
@@ -131,10 +139,35 @@ impl MyTarget {
 
     /// The same login to the endpoint `at`: its host and port, its socket when the socket
     /// rule picks it ([`Endpoint::socket`]), its TLS.
+    /// The same login along `route`: to its first server, then the others in turn, keeping
+    /// the first that is what the route's attributes ask.
+    pub fn routed(self, route: &Route) -> Self {
+        let mut t = self.at(&route.tries[0]);
+        t.also = route.tries[1..].to_vec();
+        t.attrs = route.attrs;
+        t
+    }
+
+    /// The servers this target tries, in order: itself, then each of [`MyTarget::also`],
+    /// each aimed at its one server.
+    pub fn tries(&self) -> Vec<MyTarget> {
+        let one = MyTarget {
+            also: Vec::new(),
+            attrs: SessionAttrs::Any,
+            ..self.clone()
+        };
+        let mut all = vec![one.clone()];
+        all.extend(self.also.iter().map(|e| one.clone().at(e)));
+        all
+    }
+
+    /// The same login to the endpoint `at` alone.
     pub fn at(self, at: &Endpoint) -> Self {
         MyTarget {
             host: at.host.clone(),
             port: at.port,
+            also: Vec::new(),
+            attrs: SessionAttrs::Any,
             socket: at.socket().map(Path::to_path_buf),
             tls: match &at.tls {
                 Tls::Required(files) => Some(files.clone()),

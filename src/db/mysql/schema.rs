@@ -560,7 +560,7 @@ impl SchemaDb for MySchema {
     }
 
     async fn loader(&self, at: Position) -> Result<MyLoader> {
-        let target = self.schema.clone().at(self.to.for_position(at));
+        let target = self.schema.clone().routed(&self.to.route(at));
         let mut conn = mywire::connect(&target).await?;
         let peer = target.peer();
         // Bulk-load settings for this session only. sql_log_bin needs SUPER (or

@@ -210,9 +210,13 @@ impl TxnDb for PgDriver {
     }
 
     async fn connect(&self, at: Position) -> Result<PgTxnConn> {
-        let owner = self.owner.clone().at(self.to.for_position(at));
-        let peer = owner.peer();
+        let owner = self.owner.clone().routed(&self.to.route(at));
         let mut wire = pgwire::open(&owner).await?;
+        // The server the route reached, which messages about this terminal name.
+        let peer = Peer {
+            addr: wire.addr().to_string(),
+            ..owner.peer()
+        };
         let prepared = match self.flavour {
             Flavour::Functions | Flavour::Procedures => {
                 let texts = statement_texts(self.flavour);
@@ -259,7 +263,7 @@ impl TxnDb for PgDriver {
     }
 
     fn peer(&self, at: Position) -> Peer {
-        self.owner.clone().at(self.to.for_position(at)).peer()
+        self.owner.clone().routed(&self.to.route(at)).peer()
     }
 
     async fn prepare(&self, warehouses: u32) -> Result<(u32, Constants)> {

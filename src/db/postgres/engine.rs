@@ -174,7 +174,7 @@ impl Engine for Postgres {
     ) -> Pending<'a, Result<ScriptConn, DbError>> {
         Box::pin(async move {
             let to = Destination::of(settings, self.db);
-            let t = PgTarget::owner_of(settings, self.db).at(to.for_position(at));
+            let t = PgTarget::owner_of(settings, self.db).routed(&to.route(at));
             let conn = connect(&t).await?;
             Ok(ScriptConn::new(PgScript {
                 conn,
@@ -228,7 +228,7 @@ impl crate::tpch::support::Family for Postgres {
             let mut t = self
                 .tpch_schema(settings)
                 .owner_target()
-                .at(to.for_position(at));
+                .routed(&to.route(at));
             t.bounds.reply_timeout = crate::tpch::QUERY_REPLY_TIMEOUT;
             let conn = connect(&t).await?;
             let peer = t.peer();
@@ -258,7 +258,7 @@ impl crate::tpch::support::Family for Postgres {
     fn tpch_peer(&self, settings: &Settings, at: Position) -> crate::fault::Peer {
         let to = Destination::of(settings, self.db);
         let t = self.tpch_schema(settings).owner_target();
-        t.at(to.for_position(at)).peer()
+        t.routed(&to.route(at)).peer()
     }
 
     fn tpch_queries_sql(&self) -> &'static str {

@@ -46,7 +46,9 @@ use crate::db::engine::ServerInfo;
 use crate::db::net::sock::{Bounds, KillSwitch};
 use crate::db::net::{io_failure, io_source, CONNECT_TIMEOUT};
 use crate::db::postgres::dialect::PgDialect;
-use crate::endpoint::{addr, Destination, Endpoint, Position, Tls};
+use crate::endpoint::{
+    addr, Destination, Endpoint, Position, Role, Route, SessionAttrs, Tls, Walked,
+};
 use crate::fault::{DbError, Failure, Peer};
 
 /// One PostgreSQL login: server, role, password, database, TLS and authentication rules, and
@@ -57,6 +59,11 @@ pub struct PgTarget {
     pub db: Database,
     pub host: String,
     pub port: u16,
+    /// The servers to try after this one when it does not answer or is not what `attrs`
+    /// asks ([`PgTarget::routed`]); empty for a target aimed at one server.
+    pub also: Vec<Endpoint>,
+    /// What a server must be to be kept (`pg_target_session_attrs`).
+    pub attrs: SessionAttrs,
     pub user: String,
     /// The dictionary's password key; empty means libpq's ways (`PGPASSWORD`, the password
     /// file), which [`PgTarget::login_password`] follows.
@@ -98,6 +105,7 @@ impl PgTarget {
             pass,
             dbname,
         )
+        .routed(&to.route(Position::Session))
     }
 
     /// As [`PgTarget::from_dict`], to the endpoint `at`.
@@ -115,6 +123,8 @@ impl PgTarget {
             db,
             host: String::new(),
             port: 0,
+            also: Vec::new(),
+            attrs: SessionAttrs::Any,
             user: key(user),
             password: key(pass),
             dbname: key(dbname),
@@ -131,7 +141,33 @@ impl PgTarget {
         .at(at)
     }
 
-    /// The same login to the endpoint `at`: its host (or socket directory), port and
+    /// The same login along `route`: to its first server, then the others in turn, keeping
+    /// the first that is what the route's attributes ask.
+    pub fn routed(self, route: &Route) -> Self {
+        let mut t = self.at(&route.tries[0]);
+        t.also = route.tries[1..].to_vec();
+        t.attrs = route.attrs;
+        t
+    }
+
+    /// The servers this target tries, in order: itself, then each of [`PgTarget::also`],
+    /// each aimed at its one server.
+    pub fn tries(&self) -> Vec<PgTarget> {
+        let one = self.clone().at_only();
+        let mut all = vec![one.clone()];
+        all.extend(self.also.iter().map(|e| one.clone().at(e)));
+        all
+    }
+
+    fn at_only(self) -> Self {
+        PgTarget {
+            also: Vec::new(),
+            attrs: SessionAttrs::Any,
+            ..self
+        }
+    }
+
+    /// The same login to the endpoint `at` alone: its host (or socket directory), port and
     /// `pg_sslmode` choice.
     pub fn at(self, at: &Endpoint) -> Self {
         let (sslmode, sslrootcert) = match &at.tls {
@@ -142,6 +178,8 @@ impl PgTarget {
         PgTarget {
             host: at.host.clone(),
             port: at.port,
+            also: Vec::new(),
+            attrs: SessionAttrs::Any,
             sslmode,
             sslrootcert,
             ..self
@@ -701,8 +739,42 @@ impl AuthGuard {
     }
 }
 
-/// Opens a connection, or says in one line why it could not.
+/// Opens a connection along the target's route (its server, then [`PgTarget::also`], in
+/// turn), keeping the first server that is what `pg_target_session_attrs` asks; or says in one
+/// line why none was.
 pub async fn connect(t: &PgTarget) -> Result<PgConn, DbError> {
+    if t.also.is_empty() && !t.attrs.asks() {
+        return connect_one(t).await.map(|(c, _)| c);
+    }
+    let tries = t.tries();
+    let mut walked = Walked::default();
+    for &pass in t.attrs.passes() {
+        for one in &tries {
+            match connect_one(one).await {
+                Ok((c, role)) if pass.keeps(role) => return Ok(c),
+                Ok((c, role)) => {
+                    walked.not_kept(&one.peer().addr, pass, role);
+                    c.close().await;
+                }
+                Err(e) => walked.failed(e),
+            }
+        }
+    }
+    Err(walked.into_error(&t.peer(), t.attrs))
+}
+
+/// What a server told a new connection of itself (PostgreSQL 14 and later report
+/// `in_hot_standby` and `default_transaction_read_only`; an older one counts as a primary).
+pub fn role_of(param: impl Fn(&str) -> Option<String>) -> Role {
+    let on = |name: &str| param(name).is_some_and(|v| v == "on");
+    Role {
+        standby: on("in_hot_standby"),
+        read_only: on("default_transaction_read_only"),
+    }
+}
+
+/// Opens a connection to the target's one server, or says in one line why it could not.
+async fn connect_one(t: &PgTarget) -> Result<(PgConn, Role), DbError> {
     let peer = t.peer();
     let config = t.config();
     let attempt = async {
@@ -714,7 +786,8 @@ pub async fn connect(t: &PgTarget) -> Result<PgConn, DbError> {
             let (kind, detail) = classify(&e, false);
             peer.error(kind, t.refused(kind, detail))
         })?;
-        Ok::<_, DbError>((client, tokio::spawn(async move { drop(conn.await) })))
+        let role = role_of(|name| conn.parameter(name).map(str::to_string));
+        Ok::<_, DbError>((client, tokio::spawn(async move { drop(conn.await) }), role))
     };
     match tokio::time::timeout(CONNECT_TIMEOUT + Duration::from_secs(1), attempt).await {
         Err(_) => Err(peer.error(
@@ -722,7 +795,7 @@ pub async fn connect(t: &PgTarget) -> Result<PgConn, DbError> {
             format!("no answer within {} s", CONNECT_TIMEOUT.as_secs()),
         )),
         Ok(Err(e)) => Err(e),
-        Ok(Ok((client, driver))) => Ok(PgConn { client, driver }),
+        Ok(Ok((client, driver, role))) => Ok((PgConn { client, driver }, role)),
     }
 }
 

@@ -105,7 +105,7 @@ impl PgSchema {
 
     /// The owner's login for the loader at `at`.
     fn loader_target(&self, at: Position) -> PgTarget {
-        self.owner.clone().at(self.to.for_position(at))
+        self.owner.clone().routed(&self.to.route(at))
     }
 
     /// The superuser on the schema's database.

@@ -211,6 +211,45 @@ pub struct Wire {
 /// its `@@port` is not the configured port, the connection is made over TCP to the
 /// configured host and port instead, and [`Wire::note`] says why.
 pub async fn connect(t: &MyTarget) -> Result<Wire, DbError> {
+    if t.also.is_empty() && !t.attrs.asks() {
+        return connect_one(t).await;
+    }
+    // Along the route: the first server that is what `*_target_session_attrs` asks.
+    let tries = t.tries();
+    let mut walked = crate::endpoint::Walked::default();
+    for &pass in t.attrs.passes() {
+        for one in &tries {
+            let mut w = match connect_one(one).await {
+                Ok(w) => w,
+                Err(e) => {
+                    walked.failed(e);
+                    continue;
+                }
+            };
+            let role = if pass.asks() {
+                match w.role().await {
+                    Ok(role) => role,
+                    Err(e) => {
+                        walked.failed(one.peer().failed("cannot ask what it is", e.kind, e.detail));
+                        w.close().await;
+                        continue;
+                    }
+                }
+            } else {
+                crate::endpoint::Role::default()
+            };
+            if pass.keeps(role) {
+                return Ok(w);
+            }
+            walked.not_kept(w.addr(), pass, role);
+            w.close().await;
+        }
+    }
+    Err(walked.into_error(&t.peer(), t.attrs))
+}
+
+/// Opens a lean connection to the target's one server (see [`connect`]).
+async fn connect_one(t: &MyTarget) -> Result<Wire, DbError> {
     match tokio::time::timeout(CONNECT_TIMEOUT, reach(t)).await {
         Err(_) => Err(t.peer().error(
             Failure::Unreachable,
@@ -255,6 +294,25 @@ impl Wire {
     /// reaches may be a MariaDB.
     pub fn dialect(&self) -> &'static MyDialect {
         self.dialect
+    }
+
+    /// What the server is: a replica set `read_only` counts as a standby, as libpq's
+    /// attributes read it.
+    pub async fn role(&mut self) -> Result<crate::endpoint::Role, WireError> {
+        let row = self.query_first("SELECT @@global.read_only").await?;
+        let on = row
+            .as_deref()
+            .and_then(|r| r.first())
+            .is_some_and(|v| match v {
+                mysql_common::Value::Bytes(b) => b == b"1" || b.eq_ignore_ascii_case(b"on"),
+                mysql_common::Value::Int(i) => *i != 0,
+                mysql_common::Value::UInt(i) => *i != 0,
+                _ => false,
+            });
+        Ok(crate::endpoint::Role {
+            standby: on,
+            read_only: on,
+        })
     }
 
     /// Runs a statement in the text protocol and returns how many rows it gave.

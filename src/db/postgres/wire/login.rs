@@ -99,7 +99,18 @@ impl Wire {
                 b'E' => return Err(WireError::Server(server_error(body))),
                 b'Z' if matches!(state, Login::Accepted) => return Ok(()),
                 b'Z' => return Err(auth("the server ended the login before accepting it")),
-                // ParameterStatus, BackendKeyData, notices, NegotiateProtocolVersion.
+                // ParameterStatus: what the server is, for `pg_target_session_attrs`.
+                b'S' => {
+                    let mut parts = body.split(|&b| b == 0);
+                    let (name, value) = (parts.next(), parts.next());
+                    let on = value == Some(b"on".as_slice());
+                    match name {
+                        Some(b"in_hot_standby") => self.role.standby = on,
+                        Some(b"default_transaction_read_only") => self.role.read_only = on,
+                        _ => {}
+                    }
+                }
+                // BackendKeyData, notices, NegotiateProtocolVersion.
                 _ => {}
             }
         }
@@ -215,6 +226,8 @@ mod tests {
             db: crate::config::Database::Pg,
             host: "localhost".into(),
             port: 5432,
+            also: Vec::new(),
+            attrs: Default::default(),
             user: "hammer".into(),
             password: String::new(),
             dbname: "tpcc".into(),

@@ -131,6 +131,11 @@ pub struct Wire {
     /// The transaction status of the last ReadyForQuery: `I` idle, `T` in a transaction
     /// block, `E` in a failed one.
     status: u8,
+    /// What the server said of itself at login (`in_hot_standby`,
+    /// `default_transaction_read_only`).
+    role: crate::endpoint::Role,
+    /// Where the connection went: `host:port` or the socket directory, for messages.
+    addr: String,
 }
 
 impl Wire {
@@ -151,12 +156,24 @@ impl Wire {
             unanswered: 0,
             broken: false,
             status: b'I',
+            role: crate::endpoint::Role::default(),
+            addr: t.peer().addr,
         };
         if t.sslmode != "disable" && w.sock.is_tcp() {
             w.start_tls(t).await?;
         }
         w.login(t).await?;
         Ok(w)
+    }
+
+    /// What the server said of itself at login.
+    pub fn role(&self) -> crate::endpoint::Role {
+        self.role
+    }
+
+    /// Where the connection went: `host:port` or the socket directory.
+    pub fn addr(&self) -> &str {
+        &self.addr
     }
 
     /// Prepares named statements, all in one round trip.
@@ -524,8 +541,32 @@ impl<'a> Call<'a> {
     }
 }
 
-/// Opens a connection, or says in one line why it could not (as `postgres::connect` does).
+/// Opens a connection along the target's route, keeping the first server that is what
+/// `pg_target_session_attrs` asks, or says in one line why none was (as `postgres::connect`
+/// does).
 pub async fn open(t: &PgTarget) -> Result<Wire, DbError> {
+    if t.also.is_empty() && !t.attrs.asks() {
+        return open_one(t).await;
+    }
+    let tries = t.tries();
+    let mut walked = crate::endpoint::Walked::default();
+    for &pass in t.attrs.passes() {
+        for one in &tries {
+            match open_one(one).await {
+                Ok(w) if pass.keeps(w.role) => return Ok(w),
+                Ok(w) => {
+                    walked.not_kept(&w.addr, pass, w.role);
+                    w.close().await;
+                }
+                Err(e) => walked.failed(e),
+            }
+        }
+    }
+    Err(walked.into_error(&t.peer(), t.attrs))
+}
+
+/// Opens a connection to the target's one server, or says in one line why it could not.
+async fn open_one(t: &PgTarget) -> Result<Wire, DbError> {
     let peer = t.peer();
     let limit = CONNECT_TIMEOUT + std::time::Duration::from_secs(1);
     match tokio::time::timeout(limit, Wire::connect(t)).await {
