@@ -122,6 +122,10 @@ impl<D: TxnDb> Workload for Tpcc<D> {
         self.db.connect(at)
     }
 
+    fn node(conn: &D::Conn) -> Option<String> {
+        Some(conn.node().to_string())
+    }
+
     fn close(conn: D::Conn) -> impl std::future::Future<Output = ()> + Send {
         conn.close()
     }
@@ -293,6 +297,7 @@ pub async fn run<D: TxnDb>(
         client_cpu: o.client_cpu,
         abandoned_calls: o.abandoned_calls,
         series: o.series,
+        nodes: o.nodes,
     })
 }
 

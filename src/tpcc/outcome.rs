@@ -56,6 +56,7 @@ impl Outcome for Tpcc {
                 );
             }
         }
+        lines.extend(r.nodes.lines());
         lines.extend(crate::vu::stats::closing_lines(
             r.client_cpu,
             r.measured,

@@ -39,6 +39,8 @@ pub struct RunResult {
     pub abandoned_calls: u64,
     /// The live view's intervals, when the run had one.
     pub series: Option<crate::vu::live::Series>,
+    /// Where the terminals ran and what each lost server cost.
+    pub nodes: crate::vu::nodes::NodeReport,
 }
 
 impl RunResult {

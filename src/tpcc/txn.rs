@@ -138,6 +138,10 @@ pub trait TxnConn: Send + 'static {
     /// Closes the connection.
     fn close(self) -> impl Future<Output = ()> + Send;
 
+    /// The server the connection reached (`host:port` or a socket), where its transactions
+    /// run.
+    fn node(&self) -> &str;
+
     /// The connection for a terminal alone on its thread, whose calls may block it: a lean
     /// connection moves to a blocking socket (see `db::net::sock`), any other stays as it is.
     fn into_blocking(self) -> Result<Self>

@@ -13,6 +13,7 @@
 mod interval;
 pub mod live;
 mod monitor;
+pub mod nodes;
 pub mod runtime;
 mod say;
 pub mod script;

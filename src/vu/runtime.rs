@@ -21,6 +21,7 @@ use tokio::sync::TryAcquireError;
 
 use super::live::{sample, Series, Timing};
 use super::monitor::{monitor_run, Measured};
+use super::nodes::{NodeReport, Nodes};
 use super::say::Say;
 use super::shared::{lost, nap, RunOptions, Shared, CUT_GRACE, STOP_GRACE};
 use super::stats::Stats;
@@ -54,6 +55,8 @@ pub struct Outcome<F> {
     pub abandoned_calls: u64,
     /// The live view's intervals, when the run had one.
     pub series: Option<Series>,
+    /// Where the terminals ran and what each lost server cost.
+    pub nodes: NodeReport,
 }
 
 /// The connections a virtual user's terminals run their units on. A terminal of its own
@@ -226,14 +229,26 @@ async fn run_terminal<W: Workload>(
         let in_window = measure_all || shared.measuring.load(Ordering::Relaxed);
         let lost = matches!(&result, Err(e) if e.is_connection_loss());
         let mut gave_up = None;
+        if result.is_ok() {
+            shared.nodes.committed();
+        }
         if lost {
+            let from = W::node(&conn);
+            let lost_at = shared.nodes.lost(from.as_deref());
             drop(conn);
             if let Err(e) = &result {
                 say.line(format!("{e}; reconnecting"));
             }
             match reconnect(vu, at).await {
                 Some(Ok(c)) => {
-                    say.line("reconnected");
+                    let to = W::node(&c);
+                    match &to {
+                        Some(node) if from.as_ref() != Some(node) => {
+                            say.line(format!("reconnected to {node}"))
+                        }
+                        _ => say.line("reconnected"),
+                    }
+                    shared.nodes.reconnected(from, to, lost_at);
                     pool.put(Some(c));
                 }
                 Some(Err(e)) => {
@@ -366,6 +381,7 @@ async fn own_terminal<W: Workload>(vu: &Vu<W>, t: W::Terminal, at: Position) -> 
         Err(Error::StoppedConnecting) => return Ok(Ended::Stopped),
         Err(e) => return Err(e),
     };
+    vu.shared.nodes.joined(W::node(&conn));
     let pool = Pool::new(vec![conn]);
     let outcome = run_terminal(vu, t, &pool, at).await;
     close_pool::<W>(&pool).await;
@@ -408,7 +424,10 @@ async fn run_clients<W: Workload>(
                 ..worker
             };
             match vu.w.connect(at.position(terminals)).await {
-                Ok(c) => conns.push(c),
+                Ok(c) => {
+                    vu.shared.nodes.joined(W::node(&c));
+                    conns.push(c)
+                }
                 Err(e) => {
                     close_pool::<W>(&Pool::new(conns)).await;
                     return Err(e);
@@ -547,6 +566,7 @@ pub async fn run<W: Workload>(
         gave_up: std::sync::OnceLock::new(),
         window: Default::default(),
         window_moved: Default::default(),
+        nodes: Nodes::new(opts.rampup + opts.duration),
     });
     // Once stopping, the terminals get a grace to finish their calls; then their connections
     // are cut, and a virtual user that still has not ended after that is abandoned.
@@ -684,6 +704,7 @@ pub async fn run<W: Workload>(
         client_cpu: None,
         abandoned_calls: 0,
         series: None,
+        nodes: NodeReport::default(),
     };
     let monitor_task = if monitor {
         states(1, VuState::Running);
@@ -824,6 +845,7 @@ pub async fn run<W: Workload>(
         ));
     }
     result.abandoned_calls = abandoned;
+    result.nodes = shared.nodes.report();
     if let Some(why) = shared.gave_up.get() {
         result.stopped_early = Some(why.clone());
     } else if !monitor && shared.cut_short() && stopped_vus + abandoned_vus > 0 {

@@ -59,6 +59,8 @@ pub(super) struct Shared {
     pub window: std::sync::Mutex<Window>,
     /// Told when the window begins or ends, so that the live view ends an interval there.
     pub window_moved: tokio::sync::Notify,
+    /// Where the terminals ran, their moves, and every second's commits.
+    pub nodes: super::nodes::Nodes,
 }
 
 /// When a timed run's measured window began and ended, set by the monitor.

@@ -91,6 +91,12 @@ pub trait Workload: Send + Sync + 'static {
     /// [`crate::endpoint::Destination::for_position`]).
     fn connect(&self, at: Position) -> impl Future<Output = Result<Self::Conn>> + Send;
 
+    /// The server a terminal's connection reached (`host:port`), for where terminals ran and
+    /// moved; `None` when the workload does not say.
+    fn node(_conn: &Self::Conn) -> Option<String> {
+        None
+    }
+
     /// Closes a terminal's connection.
     fn close(conn: Self::Conn) -> impl Future<Output = ()> + Send;
 

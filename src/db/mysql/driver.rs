@@ -529,6 +529,10 @@ impl TxnConn for MyConn {
         Ok(MyConn { link, ..self })
     }
 
+    fn node(&self) -> &str {
+        &self.peer.addr
+    }
+
     async fn close(self) {
         match self.link {
             Link::Wire(wire, _) | Link::WireClient(wire, _) => wire.close().await,

@@ -604,6 +604,10 @@ impl TxnConn for PgTxnConn {
         Ok(PgTxnConn { link, ..self })
     }
 
+    fn node(&self) -> &str {
+        &self.peer.addr
+    }
+
     async fn close(self) {
         match self.link {
             Link::Routines { wire, .. } => wire.close().await,
