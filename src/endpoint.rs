@@ -467,6 +467,18 @@ impl Destination {
         self.endpoints.iter()
     }
 
+    /// Every server connections may go to: the host list, then the servers for reads not in
+    /// it; each once. With more than one, a counter of the whole system reads each.
+    pub fn servers(&self) -> Vec<Endpoint> {
+        let mut all: Vec<Endpoint> = Vec::new();
+        for e in self.endpoints.iter().chain(&self.read_only) {
+            if !all.iter().any(|a| a.host == e.host && a.port == e.port) {
+                all.push(e.clone());
+            }
+        }
+        all
+    }
+
     /// The servers reads go to (`*_read_only_hosts`), in order; empty when none are named.
     pub fn read_only_endpoints(&self) -> &[Endpoint] {
         &self.read_only

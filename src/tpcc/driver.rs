@@ -219,11 +219,19 @@ impl<D: TxnDb> Monitor for Tpcc<D> {
     fn figures(&self, start: &Counters, end: &Counters, measured: Duration, say: &Say) -> Figures {
         let mins = measured.as_secs_f64() / 60.0;
         let nopm = end.new_orders.saturating_sub(start.new_orders) as f64 / mins;
-        if end.transactions < start.transactions {
+        if end.went_back(start) {
             // A server restart resets (or rewinds) its statistics: no honest TPM exists then.
             say.line(format!(
                 "The server's transaction counter went back from {} to {} during the run (a restart?): TPM is not comparable",
                 start.transactions, end.transactions
+            ));
+        }
+        let missing = end.missing_since(start);
+        if !missing.is_empty() {
+            say.line(format!(
+                "TPM counts the servers that answered both readings: {} did not (its \
+                 transactions are left out); NOPM is read from the schema on a live server",
+                missing.join(", ")
             ));
         }
         let tpm = end.transactions_since(start) as f64 / mins;

@@ -104,25 +104,74 @@ pub enum Mode {
 }
 
 /// Server-wide counters the monitor and the transaction counter read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Counters {
     /// Sum of `d_next_o_id` over all districts: grows by one per committed New-Order.
     pub new_orders: u64,
     /// The server's commits plus rollbacks (PostgreSQL `pg_stat_database`, MariaDB/MySQL
-    /// `Com_commit + Com_rollback`), as HammerDB counts TPM.
+    /// `Com_commit + Com_rollback`), as HammerDB counts TPM; with several servers, the sum
+    /// of those that answered.
     pub transactions: u64,
     /// Transactions the readings before this one added to `transactions` themselves (on
     /// PostgreSQL a read of `district` is a transaction of the schema's database): the
     /// figures between two readings leave them out.
     pub own: u64,
+    /// With several servers (a host list, servers for reads), each one's own count, `None`
+    /// for one that did not answer; empty with one server. Each server counts only the
+    /// transactions run on it (a Galera node's `Com_commit`, a standby's read-only ones).
+    pub nodes: Vec<(String, Option<u64>)>,
 }
 
 impl Counters {
-    /// The workload's transactions from `start` to this reading, the readings' own left out.
+    /// The workload's transactions from `start` to this reading, the readings' own left out:
+    /// with several servers, the sum of each server's own growth, over the servers that
+    /// answered both readings.
     pub fn transactions_since(&self, start: &Counters) -> u64 {
-        self.transactions
-            .saturating_sub(start.transactions)
-            .saturating_sub(self.own.saturating_sub(start.own))
+        let grown = if self.nodes.is_empty() || start.nodes.is_empty() {
+            self.transactions.saturating_sub(start.transactions)
+        } else {
+            self.nodes
+                .iter()
+                .filter_map(|(node, end)| {
+                    let begin = start.nodes.iter().find(|(n, _)| n == node)?.1?;
+                    Some(end.as_ref()?.saturating_sub(begin))
+                })
+                .sum()
+        };
+        grown.saturating_sub(self.own.saturating_sub(start.own))
+    }
+
+    /// Whether the server's counter went back between `start` and this reading (a restart
+    /// resets it): with several servers, any server that answered both.
+    pub fn went_back(&self, start: &Counters) -> bool {
+        if self.nodes.is_empty() || start.nodes.is_empty() {
+            return self.transactions < start.transactions;
+        }
+        self.nodes.iter().any(|(node, end)| {
+            let begin = start
+                .nodes
+                .iter()
+                .find(|(n, _)| n == node)
+                .and_then(|n| n.1);
+            matches!((begin, end), (Some(b), Some(e)) if e < &b)
+        })
+    }
+
+    /// The servers that did not answer one of the two readings, whose transactions the TPM
+    /// between them leaves out.
+    pub fn missing_since(&self, start: &Counters) -> Vec<String> {
+        let answered =
+            |c: &Counters, node: &str| c.nodes.iter().any(|(n, v)| n == node && v.is_some());
+        let mut missing: Vec<String> = start
+            .nodes
+            .iter()
+            .chain(&self.nodes)
+            .map(|(n, _)| n.clone())
+            .filter(|n| !answered(start, n) || !answered(self, n))
+            .collect();
+        missing.sort();
+        missing.dedup();
+        missing
     }
 }
 

@@ -51,7 +51,8 @@ impl MyCounter {
             to.for_position(Position::Counter),
             &format!("{k}user"),
             &format!("{k}pass"),
-        );
+        )
+        .routed(&to.route(Position::Counter));
         let dbname = settings
             .db(db)
             .get(&db.key(&format!("{k}dbase")))

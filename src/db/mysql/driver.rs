@@ -44,7 +44,7 @@ use crate::db::mysql::dialect::MyDialect;
 use crate::db::mysql::wire::{self as mywire, Arg, Stmt, Wire, WireError};
 use crate::db::mysql::MyTarget;
 use crate::db::net::sock::KillSwitch;
-use crate::endpoint::{Destination, Position};
+use crate::endpoint::{Destination, Endpoint, Position};
 use crate::error::{Error, Result};
 use crate::fault::{Failure, Peer};
 use crate::tpcc::fitness::{self as rules, Place};
@@ -72,6 +72,9 @@ pub struct MyDriver {
     snapshot: AtomicU8,
     /// The counters' connection, kept between readings.
     monitor: tokio::sync::Mutex<Option<Box<Wire>>>,
+    /// With several servers, a kept connection to each for its own `Com_commit` and
+    /// `Com_rollback` (a Galera node counts only the transactions run on it).
+    node_conns: Vec<(Endpoint, NodeSlot)>,
     /// Terminals make the one-line summaries of their transactions (`showoutput`).
     summaries: bool,
     /// Compound statements where the server's dialect runs them (MariaDB): client-side SQL's
@@ -100,6 +103,16 @@ impl MyDriver {
         let mut server = MyTarget::server(settings, dialect);
         server.bounds.kill = kill.clone();
         let no_procs = dialect.client_sql(settings);
+        let to = Destination::of(settings, db);
+        let servers = to.servers();
+        let node_conns = if servers.len() > 1 {
+            servers
+                .into_iter()
+                .map(|e| (e, NodeSlot::default()))
+                .collect()
+        } else {
+            Vec::new()
+        };
         MyDriver {
             dialect,
             dbname: schema.dbname.clone().unwrap_or_default(),
@@ -112,10 +125,11 @@ impl MyDriver {
             },
             snapshot: AtomicU8::new(SNAPSHOT_UNKNOWN),
             monitor: tokio::sync::Mutex::new(None),
+            node_conns,
             summaries: false,
             compound: true,
             kill,
-            to: Destination::of(settings, db),
+            to,
         }
     }
 
@@ -327,6 +341,18 @@ impl TxnDb for MyDriver {
                 }
             };
             match read_counters(conn, &self.dbname).await {
+                Ok(mut c) if !self.node_conns.is_empty() => {
+                    drop(monitor);
+                    let readings = futures_util::future::join_all(
+                        self.node_conns
+                            .iter()
+                            .map(|(at, slot)| self.node_transactions(at, slot)),
+                    )
+                    .await;
+                    c.transactions = readings.iter().filter_map(|(_, n)| *n).sum();
+                    c.nodes = readings;
+                    return Ok(c);
+                }
                 Ok(c) => return Ok(c),
                 Err(e) => {
                     let kind = e.kind;
@@ -345,6 +371,41 @@ impl TxnDb for MyDriver {
     }
 }
 
+/// A kept connection to one server of several, for its own counters.
+type NodeSlot = tokio::sync::Mutex<Option<Box<Wire>>>;
+
+impl MyDriver {
+    /// One server's `Com_commit + Com_rollback`, on the connection kept for it (made again
+    /// once when lost), named by its address; `None` when it does not answer.
+    async fn node_transactions(&self, at: &Endpoint, slot: &NodeSlot) -> (String, Option<u64>) {
+        let target = self.server.clone().at(at);
+        let name = crate::endpoint::addr(&at.host, at.port);
+        let mut kept = slot.lock().await;
+        for _ in 0..2 {
+            let mut conn = match kept.take() {
+                Some(conn) => conn,
+                None => match mywire::connect(&target).await {
+                    Ok(conn) => Box::new(conn),
+                    Err(_) => return (name, None),
+                },
+            };
+            match counters::server(&mut conn).await {
+                Ok(c) => {
+                    let n = c.transactions();
+                    *kept = Some(conn);
+                    return (name, Some(n));
+                }
+                Err(e) if e.kind == Failure::Lost => continue,
+                Err(_) => {
+                    conn.close().await;
+                    return (name, None);
+                }
+            }
+        }
+        (name, None)
+    }
+}
+
 async fn read_counters(conn: &mut Wire, db: &str) -> Result<Counters, WireError> {
     let transactions = counters::server(conn).await?.transactions();
     let new_orders = counters::new_orders(conn, db).await?.unwrap_or(0);
@@ -353,6 +414,7 @@ async fn read_counters(conn: &mut Wire, db: &str) -> Result<Counters, WireError>
         new_orders,
         transactions,
         own: 0,
+        nodes: Vec::new(),
     })
 }
 

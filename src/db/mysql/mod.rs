@@ -211,8 +211,10 @@ pub fn server_failure(code: u16, state: &str) -> Failure {
         // ER_LOCK_DEADLOCK, ER_LOCK_WAIT_TIMEOUT, and any serialization failure
         1213 | 1205 => Failure::Retry,
         _ if state == "40001" => Failure::Retry,
-        // ER_SERVER_SHUTDOWN, ER_CONNECTION_KILLED
-        1053 | 1927 => Failure::Lost,
+        // ER_SERVER_SHUTDOWN, ER_CONNECTION_KILLED; ER_UNKNOWN_COM_ERROR, which a Galera
+        // node out of its cluster's primary component answers every statement with ("WSREP
+        // has not yet prepared node for application use"): the terminal goes to another node.
+        1053 | 1927 | 1047 => Failure::Lost,
         _ => Failure::Other,
     }
 }

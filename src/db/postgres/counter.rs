@@ -56,6 +56,7 @@ impl PgCounter {
                 &format!("{k}{pass}"),
                 &format!("{k}{dbname}"),
             )
+            .routed(&to.route(Position::Counter))
         };
         let admin = login("superuser", "superuserpass", "defaultdbase");
         let owner =

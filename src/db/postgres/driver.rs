@@ -39,7 +39,7 @@ use crate::db::net::sock::KillSwitch;
 use crate::db::postgres::dialect::{PgDialect, Routines};
 use crate::db::postgres::wire::{self as pgwire, Wire};
 use crate::db::postgres::{classify, connect, PgConn, PgTarget};
-use crate::endpoint::{Destination, Position};
+use crate::endpoint::{Destination, Endpoint, Position};
 use crate::error::{Error, Result};
 use crate::fault::{DbError, Failure, Peer};
 use crate::tpcc::fitness::{self as rules, Place};
@@ -62,6 +62,9 @@ pub struct PgDriver {
     admin_conn: Mutex<Option<PgConn>>,
     /// The owner's connection for `district`.
     owner_conn: Mutex<Option<PgConn>>,
+    /// With several servers, each one's superuser connection for its own
+    /// `pg_stat_database` (each server counts only the transactions run on it).
+    node_conns: Vec<(Endpoint, Mutex<Option<PgConn>>)>,
     /// Terminals make the one-line summaries of their transactions (`showoutput`).
     summaries: bool,
     /// Every connection opened from `owner` and `admin`.
@@ -89,6 +92,13 @@ impl PgDriver {
             Routines::Functions => Flavour::Functions,
         };
         let kill = KillSwitch::default();
+        let to = Destination::of(settings, db);
+        let servers = to.servers();
+        let node_conns = if servers.len() > 1 {
+            servers.into_iter().map(|e| (e, Mutex::new(None))).collect()
+        } else {
+            Vec::new()
+        };
         PgDriver {
             dialect,
             owner: PgTarget::owner_of(settings, db).with_kill_switch(&kill),
@@ -96,10 +106,11 @@ impl PgDriver {
             flavour,
             admin_conn: Mutex::new(None),
             owner_conn: Mutex::new(None),
+            node_conns,
             summaries: false,
             kill,
             own_reads: AtomicU64::new(0),
-            to: Destination::of(settings, db),
+            to,
         }
     }
 
@@ -111,7 +122,11 @@ impl PgDriver {
 
     /// Closes the connections `counters` keeps.
     pub async fn close(&self) {
-        for slot in [&self.admin_conn, &self.owner_conn] {
+        let nodes = self.node_conns.iter().map(|(_, slot)| slot);
+        for slot in [&self.admin_conn, &self.owner_conn]
+            .into_iter()
+            .chain(nodes)
+        {
             if let Some(conn) = slot.lock().await.take() {
                 conn.close().await;
             }
@@ -275,34 +290,60 @@ impl TxnDb for PgDriver {
 
     async fn counters(&self) -> Result<Counters> {
         let own = self.own_reads.load(Ordering::Relaxed);
-        let monitor = self.to.for_position(Position::Monitor);
+        // Along the monitor's route: a lost server's reading moves to a live one.
+        let route = self.to.route(Position::Monitor);
         let (admin, owner) = (
-            self.admin.clone().at(monitor),
-            self.owner.clone().at(monitor),
+            self.admin.clone().routed(&route),
+            self.owner.clone().routed(&route),
         );
-        // The schema database's own commits and rollbacks (see `counters`).
-        let (transactions, new_orders) = tokio::join!(
-            read_counter(
-                &self.admin_conn,
-                &admin,
-                Counter::Transactions(&self.owner.dbname),
-                self.dialect.counter_sql,
-            ),
-            read_counter(
-                &self.owner_conn,
-                &owner,
-                Counter::NewOrders,
-                self.dialect.counter_sql
-            ),
+        let txns = Counter::Transactions(&self.owner.dbname);
+        let sql = self.dialect.counter_sql;
+        // The schema database's own commits and rollbacks (see `counters`): with several
+        // servers, each one's, read on each.
+        let whole = async {
+            if self.node_conns.is_empty() {
+                return read_counter(&self.admin_conn, &admin, txns, sql)
+                    .await
+                    .map(|n| (n, Vec::new()));
+            }
+            let readings =
+                futures_util::future::join_all(self.node_conns.iter().map(|(at, slot)| async {
+                    let one = self.admin.clone().at(at);
+                    let name = one.peer().addr;
+                    (name, read_counter(slot, &one, txns, sql).await)
+                }))
+                .await;
+            let mut nodes = Vec::new();
+            let mut last_error = None;
+            for (name, reading) in readings {
+                match reading {
+                    Ok(n) => nodes.push((name, Some(n))),
+                    Err(e) => {
+                        nodes.push((name, None));
+                        last_error = Some(e);
+                    }
+                }
+            }
+            match last_error {
+                Some(e) if nodes.iter().all(|(_, n)| n.is_none()) => Err(e),
+                _ => Ok((nodes.iter().filter_map(|(_, n)| *n).sum(), nodes)),
+            }
+        };
+        let (whole, new_orders) = tokio::join!(
+            whole,
+            read_counter(&self.owner_conn, &owner, Counter::NewOrders, sql),
         );
+        let (transactions, nodes) = whole?;
         let counters = Counters {
             new_orders: new_orders?,
-            transactions: transactions?,
+            transactions,
             own,
+            nodes,
         };
         // Each read of `district` (and of pg_stat_database, when the superuser's database is
         // the schema's) is one more transaction of the schema's database.
-        let reads = 1 + u64::from(self.admin.dbname == self.owner.dbname);
+        let servers = self.node_conns.len().max(1) as u64;
+        let reads = 1 + servers * u64::from(self.admin.dbname == self.owner.dbname);
         self.own_reads.fetch_add(reads, Ordering::Relaxed);
         Ok(counters)
     }

@@ -145,6 +145,12 @@ mod tests {
     fn server_errors_are_classified_by_code_and_state() {
         let cases = [
             (1213, "40001", "Deadlock found", Failure::Retry),
+            (
+                1047,
+                "08S01",
+                "WSREP has not yet prepared node",
+                Failure::Lost,
+            ),
             (1205, "HY000", "Lock wait timeout exceeded", Failure::Retry),
             (1644, "40001", "hammer test: try again", Failure::Retry),
             (1927, "70100", "Connection was killed", Failure::Lost),
