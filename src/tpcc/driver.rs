@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use rand::rngs::SmallRng;
 
+use super::acked::Acked;
 use super::inputs::{think_time, Deck, Kind, Terminal};
 use super::random::uniform;
 use super::result::{self, Figures};
@@ -46,6 +47,8 @@ struct Tpcc<D> {
     opts: Options,
     /// Terminals print each transaction's summary (the test driver with `show_output`).
     show: bool,
+    /// The highest New-Order id acknowledged in each district.
+    acked: Acked,
 }
 
 /// What the pre-run checks found: the schema's warehouses and the run's NURand constants.
@@ -96,6 +99,7 @@ impl<D: TxnDb> Workload for Tpcc<D> {
         let (warehouses, load) = self.db.prepare(self.opts.warehouses).await?;
         let mut seed: SmallRng = rand::SeedableRng::from_os_rng();
         let constants = Constants::for_run(&load, &mut seed);
+        self.acked.size(warehouses);
         Ok(Plan {
             warehouses,
             constants,
@@ -195,6 +199,9 @@ impl<D: TxnDb> Workload for Tpcc<D> {
     }
 
     fn done(&self, _t: &mut TpccTerminal, say: &Say, kind: Kind, done: Done, _: Duration) {
+        if let Some((w, d, o_id)) = done.ordered {
+            self.acked.record(w, d, o_id);
+        }
         if self.show {
             say.line(kind.name());
             say.line(done.summary);
@@ -291,8 +298,24 @@ pub async fn run<D: TxnDb>(
         refresh: opts.refresh,
     };
     let show = opts.show_output && opts.driver == DriverKind::Test;
-    let w = Arc::new(Tpcc { db, opts, show });
-    let o = crate::vu::run(w, run_opts, say, states, interrupt).await?;
+    let w = Arc::new(Tpcc {
+        db: db.clone(),
+        opts,
+        show,
+        acked: Acked::default(),
+    });
+    let o = crate::vu::run(w.clone(), run_opts, say, states, interrupt).await?;
+    // A run that lost connections may have lost acknowledged commits with them: compare
+    // each district's highest acknowledged New-Order with the server that answers now.
+    let lost_any = o.stats.reconnects > 0 || !o.nodes.moves.is_empty();
+    let failover = if lost_any {
+        Some(match db.district_heads().await {
+            Ok((server, heads)) => Ok(w.acked.compare(&heads, &server)),
+            Err(e) => Err(e.to_string()),
+        })
+    } else {
+        None
+    };
     Ok(RunResult {
         nopm: o.figures.as_ref().map(|f| f.nopm),
         tpm: o.figures.as_ref().map(|f| f.tpm),
@@ -306,6 +329,7 @@ pub async fn run<D: TxnDb>(
         abandoned_calls: o.abandoned_calls,
         series: o.series,
         nodes: o.nodes,
+        failover,
     })
 }
 

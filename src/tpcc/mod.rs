@@ -13,6 +13,7 @@
 //! a family implements). [`bench`]: TPROC-C as the session drives it (the
 //! `bench::Benchmark`).
 
+pub mod acked;
 pub mod bench;
 pub mod build;
 pub mod checks;

@@ -57,6 +57,13 @@ impl Outcome for Tpcc {
             }
         }
         lines.extend(r.nodes.lines());
+        match &r.failover {
+            Some(Ok(lost)) => lines.push(lost.line()),
+            Some(Err(why)) => lines.push(format!(
+                "Acknowledged New-Orders after failover: not compared ({why})"
+            )),
+            None => {}
+        }
         lines.extend(crate::vu::stats::closing_lines(
             r.client_cpu,
             r.measured,

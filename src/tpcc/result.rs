@@ -41,6 +41,9 @@ pub struct RunResult {
     pub series: Option<crate::vu::live::Series>,
     /// Where the terminals ran and what each lost server cost.
     pub nodes: crate::vu::nodes::NodeReport,
+    /// After a run that lost connections: the acknowledged New-Orders the server that
+    /// answers now lacks, or why they could not be compared.
+    pub failover: Option<std::result::Result<super::acked::Lost, String>>,
 }
 
 impl RunResult {

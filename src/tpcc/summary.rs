@@ -46,6 +46,7 @@ pub fn new_order(t: &NewOrder, o_id: Option<i64>, total: Option<&str>) -> Done {
     match total {
         Some(total) => Done {
             rolled_back: false,
+            ordered: None,
             summary: format!("{head} total {total}"),
         },
         None => {
@@ -60,6 +61,7 @@ pub fn new_order(t: &NewOrder, o_id: Option<i64>, total: Option<&str>) -> Done {
                 );
             Done {
                 rolled_back: true,
+                ordered: None,
                 summary: format!("{head} rolled back{bad}"),
             }
         }
@@ -75,6 +77,7 @@ pub fn payment(t: &Payment, c_id: i64, balance: &str, credit: &str) -> Done {
     };
     Done {
         rolled_back: false,
+        ordered: None,
         summary: format!(
             "Payment: w {} d {} c {c_id}{remote}{} amount {} balance {balance} credit {credit}",
             t.w_id,
@@ -98,6 +101,7 @@ pub fn order_status(t: &OrderStatus, c_id: i64, balance: &str, order: Option<Las
     };
     Done {
         rolled_back: false,
+        ordered: None,
         summary: format!(
             "Order Status: w {} d {} c {c_id}{} balance {balance} {order}",
             t.w_id,
@@ -110,6 +114,7 @@ pub fn order_status(t: &OrderStatus, c_id: i64, balance: &str, order: Option<Las
 pub fn delivery(t: &Delivery, delivered: i64, skipped: i64) -> Done {
     Done {
         rolled_back: false,
+        ordered: None,
         summary: format!(
             "Delivery: w {} carrier {} delivered {delivered} skipped {skipped}",
             t.w_id, t.carrier_id
@@ -120,6 +125,7 @@ pub fn delivery(t: &Delivery, delivered: i64, skipped: i64) -> Done {
 pub fn stock_level(t: &StockLevel, low: i64) -> Done {
     Done {
         rolled_back: false,
+        ordered: None,
         summary: format!(
             "Stock Level: w {} d {} threshold {} low {low}",
             t.w_id, t.d_id, t.threshold
@@ -166,6 +172,7 @@ mod tests {
             done,
             Done {
                 rolled_back: false,
+                ordered: None,
                 summary: "New Order: w 1 d 3 c 1201 o 3012 lines 11 total 1520.33".into()
             }
         );

@@ -81,6 +81,9 @@ pub struct Done {
     /// A one-line summary of the outputs, for the `test` driver with `showoutput` on,
     /// e.g. `New Order: w 1 d 3 c 1201 o 3012 total 1520.33`.
     pub summary: String,
+    /// A New-Order the server acknowledged: its warehouse, district and order id, kept to
+    /// count the acknowledged orders a failover lost.
+    pub ordered: Option<(u32, u32, u32)>,
 }
 
 impl Done {
@@ -90,7 +93,17 @@ impl Done {
         Done {
             rolled_back,
             summary: String::new(),
+            ordered: None,
         }
+    }
+
+    /// The same, for New-Order `o_id` of warehouse `w`, district `d`, which committed.
+    pub fn with_order(self, w: u32, d: u32, o_id: Option<i64>) -> Self {
+        let ordered = o_id
+            .and_then(|o| u32::try_from(o).ok())
+            .filter(|_| !self.rolled_back)
+            .map(|o| (w, d, o));
+        Done { ordered, ..self }
     }
 }
 
@@ -232,6 +245,12 @@ pub trait TxnDb: Send + Sync + 'static {
     /// The server and login of the connection at `at` (where [`Self::connect`] sends it),
     /// for messages about it.
     fn peer(&self, at: Position) -> crate::fault::Peer;
+
+    /// Each district's `d_next_o_id` as `(w, d, next)`, read after a run on the server a
+    /// session's connection reaches now (after a failover, the survivor), and that server's
+    /// address.
+    fn district_heads(&self)
+        -> impl Future<Output = Result<(String, Vec<(u32, u32, u32)>)>> + Send;
 
     /// Shuts down every connection this database has opened and any it opens from now on, so
     /// that a call waiting on a server that stopped answering ends at once, on whichever

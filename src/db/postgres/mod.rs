@@ -453,6 +453,8 @@ fn refused(why: impl Into<String>) -> Refusal {
 pub struct PgConn {
     pub client: Client,
     driver: JoinHandle<()>,
+    /// Where the connection went: `host:port` or the socket directory.
+    pub addr: String,
 }
 
 impl PgConn {
@@ -795,7 +797,14 @@ async fn connect_one(t: &PgTarget) -> Result<(PgConn, Role), DbError> {
             format!("no answer within {} s", CONNECT_TIMEOUT.as_secs()),
         )),
         Ok(Err(e)) => Err(e),
-        Ok(Ok((client, driver, role))) => Ok((PgConn { client, driver }, role)),
+        Ok(Ok((client, driver, role))) => Ok((
+            PgConn {
+                client,
+                driver,
+                addr: peer.addr.clone(),
+            },
+            role,
+        )),
     }
 }
 

@@ -11,10 +11,12 @@ pub(super) fn new_order_done(
     o_id: Option<i64>,
     total: Option<i64>,
 ) -> Done {
-    if !show {
-        return Done::quiet(total.is_none());
-    }
-    summary::new_order(t, o_id, total.map(money).as_deref())
+    let done = if show {
+        summary::new_order(t, o_id, total.map(money).as_deref())
+    } else {
+        Done::quiet(total.is_none())
+    };
+    done.with_order(t.w_id, t.d_id, o_id)
 }
 
 pub(super) fn payment_done(show: bool, t: &Payment, c_id: i64, balance: i64, credit: &str) -> Done {

@@ -27,10 +27,12 @@ pub(super) fn new_order_done(
     o_id: Option<i64>,
     total: Option<&str>,
 ) -> Done {
-    if !show {
-        return Done::quiet(total.is_none());
-    }
-    summary::new_order(t, o_id, total)
+    let done = if show {
+        summary::new_order(t, o_id, total)
+    } else {
+        Done::quiet(total.is_none())
+    };
+    done.with_order(t.w_id, t.d_id, o_id)
 }
 
 /// `Error::Db` for a client-side transaction's failed statement.
