@@ -188,6 +188,9 @@ impl Counters {
     }
 }
 
+/// Each district's `d_next_o_id` as `(w, d, next)`, and the server they were read on.
+pub type Heads = (String, Vec<(u32, u32, u32)>);
+
 /// One terminal's connection: runs transactions. A failed call has rolled back; its error is
 /// `Error::Db` with `Failure::Retry` for a deadlock or serialization failure (worth running
 /// again), `Failure::Lost` when the connection is gone (reconnect), anything else otherwise.
@@ -249,8 +252,7 @@ pub trait TxnDb: Send + Sync + 'static {
     /// Each district's `d_next_o_id` as `(w, d, next)`, read after a run on the server a
     /// session's connection reaches now (after a failover, the survivor), and that server's
     /// address.
-    fn district_heads(&self)
-        -> impl Future<Output = Result<(String, Vec<(u32, u32, u32)>)>> + Send;
+    fn district_heads(&self) -> impl Future<Output = Result<Heads>> + Send;
 
     /// Shuts down every connection this database has opened and any it opens from now on, so
     /// that a call waiting on a server that stopped answering ends at once, on whichever

@@ -312,7 +312,7 @@ impl TxnDb for MyDriver {
         self.schema.clone().routed(&self.to.route(at)).peer()
     }
 
-    async fn district_heads(&self) -> Result<(String, Vec<(u32, u32, u32)>)> {
+    async fn district_heads(&self) -> Result<crate::tpcc::txn::Heads> {
         // Not the run's kill switch: the run's end has cut every connection made with it.
         let mut target = self.schema.clone();
         target.bounds.kill = KillSwitch::default();

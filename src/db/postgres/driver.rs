@@ -281,7 +281,7 @@ impl TxnDb for PgDriver {
         self.owner.clone().routed(&self.to.route(at)).peer()
     }
 
-    async fn district_heads(&self) -> Result<(String, Vec<(u32, u32, u32)>)> {
+    async fn district_heads(&self) -> Result<crate::tpcc::txn::Heads> {
         // Not the run's kill switch: the run's end has cut every connection made with it.
         let owner = self.owner.clone().with_kill_switch(&KillSwitch::default());
         let conn = connect(&owner).await?;
