@@ -294,7 +294,7 @@ impl Walked {
                     (Some(e), false) => e.kind,
                     _ => Failure::Unreachable,
                 };
-                let what = if attrs.asks() {
+                let what = if attrs.asks() && self.answered {
                     format!("no server of the list is {}", attrs.word())
                 } else {
                     "no server of the list answered".to_string()
@@ -420,11 +420,26 @@ impl Destination {
 
     /// The servers the connection at `position` tries, in order: its own, then the others
     /// round the list (shuffled with `load_balance random`), and what it must find there.
+    /// Round-robin terminals that share a server try the others from different places, so
+    /// that when it is lost they spread over the rest.
     pub fn route(&self, position: Position) -> Route {
         let n = self.endpoints.len();
+        let start = self.start(position);
         let mut tries: Vec<Endpoint> = (0..n)
-            .map(|i| self.endpoints[(self.start(position) + i) % n].clone())
+            .map(|i| self.endpoints[(start + i) % n].clone())
             .collect();
+        // Round-robin terminals that share a server go on to different ones when it is
+        // lost: the others are rotated by how many times round the list the terminal is.
+        if let (
+            Balance::RoundRobin,
+            Position::Terminal { n: t, .. } | Position::Loader { n: t, .. },
+        ) = (self.balance, position)
+        {
+            if n > 2 {
+                let turn = (t.max(1) as usize - 1) / n % (n - 1);
+                tries[1..].rotate_left(turn);
+            }
+        }
         if self.balance == Balance::Random {
             use rand::seq::SliceRandom;
             tries.shuffle(&mut rand::rng());
@@ -640,6 +655,13 @@ mod tests {
         assert!(!route.is_plain());
         assert_eq!(d.ports(), [6000, 5433, 5434]);
         assert_eq!(d.read_route(Position::Terminal { n: 1, of: 1 }), None);
+        // Terminals 1 and 4 share h1: losing it, they go on to different servers.
+        let after = |n| {
+            d.route(Position::Terminal { n, of: 6 }).tries[1]
+                .host
+                .clone()
+        };
+        assert_eq!((after(1), after(4)), ("h2".to_string(), "::1".to_string()));
 
         // libpq's disable: every connection tries the list in order.
         set(&mut s, Database::Pg, "pg_load_balance", "disable");

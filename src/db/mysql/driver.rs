@@ -213,7 +213,11 @@ impl MyDriver {
             Ok(match self.mode {
                 Mode::StoredProcedures => {
                     let compound = self.compound && wire.dialect().compound_statements;
-                    let procs = WireProcs::prepare(wire, self.summaries, compound).await?;
+                    // With several servers a failover may lose acknowledged New-Orders:
+                    // NEWORD returns each order's id then, to count them.
+                    let order_ids = !self.node_conns.is_empty();
+                    let procs =
+                        WireProcs::prepare(wire, self.summaries, compound, order_ids).await?;
                     WirePrepared::Procedures(procs)
                 }
                 Mode::ClientSql => {

@@ -34,14 +34,16 @@ pub(super) struct WireProcs {
 }
 
 impl WireProcs {
-    /// The calls; with `compound`, NEWORD's quiet one too (compound statements: MariaDB's).
+    /// The calls; with `compound`, NEWORD's quiet one too (compound statements: MariaDB's),
+    /// unless `order_ids` asks for each New-Order's id (kept to count what a failover lost).
     pub(super) async fn prepare(
         wire: &mut Wire,
         shown: bool,
         compound: bool,
+        order_ids: bool,
     ) -> Result<Self, WireError> {
         let q = &*SQL;
-        let neword_quiet = !shown && compound;
+        let neword_quiet = !shown && compound && !order_ids;
         let neword = if neword_quiet {
             &q.call_neword_quiet
         } else {
