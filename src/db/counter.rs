@@ -214,6 +214,152 @@ impl CounterSource {
     }
 }
 
+/// A server's last parts and uptime.
+type Kept = (Vec<(u64, u64)>, f64);
+
+/// One counter per server of a host list (and of the servers for reads), read together as
+/// one: each server's counts are its own transactions (a Galera node's, a standby's), so the
+/// whole system's are their sum. A server that does not answer keeps its last counts, so that
+/// it adds nothing while it is away and only what it did meanwhile when it is back; NOPM comes
+/// from the first server that has the districts.
+pub struct Several {
+    servers: Vec<(String, Box<dyn CounterConn>)>,
+    /// Each server's last parts and uptime, while it has answered.
+    last: Vec<Option<Kept>>,
+}
+
+impl Several {
+    /// Counters aimed at one server each, named by their addresses.
+    pub fn new(servers: Vec<(String, Box<dyn CounterConn>)>) -> Self {
+        let last = vec![None; servers.len()];
+        Several { servers, last }
+    }
+}
+
+impl CounterConn for Several {
+    fn peer(&self) -> Peer {
+        let mut peer = self.servers[0].1.peer();
+        peer.addr = self
+            .servers
+            .iter()
+            .map(|(name, _)| name.as_str())
+            .collect::<Vec<_>>()
+            .join(",");
+        peer
+    }
+
+    fn schema_db(&self) -> &str {
+        self.servers[0].1.schema_db()
+    }
+
+    fn is_connected(&self) -> bool {
+        self.servers.iter().any(|(_, c)| c.is_connected())
+    }
+
+    fn reply_timeout(&self) -> std::time::Duration {
+        self.servers
+            .iter()
+            .map(|(_, c)| c.reply_timeout())
+            .max()
+            .unwrap_or_default()
+    }
+
+    fn connect(&mut self) -> Pending<'_, Result<bool, DbError>> {
+        Box::pin(async move {
+            let results =
+                futures_util::future::join_all(self.servers.iter_mut().map(|(_, c)| c.connect()))
+                    .await;
+            let districts = results.iter().any(|r| matches!(r, Ok(true)));
+            match results.into_iter().find_map(Result::err) {
+                Some(e) if !self.is_connected() => Err(e),
+                _ => Ok(districts),
+            }
+        })
+    }
+
+    fn read(&mut self) -> Pending<'_, Result<Reading, DbError>> {
+        Box::pin(async move {
+            // Each server within three quarters of its reply timeout, so that a server that
+            // stalls leaves time for the reading of the others.
+            let readings =
+                futures_util::future::join_all(self.servers.iter_mut().map(|(_, c)| async move {
+                    let limit = c.reply_timeout() * 3 / 4;
+                    if !c.is_connected() {
+                        match tokio::time::timeout(limit, c.connect()).await {
+                            Ok(Ok(_)) => {}
+                            Ok(Err(e)) => return Err(e),
+                            Err(_) => {
+                                c.drop_connections();
+                                return Err(c.peer().error(Failure::Unreachable, "no answer"));
+                            }
+                        }
+                    }
+                    match tokio::time::timeout(limit, c.read()).await {
+                        Ok(r) => r,
+                        Err(_) => {
+                            c.drop_connections();
+                            Err(c
+                                .peer()
+                                .failed("no reply from", Failure::Lost, "the counters"))
+                        }
+                    }
+                }))
+                .await;
+            let (mut parts, mut uptime, mut new_orders, mut own) = (Vec::new(), f64::MAX, None, 0);
+            let (mut at, mut wall, mut error) = (None, None, None);
+            for (i, reading) in readings.into_iter().enumerate() {
+                let tag = (i as u64) << 56;
+                match reading {
+                    Ok(r) => {
+                        self.last[i] = Some((r.parts.clone(), r.uptime));
+                        parts.extend(r.parts.iter().map(|(k, v)| (k ^ tag, *v)));
+                        uptime = uptime.min(r.uptime);
+                        new_orders = new_orders.or(r.new_orders);
+                        own += r.own;
+                        at.get_or_insert(r.at);
+                        wall.get_or_insert(r.wall);
+                    }
+                    Err(e) => {
+                        if let Some((kept, up)) = &self.last[i] {
+                            parts.extend(kept.iter().map(|(k, v)| (k ^ tag, *v)));
+                            uptime = uptime.min(*up);
+                        }
+                        error = Some(e);
+                    }
+                }
+            }
+            match (at, wall) {
+                (Some(at), Some(wall)) => Ok(Reading {
+                    parts,
+                    uptime,
+                    new_orders,
+                    own,
+                    at,
+                    wall,
+                }),
+                _ => {
+                    Err(error
+                        .unwrap_or_else(|| self.peer().error(Failure::Unreachable, "no server")))
+                }
+            }
+        })
+    }
+
+    fn drop_connections(&mut self) {
+        for (_, c) in &mut self.servers {
+            c.drop_connections();
+        }
+    }
+
+    fn close(&mut self) -> Pending<'_, ()> {
+        Box::pin(async move {
+            for (_, c) in &mut self.servers {
+                c.close().await;
+            }
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

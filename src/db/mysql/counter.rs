@@ -15,7 +15,7 @@ use crate::db::mysql::dialect::MyDialect;
 use crate::db::mysql::driver::counters;
 use crate::db::mysql::wire::{self as mywire, Arg, Wire};
 use crate::db::mysql::{int_of, text_of, MyTarget};
-use crate::endpoint::{Destination, Position};
+use crate::endpoint::{Destination, Position, Route};
 use crate::fault::{DbError, Failure, Peer};
 
 /// The counter's login and its connection, when open.
@@ -42,17 +42,27 @@ impl MyCounter {
     /// The counter `counting` asks for on `db`: logged in as `{prefix}_{keys}user` at the
     /// counter's endpoint, its schema `{prefix}_{keys}dbase`.
     pub fn of(settings: &Settings, dialect: &'static MyDialect, counting: Counting) -> Self {
+        let to = Destination::of(settings, dialect.database);
+        Self::along(settings, dialect, counting, &to.route(Position::Counter))
+    }
+
+    /// As [`MyCounter::of`], along `route` (one server, for one of several counters).
+    pub fn along(
+        settings: &Settings,
+        dialect: &'static MyDialect,
+        counting: Counting,
+        route: &Route,
+    ) -> Self {
         let db = dialect.database;
         let k = counting.keys;
-        let to = Destination::of(settings, db);
         let target = MyTarget::login_at(
             settings,
             dialect,
-            to.for_position(Position::Counter),
+            &route.tries[0],
             &format!("{k}user"),
             &format!("{k}pass"),
         )
-        .routed(&to.route(Position::Counter));
+        .routed(route);
         let dbname = settings
             .db(db)
             .get(&db.key(&format!("{k}dbase")))

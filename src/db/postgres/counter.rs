@@ -14,7 +14,7 @@ use crate::db::engine::Pending;
 use crate::db::postgres::dialect::PgDialect;
 use crate::db::postgres::driver::counters;
 use crate::db::postgres::{classify, connect, PgConn, PgTarget};
-use crate::endpoint::{Destination, Position};
+use crate::endpoint::{Destination, Position, Route};
 use crate::fault::{DbError, Failure, Peer};
 
 /// The counter's logins and their connections, when open.
@@ -44,19 +44,29 @@ impl PgCounter {
     /// `{prefix}_{keys}defaultdbase`, and for transactions the owner `{prefix}_{keys}user` of
     /// `{prefix}_{keys}dbase` for NOPM, both at the counter's endpoint.
     pub fn of(settings: &Settings, dialect: &'static PgDialect, counting: Counting) -> Self {
+        let to = Destination::of(settings, dialect.database);
+        Self::along(settings, dialect, counting, &to.route(Position::Counter))
+    }
+
+    /// As [`PgCounter::of`], along `route` (one server, for one of several counters).
+    pub fn along(
+        settings: &Settings,
+        dialect: &'static PgDialect,
+        counting: Counting,
+        route: &Route,
+    ) -> Self {
         let db = dialect.database;
         let k = counting.keys;
-        let to = Destination::of(settings, db);
         let login = |user: &str, pass: &str, dbname: &str| {
             PgTarget::from_dict_at(
                 settings,
                 db,
-                to.for_position(Position::Counter),
+                &route.tries[0],
                 &format!("{k}{user}"),
                 &format!("{k}{pass}"),
                 &format!("{k}{dbname}"),
             )
-            .routed(&to.route(Position::Counter))
+            .routed(route)
         };
         let admin = login("superuser", "superuserpass", "defaultdbase");
         let owner =
