@@ -21,6 +21,9 @@
 #              galera-kill N sends node N SIGKILL and waits until the others see it gone;
 #              galera-start N starts it again on its data, waits until it has rejoined
 #              (IST) and is Synced.
+#   The sockets move with HAMMER_MARIA_SOCK, HAMMER_MARIA2_SOCK and HAMMER_GALERA_SOCK_PREFIX
+#   (node N: <prefix>N.sock): with those, the port variables and HAMMER_CI_DIR, a second set
+#   of servers can run beside the first.
 #   all the above: login hammer_nocreate/nocreate that may not create databases,
 #        TLS with a certificate from a private CA ($HAMMER_CI_DIR/ssl/ca.crt).
 #   PostgreSQL pair, made only by `pg-pair sync|async`, for failover tests: a primary on
@@ -36,14 +39,15 @@ set -euo pipefail
 CI_DIR=${HAMMER_CI_DIR:-/tmp/hammer-ci}
 PG_PORT=${HAMMER_PG_PORT:-5432}
 MARIA_PORT=${HAMMER_MARIA_PORT:-3306}
-MARIA_SOCK=/tmp/mariadb.sock # HammerDB's default maria_socket
+MARIA_SOCK=${HAMMER_MARIA_SOCK:-/tmp/mariadb.sock} # HammerDB's default maria_socket
 MARIA2_PORT=${HAMMER_MARIA2_PORT:-3307}
-MARIA2_SOCK=/tmp/mariadb2.sock
+MARIA2_SOCK=${HAMMER_MARIA2_SOCK:-/tmp/mariadb2.sock}
 PG_STANDBY_PORT=${HAMMER_PG_STANDBY_PORT:-5433}
 PAIR_PRIMARY_PORT=${HAMMER_PAIR_PRIMARY_PORT:-5434}
 PAIR_STANDBY_PORT=${HAMMER_PAIR_STANDBY_PORT:-5435}
 GALERA_PORTS=(unused "${HAMMER_GALERA1_PORT:-4306}" "${HAMMER_GALERA2_PORT:-4307}" "${HAMMER_GALERA3_PORT:-4308}")
 GALERA_WSREP_PORT=${HAMMER_GALERA_WSREP_PORT:-4567}
+GALERA_SOCK_PREFIX=${HAMMER_GALERA_SOCK_PREFIX:-/tmp/galera} # node N: ${prefix}N.sock
 GALERA_PROVIDER=/usr/lib/galera/libgalera_smm.so
 WAIT_SECS=60
 
@@ -628,7 +632,7 @@ maria_status() {
 # ---------------------------------------------------------------- Galera
 
 galera_dir() { echo "$CI_DIR/galera$1"; }
-galera_sock() { echo "/tmp/galera$1.sock"; }
+galera_sock() { echo "$GALERA_SOCK_PREFIX$1.sock"; }
 galera_wsrep_port() { echo $((GALERA_WSREP_PORT + 10 * ($1 - 1))); }
 
 galera_node_arg() {
