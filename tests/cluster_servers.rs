@@ -197,14 +197,20 @@ fn the_pair_keeps_synchronous_commits_across_a_failover_and_streams_asynchronous
     );
     // Each row its own commit, each acknowledged only once the standby has it.
     let rows = 200;
-    servers.pg_exec_at(primary, "postgres", "CREATE TABLE acked (id int)");
-    for id in 1..=rows {
-        servers.pg_exec_at(
-            primary,
-            "postgres",
-            &format!("INSERT INTO acked VALUES ({id})"),
-        );
-    }
+    let (rt, conn) = servers.pg_at(primary, "postgres");
+    rt.block_on(async {
+        conn.client
+            .batch_execute("CREATE TABLE acked (id int)")
+            .await
+            .expect("create table");
+        for id in 1..=rows {
+            conn.client
+                .batch_execute(&format!("INSERT INTO acked VALUES ({id})"))
+                .await
+                .expect("insert");
+        }
+        conn.close().await;
+    });
     common::pg_pair_kill_primary();
     common::assert_tcp_closed(&servers.pg_host, primary);
     common::pg_pair_promote();

@@ -763,7 +763,9 @@ galera_start_fresh() {
 			galera_add_wsrep "$n"
 			log "starting Galera node $n on 127.0.0.1:$port, socket $sock (joining: full copy by rsync SST)"
 			maria_launch "$dir" "$port" "$sock" "Galera node $n"
-			galera_wait_synced "$n" $(seq 1 "$n")
+			local joined=()
+			mapfile -t joined < <(seq 1 "$n")
+			galera_wait_synced "$n" "${joined[@]}"
 		fi
 	done
 }
