@@ -729,8 +729,8 @@ galera_ok() {
 	done
 }
 
-# A new cluster: node 1 bootstrapped (--wsrep-new-cluster) with the accounts, nodes 2 and 3
-# joining one at a time (each copies node 1 by rsync SST, which it serves one at a time).
+# A new cluster: node 1 bootstrapped (--wsrep-new-cluster) with the accounts, then nodes 2
+# and 3 joining (each copies a synced node by rsync SST).
 galera_start_fresh() {
 	local n dir port sock
 	[[ -f $GALERA_PROVIDER ]] || die "no Galera provider at $GALERA_PROVIDER (apt-get install galera-4)"
@@ -761,13 +761,20 @@ galera_start_fresh() {
 			galera_wait_synced 1 1
 		else
 			galera_add_wsrep "$n"
-			log "starting Galera node $n on 127.0.0.1:$port, socket $sock (joining: full copy by rsync SST)"
-			maria_launch "$dir" "$port" "$sock" "Galera node $n"
-			local joined=()
-			mapfile -t joined < <(seq 1 "$n")
-			galera_wait_synced "$n" "${joined[@]}"
 		fi
 	done
+	# Nodes 2 and 3 join together: a donor serves one SST at a time, so the second joiner
+	# retries each second until the first copy is done, which still saves its own start-up.
+	log "starting Galera nodes 2 and 3 on 127.0.0.1:${GALERA_PORTS[2]} and ${GALERA_PORTS[3]} (joining: full copies by rsync SST)"
+	local launches=()
+	for n in 2 3; do
+		maria_launch "$(galera_dir "$n")" "${GALERA_PORTS[n]}" "$(galera_sock "$n")" "Galera node $n" &
+		launches+=($!)
+	done
+	for n in 0 1; do
+		wait "${launches[n]}" || die "Galera node $((n + 2)) did not join (its log is above)"
+	done
+	galera_wait_synced 3 1 2 3
 }
 
 # Nodes that run Synced and a node of ours that is down: start the down ones again (the
