@@ -129,14 +129,18 @@ fn the_standby_streams_and_replays_what_the_primary_commits() {
         1,
         "the standby is in recovery"
     );
-    assert_eq!(
-        servers.pg_i64_at(
-            standby,
-            "postgres",
-            "SELECT count(*) FROM pg_stat_wal_receiver WHERE status = 'streaming'"
-        ),
-        1,
-        "the standby's WAL receiver streams"
+    // A primary restarted by another test is found again within wal_retrieve_retry_interval (5 s).
+    wait_for(
+        Duration::from_secs(15),
+        "the standby's WAL receiver streaming",
+        || {
+            (servers.pg_i64_at(
+                standby,
+                "postgres",
+                "SELECT count(*) FROM pg_stat_wal_receiver WHERE status = 'streaming'",
+            ) == 1)
+                .then_some(())
+        },
     );
 
     // A value only this run can have, written on the primary, shows up on the standby.
