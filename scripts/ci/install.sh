@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # Installs what hammer's tests and demo need on a fresh Debian 12 machine, and only what is
-# missing: MariaDB server and client, PostgreSQL 15, openssl, sysbench (the transaction
-# counter's tests compare with it), Chromium (the report's test lays it out headless). Needs
-# root when something is missing.
+# missing: MariaDB server and client, Galera (galera-4, and rsync and ss for its state
+# transfers), PostgreSQL 15, openssl, sysbench (the transaction counter's tests compare with
+# it), Chromium (the report's test lays it out headless). Needs root when something is missing.
 set -euo pipefail
 
 # ---- install what is missing (and only that)
 missing=()
 [[ -x /usr/sbin/mariadbd ]] || command -v mariadbd >/dev/null || missing+=(mariadb-server)
 command -v mariadb >/dev/null && command -v mariadb-admin >/dev/null || missing+=(mariadb-client)
+[[ -f /usr/lib/galera/libgalera_smm.so ]] || missing+=(galera-4)
+command -v rsync >/dev/null || missing+=(rsync)
+command -v ss >/dev/null || missing+=(iproute2)
 command -v openssl >/dev/null || missing+=(openssl)
 command -v sysbench >/dev/null || missing+=(sysbench)
 [[ -x /usr/lib/postgresql/15/bin/postgres ]] || missing+=(postgresql-15)

@@ -113,10 +113,40 @@ pub struct Servers {
     /// The second MariaDB (same accounts), for the tests of two servers on one machine.
     pub maria2_port: u16,
     pub maria2_socket: String,
+    /// The three Galera nodes (same accounts as MariaDB): node N is index N - 1.
+    pub galera_ports: [u16; 3],
+    pub galera_sockets: [String; 3],
+    /// The hot standby streaming from the PostgreSQL above (same logins, read-only).
+    pub pg_standby_port: u16,
+    /// The failover pair that `pg-pair sync|async` makes afresh (same superuser).
+    pub pair_primary_port: u16,
+    pub pair_standby_port: u16,
 }
 
 fn env_or(name: &str, default: &str) -> String {
     std::env::var(name).unwrap_or_else(|_| default.to_string())
+}
+
+fn port_env(name: &str, default: &str) -> u16 {
+    let v = env_or(name, default);
+    v.parse()
+        .unwrap_or_else(|_| panic!("{name} is {v:?}, which is not a port (1-65535)"))
+}
+
+/// Fails the calling test, saying how to start it, when `name` does not accept TCP on
+/// `host:port` within 3 seconds.
+pub fn require_tcp(name: &str, host: &str, port: u16, start: &str) {
+    let addr = format!("{host}:{port}");
+    let up = std::net::TcpStream::connect_timeout(
+        &addr.parse().expect("test server address is host:port"),
+        std::time::Duration::from_secs(3),
+    )
+    .is_ok();
+    assert!(
+        up,
+        "{name} is not answering on {addr}: start the test servers with `{start}` \
+         (or run the suite with scripts/test.sh)"
+    );
 }
 
 impl Servers {
@@ -137,7 +167,103 @@ impl Servers {
                 .parse()
                 .expect("port"),
             maria2_socket: env_or("HAMMER_TEST_MARIA2_SOCKET", "/tmp/mariadb2.sock"),
+            galera_ports: [
+                port_env("HAMMER_TEST_GALERA1_PORT", "4306"),
+                port_env("HAMMER_TEST_GALERA2_PORT", "4307"),
+                port_env("HAMMER_TEST_GALERA3_PORT", "4308"),
+            ],
+            galera_sockets: [
+                env_or("HAMMER_TEST_GALERA1_SOCKET", "/tmp/galera1.sock"),
+                env_or("HAMMER_TEST_GALERA2_SOCKET", "/tmp/galera2.sock"),
+                env_or("HAMMER_TEST_GALERA3_SOCKET", "/tmp/galera3.sock"),
+            ],
+            pg_standby_port: port_env("HAMMER_TEST_PG_STANDBY_PORT", "5433"),
+            pair_primary_port: port_env("HAMMER_TEST_PAIR_PRIMARY_PORT", "5434"),
+            pair_standby_port: port_env("HAMMER_TEST_PAIR_STANDBY_PORT", "5435"),
         }
+    }
+
+    /// The Galera nodes as `host:port,host:port,host:port`, node 1 first.
+    pub fn galera_hosts(&self) -> String {
+        self.galera_ports
+            .iter()
+            .map(|p| format!("{}:{p}", self.maria_host))
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+
+    /// The client port of Galera node `node` (1, 2 or 3).
+    pub fn galera_port(&self, node: usize) -> u16 {
+        assert!(
+            (1..=3).contains(&node),
+            "Galera node {node}: the nodes are 1, 2 and 3"
+        );
+        self.galera_ports[node - 1]
+    }
+
+    /// Fails the calling test, saying how to start them, when a Galera node does not accept TCP.
+    pub fn require_galera(&self) {
+        for (i, port) in self.galera_ports.iter().enumerate() {
+            require_tcp(
+                &format!("Galera node {}", i + 1),
+                &self.maria_host,
+                *port,
+                "scripts/ci/servers.sh start",
+            );
+        }
+    }
+
+    /// Fails the calling test, saying how to start it, when the PostgreSQL standby does not
+    /// accept TCP.
+    pub fn require_pg_standby(&self) {
+        require_tcp(
+            "the PostgreSQL standby",
+            &self.pg_host,
+            self.pg_standby_port,
+            "scripts/ci/servers.sh start",
+        );
+    }
+
+    /// The first column of the one row `sql` returns on Galera node `node` (1, 2 or 3),
+    /// as the MariaDB administrator, on database `db` if given.
+    pub fn galera_i64(&self, node: usize, db: Option<&str>, sql: &str) -> Option<i64> {
+        use mysql_async::prelude::Queryable;
+        let (rt, mut conn) = self.maria_on(self.galera_port(node), db);
+        rt.block_on(async {
+            let n: Option<i64> = conn.query_first(sql).await.expect(sql);
+            let _ = conn.disconnect().await;
+            n
+        })
+    }
+
+    /// A wsrep status variable of Galera node `node`, e.g. `wsrep_cluster_size`.
+    pub fn galera_status(&self, node: usize, name: &str) -> String {
+        use mysql_async::prelude::Queryable;
+        let (rt, mut conn) = self.maria_on(self.galera_port(node), None);
+        rt.block_on(async {
+            let v: Option<String> = conn
+                .exec_first(
+                    "SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS \
+                     WHERE VARIABLE_NAME = UPPER(?)",
+                    (name,),
+                )
+                .await
+                .expect("wsrep status");
+            let _ = conn.disconnect().await;
+            v.unwrap_or_default()
+        })
+    }
+
+    /// Runs each of `statements` on Galera node `node` as the MariaDB administrator.
+    pub fn galera_exec(&self, node: usize, statements: &[&str]) {
+        use mysql_async::prelude::Queryable;
+        let (rt, mut conn) = self.maria_on(self.galera_port(node), None);
+        rt.block_on(async {
+            for sql in statements {
+                conn.query_drop(*sql).await.expect(sql);
+            }
+            let _ = conn.disconnect().await;
+        })
     }
 
     /// Rhai that points every dictionary at the test servers.
@@ -196,12 +322,18 @@ impl Servers {
 
     /// Settings whose `pg` dictionary points at the test PostgreSQL, as its superuser.
     pub fn pg_settings(&self) -> hammer::config::Settings {
+        self.pg_settings_at(self.pg_port)
+    }
+
+    /// Settings whose `pg` dictionary points at the test PostgreSQL server on `port` (the
+    /// primary, its standby, or the failover pair's), as its superuser.
+    pub fn pg_settings_at(&self, port: u16) -> hammer::config::Settings {
         use hammer::config::{Database, Settings, Target};
         let mut settings = Settings::defaults();
         let pg = Target::Db(Database::Pg);
         for (section, key, value) in [
             ("connection", "pg_host", self.pg_host.as_str()),
-            ("connection", "pg_port", &self.pg_port.to_string()),
+            ("connection", "pg_port", &port.to_string()),
             ("tpcc", "pg_superuser", &self.pg_user),
             ("tpcc", "pg_superuserpass", &self.pg_pass),
         ] {
@@ -212,8 +344,39 @@ impl Servers {
 
     /// A runtime and the superuser's connection to database `db`.
     pub fn pg(&self, db: &str) -> (tokio::runtime::Runtime, hammer::db::postgres::PgConn) {
+        self.pg_at(self.pg_port, db)
+    }
+
+    /// The first column of the one row `sql` returns, as the superuser of the PostgreSQL
+    /// server on `port`, on database `db`.
+    pub fn pg_i64_at(&self, port: u16, db: &str, sql: &str) -> i64 {
+        let (rt, conn) = self.pg_at(port, db);
+        rt.block_on(async {
+            let n = conn.client.query_one(sql, &[]).await.expect(sql).get(0);
+            conn.close().await;
+            n
+        })
+    }
+
+    /// Runs `sql` (any number of statements) as the superuser of the PostgreSQL server on
+    /// `port`, on database `db`.
+    pub fn pg_exec_at(&self, port: u16, db: &str, sql: &str) {
+        let (rt, conn) = self.pg_at(port, db);
+        rt.block_on(async {
+            conn.client.batch_execute(sql).await.expect(sql);
+            conn.close().await;
+        })
+    }
+
+    /// A runtime and the superuser's connection to database `db` of the PostgreSQL server
+    /// on `port`.
+    pub fn pg_at(
+        &self,
+        port: u16,
+        db: &str,
+    ) -> (tokio::runtime::Runtime, hammer::db::postgres::PgConn) {
         use hammer::db::postgres::{connect, PgTarget};
-        let settings = self.pg_settings();
+        let settings = self.pg_settings_at(port);
         let target = PgTarget {
             dbname: db.to_string(),
             ..PgTarget::admin_of(&settings, hammer::config::Database::Pg)
@@ -224,7 +387,7 @@ impl Servers {
             .expect("runtime");
         let conn = rt
             .block_on(connect(&target))
-            .expect("the PostgreSQL superuser connects");
+            .unwrap_or_else(|e| panic!("the PostgreSQL superuser connects to port {port}: {e}"));
         (rt, conn)
     }
 
@@ -438,4 +601,106 @@ pub fn tproch_built(db: &'static str, tag: &str) -> (Fixture, hammer::config::Se
     assert_eq!(r, Ok("true".to_string()), "{}", lines.join("\n"));
     let settings = f.engine.session().settings.clone();
     (f, settings, cleanup)
+}
+
+/// Runs `scripts/ci/servers.sh` with `args` (e.g. `["galera-kill", "2"]`), waits at most
+/// `limit` for it, and fails the calling test with the script's output if it fails or
+/// overruns; returns its output.
+pub fn servers_sh(args: &[&str], limit: std::time::Duration) -> String {
+    use std::io::Read;
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/ci/servers.sh");
+    let mut child = Command::new("bash")
+        .arg(script)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("bash runs");
+    // Drain both pipes on threads, so a talkative script never blocks on a full pipe.
+    let mut stdout = child.stdout.take().expect("stdout");
+    let mut stderr = child.stderr.take().expect("stderr");
+    let out = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = stdout.read_to_string(&mut s);
+        s
+    });
+    let err = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = stderr.read_to_string(&mut s);
+        s
+    });
+    let deadline = std::time::Instant::now() + limit;
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait for servers.sh") {
+            break Some(status);
+        }
+        if std::time::Instant::now() >= deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    };
+    let text = format!(
+        "{}{}",
+        out.join().unwrap_or_default(),
+        err.join().unwrap_or_default()
+    );
+    match status {
+        Some(s) if s.success() => text,
+        Some(s) => panic!(
+            "scripts/ci/servers.sh {} failed ({s}):\n{text}",
+            args.join(" ")
+        ),
+        None => panic!(
+            "scripts/ci/servers.sh {} did not end within {limit:?}; killed:\n{text}",
+            args.join(" ")
+        ),
+    }
+}
+
+/// Fails the calling test when something still accepts TCP on `host:port` (a server that
+/// should be down).
+pub fn assert_tcp_closed(host: &str, port: u16) {
+    let addr = format!("{host}:{port}");
+    let up = std::net::TcpStream::connect_timeout(
+        &addr.parse().expect("test server address is host:port"),
+        std::time::Duration::from_secs(3),
+    )
+    .is_ok();
+    assert!(!up, "something still accepts connections on {addr}");
+}
+
+/// How long one servers.sh command may take: the script's own waits are 60 s each.
+pub const SERVERS_SH_LIMIT: std::time::Duration = std::time::Duration::from_secs(150);
+
+/// Kills Galera node `node` (SIGKILL); returns once the other nodes go on without it.
+pub fn galera_kill(node: usize) -> String {
+    servers_sh(&["galera-kill", &node.to_string()], SERVERS_SH_LIMIT)
+}
+
+/// Starts Galera node `node` again on its data; returns once it has rejoined and is Synced.
+pub fn galera_start(node: usize) -> String {
+    servers_sh(&["galera-start", &node.to_string()], SERVERS_SH_LIMIT)
+}
+
+/// Makes the failover pair afresh, `sync` or `async`; returns once the standby streams.
+pub fn pg_pair(mode: &str) -> String {
+    servers_sh(&["pg-pair", mode], SERVERS_SH_LIMIT)
+}
+
+/// Stops the pair's primary at once (immediate mode: a crash as far as its data goes).
+pub fn pg_pair_kill_primary() -> String {
+    servers_sh(&["pg-pair-kill-primary"], SERVERS_SH_LIMIT)
+}
+
+/// Promotes the pair's standby; returns once it takes writes.
+pub fn pg_pair_promote() -> String {
+    servers_sh(&["pg-pair-promote"], SERVERS_SH_LIMIT)
+}
+
+/// Stops both servers of the pair.
+pub fn pg_pair_stop() -> String {
+    servers_sh(&["pg-pair-stop"], SERVERS_SH_LIMIT)
 }
