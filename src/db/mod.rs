@@ -85,7 +85,18 @@ pub fn engine(db: Database) -> &'static dyn Engine {
         Database::Pg => &postgres::engine::POSTGRESQL,
         Database::Maria => &mysql::engine::MARIADB,
         Database::Mysql => &mysql::engine::MYSQL,
+        Database::Crdb => &postgres::engine::COCKROACHDB,
+        Database::Yb => &postgres::engine::YUGABYTEDB,
+        Database::Tidb => &mysql::engine::TIDB,
     }
+}
+
+/// What `librarycheck` says of a dialect tested on `on` rather than on its own server.
+pub(crate) fn untested(server: &str, on: &str) -> String {
+    format!(
+        "hammer's {server} dialect has not been run against {server} here: its paths are \
+         tested on {on} only"
+    )
 }
 
 /// Connects with the settings a database's own tools use (the PostgreSQL superuser on its

@@ -178,6 +178,8 @@ pub fn server_failure(code: u16, state: &str) -> Failure {
         // ER_LOCK_DEADLOCK, ER_LOCK_WAIT_TIMEOUT, and any serialization failure
         1213 | 1205 => Failure::Retry,
         _ if state == "40001" => Failure::Retry,
+        // A dialect's own (TiDB's write conflicts): codes no other server of the family uses.
+        _ if MyDialect::retry_code(code) => Failure::Retry,
         // ER_SERVER_SHUTDOWN, ER_CONNECTION_KILLED
         1053 | 1927 => Failure::Lost,
         _ => Failure::Other,
@@ -209,6 +211,12 @@ pub async fn probe(t: &MyTarget) -> Result<ServerInfo, DbError> {
     let text = |i: usize| match row.get(i) {
         Some(Value::Bytes(b)) => String::from_utf8_lossy(b).into_owned(),
         _ => String::new(),
+    };
+    // A dialect that reached another kind of server says so.
+    let reached = MyDialect::of(t.db).reached(MyDialect::of_server(&text(0)), &peer.addr);
+    let note = match (note, reached) {
+        (Some(a), Some(b)) => Some(format!("{a}; {b}")),
+        (a, b) => a.or(b),
     };
     Ok(ServerInfo {
         version: server_version(&text(0)),
