@@ -221,7 +221,14 @@ mod tests {
         assert_eq!(Database::Maria.key("count_ware"), "maria_count_ware");
         assert_eq!(
             NAMES,
-            ["PostgreSQL", "MariaDB", "MySQL", "CockroachDB", "YugabyteDB", "TiDB"]
+            [
+                "PostgreSQL",
+                "MariaDB",
+                "MySQL",
+                "CockroachDB",
+                "YugabyteDB",
+                "TiDB"
+            ]
         );
     }
 

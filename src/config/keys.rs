@@ -96,7 +96,14 @@ pub const YB_DEFAULTS: PgDefaults = PgDefaults {
     tspace: "pg_default",
     tpcc: &[
         ("colocation", "false", Kind::Bool),
-        ("num_tablets", "0", Kind::Int { min: 0, max: 10_000 }),
+        (
+            "num_tablets",
+            "0",
+            Kind::Int {
+                min: 0,
+                max: 10_000,
+            },
+        ),
     ],
 };
 

@@ -266,7 +266,10 @@ mod tests {
     #[test]
     fn a_server_is_the_dialect_its_version_names() {
         for (version, server) in [
-            ("PostgreSQL 15.8 (Debian 15.8-0+deb12u1) on x86_64-pc-linux-gnu", "PostgreSQL"),
+            (
+                "PostgreSQL 15.8 (Debian 15.8-0+deb12u1) on x86_64-pc-linux-gnu",
+                "PostgreSQL",
+            ),
             (
                 "PostgreSQL 11.2-YB-2.20.1.0-b0 on x86_64-pc-linux-gnu, compiled by clang",
                 "YugabyteDB",
@@ -294,7 +297,9 @@ mod tests {
             .reached(&POSTGRESQL, "127.0.0.1:5432")
             .expect("another server");
         assert!(
-            line.starts_with("the CockroachDB dialect reached a PostgreSQL server at 127.0.0.1:5432"),
+            line.starts_with(
+                "the CockroachDB dialect reached a PostgreSQL server at 127.0.0.1:5432"
+            ),
             "{line}"
         );
         assert!(!line.contains('\n'), "one line: {line}");
@@ -320,7 +325,12 @@ mod tests {
         // What a dialect cannot build is refused under its own prefix.
         for d in PgDialect::ALL {
             let names: Vec<_> = d.unsupported.iter().map(|(n, _)| *n).collect();
-            assert_eq!(names.contains(&"partition"), !d.partitioning, "{}", d.server);
+            assert_eq!(
+                names.contains(&"partition"),
+                !d.partitioning,
+                "{}",
+                d.server
+            );
         }
     }
 

@@ -270,7 +270,10 @@ impl PgSchema {
             // Without comments on roles (CockroachDB) the role is not marked, and `delete`
             // keeps it as anybody else's.
             if facts.server.role_comments {
-                sql.push_str(&format!(" COMMENT ON ROLE {role} IS {};", literal(HAMMER_ROLE)));
+                sql.push_str(&format!(
+                    " COMMENT ON ROLE {role} IS {};",
+                    literal(HAMMER_ROLE)
+                ));
             }
             if !facts.superuser {
                 // CREATE DATABASE ... OWNER needs a non-superuser to be a member of the owner.
@@ -869,6 +872,49 @@ mod tests {
             assert_eq!(bodies.contains("ERRCODE = 'HR001'"), !procedures);
             assert_eq!(bodies.contains("rolled_back := 1;"), procedures);
         }
+    }
+
+    #[test]
+    fn cockroachdbs_and_yugabytedbs_tables_carry_their_primary_keys() {
+        use crate::db::postgres::dialect::{COCKROACHDB, POSTGRESQL, YUGABYTEDB};
+        let tables = sqlfile::split(&sqlfile::render(TABLES_SQL, &[("partition", "")]));
+        for d in [&COCKROACHDB, &YUGABYTEDB] {
+            let (made, later) = reshape(
+                tables.clone(),
+                sqlfile::split(KEYS_SQL),
+                d.keys_in_create,
+                0,
+            );
+            assert_eq!(made.len(), 9);
+            for t in &made {
+                let keyed = t.contains(" PRIMARY KEY (");
+                assert_eq!(
+                    keyed,
+                    !t.starts_with("CREATE TABLE history"),
+                    "{}: {t}",
+                    d.server
+                );
+            }
+            assert_eq!(later.len(), 2, "{}: the two secondary indexes", d.server);
+            assert!(later.iter().all(|k| k.starts_with("CREATE UNIQUE INDEX")));
+            // The TPROC-H tables likewise.
+            let (made, later) = reshape(
+                sqlfile::split(tpch::TABLES_SQL),
+                sqlfile::split(tpch::KEYS_SQL),
+                d.keys_in_create,
+                0,
+            );
+            assert_eq!(made.iter().filter(|t| t.contains("PRIMARY KEY")).count(), 8);
+            assert!(later.iter().all(|k| !k.contains("PRIMARY KEY")));
+        }
+        let (made, later) = reshape(
+            tables,
+            sqlfile::split(KEYS_SQL),
+            POSTGRESQL.keys_in_create,
+            0,
+        );
+        assert!(made.iter().all(|t| !t.contains("PRIMARY KEY")));
+        assert_eq!(later.len(), 10);
     }
 
     #[test]

@@ -108,7 +108,11 @@ mod tests {
     #[test]
     fn a_database_counts_its_own_row_or_the_servers_when_none_is_named() {
         let pg = Server {
-            parts: vec![part(0, None, 5), part(1, Some("tpcc"), 7), part(2, Some("x"), 11)],
+            parts: vec![
+                part(0, None, 5),
+                part(1, Some("tpcc"), 7),
+                part(2, Some("x"), 11),
+            ],
             uptime: 1.0,
         };
         assert_eq!(pg.of_database("tpcc"), 7);

@@ -111,7 +111,8 @@ pub fn reshape(
 mod tests {
     use super::*;
 
-    const TABLES: &str = "CREATE TABLE warehouse (\n    w_id int NOT NULL,\n    w_ytd numeric(16,2) NOT NULL\n);";
+    const TABLES: &str =
+        "CREATE TABLE warehouse (\n    w_id int NOT NULL,\n    w_ytd numeric(16,2) NOT NULL\n);";
     const HISTORY: &str = "CREATE TABLE history (\n    h_c_id int NOT NULL\n);";
     const ORDER_LINE: &str = "CREATE TABLE order_line (\n    ol_o_id int NOT NULL\n) ;";
     const PK: &str = "ALTER TABLE warehouse ADD CONSTRAINT WAREHOUSE_I1 PRIMARY KEY (w_id);";
@@ -136,7 +137,10 @@ mod tests {
              CONSTRAINT WAREHOUSE_I1 PRIMARY KEY (w_id)\n)"
         );
         // HISTORY has no key: unchanged but for the semicolon.
-        assert_eq!(tables[1], "CREATE TABLE history (\n    h_c_id int NOT NULL\n)");
+        assert_eq!(
+            tables[1],
+            "CREATE TABLE history (\n    h_c_id int NOT NULL\n)"
+        );
         assert!(tables[2].ends_with("CONSTRAINT ORDER_LINE_I1 PRIMARY KEY (ol_w_id, ol_o_id)\n)"));
         assert_eq!(later, [INDEX]);
         assert!(later.iter().all(|k| !k.contains("PRIMARY KEY")));
@@ -148,7 +152,10 @@ mod tests {
         let (shaped, later) = reshape(tables.clone(), keys.clone(), false, 0);
         assert_eq!(later, keys);
         for (a, b) in shaped.iter().zip(&tables) {
-            assert_eq!(a.trim_end_matches(';').trim(), b.trim_end_matches(';').trim());
+            assert_eq!(
+                a.trim_end_matches(';').trim(),
+                b.trim_end_matches(';').trim()
+            );
             assert!(!a.contains("PRIMARY KEY"));
         }
     }
@@ -167,7 +174,7 @@ mod tests {
         let plain = Placement::default();
         assert_eq!(
             create_database("tpcc", "tpcc", &plain),
-            "CREATE DATABASE tpcc OWNER tpcc"
+            "CREATE DATABASE \"tpcc\" OWNER \"tpcc\""
         );
         let colocated = Placement {
             colocation: true,
@@ -175,7 +182,7 @@ mod tests {
         };
         assert_eq!(
             create_database("tpcc", "tpcc", &colocated),
-            "CREATE DATABASE tpcc OWNER tpcc COLOCATION = true"
+            "CREATE DATABASE \"tpcc\" OWNER \"tpcc\" COLOCATION = true"
         );
         let placed = Placement {
             tablespace: Some("fast".into()),
@@ -183,7 +190,7 @@ mod tests {
         };
         assert_eq!(
             create_database("tpcc", "tpcc", &placed),
-            "CREATE DATABASE tpcc OWNER tpcc TABLESPACE fast"
+            "CREATE DATABASE \"tpcc\" OWNER \"tpcc\" TABLESPACE \"fast\""
         );
     }
 

@@ -3,8 +3,8 @@
 //! [`PgLoader`], keys, foreign keys and statistics after the load, the inventory
 //! `checkschema` reads, and removal.
 
-use super::statements::{failed, largest_first, parallel, transaction, WORKERS};
 use super::placement::{reshape, Placement};
+use super::statements::{failed, largest_first, parallel, transaction, WORKERS};
 use super::{PgLoader, PgSchema};
 use crate::config::Settings;
 use crate::db::postgres::dialect::PgDialect;
@@ -16,8 +16,8 @@ use crate::tpcc::schema::SchemaDb as _;
 use crate::tpch::schema::{Loader, Say, SchemaDb, TableFacts};
 use crate::tpch::{Table, NAME};
 
-const TABLES_SQL: &str = include_str!("../../../../schemas/pg/tproch/tables.sql");
-const KEYS_SQL: &str = include_str!("../../../../schemas/pg/tproch/keys.sql");
+pub(super) const TABLES_SQL: &str = include_str!("../../../../schemas/pg/tproch/tables.sql");
+pub(super) const KEYS_SQL: &str = include_str!("../../../../schemas/pg/tproch/keys.sql");
 const FOREIGN_SQL: &str = include_str!("../../../../schemas/pg/tproch/foreign.sql");
 
 /// The TPROC-H schema of a PostgreSQL-family database, from its `tpch` dictionary.
