@@ -376,3 +376,30 @@ fn tidb_dialect_on_mariadb_runs_client_side_sql_as_a_user_without_routines() {
     assert_eq!(result.failed_vus, 0, "{}", lines.join("\n"));
     assert_eq!(result.transactions(), 100, "{}", lines.join("\n"));
 }
+
+#[test]
+fn librarycheck_says_each_dialect_is_untested_on_its_own_database() {
+    let mut f = common::Fixture::new();
+    // Every dictionary at its defaults: nothing listens on CockroachDB's, YugabyteDB's or
+    // TiDB's port here, and the check says what it could not reach.
+    let (r, lines) = f.console("librarycheck()");
+    assert!(r.is_ok(), "{r:?}");
+    let said = lines.join("\n");
+    for (name, on) in [
+        ("CockroachDB", "PostgreSQL"),
+        ("YugabyteDB", "PostgreSQL"),
+        ("TiDB", "MariaDB"),
+    ] {
+        let line = format!(
+            "Note: hammer's {name} dialect has not been run against {name} here: its paths \
+             are tested on {on} only"
+        );
+        assert!(said.contains(&line), "{line:?} in\n{said}");
+    }
+    for name in ["PostgreSQL", "MariaDB", "MySQL"] {
+        assert!(
+            !said.contains(&format!("hammer's {name} dialect has not been run")),
+            "{said}"
+        );
+    }
+}

@@ -26,7 +26,9 @@
 //!    exactly one dialect there); its `server` is the word `librarycheck`, `server_facts` and
 //!    the job record put before the version (`CockroachDB 23.1`), and for MySQL-family servers
 //!    its `version_mark` is the word its `version()` holds, by which a server reached through
-//!    another dictionary is still named as what it is;
+//!    another dictionary is still named as what it is (a PostgreSQL-family dialect's
+//!    `version_mark` is likewise looked for in `version()`); `tested_on` names the server its
+//!    paths are tested on when its own cannot be installed, which `librarycheck` says;
 //! 4. the family's `engine.rs`: one static engine made from it (`Mysql::of(&dialect::TIDB)`),
 //!    which hands that dialect to everything the family builds (schema, driver, TPROC-H schema,
 //!    logins, counters);
