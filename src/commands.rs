@@ -154,8 +154,8 @@ pub static COMMANDS: &[Command] = &[
         args: "[db|bm] value",
         min_args: 2,
         max_args: 2,
-        help: "Sets the database (db: pg, maria or mysql; postgres, postgresql and mariadb are \
-               taken too) or the benchmark (bm: TPROC-C or TPROC-H; TPC-C, TPC-H, tpcc, tpch \
+        help: "Sets the database (db: pg, maria, mysql, crdb, yb or tidb; postgres, postgresql, \
+               mariadb, cockroachdb, yugabytedb and ysql are taken too) or the benchmark (bm: TPROC-C or TPROC-H; TPC-C, TPC-H, tpcc, tpch \
                are taken too). The choice persists between sessions. A change of either \
                clears a loaded script and destroys created virtual users (run loadscript again).",
         complete: &[C::DbsetWhat, C::DbsetValue],

@@ -9,6 +9,12 @@ pub enum Database {
     Pg,
     Maria,
     Mysql,
+    /// CockroachDB: a dialect of the PostgreSQL family.
+    Crdb,
+    /// YugabyteDB's YSQL: a dialect of the PostgreSQL family.
+    Yb,
+    /// TiDB: a dialect of the MariaDB/MySQL family.
+    Tidb,
 }
 
 /// Everything hammer knows a database by: one row of [`DATABASES`].
@@ -24,7 +30,7 @@ pub struct Named {
 }
 
 /// The databases hammer supports, in `Database`'s order.
-pub const DATABASES: [Named; 3] = [
+pub const DATABASES: [Named; 6] = [
     Named {
         db: Database::Pg,
         prefix: "pg",
@@ -41,6 +47,24 @@ pub const DATABASES: [Named; 3] = [
         db: Database::Mysql,
         prefix: "mysql",
         name: "MySQL",
+        aliases: &[],
+    },
+    Named {
+        db: Database::Crdb,
+        prefix: "crdb",
+        name: "CockroachDB",
+        aliases: &["cockroach"],
+    },
+    Named {
+        db: Database::Yb,
+        prefix: "yb",
+        name: "YugabyteDB",
+        aliases: &["yugabyte", "ysql"],
+    },
+    Named {
+        db: Database::Tidb,
+        prefix: "tidb",
+        name: "TiDB",
         aliases: &[],
     },
 ];
@@ -183,12 +207,29 @@ mod tests {
             ("maria", Database::Maria),
             ("MariaDB", Database::Maria),
             ("mysql", Database::Mysql),
+            ("cockroach", Database::Crdb),
+            ("CockroachDB", Database::Crdb),
+            ("crdb", Database::Crdb),
+            ("yugabytedb", Database::Yb),
+            ("YSQL", Database::Yb),
+            ("yb", Database::Yb),
+            ("tidb", Database::Tidb),
         ] {
             assert_eq!(Database::from_typed(typed), Some(db), "{typed}");
         }
         assert_eq!(Database::from_typed("ora"), None);
         assert_eq!(Database::Maria.key("count_ware"), "maria_count_ware");
-        assert_eq!(NAMES, ["PostgreSQL", "MariaDB", "MySQL"]);
+        assert_eq!(
+            NAMES,
+            [
+                "PostgreSQL",
+                "MariaDB",
+                "MySQL",
+                "CockroachDB",
+                "YugabyteDB",
+                "TiDB"
+            ]
+        );
     }
 
     #[test]

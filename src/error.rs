@@ -157,6 +157,14 @@ pub enum Error {
     #[error("hammer does not support {}; set it to false to build", .options.join(" or "))]
     UnsupportedBuildOptions { options: Vec<String> },
 
+    /// Two dictionary keys set to values no build can honour together.
+    #[error("{first} and {second} cannot both be set: {why}")]
+    ConflictingKeys {
+        first: String,
+        second: String,
+        why: String,
+    },
+
     /// A whole number was expected.
     #[error("Error: {option} must be an integer, not {value}")]
     NotAnInteger { option: String, value: String },

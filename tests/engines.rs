@@ -4,6 +4,9 @@
 //!
 //! MySQL's row runs against the test MariaDB through the `mysql_*` dictionary over TCP: the
 //! same family under another database value and key prefix, which is what a dialect is.
+//! CockroachDB's and YugabyteDB's rows run their dialects on the test PostgreSQL, TiDB's on
+//! the test MariaDB: those databases cannot be installed here (`tests/dialects.rs` puts
+//! their own paths through more).
 //!
 //! Each engine builds a one-warehouse TPROC-C schema in a database of its own
 //! (`hammer_engine_<prefix>_<pid>`), runs the TPROC-C driver on it, and deletes it at the end,
@@ -26,7 +29,18 @@ use std::sync::{Arc, Mutex};
 type Configure = fn(&Servers, &mut Settings, &str);
 
 const ENGINES: &[(Database, Configure)] = &[
-    (Database::Pg, pg),
+    (Database::Pg, |s, settings, db| {
+        pg(s, settings, Database::Pg, db)
+    }),
+    (Database::Crdb, |s, settings, db| {
+        pg(s, settings, Database::Crdb, db)
+    }),
+    (Database::Yb, |s, settings, db| {
+        pg(s, settings, Database::Yb, db)
+    }),
+    (Database::Tidb, |s, settings, db| {
+        mysql_family(s, settings, Database::Tidb, db, false)
+    }),
     (Database::Maria, |s, settings, db| {
         mysql_family(s, settings, Database::Maria, db, true)
     }),
@@ -42,12 +56,13 @@ fn set(settings: &mut Settings, db: Database, section: &str, key: &str, value: &
         .unwrap_or_else(|e| panic!("{key}: {e}"));
 }
 
-fn pg(s: &Servers, settings: &mut Settings, dbname: &str) {
-    let db = Database::Pg;
+fn pg(s: &Servers, settings: &mut Settings, db: Database, dbname: &str) {
     set(settings, db, "connection", "host", &s.pg_host);
     set(settings, db, "connection", "port", &s.pg_port.to_string());
     set(settings, db, "tpcc", "superuser", &s.pg_user);
     set(settings, db, "tpcc", "superuserpass", &s.pg_pass);
+    // The test server's default database, whatever the dialect's own default is.
+    set(settings, db, "tpcc", "defaultdbase", "postgres");
     set(settings, db, "tpcc", "dbase", dbname);
     set(settings, db, "tpcc", "user", &format!("{dbname}_owner"));
 }
@@ -319,6 +334,21 @@ fn mariadb_passes_the_battery() {
 #[test]
 fn mysql_dialect_passes_the_battery() {
     engine_row(Database::Mysql);
+}
+
+#[test]
+fn cockroachdb_dialect_passes_the_battery_on_postgresql() {
+    engine_row(Database::Crdb);
+}
+
+#[test]
+fn yugabytedb_dialect_passes_the_battery_on_postgresql() {
+    engine_row(Database::Yb);
+}
+
+#[test]
+fn tidb_dialect_passes_the_battery_on_mariadb() {
+    engine_row(Database::Tidb);
 }
 
 #[test]

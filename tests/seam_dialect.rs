@@ -2,8 +2,8 @@
 //! procedures, no bulk load path) and a CockroachDB-like PostgreSQL one, built as the real
 //! dialects are, from the public seams only, and checked for the answers the family code
 //! reads from a dialect: key names, dictionary defaults, routines, the server pick, and that
-//! the engine made from a dialect answers with that dialect (its driver's routines, its
-//! server's name), not with the one its database would pick.
+//! the engine made from a dialect answers with that dialect (its driver's routines), not
+//! with the one its database would pick, while the server is named as what it is.
 
 mod common;
 
@@ -12,7 +12,7 @@ use hammer::config::{Database, Settings, Target};
 use hammer::db::engine::Engine;
 use hammer::db::mysql::dialect::{Bulk, MyDialect, MARIADB, MYSQL, STATUS_SQL};
 use hammer::db::mysql::engine::Mysql;
-use hammer::db::postgres::dialect::{PgDialect, Routines, POSTGRESQL};
+use hammer::db::postgres::dialect::{DropDatabase, PgDialect, Routines, POSTGRESQL};
 use hammer::db::postgres::engine::{Postgres, POSTGRESQL as POSTGRESQL_ENGINE};
 use hammer::tpcc::support::Family;
 use hammer::tpcc::txn::{Mode, TxnDb};
@@ -31,6 +31,9 @@ static TIDB_LIKE: MyDialect = MyDialect {
     option_groups: &["client"],
     bulk: Bulk::Insert,
     status_sql: STATUS_SQL,
+    retry_codes: &[9007],
+    unsupported: &[],
+    tested_on: Some("MariaDB"),
 };
 
 /// Its engine: the family's code, made from the dialect as the real engines are.
@@ -41,10 +44,20 @@ static TIDB_ENGINE: Mysql = Mysql::of(&TIDB_LIKE);
 static COCKROACH_LIKE: PgDialect = PgDialect {
     database: Database::Pg,
     server: "CockroachDB",
+    version_mark: Some("CockroachDB"),
     routines: false,
     partitioning: false,
-    drop_force_since: i32::MAX,
+    keys_in_create: true,
+    isolation: Some("SERIALIZABLE"),
+    tablespaces: false,
+    tablets: false,
+    drop_database: DropDatabase::Cascade,
+    role_comments: false,
+    load_session: "",
+    key_session: "",
     counter_sql: POSTGRESQL.counter_sql,
+    unsupported: &[],
+    tested_on: Some("PostgreSQL"),
 };
 
 static COCKROACH_ENGINE: Postgres = Postgres::of(&COCKROACH_LIKE);
@@ -118,13 +131,17 @@ fn the_real_mysql_dialects_are_picked_by_dictionary_and_by_server() {
         &MARIADB
     ));
     assert!(std::ptr::eq(MyDialect::of_server("8.0.36"), &MYSQL));
-    // A dialect outside the family's list is not picked by its mark: adding one means its
-    // row in `MyDialect::ALL`, which is the family's to hold.
+    // A dialect in the family's list is picked by its mark; one outside it (the test's own)
+    // is not: adding one means its row in `MyDialect::ALL`, which is the family's to hold.
     assert!(std::ptr::eq(
         MyDialect::of_server("8.0.11-TiDB-v7.5.0"),
-        &MYSQL
+        &hammer::db::mysql::dialect::TIDB
     ));
-    assert!(MyDialect::ALL.iter().all(|d| d.routines));
+    assert!(!MyDialect::ALL.iter().any(|d| std::ptr::eq(*d, &TIDB_LIKE)));
+    // Every dialect without routines is one whose database cannot be installed here.
+    for d in MyDialect::ALL {
+        assert_eq!(d.routines, d.tested_on.is_none(), "{}", d.server);
+    }
 }
 
 #[test]
@@ -155,6 +172,7 @@ fn a_postgresql_dialect_holds_its_dictionarys_defaults() {
             superuserpass,
             defaultdbase,
             tspace,
+            tpcc,
         } = d.defaults();
         for (key, default) in [
             ("host", host),
@@ -167,6 +185,9 @@ fn a_postgresql_dialect_holds_its_dictionarys_defaults() {
             ("tpch_defaultdbase", defaultdbase),
             ("tspace", tspace),
         ] {
+            assert_eq!(dict.get(&d.key(key)), *default, "{}: {key}", d.server);
+        }
+        for (key, default, _) in *tpcc {
             assert_eq!(dict.get(&d.key(key)), *default, "{}: {key}", d.server);
         }
     }
@@ -197,19 +218,29 @@ fn an_engine_answers_with_the_dialect_it_was_made_from() {
         .enable_all()
         .build()
         .expect("runtime");
+    // A dialect pointed at another kind of server names the server it reached, and says
+    // in one line that it is not its own.
     let probed = rt
         .block_on(COCKROACH_ENGINE.probe(&settings))
         .expect("the test PostgreSQL answers");
     assert!(
-        probed.version.starts_with("CockroachDB "),
+        probed.version.starts_with("PostgreSQL "),
         "{}",
         probed.version
+    );
+    let note = probed
+        .note
+        .expect("a note: CockroachDB's dialect reached PostgreSQL");
+    assert!(
+        note.starts_with("the CockroachDB dialect reached a PostgreSQL server at ")
+            && !note.contains('\n'),
+        "{note}"
     );
     let facts = rt
         .block_on(COCKROACH_ENGINE.server_facts(&settings))
         .expect("the test PostgreSQL answers");
     assert!(
-        facts.version.starts_with("CockroachDB "),
+        facts.version.starts_with("PostgreSQL "),
         "{}",
         facts.version
     );
@@ -217,6 +248,10 @@ fn an_engine_answers_with_the_dialect_it_was_made_from() {
         .block_on(POSTGRESQL_ENGINE.probe(&settings))
         .expect("the test PostgreSQL answers");
     assert!(real.version.starts_with("PostgreSQL "), "{}", real.version);
+    assert_eq!(
+        real.note, None,
+        "PostgreSQL's own dialect reached its own server"
+    );
 }
 
 #[test]

@@ -57,6 +57,8 @@ pub struct PgDefaults {
     pub defaultdbase: &'static str,
     /// `*_tspace`: the tablespace TPROC-C's schema goes to (TPROC-H's always goes here).
     pub tspace: &'static str,
+    /// `tpcc` keys after the family's own (YugabyteDB's `yb_colocation`).
+    pub tpcc: &'static [ExtraKey],
 }
 
 /// PostgreSQL's dictionary (`pg_*`).
@@ -67,6 +69,42 @@ pub const PG_DEFAULTS: PgDefaults = PgDefaults {
     superuserpass: "postgres",
     defaultdbase: "postgres",
     tspace: "pg_default",
+    tpcc: &[],
+};
+
+/// CockroachDB's dictionary (`crdb_*`): its SQL port, and `root` on `defaultdb` (an insecure
+/// cluster's root has no password; a secure one's is set with `ALTER USER root PASSWORD`).
+pub const CRDB_DEFAULTS: PgDefaults = PgDefaults {
+    host: "localhost",
+    port: "26257",
+    superuser: "root",
+    superuserpass: "",
+    defaultdbase: "defaultdb",
+    tspace: "pg_default",
+    tpcc: &[],
+};
+
+/// YugabyteDB's dictionary (`yb_*`): YSQL's port and superuser, and where its tables go:
+/// `yb_colocation` makes the database colocated (its tables share one tablet),
+/// `yb_num_tablets` splits each table into that many tablets (0: the server's default).
+pub const YB_DEFAULTS: PgDefaults = PgDefaults {
+    host: "localhost",
+    port: "5433",
+    superuser: "yugabyte",
+    superuserpass: "yugabyte",
+    defaultdbase: "yugabyte",
+    tspace: "pg_default",
+    tpcc: &[
+        ("colocation", "false", Kind::Bool),
+        (
+            "num_tablets",
+            "0",
+            Kind::Int {
+                min: 0,
+                max: 10_000,
+            },
+        ),
+    ],
 };
 
 /// What a MariaDB/MySQL-family database's dictionary holds that its siblings' may not:
@@ -111,6 +149,17 @@ pub const MYSQL_DEFAULTS: MyDefaults = MyDefaults {
     tpcc: &[],
 };
 
+/// TiDB's dictionary (`tidb_*`): its SQL port, `root` without a password, no socket.
+pub const TIDB_DEFAULTS: MyDefaults = MyDefaults {
+    host: "127.0.0.1",
+    port: "4000",
+    socket: "null",
+    user: "root",
+    pass: "",
+    connection: &[],
+    tpcc: &[],
+};
+
 /// Which family's dictionary a database has, with its row of defaults: every database names
 /// its row here (the compiler asks for it), and this is the one place that says which
 /// defaults a database has; the families' dialects read theirs from here.
@@ -126,6 +175,9 @@ pub fn family(db: Database) -> Family {
         Database::Pg => Family::Pg(&PG_DEFAULTS),
         Database::Maria => Family::My(&MARIA_DEFAULTS),
         Database::Mysql => Family::My(&MYSQL_DEFAULTS),
+        Database::Crdb => Family::Pg(&CRDB_DEFAULTS),
+        Database::Yb => Family::Pg(&YB_DEFAULTS),
+        Database::Tidb => Family::My(&TIDB_DEFAULTS),
     }
 }
 
@@ -241,6 +293,12 @@ fn pg_keys(db: Database, defaults: &PgDefaults) -> Vec<KeySpec> {
         t("no_stored_procs", "false", Kind::Bool),
     ]);
     keys.extend(driver_keys(db));
+    keys.extend(
+        defaults
+            .tpcc
+            .iter()
+            .map(|(k, d, kind)| t(k, d, kind.clone())),
+    );
     keys
 }
 

@@ -81,6 +81,13 @@ pub trait Engine: Sync {
         &[]
     }
 
+    /// What hammer's own tests have not covered of this engine, said by `librarycheck`: a
+    /// dialect whose database cannot be installed where hammer is tested, and whose paths
+    /// are tested on the nearest real server instead.
+    fn untested(&self) -> Option<String> {
+        None
+    }
+
     /// What this engine offers the workloads, each entry one workload's support trait object
     /// (`&'static dyn tpcc::support::Support`, ...) made by the family in its own folder and
     /// type-erased, so that this contract names no workload; a workload finds its own with

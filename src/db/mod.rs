@@ -26,7 +26,9 @@
 //!    exactly one dialect there); its `server` is the word `librarycheck`, `server_facts` and
 //!    the job record put before the version (`CockroachDB 23.1`), and for MySQL-family servers
 //!    its `version_mark` is the word its `version()` holds, by which a server reached through
-//!    another dictionary is still named as what it is;
+//!    another dictionary is still named as what it is (a PostgreSQL-family dialect's
+//!    `version_mark` is likewise looked for in `version()`); `tested_on` names the server its
+//!    paths are tested on when its own cannot be installed, which `librarycheck` says;
 //! 4. the family's `engine.rs`: one static engine made from it (`Mysql::of(&dialect::TIDB)`),
 //!    which hands that dialect to everything the family builds (schema, driver, TPROC-H schema,
 //!    logins, counters);
@@ -85,7 +87,18 @@ pub fn engine(db: Database) -> &'static dyn Engine {
         Database::Pg => &postgres::engine::POSTGRESQL,
         Database::Maria => &mysql::engine::MARIADB,
         Database::Mysql => &mysql::engine::MYSQL,
+        Database::Crdb => &postgres::engine::COCKROACHDB,
+        Database::Yb => &postgres::engine::YUGABYTEDB,
+        Database::Tidb => &mysql::engine::TIDB,
     }
+}
+
+/// What `librarycheck` says of a dialect tested on `on` rather than on its own server.
+pub(crate) fn untested(server: &str, on: &str) -> String {
+    format!(
+        "hammer's {server} dialect has not been run against {server} here: its paths are \
+         tested on {on} only"
+    )
 }
 
 /// Connects with the settings a database's own tools use (the PostgreSQL superuser on its

@@ -350,6 +350,9 @@ impl Session {
             self.out.line(format!(
                 "Success ... {driver} driver is built into hammer for {name}"
             ));
+            if let Some(caveat) = crate::db::engine(*db).untested() {
+                self.out.line(format!("Note: {caveat}"));
+            }
             let entry = match probe {
                 Ok(info) => {
                     let tls = if info.tls { "TLS on" } else { "TLS off" };

@@ -37,6 +37,15 @@ pub struct MyDialect {
     pub bulk: Bulk,
     /// The statement the counter reads the statements run and the uptime with.
     pub status_sql: &'static str,
+    /// Its own error codes for a transaction to run again (TiDB's write conflicts), beyond
+    /// the family's deadlocks, lock wait timeouts and SQLSTATE 40001.
+    pub retry_codes: &'static [u16],
+    /// HammerDB's build options this database cannot honour, named without the prefix, with
+    /// what they would make: a build with one of them on is refused.
+    pub unsupported: &'static [(&'static str, &'static str)],
+    /// The server its paths are tested on when its own cannot be installed where hammer is
+    /// tested (`librarycheck` says so); `None` when it is tested on its own server.
+    pub tested_on: Option<&'static str>,
 }
 
 /// How a build loads its rows first.
@@ -65,6 +74,31 @@ pub static MARIADB: MyDialect = MyDialect {
     option_groups: &["client", "client-server", "client-mariadb"],
     bulk: Bulk::LoadDataLocal,
     status_sql: STATUS_SQL,
+    retry_codes: &[],
+    unsupported: &[],
+    tested_on: None,
+};
+
+/// TiDB: no stored procedures (client-side SQL, without compound statements), `LOAD DATA
+/// LOCAL` loading, no partitions; its optimistic transactions' conflicts are retried whole.
+pub static TIDB: MyDialect = MyDialect {
+    database: Database::Tidb,
+    server: "TiDB",
+    version_mark: Some("TiDB"),
+    routines: false,
+    compound_statements: false,
+    partitioning: false,
+    // No invisible columns: HISTORY's key column (`*_history_pk`) is a visible one.
+    invisible_pk_since: (u16::MAX, 0, 0),
+    null_password: false,
+    option_groups: &["client"],
+    bulk: Bulk::LoadDataLocal,
+    status_sql: STATUS_SQL,
+    // 9007 write conflict, 8002 a SELECT FOR UPDATE's conflict, 8022 a retried commit's
+    // failure, 8028 the schema changed under the transaction.
+    retry_codes: &[9007, 8002, 8022, 8028],
+    unsupported: &[("partition", "ORDER_LINE's hash partitions")],
+    tested_on: Some("MariaDB"),
 };
 
 /// MySQL: the family's base, what a server is when its version names no other dialect.
@@ -80,11 +114,14 @@ pub static MYSQL: MyDialect = MyDialect {
     option_groups: &["client"],
     bulk: Bulk::LoadDataLocal,
     status_sql: STATUS_SQL,
+    retry_codes: &[],
+    unsupported: &[],
+    tested_on: None,
 };
 
 impl MyDialect {
     /// The family's dialects; the base (no version mark) last.
-    pub const ALL: [&'static MyDialect; 2] = [&MARIADB, &MYSQL];
+    pub const ALL: [&'static MyDialect; 3] = [&MARIADB, &TIDB, &MYSQL];
 
     /// The dialect of `db`'s dictionary, for code that holds only the database (a login made
     /// from settings, a test); the engine's code is handed its dialect. Every database of the
@@ -104,6 +141,24 @@ impl MyDialect {
             .into_iter()
             .find(|d| d.version_mark.is_some_and(|m| version.contains(m)))
             .unwrap_or(&MYSQL)
+    }
+
+    /// Whether `code` is one of any dialect's own codes for a transaction to run again: the
+    /// server's greeting, not the dictionary, says which dialect answered.
+    pub fn retry_code(code: u16) -> bool {
+        Self::ALL.iter().any(|d| d.retry_codes.contains(&code))
+    }
+
+    /// The line that says a server of another kind was reached: `None` when `reached` is
+    /// this dialect.
+    pub fn reached(&self, reached: &'static MyDialect, addr: &str) -> Option<String> {
+        (!std::ptr::eq(self, reached)).then(|| {
+            format!(
+                "the {} dialect reached a {} server at {addr}: it runs its own SQL there, \
+                 and reads what only the server answers (status, version) as {}'s",
+                self.server, reached.server, reached.server
+            )
+        })
     }
 
     /// Its dictionary's defaults (socket, port, user, password, the keys only it has), as
@@ -163,11 +218,30 @@ mod tests {
             ("5.5.5-10.11.19-MariaDB-0+deb12u1", "MariaDB"),
             ("11.8.2-MariaDB", "MariaDB"),
             ("8.0.36", "MySQL"),
+            ("8.0.11-TiDB-v7.5.0", "TiDB"),
+            ("5.7.25-TiDB-v6.5.0", "TiDB"),
             ("8.4.0-commercial", "MySQL"),
             ("", "MySQL"),
         ] {
             assert_eq!(MyDialect::of_server(version).server, server, "{version}");
         }
+    }
+
+    #[test]
+    fn tidb_runs_client_side_sql_loads_with_load_data_and_retries_its_conflicts() {
+        let s = crate::config::Settings::defaults();
+        assert!(TIDB.client_sql(&s) && !TIDB.routines && !TIDB.compound_statements);
+        assert!(!MARIADB.client_sql(&s));
+        assert_eq!(TIDB.bulk, Bulk::LoadDataLocal);
+        assert!(!TIDB.partitioning);
+        for code in [9007, 8002, 8022, 8028] {
+            assert!(MyDialect::retry_code(code), "{code}");
+        }
+        assert!(!MyDialect::retry_code(1062));
+        assert_eq!(TIDB.defaults().port, "4000");
+        assert_eq!(TIDB.reached(&TIDB, "x"), None);
+        let line = TIDB.reached(&MARIADB, "127.0.0.1:3306").expect("another");
+        assert!(line.starts_with("the TiDB dialect reached a MariaDB server at 127.0.0.1:3306"));
     }
 
     #[test]

@@ -343,6 +343,10 @@ impl TxnDb for MyDriver {
 
     async fn prepare(&self, warehouses: u32) -> Result<(u32, Constants)> {
         let mut conn = mywire::connect(&self.server).await?;
+        let addr = conn.addr().to_string();
+        if let Some(line) = self.dialect.reached(conn.dialect(), &addr) {
+            crate::db::warn_once(format!("reached {} {addr}", self.dialect.server), line);
+        }
         let result = self.prepare_on(&mut conn, warehouses).await;
         conn.close().await;
         result

@@ -74,6 +74,9 @@ pub static MARIADB: Mysql = Mysql::of(&dialect::MARIADB);
 /// MySQL.
 pub static MYSQL: Mysql = Mysql::of(&dialect::MYSQL);
 
+/// TiDB.
+pub static TIDB: Mysql = Mysql::of(&dialect::TIDB);
+
 impl Engine for Mysql {
     fn database(&self) -> Database {
         self.db
@@ -179,6 +182,16 @@ impl Engine for Mysql {
         }
         let counter = MyCounter::of(settings, self.dialect, counting);
         CounterSource::with(self.db, counting.counted, counter)
+    }
+
+    fn unsupported_build_options(&self) -> &'static [(&'static str, &'static str)] {
+        self.dialect.unsupported
+    }
+
+    fn untested(&self) -> Option<String> {
+        self.dialect
+            .tested_on
+            .map(|on| crate::db::untested(self.dialect.server, on))
     }
 
     fn offers(&'static self) -> Vec<Offer> {

@@ -211,6 +211,8 @@ pub fn server_failure(code: u16, state: &str) -> Failure {
         // ER_LOCK_DEADLOCK, ER_LOCK_WAIT_TIMEOUT, and any serialization failure
         1213 | 1205 => Failure::Retry,
         _ if state == "40001" => Failure::Retry,
+        // A dialect's own (TiDB's write conflicts): codes no other server of the family uses.
+        _ if MyDialect::retry_code(code) => Failure::Retry,
         // ER_SERVER_SHUTDOWN, ER_CONNECTION_KILLED; ER_UNKNOWN_COM_ERROR, which a Galera
         // node out of its cluster's primary component answers every statement with ("WSREP
         // has not yet prepared node for application use"): the terminal goes to another node.
@@ -244,6 +246,12 @@ pub async fn probe(t: &MyTarget) -> Result<ServerInfo, DbError> {
     let text = |i: usize| match row.get(i) {
         Some(Value::Bytes(b)) => String::from_utf8_lossy(b).into_owned(),
         _ => String::new(),
+    };
+    // A dialect that reached another kind of server says so.
+    let reached = MyDialect::of(t.db).reached(MyDialect::of_server(&text(0)), &peer.addr);
+    let note = match (note, reached) {
+        (Some(a), Some(b)) => Some(format!("{a}; {b}")),
+        (a, b) => a.or(b),
     };
     Ok(ServerInfo {
         version: server_version(&text(0)),

@@ -554,6 +554,9 @@ impl SchemaDb for MySchema {
             if let Some(note) = conn.note() {
                 say.line(note);
             }
+            if let Some(line) = self.dialect.reached(conn.dialect(), conn.addr()) {
+                say.line(line);
+            }
             self.create_on(conn, warehouses, say).await
         })
         .await

@@ -94,7 +94,12 @@ impl CounterConn for PgCounter {
 
     fn connect(&mut self) -> Pending<'_, Result<bool, DbError>> {
         Box::pin(async move {
-            self.stats = Some(connect(&self.admin).await?);
+            let stats = connect(&self.admin).await?;
+            // The server's own counter statement, whichever dialect reached it.
+            if let Ok(server) = PgDialect::of_client(&stats.client).await {
+                self.counter_sql = server.counter_sql;
+            }
+            self.stats = Some(stats);
             // The owner's login may not exist (no schema built): then there is no NOPM.
             let Some(owner) = &self.owner else {
                 return Ok(false);

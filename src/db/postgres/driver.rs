@@ -73,6 +73,8 @@ pub struct PgDriver {
     own_reads: AtomicU64,
     /// Where the terminals' and the monitor's connections go.
     to: Destination,
+    /// What the server is, read by `prepare`: its counters are the server's own.
+    server: std::sync::OnceLock<&'static PgDialect>,
 }
 
 impl PgDriver {
@@ -111,7 +113,13 @@ impl PgDriver {
             kill,
             own_reads: AtomicU64::new(0),
             to,
+            server: std::sync::OnceLock::new(),
         }
+    }
+
+    /// The counter statement of the server `prepare` found, else the dialect's.
+    fn counter_sql(&self) -> &'static str {
+        self.server.get().unwrap_or(&self.dialect).counter_sql
     }
 
     /// Terminals make their transactions' summaries (for `showoutput`) when `on`.
@@ -242,7 +250,7 @@ impl TxnDb for PgDriver {
                     .collect();
                 wire.prepare(&named).await
             }
-            Flavour::ClientSql => client::prepare(&mut wire).await,
+            Flavour::ClientSql => client::prepare(&mut wire, self.dialect.begin()).await,
         };
         if let Err(e) = prepared {
             wire.close().await;
@@ -307,6 +315,14 @@ impl TxnDb for PgDriver {
 
     async fn prepare(&self, warehouses: u32) -> Result<(u32, Constants)> {
         let conn = self.connect_owner().await?;
+        let server = PgDialect::of_client(&conn.client).await;
+        if let Ok(server) = server {
+            let _ = self.server.set(server);
+            let addr = self.owner.peer().addr;
+            if let Some(line) = self.dialect.reached(server, &addr) {
+                crate::db::warn_once(format!("reached {} {addr}", self.dialect.server), line);
+            }
+        }
         let r = self.inspect(&conn, warehouses).await;
         conn.close().await;
         r
@@ -321,7 +337,7 @@ impl TxnDb for PgDriver {
             self.owner.clone().routed(&route),
         );
         let txns = Counter::Transactions(&self.owner.dbname);
-        let sql = self.dialect.counter_sql;
+        let sql = self.counter_sql();
         // The schema database's own commits and rollbacks (see `counters`): with several
         // servers, each one's, read on each.
         let whole = async {

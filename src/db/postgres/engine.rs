@@ -91,6 +91,12 @@ impl Postgres {
 /// PostgreSQL itself.
 pub static POSTGRESQL: Postgres = Postgres::of(&dialect::POSTGRESQL);
 
+/// CockroachDB.
+pub static COCKROACHDB: Postgres = Postgres::of(&dialect::COCKROACHDB);
+
+/// YugabyteDB's YSQL.
+pub static YUGABYTEDB: Postgres = Postgres::of(&dialect::YUGABYTEDB);
+
 impl Engine for Postgres {
     fn database(&self) -> Database {
         self.db
@@ -113,6 +119,7 @@ impl Engine for Postgres {
                        union all select 'server_version', current_setting('server_version') \
                        union all select ' tls', coalesce((select version from pg_stat_ssl \
                        where pid = pg_backend_pid() and ssl), '') \
+                       union all select ' version', version() \
                        order by 1";
             // What ALTER ROLE / ALTER DATABASE ... SET give the run's login on the schema's
             // database: its sessions see those values, not the server's.
@@ -145,15 +152,18 @@ impl Engine for Postgres {
                 })?,
             };
             let mut facts = Facts::default();
-            let mut tls = String::new();
+            let (mut tls, mut version, mut text) = (String::new(), String::new(), String::new());
             for r in rows {
                 let (name, value): (String, String) = (r.get(0), r.get(1));
                 match name.as_str() {
-                    "server_version" => facts.version = format!("{} {value}", self.dialect.server),
+                    "server_version" => version = value,
                     " tls" => tls = value,
+                    " version" => text = value,
                     _ => facts.settings.push((name, value)),
                 }
             }
+            // Named as what the server is, whichever dialect reached it.
+            facts.version = format!("{} {version}", PgDialect::of_server(&text).server);
             // In the order of the list: durability first.
             facts
                 .settings
@@ -211,10 +221,13 @@ impl Engine for Postgres {
     }
 
     fn unsupported_build_options(&self) -> &'static [(&'static str, &'static str)] {
-        &[
-            ("oracompat", "EnterpriseDB Oracle compatibility"),
-            ("cituscompat", "Citus distribution"),
-        ]
+        self.dialect.unsupported
+    }
+
+    fn untested(&self) -> Option<String> {
+        self.dialect
+            .tested_on
+            .map(|on| crate::db::untested(self.dialect.server, on))
     }
 
     fn offers(&'static self) -> Vec<Offer> {

@@ -906,7 +906,8 @@ pub async fn probe(t: &PgTarget, dialect: &PgDialect) -> Result<ServerInfo, DbEr
     let conn = connect(t).await?;
     let peer = t.peer();
     let query = "select current_setting('server_version'), \
-                 coalesce((select ssl from pg_stat_ssl where pid = pg_backend_pid()), false)";
+                 coalesce((select ssl from pg_stat_ssl where pid = pg_backend_pid()), false), \
+                 version()";
     let row = match tokio::time::timeout(t.bounds.reply_timeout, conn.client.query_one(query, &[]))
         .await
     {
@@ -918,12 +919,14 @@ pub async fn probe(t: &PgTarget, dialect: &PgDialect) -> Result<ServerInfo, DbEr
     };
     conn.close().await;
     let row = row?;
+    // Named as what the server is; a dialect that reached another kind says so.
+    let server = PgDialect::of_server(&row.get::<_, String>(2));
     Ok(ServerInfo {
-        version: format!("{} {}", dialect.server, row.get::<_, String>(0)),
+        version: format!("{} {}", server.server, row.get::<_, String>(0)),
         tls: row.get(1),
+        note: dialect.reached(server, &peer.addr),
         peer,
         port: None,
-        note: None,
     })
 }
 

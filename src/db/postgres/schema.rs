@@ -7,6 +7,7 @@
 //! how `delete` tells it from a role someone else made, which it never drops or alters.
 
 mod check;
+mod placement;
 mod statements;
 pub mod tpch;
 
@@ -14,13 +15,14 @@ use bytes::Bytes;
 use futures_util::SinkExt;
 
 use self::check::check_schema;
+use self::placement::{create_database, reshape, Placement};
 use self::statements::{
     exec, failed, ident, largest_first, literal, on_db, parallel, transaction, WORKERS,
 };
 use crate::bench::Survey;
 use crate::config::{Database, Settings};
 use crate::db::engine::TableRef;
-use crate::db::postgres::dialect::PgDialect;
+use crate::db::postgres::dialect::{DropDatabase, PgDialect};
 use crate::db::postgres::{classify, connect, PgConn, PgTarget};
 use crate::endpoint::{Destination, Position};
 use crate::error::{Creatable, Error, Result};
@@ -43,8 +45,6 @@ const NURAND_SQL: &str = include_str!("../../../schemas/pg/tprocc/nurand.sql");
 const HAMMER_ROLE: &str = "created by hammer";
 /// Bytes per COPY data message.
 const COPY_CHUNK: usize = 256 * 1024;
-/// Memory for each index build: the default 64MB spills a large warehouse count to disk.
-const KEY_SESSION: &str = "SET maintenance_work_mem = '256MB'";
 /// Partitioning of ORDER_LINE starts at this many warehouses (reference 7.5).
 const PARTITION_MIN_W: u32 = 200;
 
@@ -57,6 +57,8 @@ pub struct PgSchema {
     /// Where the loaders' connections go.
     to: Destination,
     tablespace: String,
+    /// YugabyteDB's colocation and tablet splits (none elsewhere).
+    placement: Placement,
     partition: bool,
     procedures: bool,
     /// The workload whose schema this is, in messages: `TPROC-C`.
@@ -77,12 +79,22 @@ impl PgSchema {
     pub fn of(settings: &Settings, dialect: &'static PgDialect) -> Self {
         let db = dialect.database;
         let d = settings.db(db);
+        let placement = if dialect.tablets {
+            Placement {
+                colocation: d.get_bool(&db.key("colocation")),
+                tablets: u32::try_from(d.get_i64(&db.key("num_tablets"))).unwrap_or(0),
+                tablespace: None,
+            }
+        } else {
+            Placement::default()
+        };
         PgSchema {
             dialect,
             admin: PgTarget::admin_of(settings, db),
             owner: PgTarget::owner_of(settings, db),
             to: Destination::of(settings, db),
             tablespace: d.get(&db.key("tspace")).to_string(),
+            placement,
             partition: d.get_bool(&db.key("partition")),
             procedures: d.get_bool(&db.key("storedprocs")),
             workload: crate::tpcc::options::NAME,
@@ -125,6 +137,8 @@ impl PgSchema {
 
 /// What the superuser's server says about the role, the database and the superuser's rights.
 struct Facts {
+    /// What the server is, by its `version()`: it decides how to drop and what roles take.
+    server: &'static PgDialect,
     superuser: bool,
     create_role: bool,
     create_db: bool,
@@ -148,7 +162,8 @@ impl PgSchema {
                             WHERE d.datname = $2::text),
                           (SELECT t.spcname::text FROM pg_database d
                              JOIN pg_tablespace t ON t.oid = d.dattablespace
-                            WHERE d.datname = $2::text)
+                            WHERE d.datname = $2::text),
+                          version()
                      FROM pg_roles r WHERE r.rolname = current_user";
         let row = conn
             .client
@@ -156,6 +171,7 @@ impl PgSchema {
             .await
             .map_err(|e| failed(peer, "cannot query", "the role and database", &e))?;
         Ok(Facts {
+            server: PgDialect::of_server(&row.get::<_, String>(9)),
             superuser: row.get(0),
             create_role: row.get(1),
             create_db: row.get(2),
@@ -250,11 +266,15 @@ impl PgSchema {
         // The owner's password as its logins will send it: the key, else libpq's ways.
         let (role, password) = (ident(user), literal(&self.owner.login_password()));
         if !facts.role_exists {
-            let mut sql = format!(
-                "BEGIN; CREATE ROLE {role} LOGIN PASSWORD {password}; \
-                 COMMENT ON ROLE {role} IS {};",
-                literal(HAMMER_ROLE)
-            );
+            let mut sql = format!("BEGIN; CREATE ROLE {role} LOGIN PASSWORD {password};");
+            // Without comments on roles (CockroachDB) the role is not marked, and `delete`
+            // keeps it as anybody else's.
+            if facts.server.role_comments {
+                sql.push_str(&format!(
+                    " COMMENT ON ROLE {role} IS {};",
+                    literal(HAMMER_ROLE)
+                ));
+            }
             if !facts.superuser {
                 // CREATE DATABASE ... OWNER needs a non-superuser to be a member of the owner.
                 sql.push_str(&format!(" GRANT {role} TO CURRENT_USER;"));
@@ -287,16 +307,24 @@ impl PgSchema {
     ) -> Result<()> {
         let (user, db) = (self.user(), self.db());
         let what = format!("database {db}");
-        let moved = self.tablespace != "pg_default"
+        let moved = self.dialect.tablespaces
+            && self.tablespace != "pg_default"
             && facts.db_tablespace.as_deref() != Some(self.tablespace.as_str());
         if !facts.db_exists {
             say.line(format!("CREATING DATABASE {db} under OWNER {user}"));
-            let mut sql = format!("CREATE DATABASE {} OWNER {}", ident(db), ident(user));
-            if moved {
-                sql.push_str(&format!(" TABLESPACE {}", ident(&self.tablespace)));
-            }
+            let placement = Placement {
+                tablespace: moved.then(|| self.tablespace.clone()),
+                ..self.placement.clone()
+            };
+            let sql = create_database(db, user, &placement);
             exec(conn, peer, "cannot create", &what, &sql).await?;
             return Ok(());
+        }
+        if self.placement.colocation {
+            say.line(format!(
+                "Database {db} exists: its colocation is as it was created ({} ignored)",
+                self.key("colocation")
+            ));
         }
         say.line(format!(
             "Using existing empty Database {db} for Schema build"
@@ -357,7 +385,13 @@ impl PgSchema {
         } else {
             ""
         };
-        let mut statements = sqlfile::split(&sqlfile::render(TABLES_SQL, &[("partition", clause)]));
+        let tables = sqlfile::split(&sqlfile::render(TABLES_SQL, &[("partition", clause)]));
+        let (mut statements, _) = reshape(
+            tables,
+            sqlfile::split(KEYS_SQL),
+            self.dialect.keys_in_create,
+            self.placement.tablets,
+        );
         if partitions {
             let n = (warehouses / 100).to_string();
             statements.extend(sqlfile::split(&sqlfile::render(
@@ -376,11 +410,16 @@ impl PgSchema {
     /// The role and the database, made or re-used as the superuser (nothing else): what
     /// every workload's schema needs first.
     async fn make_owner(&self, say: &Say) -> Result<()> {
+        self.placement
+            .check(&self.key("colocation"), &self.key("num_tablets"))?;
         let conn = connect(&self.admin).await?;
         let peer = self.admin.peer();
         say.line(format!("CREATING {} SCHEMA", self.user().to_uppercase()));
         let r = async {
             let facts = self.facts(&conn, &peer).await?;
+            if let Some(line) = self.dialect.reached(facts.server, &peer.addr) {
+                say.line(line);
+            }
             self.refusals(&facts, &peer).await?;
             self.make_role(&conn, &peer, &facts, say).await?;
             self.make_database(&conn, &peer, &facts, say).await
@@ -421,10 +460,24 @@ impl SchemaDb for PgSchema {
         let peer = owner.peer();
 
         say.line("CREATING TPCC INDEXES");
-        let keys = sqlfile::split(KEYS_SQL);
+        // The primary keys of a dialect that makes them in CREATE TABLE are there already.
+        let (_, keys) = reshape(
+            Vec::new(),
+            sqlfile::split(KEYS_SQL),
+            self.dialect.keys_in_create,
+            0,
+        );
         let sizes = self.table_sizes().await?;
         let keys = largest_first(keys, &sizes);
-        parallel(owner, KEY_SESSION, &keys, WORKERS, "cannot create keys on").await?;
+        let server = self.server().await?;
+        parallel(
+            owner,
+            server.key_session,
+            &keys,
+            WORKERS,
+            "cannot create keys on",
+        )
+        .await?;
 
         let routines = self.dialect.routines;
         if routines {
@@ -569,7 +622,12 @@ impl SchemaDb for PgSchema {
                     "Database {db} does not exist on {}{role}: nothing to delete",
                     peer.addr
                 ));
-            } else if facts.version >= self.dialect.drop_force_since {
+            } else if facts.server.drop_database == DropDatabase::Cascade {
+                let sql = format!("DROP DATABASE {} CASCADE", ident(db));
+                exec(&conn, &peer, "cannot drop", &what, &sql).await?;
+            } else if matches!(facts.server.drop_database,
+                DropDatabase::ForceSince(v) if facts.version >= v)
+            {
                 let sql = format!("DROP DATABASE {} WITH (FORCE)", ident(db));
                 exec(&conn, &peer, "cannot drop", &what, &sql).await?;
             } else {
@@ -676,6 +734,15 @@ impl PgSchema {
         Ok(survey)
     }
 
+    /// What the server is, asked as the owner: it decides the index builds' settings.
+    async fn server(&self) -> Result<&'static PgDialect> {
+        let conn = connect(&self.owner).await?;
+        let server = PgDialect::of_client(&conn.client).await;
+        conn.close().await;
+        let peer = self.owner.peer();
+        Ok(server.map_err(|e| failed(&peer, "cannot query", "the server's version", &e))?)
+    }
+
     /// Bytes per table, to start the longest index builds first.
     async fn table_sizes(&self) -> Result<Vec<(String, i64)>> {
         let conn = connect(&self.owner).await?;
@@ -730,18 +797,23 @@ impl Loader for PgLoader {
 }
 
 impl PgLoader {
-    /// A loading session as `owner`: COPY without waiting for the WAL flush.
+    /// A loading session as `owner`, with the server's loading settings: on PostgreSQL, COPY
+    /// without waiting for the WAL flush.
     pub async fn open(owner: &PgTarget) -> Result<PgLoader> {
         let conn = connect(owner).await?;
         let peer = owner.peer();
         // A lost commit costs a reload, not corruption: this is only the initial population.
-        if let Err(e) = conn
-            .client
-            .batch_execute("SET synchronous_commit = off")
-            .await
-        {
+        let set = async {
+            let server = PgDialect::of_client(&conn.client).await?;
+            if !server.load_session.is_empty() {
+                conn.client.batch_execute(server.load_session).await?;
+            }
+            Ok::<_, tokio_postgres::Error>(())
+        }
+        .await;
+        if let Err(e) = set {
             conn.close().await;
-            return Err(failed(&peer, "cannot set up loading on", "synchronous_commit", &e).into());
+            return Err(failed(&peer, "cannot set up loading on", "the session", &e).into());
         }
         Ok(PgLoader { conn, peer })
     }
@@ -800,6 +872,49 @@ mod tests {
             assert_eq!(bodies.contains("ERRCODE = 'HR001'"), !procedures);
             assert_eq!(bodies.contains("rolled_back := 1;"), procedures);
         }
+    }
+
+    #[test]
+    fn cockroachdbs_and_yugabytedbs_tables_carry_their_primary_keys() {
+        use crate::db::postgres::dialect::{COCKROACHDB, POSTGRESQL, YUGABYTEDB};
+        let tables = sqlfile::split(&sqlfile::render(TABLES_SQL, &[("partition", "")]));
+        for d in [&COCKROACHDB, &YUGABYTEDB] {
+            let (made, later) = reshape(
+                tables.clone(),
+                sqlfile::split(KEYS_SQL),
+                d.keys_in_create,
+                0,
+            );
+            assert_eq!(made.len(), 9);
+            for t in &made {
+                let keyed = t.contains(" PRIMARY KEY (");
+                assert_eq!(
+                    keyed,
+                    !t.starts_with("CREATE TABLE history"),
+                    "{}: {t}",
+                    d.server
+                );
+            }
+            assert_eq!(later.len(), 2, "{}: the two secondary indexes", d.server);
+            assert!(later.iter().all(|k| k.starts_with("CREATE UNIQUE INDEX")));
+            // The TPROC-H tables likewise.
+            let (made, later) = reshape(
+                sqlfile::split(tpch::TABLES_SQL),
+                sqlfile::split(tpch::KEYS_SQL),
+                d.keys_in_create,
+                0,
+            );
+            assert_eq!(made.iter().filter(|t| t.contains("PRIMARY KEY")).count(), 8);
+            assert!(later.iter().all(|k| !k.contains("PRIMARY KEY")));
+        }
+        let (made, later) = reshape(
+            tables,
+            sqlfile::split(KEYS_SQL),
+            POSTGRESQL.keys_in_create,
+            0,
+        );
+        assert!(made.iter().all(|t| !t.contains("PRIMARY KEY")));
+        assert_eq!(later.len(), 10);
     }
 
     #[test]

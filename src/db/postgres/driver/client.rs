@@ -56,9 +56,11 @@ pub(super) struct ClientLink {
     pub(super) open: bool,
 }
 
-/// Prepares the client-side statements on `wire`, all in one round trip.
-pub(super) async fn prepare(wire: &mut Wire) -> Result<(), WireError> {
-    let texts = sql::client();
+/// Prepares the client-side statements on `wire`, all in one round trip; `begin` starts
+/// each transaction (its dialect's isolation: `BEGIN ISOLATION LEVEL SERIALIZABLE`).
+pub(super) async fn prepare(wire: &mut Wire, begin: String) -> Result<(), WireError> {
+    let mut texts = sql::client();
+    texts[0] = begin;
     let named: Vec<(&str, &str)> = STATEMENTS
         .iter()
         .zip(&texts)

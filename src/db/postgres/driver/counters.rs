@@ -14,6 +14,13 @@ use tokio_postgres::{Client, SimpleQueryMessage};
 pub const SERVER: &str = "SELECT datid::int8, datname::text, \
      (coalesce(xact_commit, 0) + coalesce(xact_rollback, 0))::int8, \
      extract(epoch FROM now() - pg_postmaster_start_time())::float8 FROM pg_stat_database";
+/// CockroachDB's counter statement: the transactions its gateway node has committed and
+/// rolled back, and its uptime, from `crdb_internal.node_metrics`. The node counts for the
+/// whole server (it keeps no count per database), so its one row names no database.
+pub const CRDB_NODE: &str = "SELECT 0::INT8, NULL::TEXT, \
+     (SELECT coalesce(sum(value), 0) FROM crdb_internal.node_metrics \
+      WHERE name IN ('sql.txn.commit.count', 'sql.txn.rollback.count'))::INT8, \
+     (SELECT value FROM crdb_internal.node_metrics WHERE name = 'sys.uptime')::FLOAT8";
 /// TPROC-C's new orders: one `d_next_o_id` step per committed New-Order.
 const NEW_ORDERS: &str = "SELECT coalesce(sum(d_next_o_id), 0)::int8 FROM district";
 
@@ -34,8 +41,12 @@ pub struct Server {
 }
 
 impl Server {
-    /// The transactions of database `name`.
+    /// The transactions of database `name`; a server that counts none per database (no row
+    /// has a name) counts them all for every database.
     pub fn of_database(&self, name: &str) -> u64 {
+        if self.parts.iter().all(|p| p.datname.is_none()) {
+            return self.parts.iter().map(|p| p.transactions).sum();
+        }
         self.parts
             .iter()
             .filter(|p| p.datname.as_deref() == Some(name))
@@ -80,4 +91,44 @@ pub fn first_cell(messages: &[SimpleQueryMessage], col: usize) -> Option<String>
         SimpleQueryMessage::Row(r) => r.get(col).map(str::to_string),
         _ => None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn part(datid: u64, datname: Option<&str>, transactions: u64) -> Part {
+        Part {
+            datid,
+            datname: datname.map(str::to_string),
+            transactions,
+        }
+    }
+
+    #[test]
+    fn a_database_counts_its_own_row_or_the_servers_when_none_is_named() {
+        let pg = Server {
+            parts: vec![
+                part(0, None, 5),
+                part(1, Some("tpcc"), 7),
+                part(2, Some("x"), 11),
+            ],
+            uptime: 1.0,
+        };
+        assert_eq!(pg.of_database("tpcc"), 7);
+        assert_eq!(pg.of_database("missing"), 0);
+        let node = Server {
+            parts: vec![part(0, None, 13)],
+            uptime: 1.0,
+        };
+        assert_eq!(node.of_database("tpcc"), 13);
+        assert_eq!(Server::default().of_database("tpcc"), 0);
+    }
+
+    #[test]
+    fn cockroachdbs_counter_reads_its_node_metrics_as_one_unnamed_row() {
+        assert!(CRDB_NODE.contains("crdb_internal.node_metrics"));
+        assert!(CRDB_NODE.contains("'sql.txn.commit.count', 'sql.txn.rollback.count'"));
+        assert!(CRDB_NODE.starts_with("SELECT 0::INT8, NULL::TEXT"));
+    }
 }

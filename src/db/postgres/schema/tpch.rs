@@ -3,8 +3,9 @@
 //! [`PgLoader`], keys, foreign keys and statistics after the load, the inventory
 //! `checkschema` reads, and removal.
 
+use super::placement::{reshape, Placement};
 use super::statements::{failed, largest_first, parallel, transaction, WORKERS};
-use super::{PgLoader, PgSchema, KEY_SESSION};
+use super::{PgLoader, PgSchema};
 use crate::config::Settings;
 use crate::db::postgres::dialect::PgDialect;
 use crate::db::postgres::{connect, PgTarget};
@@ -15,8 +16,8 @@ use crate::tpcc::schema::SchemaDb as _;
 use crate::tpch::schema::{Loader, Say, SchemaDb, TableFacts};
 use crate::tpch::{Table, NAME};
 
-const TABLES_SQL: &str = include_str!("../../../../schemas/pg/tproch/tables.sql");
-const KEYS_SQL: &str = include_str!("../../../../schemas/pg/tproch/keys.sql");
+pub(super) const TABLES_SQL: &str = include_str!("../../../../schemas/pg/tproch/tables.sql");
+pub(super) const KEYS_SQL: &str = include_str!("../../../../schemas/pg/tproch/keys.sql");
 const FOREIGN_SQL: &str = include_str!("../../../../schemas/pg/tproch/foreign.sql");
 
 /// The TPROC-H schema of a PostgreSQL-family database, from its `tpch` dictionary.
@@ -36,6 +37,7 @@ impl PgTpch {
                 owner: login("tpch_user", "tpch_pass", "tpch_dbase"),
                 to: Destination::of(settings, db),
                 tablespace: dialect.defaults().tspace.into(),
+                placement: Placement::default(),
                 partition: false,
                 procedures: false,
                 workload: NAME,
@@ -88,13 +90,13 @@ impl SchemaDb for PgTpch {
         self.base.make_owner(say).await?;
         let conn = connect(self.owner()).await?;
         say.line("CREATING TPCH TABLES");
-        let r = transaction(
-            &conn,
-            &self.owner().peer(),
-            "cannot create",
-            &sqlfile::split(TABLES_SQL),
-        )
-        .await;
+        let (tables, _) = reshape(
+            sqlfile::split(TABLES_SQL),
+            sqlfile::split(KEYS_SQL),
+            self.base.dialect.keys_in_create,
+            0,
+        );
+        let r = transaction(&conn, &self.owner().peer(), "cannot create", &tables).await;
         conn.close().await;
         Ok(r?)
     }
@@ -107,8 +109,23 @@ impl SchemaDb for PgTpch {
         let owner = self.owner();
         say.line("CREATING TPCH INDEXES");
         let sizes = self.table_sizes().await?;
-        let keys = largest_first(sqlfile::split(KEYS_SQL), &sizes);
-        parallel(owner, KEY_SESSION, &keys, WORKERS, "cannot create keys on").await?;
+        // The primary keys of a dialect that makes them in CREATE TABLE are there already.
+        let (_, keys) = reshape(
+            Vec::new(),
+            sqlfile::split(KEYS_SQL),
+            self.base.dialect.keys_in_create,
+            0,
+        );
+        let keys = largest_first(keys, &sizes);
+        let server = self.base.server().await?;
+        parallel(
+            owner,
+            server.key_session,
+            &keys,
+            WORKERS,
+            "cannot create keys on",
+        )
+        .await?;
         say.line("CREATING TPCH FOREIGN KEYS");
         let conn = connect(owner).await?;
         let r = transaction(
