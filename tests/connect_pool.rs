@@ -70,7 +70,11 @@ fn each_transaction_goes_where_its_policy_sends_it() {
     let e = f.err(r#"cpset("c3", "pg_port", "70000")"#);
     assert!(e.contains("70000") && e.contains("Usage: cpset"), "{e}");
     let (shown, lines) = f.console(r#"print("connectpool")"#);
-    let shown = format!("{}\n{}", shown.expect("print connectpool"), lines.join("\n"));
+    let shown = format!(
+        "{}\n{}",
+        shown.expect("print connectpool"),
+        lines.join("\n")
+    );
     assert!(
         shown.contains(" c2 { pg_host = localhost, pg_port = ")
             && shown.contains(
