@@ -66,6 +66,7 @@ pub const PRINT_TARGETS: &[&str] = &[
     "vucomplete",
     "tcconf",
     "datagen",
+    "connectpool",
 ];
 pub const VUSET_OPTIONS: &[(&str, &str)] = &[
     ("vu", "virtual_users"),
@@ -181,13 +182,14 @@ pub static COMMANDS: &[Command] = &[
     },
     Command {
         name: "print",
-        args: "[db|bm|dict|generic|script|vuconf|vucreated|vustatus|vucomplete|tcconf|datagen]",
+        args: "[db|bm|dict|generic|script|vuconf|vucreated|vustatus|vucomplete|tcconf|datagen|connectpool]",
         min_args: 1,
         max_args: 1,
         help: "Prints a configuration: db (the current database), bm (the benchmark), dict (the \
                current database's dictionaries), generic (the generic dictionary), script (the loaded \
                driver configuration), vuconf (virtual user options), vucreated, vustatus, \
-               vucomplete, tcconf (transaction counter options), datagen (data generation settings). \
+               vucomplete, tcconf (transaction counter options), datagen (data generation settings), \
+               connectpool (the current database's connect pool). \
                In a script, print(\"text\") \
                of anything else prints the text itself.",
         complete: &[C::PrintTargets],
@@ -469,6 +471,29 @@ pub static COMMANDS: &[Command] = &[
         max_args: 3,
         help: "The same as jobs.",
         complete: &[C::Words(JOBS_WORDS), C::Words(crate::jobs::command::SUBCOMMANDS)],
+    },
+    Command {
+        name: "cpset",
+        args: "id key value",
+        min_args: 3,
+        max_args: 3,
+        help: "Configures the current database's connect pool (HammerDB's cluster connect pool, \
+               used when *_connect_pool is true). A named connection (id c1, c2, ...) sets any \
+               connection key and the login's user, password and database over the \
+               dictionary's: cpset c1 pg_host h1. A transaction (neworder, payment, delivery, \
+               stocklevel, orderstatus) sets its connections (ids separated by spaces) and its \
+               policy (first_named, last_named, random, round_robin; another word is \
+               first_named, with a warning): cpset neworder connections \"c1 c2\". Type \
+               \"print connectpool\" to see it; it persists with the settings.",
+        complete: &[C::Words(&crate::config::pool::TRANSACTIONS), C::Words(&["connections", "policy"]), C::Nothing],
+    },
+    Command {
+        name: "cpclear",
+        args: "",
+        min_args: 0,
+        max_args: 0,
+        help: "Empties the current database's connect pool.",
+        complete: &[],
     },
     Command {
         name: "librarycheck",

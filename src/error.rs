@@ -627,6 +627,10 @@ pub enum Error {
         by: &'static str,
     },
 
+    /// A run in connect-pool mode whose pool cannot be used; `why` says what to set.
+    #[error("Error: connect pool: {why}")]
+    ConnectPool { why: String },
+
     /// A database connection or statement failed; the text names host:port and user.
     #[error("{0}")]
     Db(#[from] crate::fault::DbError),

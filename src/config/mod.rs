@@ -2,6 +2,7 @@
 
 pub mod full;
 pub mod keys;
+pub mod pool;
 pub mod spec;
 
 use std::collections::HashMap;
@@ -189,10 +190,14 @@ impl Dict {
 pub struct Settings {
     pub generic: Dict,
     dbs: Vec<Dict>,
+    /// Each database's connect pool (`cpset`), in [`Database::ALL`]'s order.
+    pools: Vec<pool::ConnectPool>,
     path: Option<PathBuf>,
 }
 
 const SETTINGS_FILE: &str = "settings.json";
+/// The settings file's entry for the connect pools.
+const POOLS: &str = "connectpool";
 
 impl Settings {
     /// Defaults only, persisted nowhere (tests and a data directory that cannot be made).
@@ -203,6 +208,7 @@ impl Settings {
                 .iter()
                 .map(|d| Dict::new(keys::database_keys(*d)))
                 .collect(),
+            pools: vec![pool::ConnectPool::default(); Database::ALL.len()],
             path: None,
         }
     }
@@ -245,6 +251,10 @@ impl Settings {
         for (name, values) in &root {
             let dict = match name.as_str() {
                 "version" => continue,
+                POOLS => {
+                    settings.load_pools(values, &mut warnings);
+                    continue;
+                }
                 "generic" => &mut settings.generic,
                 prefix => match Database::from_prefix(prefix) {
                     Some(db) => &mut settings.dbs[db.index()],
@@ -313,6 +323,14 @@ impl Settings {
         for db in Database::ALL {
             put(db.prefix(), &self.dbs[db.index()]);
         }
+        let pools: Map<String, Value> = Database::ALL
+            .into_iter()
+            .filter(|db| !self.pools[db.index()].is_empty())
+            .map(|db| (db.prefix().to_string(), self.pools[db.index()].to_json()))
+            .collect();
+        if !pools.is_empty() {
+            root.insert(POOLS.into(), Value::Object(pools));
+        }
         let text = serde_json::to_string_pretty(&Value::Object(root)).unwrap_or_default();
         let dir = path.parent().unwrap_or(Path::new("."));
         match write_aside(path, &(text + "\n")) {
@@ -345,6 +363,48 @@ impl Settings {
 
     pub fn db(&self, db: Database) -> &Dict {
         &self.dbs[db.index()]
+    }
+
+    /// `db`'s connect pool.
+    pub fn pool(&self, db: Database) -> &pool::ConnectPool {
+        &self.pools[db.index()]
+    }
+
+    /// `db`'s connect pool, to change (`cpset`, `cpclear`).
+    pub fn pool_mut(&mut self, db: Database) -> &mut pool::ConnectPool {
+        &mut self.pools[db.index()]
+    }
+
+    /// These settings with `db`'s connection keys as the pool's connection `id` sets them
+    /// (the keys it does not set keep the dictionary's); `None` when the pool names no `id`.
+    pub fn pool_connection(&self, db: Database, id: &str) -> Option<Settings> {
+        let named = self.pool(db).named(id)?;
+        let mut s = self.clone();
+        for (key, value) in &named.keys {
+            // Checked when set: a value the dictionary refuses now keeps the dictionary's.
+            if let Some(spec) = s.dbs[db.index()].spec(key).cloned() {
+                let _ = s.dbs[db.index()].set_checked(&spec, value);
+            }
+        }
+        Some(s)
+    }
+
+    /// The connect pools of the settings file's `connectpool` entry, by database prefix.
+    fn load_pools(&mut self, values: &Value, warnings: &mut Vec<String>) {
+        let Value::Object(by_db) = values else {
+            return;
+        };
+        for (prefix, v) in by_db {
+            let Some(db) = Database::from_prefix(prefix) else {
+                warnings.push(format!(
+                    "settings file: ignoring the connect pool of unknown database {prefix}"
+                ));
+                continue;
+            };
+            let (pool, refused) = pool::ConnectPool::from_json(v, self.db(db), db);
+            warnings.extend(refused.into_iter().map(|w| format!("settings file: {w}")));
+            self.pools[db.index()] = pool;
+        }
     }
 
     pub fn dict(&self, target: Target) -> &Dict {

@@ -317,6 +317,7 @@ impl Session {
             "vustatus" => self.vustatus_text(),
             "vucomplete" => self.vucomplete_value().to_string(),
             "datagen" => crate::bench::generation::plan(self.datagen_benchmark(), &self.settings),
+            "connectpool" => self.settings.pool(db).render(self.settings.db(db), db),
             other => {
                 let usage = commands::find("print")
                     .map(Command::usage)

@@ -11,6 +11,7 @@
 mod dicts;
 mod jobs;
 mod monitors;
+mod pool;
 mod schema;
 mod values;
 mod vus;
@@ -61,6 +62,8 @@ const METHODS: &[(&str, Method)] = &[
     ("lastrun", Session::lastrun),
     ("jobs", Session::jobs),
     ("job", Session::jobs),
+    ("cpset", Session::cpset),
+    ("cpclear", Session::cpclear),
     ("librarycheck", Session::librarycheck),
     ("help", Session::help),
     ("clear", Session::clear),

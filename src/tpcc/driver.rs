@@ -5,15 +5,17 @@
 //! The runtime ([`crate::vu`]) owns the threads, connections, stop, reconnecting and
 //! statistics; this file only says what one TPROC-C terminal does.
 
-use std::sync::Arc;
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rand::rngs::SmallRng;
 
 use super::acked::Acked;
 use super::inputs::{think_time, Deck, Kind, Terminal};
+use super::links::{with_reads, Links, Pool, Which};
 use super::random::uniform;
-use super::result::{self, Figures};
+use super::result::{self, Figures, Routing, Slot};
 use super::txn::{Counters, Done, TxnConn, TxnDb};
 use super::Constants;
 use crate::endpoint::Position;
@@ -49,6 +51,21 @@ struct Tpcc<D> {
     show: bool,
     /// The highest New-Order id acknowledged in each district.
     acked: Acked,
+    /// The connect pool (`*_connect_pool`) and a database per named connection, in
+    /// [`Pool::ids`]' order.
+    pool: Option<(Pool, Vec<Arc<D>>)>,
+    /// Where each terminal's connections went first, by terminal number and slot
+    /// ([`Which::slot`]): recorded when it connects, never per transaction.
+    placed: Mutex<BTreeMap<u32, Vec<Option<String>>>>,
+    /// Transactions completed per slot and type, which each terminal adds when it ends.
+    tally: Arc<Mutex<Vec<[u64; 5]>>>,
+}
+
+/// A connect pool and its named connections' databases, for [`run`].
+pub struct PoolRun<D> {
+    pub pool: Pool,
+    /// One per [`Pool::ids`], in order.
+    pub dbs: Vec<Arc<D>>,
 }
 
 /// What the pre-run checks found: the schema's warehouses and the run's NURand constants.
@@ -57,8 +74,8 @@ struct Plan {
     constants: Constants,
 }
 
-/// One TPROC-C terminal: its inputs, its deck, its warehouses in all-warehouse mode, and how
-/// many transactions it has dealt.
+/// One TPROC-C terminal: its inputs, its deck, its warehouses in all-warehouse mode, how
+/// many transactions it has dealt, and where they ran.
 struct TpccTerminal {
     inputs: Terminal,
     deck: Deck,
@@ -66,6 +83,27 @@ struct TpccTerminal {
     cycle: Vec<u32>,
     at: usize,
     dealt: u64,
+    /// The connect pool's round-robin counters, per type.
+    turn: [usize; 5],
+    /// The slot the last transaction ran on.
+    last: usize,
+    /// Transactions completed per slot and type, added to the run's when the terminal ends.
+    done: Vec<[u64; 5]>,
+    tally: Arc<Mutex<Vec<[u64; 5]>>>,
+}
+
+impl Drop for TpccTerminal {
+    fn drop(&mut self) {
+        let mut tally = self.tally.lock().unwrap_or_else(|p| p.into_inner());
+        if tally.len() < self.done.len() {
+            tally.resize(self.done.len(), [0; 5]);
+        }
+        for (sum, mine) in tally.iter_mut().zip(&self.done) {
+            for (s, m) in sum.iter_mut().zip(mine) {
+                *s += m;
+            }
+        }
+    }
 }
 
 /// The warehouses a virtual user visits in all-warehouse mode: every `vus`-th one.
@@ -75,8 +113,68 @@ fn warehouses_of(vu: u32, vus: u32, warehouses: u32) -> Vec<u32> {
         .collect()
 }
 
+impl<D: TxnDb> Tpcc<D> {
+    /// Opens the terminal at `at`'s connections: its own, its reads' when servers are named
+    /// for reads (not with the connect pool, which says where every type goes), and the
+    /// pool's named ones. One that fails closes those already open.
+    async fn open(&self, at: Position) -> Result<Links<D::Conn>> {
+        let own = self.db.connect(at).await?;
+        let mut links = Links {
+            own,
+            reads: None,
+            named: Vec::new(),
+        };
+        let more: Result<()> = async {
+            match &self.pool {
+                Some((_, dbs)) => {
+                    for db in dbs {
+                        links.named.push(db.connect(at).await?);
+                    }
+                }
+                None => links.reads = self.db.connect_reads(at).await?,
+            }
+            Ok(())
+        }
+        .await;
+        if let Err(e) = more {
+            links.close().await;
+            return Err(e);
+        }
+        if let Position::Terminal { n, .. } = at {
+            let mut placed = self.placed.lock().unwrap_or_else(|p| p.into_inner());
+            placed.entry(n).or_insert_with(|| links.nodes());
+        }
+        Ok(links)
+    }
+
+    /// Where the terminals' connections went and what ran on each, as the result says it.
+    fn routing(&self) -> Vec<Slot> {
+        let placed = self.placed.lock().unwrap_or_else(|p| p.into_inner());
+        let tally = self.tally.lock().unwrap_or_else(|p| p.into_inner());
+        let mut names = vec!["own".to_string(), "reads".to_string()];
+        if let Some((pool, _)) = &self.pool {
+            names.extend(pool.ids.iter().cloned());
+        }
+        names
+            .into_iter()
+            .enumerate()
+            .filter_map(|(i, name)| {
+                let mut nodes: Vec<(String, u32)> = Vec::new();
+                for node in placed.values().filter_map(|slots| slots.get(i)?.as_ref()) {
+                    match nodes.iter_mut().find(|(n, _)| n == node) {
+                        Some((_, count)) => *count += 1,
+                        None => nodes.push((node.clone(), 1)),
+                    }
+                }
+                let done = tally.get(i).copied().unwrap_or_default();
+                (!nodes.is_empty()).then_some(Slot { name, nodes, done })
+            })
+            .collect()
+    }
+}
+
 impl<D: TxnDb> Workload for Tpcc<D> {
-    type Conn = D::Conn;
+    type Conn = Links<D::Conn>;
     type Terminal = TpccTerminal;
     type Unit = Kind;
     type Done = Done;
@@ -122,19 +220,22 @@ impl<D: TxnDb> Workload for Tpcc<D> {
         ));
     }
 
-    fn connect(&self, at: Position) -> impl std::future::Future<Output = Result<D::Conn>> + Send {
-        self.db.connect(at)
+    fn connect(
+        &self,
+        at: Position,
+    ) -> impl std::future::Future<Output = Result<Links<D::Conn>>> + Send {
+        self.open(at)
     }
 
-    fn node(conn: &D::Conn) -> Option<String> {
-        Some(conn.node().to_string())
+    fn node(conn: &Links<D::Conn>) -> Option<String> {
+        Some(conn.own.node().to_string())
     }
 
-    fn close(conn: D::Conn) -> impl std::future::Future<Output = ()> + Send {
+    fn close(conn: Links<D::Conn>) -> impl std::future::Future<Output = ()> + Send {
         conn.close()
     }
 
-    fn into_blocking(conn: D::Conn) -> Result<D::Conn> {
+    fn into_blocking(conn: Links<D::Conn>) -> Result<Links<D::Conn>> {
         conn.into_blocking()
     }
 
@@ -147,7 +248,8 @@ impl<D: TxnDb> Workload for Tpcc<D> {
     }
 
     fn cut(&self) -> usize {
-        self.db.cut()
+        let named = self.pool.iter().flat_map(|(_, dbs)| dbs);
+        self.db.cut() + named.map(|db| db.cut()).sum::<usize>()
     }
 
     fn terminal(&self, plan: &Plan, place: Place, mut rng: SmallRng) -> TpccTerminal {
@@ -164,6 +266,10 @@ impl<D: TxnDb> Workload for Tpcc<D> {
             cycle,
             at: 0,
             dealt: 0,
+            turn: [0; 5],
+            last: 0,
+            done: vec![[0; 5]; 2 + self.pool.as_ref().map_or(0, |(p, _)| p.ids.len())],
+            tally: self.tally.clone(),
         }
     }
 
@@ -183,7 +289,19 @@ impl<D: TxnDb> Workload for Tpcc<D> {
         self.opts.key_and_think.then(|| kind.keying())
     }
 
-    async fn execute(&self, conn: &mut D::Conn, kind: Kind, t: &mut TpccTerminal) -> Result<Done> {
+    async fn execute(
+        &self,
+        links: &mut Links<D::Conn>,
+        kind: Kind,
+        t: &mut TpccTerminal,
+    ) -> Result<Done> {
+        let which = match &self.pool {
+            Some((pool, _)) => pool.choose(kind, &mut t.turn, &mut t.inputs.rng),
+            None if links.reads.is_some() => with_reads(kind),
+            None => Which::Own,
+        };
+        t.last = which.slot();
+        let conn = links.get(which);
         let t = &mut t.inputs;
         match kind {
             Kind::NewOrder => conn.new_order(&t.new_order()).await,
@@ -198,9 +316,12 @@ impl<D: TxnDb> Workload for Tpcc<D> {
         done.rolled_back
     }
 
-    fn done(&self, _t: &mut TpccTerminal, say: &Say, kind: Kind, done: Done, _: Duration) {
+    fn done(&self, t: &mut TpccTerminal, say: &Say, kind: Kind, done: Done, _: Duration) {
         if let Some((w, d, o_id)) = done.ordered {
             self.acked.record(w, d, o_id);
+        }
+        if let Some(slot) = t.done.get_mut(t.last) {
+            slot[kind.index()] += 1;
         }
         if self.show {
             say.line(kind.name());
@@ -275,6 +396,7 @@ impl<D: TxnDb> Monitor for Tpcc<D> {
 /// a timed run lets virtual user 1 monitor it and report NOPM and TPM.
 pub async fn run<D: TxnDb>(
     db: Arc<D>,
+    pool: Option<PoolRun<D>>,
     opts: Options,
     say: Say,
     states: StateSink,
@@ -298,10 +420,18 @@ pub async fn run<D: TxnDb>(
         refresh: opts.refresh,
     };
     let show = opts.show_output && opts.driver == DriverKind::Test;
+    if let Some(p) = &pool {
+        for w in &p.pool.warnings {
+            say.line(format!("Warning: {w}"));
+        }
+    }
     let w = Arc::new(Tpcc {
-        db: db.clone(),
+        db,
         opts,
         show,
+        pool: pool.map(|p| (p.pool, p.dbs)),
+        placed: Mutex::new(BTreeMap::new()),
+        tally: Arc::new(Mutex::new(Vec::new())),
         acked: Acked::default(),
     });
     let o = crate::vu::run(w.clone(), run_opts, say, states, interrupt).await?;
@@ -309,13 +439,32 @@ pub async fn run<D: TxnDb>(
     // each district's highest acknowledged New-Order with the server that answers now.
     let lost_any = o.stats.reconnects > 0 || !o.nodes.moves.is_empty();
     let failover = if lost_any {
-        Some(match db.district_heads().await {
+        Some(match w.db.district_heads().await {
             Ok((server, heads)) => Ok(w.acked.compare(&heads, &server)),
             Err(e) => Err(e.to_string()),
         })
     } else {
         None
     };
+    let mut routing = Routing {
+        slots: w.routing(),
+        pool: w.pool.is_some(),
+        lag: w.db.replay_lag().await,
+        client_tpm: None,
+    };
+    // HammerDB's cross-check: what the terminals completed over rampup and the test.
+    if routing.pool && w.opts.driver == DriverKind::Timed {
+        let mins = (w.opts.rampup + o.measured).as_secs_f64() / 60.0;
+        if mins > 0.0 {
+            let mut per_type = [0.0; 5];
+            for s in &routing.slots {
+                for (sum, d) in per_type.iter_mut().zip(s.done) {
+                    *sum += d as f64;
+                }
+            }
+            routing.client_tpm = Some(per_type.map(|n| n / mins));
+        }
+    }
     Ok(RunResult {
         nopm: o.figures.as_ref().map(|f| f.nopm),
         tpm: o.figures.as_ref().map(|f| f.tpm),
@@ -330,6 +479,7 @@ pub async fn run<D: TxnDb>(
         series: o.series,
         nodes: o.nodes,
         failover,
+        routing,
     })
 }
 

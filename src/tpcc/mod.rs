@@ -6,7 +6,8 @@
 //! writes the initial population as delimited text; [`random`] holds the rules it and the
 //! driver share (uniform and NURand numbers, last names, strings). The run: [`options`] (what
 //! `loadscript` freezes), [`inputs`] (the deck and each transaction's inputs), [`txn`] (what a
-//! database must run), [`driver`] (the terminal and monitor as a [`crate::vu::Workload`]),
+//! database must run), [`links`] (a terminal's connections and where each transaction goes),
+//! [`driver`] (the terminal and monitor as a [`crate::vu::Workload`]),
 //! [`result`] (the result and its text: TEST RESULT, the table), [`outcome`] (a run as the
 //! session shows, records and hands it on). What it needs of a database: [`support`]
 //! (`Support`, which an engine offers through `Engine::offers`, written once over the `Family`
@@ -21,6 +22,7 @@ pub mod driver;
 pub mod fitness;
 mod gen;
 pub mod inputs;
+pub mod links;
 pub mod options;
 pub mod outcome;
 pub mod random;

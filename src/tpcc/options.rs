@@ -48,6 +48,8 @@ pub struct Options {
     pub refresh: Duration,
     /// `benchmark.first_result`: NOPM first (HammerDB's default) or TPM first.
     pub nopm_first: bool,
+    /// `*_connect_pool`: the transactions go to the connect pool's connections.
+    pub connect_pool: bool,
     /// How the transactions run under these settings, as the engine says:
     /// `stored functions (SELECT)`, `stored procedures (CALL)`, `client-side SQL`.
     pub routines: &'static str,
@@ -85,6 +87,7 @@ impl Options {
             show_output: vu.show_output,
             refresh: vu.refresh,
             nopm_first: first_result_nopm(settings),
+            connect_pool: d.spec(&k("connect_pool")).is_some() && d.get_bool(&k("connect_pool")),
             routines,
         }
     }
@@ -165,6 +168,7 @@ impl WorkloadOptions for Options {
                     "false".into()
                 },
             ),
+            ("connect pool", o.connect_pool.to_string()),
             ("user delay", format!("{} ms", o.user_delay.as_millis())),
             ("show output", o.show_output.to_string()),
         ]
@@ -187,6 +191,9 @@ impl WorkloadOptions for Options {
         }
         if self.all_warehouses {
             parts.push("all warehouses".into());
+        }
+        if self.connect_pool {
+            parts.push("connect pool".into());
         }
         parts.join(", ")
     }

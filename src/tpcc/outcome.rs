@@ -64,6 +64,7 @@ impl Outcome for Tpcc {
             )),
             None => {}
         }
+        lines.extend(r.routing.lines());
         lines.extend(crate::vu::stats::closing_lines(
             r.client_cpu,
             r.measured,
@@ -91,6 +92,14 @@ impl Outcome for Tpcc {
         for k in Kind::ALL {
             let t = type_map(self.result.stats.kind(k));
             m.insert(k.name().replace(' ', "_").into(), t.into());
+        }
+        if let Some(tpm) = self.result.routing.client_tpm {
+            let per_type: Map = crate::config::pool::TRANSACTIONS
+                .iter()
+                .zip(tpm)
+                .map(|(t, v)| ((*t).into(), v.into()))
+                .collect();
+            m.insert("client_tpm".into(), per_type.into());
         }
         m
     }

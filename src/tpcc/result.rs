@@ -5,6 +5,7 @@
 use std::time::Duration;
 
 use super::inputs::Kind;
+use super::txn::{Lag, LagReading};
 use crate::vu::Stats;
 
 /// What the monitor's two readings give.
@@ -44,6 +45,120 @@ pub struct RunResult {
     /// After a run that lost connections: the acknowledged New-Orders the server that
     /// answers now lacks, or why they could not be compared.
     pub failover: Option<std::result::Result<super::acked::Lost, String>>,
+    /// Where each transaction type ran when it did not all run on the terminals' own
+    /// connections (servers for reads, the connect pool), and the replicas' lag.
+    pub routing: Routing,
+}
+
+/// Where transactions went among the terminals' connections, and what the replicas said.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Routing {
+    /// Each connection slot a terminal has (its own, its reads', the pool's named ones, in
+    /// `links::Which::slot`'s order), when any terminal opened it.
+    pub slots: Vec<Slot>,
+    /// The connect pool was on.
+    pub pool: bool,
+    /// How far each server for reads was behind at the end.
+    pub lag: Vec<Lag>,
+    /// HammerDB's client-side cross-check in connect-pool mode: each type's completed
+    /// transactions per minute over rampup and the measured time, in [`Kind::ALL`]'s order.
+    pub client_tpm: Option<[f64; 5]>,
+}
+
+/// One of a terminal's connections, over all terminals.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Slot {
+    /// `own`, `reads`, or the pool connection's id.
+    pub name: String,
+    /// The servers the terminals' connections of this slot reached first, with how many
+    /// terminals each.
+    pub nodes: Vec<(String, u32)>,
+    /// Transactions completed there per type, in [`Kind::ALL`]'s order.
+    pub done: [u64; 5],
+}
+
+impl Slot {
+    /// `127.0.0.1:5433 (4 terminals), 127.0.0.1:5434 (2 terminals)`.
+    fn where_(&self) -> String {
+        self.nodes
+            .iter()
+            .map(|(node, n)| format!("{node} ({n} terminal{})", if *n == 1 { "" } else { "s" }))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// HammerDB's names of the five in the pool's words, in [`Kind::ALL`]'s order.
+const POOL_NAMES: [&str; 5] = crate::config::pool::TRANSACTIONS;
+impl Routing {
+    /// The lines after the table: where each type ran, the replicas' lag; in connect-pool
+    /// mode each connection's transactions and HammerDB's `CLIENT SIDE TPM` line.
+    pub fn lines(&self) -> Vec<String> {
+        let mut lines = Vec::new();
+        let slot = |name: &str| self.slots.iter().find(|s| s.name == name);
+        if self.pool {
+            for s in &self.slots {
+                if s.done.iter().all(|d| *d == 0) {
+                    continue;
+                }
+                let counts: Vec<String> = POOL_NAMES
+                    .iter()
+                    .zip(s.done)
+                    .filter(|(_, d)| *d > 0)
+                    .map(|(t, d)| format!("{t} {d}"))
+                    .collect();
+                let name = if s.name == "own" {
+                    "the terminals' own connections".to_string()
+                } else {
+                    format!("connection {}", s.name)
+                };
+                lines.push(format!(
+                    "Connect pool {name} on {}: {}",
+                    s.where_(),
+                    counts.join(", ")
+                ));
+            }
+        } else if let (Some(reads), Some(own)) = (slot("reads"), slot("own")) {
+            lines.push(format!(
+                "Order-Status, Stock-Level ran on {}; New-Order, Payment, Delivery on {}",
+                reads.where_(),
+                own.where_()
+            ));
+        }
+        for lag in &self.lag {
+            lines.push(lag_line(lag));
+        }
+        if let Some(tpm) = self.client_tpm {
+            let parts: Vec<String> = POOL_NAMES
+                .iter()
+                .zip(tpm)
+                .map(|(t, v)| format!("{t} {}", v.round() as u64))
+                .collect();
+            lines.push(format!("CLIENT SIDE TPM : {}", parts.join(" ")));
+        }
+        lines
+    }
+}
+
+/// `Replay lag at the end: 127.0.0.1:5433 0.012 s behind (its last replayed commit)`.
+pub fn lag_line(lag: &Lag) -> String {
+    let what = match &lag.reading {
+        LagReading::Behind {
+            seconds,
+            bytes,
+            source,
+        } => {
+            let secs = match seconds {
+                Some(s) => format!("{s:.3} s behind"),
+                None => "no lag reported".to_string(),
+            };
+            let bytes = bytes.map_or(String::new(), |b| format!(", {b} bytes of WAL to replay"));
+            format!("{secs}{bytes} ({source})")
+        }
+        LagReading::NotReplica => "is not a replica: no replay lag".to_string(),
+        LagReading::Unknown(why) => format!("unknown: {why}"),
+    };
+    format!("Replay lag at the end: {} {what}", lag.server)
 }
 
 impl RunResult {

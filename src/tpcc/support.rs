@@ -6,7 +6,8 @@
 use std::sync::Arc;
 
 use super::build::{build, Plan, Summary};
-use super::driver::{run, DriverKind, Options, RunResult, StateSink};
+use super::driver::{run, DriverKind, Options, PoolRun, RunResult, StateSink};
+use super::links::Pool;
 use super::schema::{Check, Say, SchemaDb};
 use super::txn::TxnDb;
 use crate::bench::Survey;
@@ -144,6 +145,22 @@ impl<F: Family> Support for F {
     ) -> Pending<'a, Result<RunResult>> {
         let summaries = opts.show_output && opts.driver == DriverKind::Test;
         let driver = self.driver(settings, summaries);
-        Box::pin(run(Arc::new(driver), opts, say, states, interrupt))
+        Box::pin(async move {
+            let pool = if opts.connect_pool {
+                let db = settings.current();
+                let pool = Pool::of(settings.pool(db), db)?;
+                // Each named connection: the dictionary with the keys it sets.
+                let dbs = pool
+                    .ids
+                    .iter()
+                    .filter_map(|id| settings.pool_connection(db, id))
+                    .map(|s| Arc::new(self.driver(&s, summaries)))
+                    .collect();
+                Some(PoolRun { pool, dbs })
+            } else {
+                None
+            };
+            run(Arc::new(driver), pool, opts, say, states, interrupt).await
+        })
     }
 }

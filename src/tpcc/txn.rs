@@ -258,4 +258,42 @@ pub trait TxnDb: Send + Sync + 'static {
     /// that a call waiting on a server that stopped answering ends at once, on whichever
     /// thread it waits; returns how many connections were open.
     fn cut(&self) -> usize;
+
+    /// Opens the connection the terminal at `at` runs its reads on (Order-Status and
+    /// Stock-Level) when the dictionary names servers for reads (`*_read_only_hosts`): along
+    /// [`crate::endpoint::Destination::read_route`], prepared as [`Self::connect`] prepares
+    /// its own. `None` when no server is named for reads.
+    fn connect_reads(
+        &self,
+        at: Position,
+    ) -> impl Future<Output = Result<Option<Self::Conn>>> + Send;
+
+    /// How far each server for reads was behind its primary when the run ended, as the
+    /// servers say it; empty when no server is named for reads. A server that cannot be
+    /// asked gives a [`Lag`] that says why.
+    fn replay_lag(&self) -> impl Future<Output = Vec<Lag>> + Send;
+}
+
+/// How far a replica was behind its primary, as one server said it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Lag {
+    /// The replica (`host:port`), or how the primary names it.
+    pub server: String,
+    pub reading: LagReading,
+}
+
+/// What a server said of a replica's lag.
+#[derive(Debug, Clone, PartialEq)]
+pub enum LagReading {
+    /// Behind by `seconds` (`None`: the server does not know, e.g. nothing replayed yet) and
+    /// `bytes` of WAL (PostgreSQL's primary only), as `source` says.
+    Behind {
+        seconds: Option<f64>,
+        bytes: Option<i64>,
+        source: &'static str,
+    },
+    /// The server is not a replica: reads there see the latest commits.
+    NotReplica,
+    /// The server could not be asked: why.
+    Unknown(String),
 }

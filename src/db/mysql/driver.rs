@@ -25,6 +25,7 @@ mod client_sql;
 pub mod counters;
 mod done;
 mod fitness;
+mod lag;
 mod procs;
 mod sql;
 mod values;
@@ -44,12 +45,12 @@ use crate::db::mysql::dialect::MyDialect;
 use crate::db::mysql::wire::{self as mywire, Arg, Stmt, Wire, WireError};
 use crate::db::mysql::MyTarget;
 use crate::db::net::sock::KillSwitch;
-use crate::endpoint::{Destination, Endpoint, Position};
+use crate::endpoint::{Destination, Endpoint, Position, Route};
 use crate::error::{Error, Result};
 use crate::fault::{Failure, Peer};
 use crate::tpcc::fitness::{self as rules, Place};
 use crate::tpcc::txn::{
-    Counters, Delivery, Done, Mode, NewOrder, OrderStatus, Payment, StockLevel, TxnConn, TxnDb,
+    Counters, Delivery, Done, Lag, Mode, NewOrder, OrderStatus, Payment, StockLevel, TxnConn, TxnDb,
 };
 use crate::tpcc::Constants;
 
@@ -278,30 +279,7 @@ impl TxnDb for MyDriver {
     }
 
     async fn connect(&self, at: Position) -> Result<MyConn> {
-        let target = self.schema.clone().routed(&self.to.route(at));
-        // No fallback to another client: an authentication the lean connection refuses
-        // must not be done by one that gives the password away.
-        let mut wire = mywire::connect(&target).await?;
-        // Errors name the server the connection reached (the socket may have led elsewhere).
-        let peer = Peer {
-            addr: wire.addr().to_string(),
-            ..target.peer()
-        };
-        let conn = |link| MyConn {
-            link,
-            peer,
-            // The flag the statements were prepared with (their variants for the summaries).
-            summaries: self.summaries,
-            open: false,
-        };
-        match self.set_up_wire(&mut wire).await {
-            Ok(WirePrepared::Procedures(procs)) => Ok(conn(Link::Wire(Box::new(wire), procs))),
-            Ok(WirePrepared::Client(c)) => Ok(conn(Link::WireClient(Box::new(wire), c))),
-            Err(e) => {
-                wire.close().await;
-                Err(e)
-            }
-        }
+        self.open_along(&self.to.route(at)).await
     }
 
     fn reply_timeout(&self) -> std::time::Duration {
@@ -399,6 +377,48 @@ impl TxnDb for MyDriver {
                     }
                     retried = true;
                 }
+            }
+        }
+    }
+
+    async fn connect_reads(&self, at: Position) -> Result<Option<MyConn>> {
+        match self.to.read_route(at) {
+            Some(route) => self.open_along(&route).await.map(Some),
+            None => Ok(None),
+        }
+    }
+
+    async fn replay_lag(&self) -> Vec<Lag> {
+        lag::replay_lag(&self.server, &self.to).await
+    }
+}
+
+impl MyDriver {
+    /// A terminal's connection as the schema's user, along `route`, its session set up and
+    /// its statements prepared.
+    async fn open_along(&self, route: &Route) -> Result<MyConn> {
+        let target = self.schema.clone().routed(route);
+        // No fallback to another client: an authentication the lean connection refuses
+        // must not be done by one that gives the password away.
+        let mut wire = mywire::connect(&target).await?;
+        // Errors name the server the connection reached (the socket may have led elsewhere).
+        let peer = Peer {
+            addr: wire.addr().to_string(),
+            ..target.peer()
+        };
+        let conn = |link| MyConn {
+            link,
+            peer,
+            // The flag the statements were prepared with (their variants for the summaries).
+            summaries: self.summaries,
+            open: false,
+        };
+        match self.set_up_wire(&mut wire).await {
+            Ok(WirePrepared::Procedures(procs)) => Ok(conn(Link::Wire(Box::new(wire), procs))),
+            Ok(WirePrepared::Client(c)) => Ok(conn(Link::WireClient(Box::new(wire), c))),
+            Err(e) => {
+                wire.close().await;
+                Err(e)
             }
         }
     }

@@ -16,6 +16,7 @@ mod calls;
 mod client;
 pub mod counters;
 mod fitness;
+mod lag;
 mod outputs;
 mod sql;
 
@@ -39,13 +40,13 @@ use crate::db::net::sock::KillSwitch;
 use crate::db::postgres::dialect::{PgDialect, Routines};
 use crate::db::postgres::wire::{self as pgwire, Wire};
 use crate::db::postgres::{classify, connect, PgConn, PgTarget};
-use crate::endpoint::{Destination, Endpoint, Position};
+use crate::endpoint::{Destination, Endpoint, Position, Route};
 use crate::error::{Error, Result};
 use crate::fault::{DbError, Failure, Peer};
 use crate::tpcc::fitness::{self as rules, Place};
 use crate::tpcc::txn::{
-    Counters, Customer, Delivery, Done, Mode, NewOrder, OrderStatus, Payment, StockLevel, TxnConn,
-    TxnDb,
+    Counters, Customer, Delivery, Done, Lag, Mode, NewOrder, OrderStatus, Payment, StockLevel,
+    TxnConn, TxnDb,
 };
 use crate::tpcc::Constants;
 
@@ -233,48 +234,7 @@ impl TxnDb for PgDriver {
     }
 
     async fn connect(&self, at: Position) -> Result<PgTxnConn> {
-        let owner = self.owner.clone().routed(&self.to.route(at));
-        let mut wire = pgwire::open(&owner).await?;
-        // The server the route reached, which messages about this terminal name.
-        let peer = Peer {
-            addr: wire.addr().to_string(),
-            ..owner.peer()
-        };
-        let prepared = match self.flavour {
-            Flavour::Functions | Flavour::Procedures => {
-                let texts = statement_texts(self.flavour);
-                let named: Vec<(&str, &str)> = ROUTINES
-                    .iter()
-                    .zip(&texts)
-                    .map(|(name, sql)| (*name, sql.as_str()))
-                    .collect();
-                wire.prepare(&named).await
-            }
-            Flavour::ClientSql => client::prepare(&mut wire, self.dialect.begin()).await,
-        };
-        if let Err(e) = prepared {
-            wire.close().await;
-            let (kind, detail) = pgwire::classify(&e);
-            return Err(peer
-                .failed(
-                    "cannot prepare",
-                    kind,
-                    format!("the transactions: {detail}"),
-                )
-                .into());
-        }
-        let link = match self.flavour {
-            Flavour::Functions | Flavour::Procedures => Link::Routines {
-                wire,
-                procedures: self.flavour == Flavour::Procedures,
-            },
-            Flavour::ClientSql => Link::Client(ClientLink { wire, open: false }),
-        };
-        Ok(PgTxnConn {
-            link,
-            peer,
-            summaries: self.summaries,
-        })
+        self.open_along(&self.to.route(at)).await
     }
 
     fn reply_timeout(&self) -> std::time::Duration {
@@ -386,6 +346,66 @@ impl TxnDb for PgDriver {
         let reads = 1 + servers * u64::from(self.admin.dbname == self.owner.dbname);
         self.own_reads.fetch_add(reads, Ordering::Relaxed);
         Ok(counters)
+    }
+
+    async fn connect_reads(&self, at: Position) -> Result<Option<PgTxnConn>> {
+        match self.to.read_route(at) {
+            Some(route) => self.open_along(&route).await.map(Some),
+            None => Ok(None),
+        }
+    }
+
+    async fn replay_lag(&self) -> Vec<Lag> {
+        lag::replay_lag(&self.admin, &self.to).await
+    }
+}
+
+impl PgDriver {
+    /// A terminal's connection as the owner, along `route`, its statements prepared: the
+    /// functions' calls are read-only statements, so a hot standby prepares them too.
+    async fn open_along(&self, route: &Route) -> Result<PgTxnConn> {
+        let owner = self.owner.clone().routed(route);
+        let mut wire = pgwire::open(&owner).await?;
+        // The server the route reached, which messages about this terminal name.
+        let peer = Peer {
+            addr: wire.addr().to_string(),
+            ..owner.peer()
+        };
+        let prepared = match self.flavour {
+            Flavour::Functions | Flavour::Procedures => {
+                let texts = statement_texts(self.flavour);
+                let named: Vec<(&str, &str)> = ROUTINES
+                    .iter()
+                    .zip(&texts)
+                    .map(|(name, sql)| (*name, sql.as_str()))
+                    .collect();
+                wire.prepare(&named).await
+            }
+            Flavour::ClientSql => client::prepare(&mut wire, self.dialect.begin()).await,
+        };
+        if let Err(e) = prepared {
+            wire.close().await;
+            let (kind, detail) = pgwire::classify(&e);
+            return Err(peer
+                .failed(
+                    "cannot prepare",
+                    kind,
+                    format!("the transactions: {detail}"),
+                )
+                .into());
+        }
+        let link = match self.flavour {
+            Flavour::Functions | Flavour::Procedures => Link::Routines {
+                wire,
+                procedures: self.flavour == Flavour::Procedures,
+            },
+            Flavour::ClientSql => Link::Client(ClientLink { wire, open: false }),
+        };
+        Ok(PgTxnConn {
+            link,
+            peer,
+            summaries: self.summaries,
+        })
     }
 }
 
