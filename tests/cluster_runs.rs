@@ -138,8 +138,35 @@ fn a_run_over_three_galera_nodes_survives_one_killed() {
     };
     assert_eq!(next(1), next(2), "the surviving nodes agree");
 
-    // Node 3 rejoins; the schema holds on every node.
+    // Node 3 rejoins. Then node 2 stops answering without closing anything (SIGSTOP: what a
+    // partition looks like to a client): its terminals' calls stall until the reply timeout,
+    // and they go on on the other nodes.
     common::galera_start(3);
+    f.ok(
+        r#"vudestroy(); diset("connection", "maria_reply_timeout", 5);
+        diset("tpcc", "maria_duration", 0.75)"#,
+    );
+    let freezer = std::thread::spawn(|| {
+        std::thread::sleep(Duration::from_secs(10));
+        common::servers_sh(&["galera-freeze", "2"], common::SERVERS_SH_LIMIT)
+    });
+    let (r, lines) = f.console("vurun()");
+    freezer.join().expect("the freezer");
+    common::servers_sh(&["galera-thaw", "2"], common::SERVERS_SH_LIMIT);
+    let text = lines.join("\n");
+    assert!(r.is_ok(), "{r:?}\n{text}");
+    assert!(
+        text.contains(&format!("Server {} lost at", addr(2)))
+            && text.contains("within 5 s (the reply timeout)"),
+        "{text}"
+    );
+    assert!(text.contains("TEST RESULT : System achieved"), "{text}");
+    assert!(
+        text.contains("0 acknowledged New-Orders missing after failover"),
+        "{text}"
+    );
+
+    // The schema holds on every node.
     f.ok("vudestroy()");
     for node in 1..=3 {
         f.ok(&format!(

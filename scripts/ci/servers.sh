@@ -4,6 +4,7 @@
 #   scripts/ci/servers.sh start|stop|status
 #   scripts/ci/servers.sh restart-pg [seconds down]
 #   scripts/ci/servers.sh galera-kill N | galera-start N          (N = 1, 2 or 3)
+#   scripts/ci/servers.sh galera-freeze N | galera-thaw N         (SIGSTOP/SIGCONT: a stall)
 #   scripts/ci/servers.sh pg-pair sync|async | pg-pair-kill-primary | pg-pair-promote | pg-pair-stop
 #
 # Everything lives under ${HAMMER_CI_DIR:-/tmp/hammer-ci}; the system's own
@@ -877,6 +878,69 @@ cmd_galera_kill() {
 	log "Galera node $n killed; nodes ${others[*]} go on as a cluster of ${#others[@]}"
 }
 
+# A node that stops answering without closing anything (SIGSTOP): what a network partition
+# looks like to a client, its calls stalling instead of failing. The others evict it after
+# evs.suspect_timeout.
+cmd_galera_freeze() {
+	local n=$1 pid m i others=() st
+	galera_node_arg "$n"
+	pid=$(maria_pid "$(galera_dir "$n")") || die "Galera node $n is not running"
+	log "freezing Galera node $n (pid $pid, SIGSTOP): it keeps its connections and answers nothing"
+	kill -STOP "$pid"
+	for m in 1 2 3; do
+		((m == n)) && continue
+		maria_pid "$(galera_dir "$m")" >/dev/null && others+=("$m")
+	done
+	((${#others[@]})) || return 0
+	for ((i = 0; i < WAIT_SECS * 2; i++)); do
+		st=$(galera_state "${others[0]}")
+		[[ $st == "Synced ${#others[@]}" ]] && break
+		sleep 0.5
+	done
+	[[ $st == "Synced ${#others[@]}" ]] ||
+		die "Galera node(s) ${others[*]} do not go on without frozen node $n within ${WAIT_SECS}s (node ${others[0]}: $st)"
+	log "Galera node $n frozen; nodes ${others[*]} go on as a cluster of ${#others[@]}"
+}
+
+# Thaws a frozen node (SIGCONT): it finds itself left out and rejoins; if it has not within
+# the wait, it is restarted on its data (rejoining by IST).
+cmd_galera_thaw() {
+	local n=$1 pid i ok=0 other all=() m
+	galera_node_arg "$n"
+	pid=$(maria_pid "$(galera_dir "$n")") || die "Galera node $n is not running"
+	other=$((n % 3 + 1))
+	log "thawing Galera node $n (pid $pid, SIGCONT)"
+	kill -CONT "$pid"
+	# Right after SIGCONT the node still reports its old view; the others' view decides, and
+	# a node that was evicted mid-commit may abort rather than rejoin.
+	sleep 2
+	for ((i = 0; i < WAIT_SECS * 2; i++)); do
+		alive "$pid" || break
+		if [[ $(galera_state "$other") == "Synced 3" && $(galera_state "$n") == "Synced 3" ]]; then
+			ok=1
+			break
+		fi
+		sleep 0.5
+	done
+	if ((!ok)); then
+		if alive "$pid"; then
+			log "Galera node $n did not rejoin by itself within ${WAIT_SECS}s: restarting it"
+			kill -KILL "$pid" 2>/dev/null || true
+			for ((i = 0; i < WAIT_SECS * 2; i++)); do
+				alive "$pid" || break
+				sleep 0.5
+			done
+		else
+			log "Galera node $n left when it woke (evicted mid-commit): starting it again"
+		fi
+		galera_start_node "$n"
+		return
+	fi
+	for m in 1 2 3; do maria_pid "$(galera_dir "$m")" >/dev/null && all+=("$m"); done
+	galera_wait_synced "${#all[@]}" "${all[@]}"
+	log "Galera node $n thawed; nodes ${all[*]} Synced in a cluster of ${#all[@]}"
+}
+
 cmd_galera_start() {
 	galera_node_arg "$1"
 	[[ $(id -u) == 0 ]] || die "run as root (it starts servers as the user mysql)"
@@ -1032,7 +1096,7 @@ usage() {
 	cat >&2 <<-EOF
 		usage: $0 start|stop|status
 		       $0 restart-pg [seconds down]
-		       $0 galera-kill N | galera-start N       (N = 1, 2 or 3)
+		       $0 galera-kill N | galera-start N | galera-freeze N | galera-thaw N   (N = 1, 2 or 3)
 		       $0 pg-pair sync|async | pg-pair-kill-primary | pg-pair-promote | pg-pair-stop
 	EOF
 	exit 2
@@ -1045,6 +1109,8 @@ status) cmd_status ;;
 restart-pg) cmd_restart_pg "${2:-0}" ;;
 galera-kill) cmd_galera_kill "${2:-}" ;;
 galera-start) cmd_galera_start "${2:-}" ;;
+galera-freeze) cmd_galera_freeze "${2:-}" ;;
+galera-thaw) cmd_galera_thaw "${2:-}" ;;
 pg-pair) cmd_pg_pair "${2:-}" ;;
 pg-pair-kill-primary) cmd_pair_kill_primary ;;
 pg-pair-promote) cmd_pair_promote ;;

@@ -40,8 +40,8 @@ struct Inner {
 pub struct Move {
     pub from: String,
     pub to: String,
-    /// Since the run began: when the terminal found its server gone, and when it was
-    /// connected again.
+    /// Since the run began: when the unit that found its server gone began (the server was
+    /// last heard from then), and when the terminal was connected again.
     pub lost_at: Duration,
     pub back_at: Duration,
 }
@@ -107,12 +107,13 @@ impl Nodes {
         }
     }
 
-    /// A unit failed with its connection to `node`: the time the terminal found it gone.
-    pub fn lost(&self, node: Option<&str>) -> Duration {
+    /// A unit that began at `began` failed with its connection to `node`: the server was
+    /// last heard from then (a call that timed out waited its reply timeout for nothing).
+    pub fn lost(&self, node: Option<&str>, began: Instant) -> Duration {
         if let Some(node) = node {
             *self.lock().in_flight.entry(node.to_string()).or_default() += 1;
         }
-        self.since()
+        began.saturating_duration_since(self.started)
     }
 
     /// A terminal that lost `from` at `lost_at` is connected again, to `to`: a move when it
@@ -160,7 +161,7 @@ impl Nodes {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Loss {
     pub node: String,
-    /// When the first of its terminals found it gone.
+    /// When it was last heard from: the start of the first unit that failed with it.
     pub lost_at: Duration,
     /// Its terminals that moved, and where to (server, terminals).
     pub moved: u32,
@@ -357,7 +358,7 @@ mod tests {
         nodes.committed();
         nodes.committed();
         // A reconnect to the same server is not a move.
-        let at = nodes.lost(Some("h1:5432"));
+        let at = nodes.lost(Some("h1:5432"), Instant::now());
         nodes.reconnected(Some("h1:5432".into()), Some("h1:5432".into()), at);
         let report = nodes.report();
         assert_eq!(report.terminals, [("h1:5432".to_string(), 2)]);

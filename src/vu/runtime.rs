@@ -234,7 +234,7 @@ async fn run_terminal<W: Workload>(
         }
         if lost {
             let from = W::node(&conn);
-            let lost_at = shared.nodes.lost(from.as_deref());
+            let lost_at = shared.nodes.lost(from.as_deref(), started);
             drop(conn);
             if let Err(e) = &result {
                 say.line(format!("{e}; reconnecting"));

@@ -354,11 +354,17 @@ impl TxnDb for MyDriver {
             match read_counters(conn, &self.dbname).await {
                 Ok(mut c) if !self.node_conns.is_empty() => {
                     drop(monitor);
-                    let readings = futures_util::future::join_all(
-                        self.node_conns
-                            .iter()
-                            .map(|(at, slot)| self.node_transactions(at, slot)),
-                    )
+                    let readings = futures_util::future::join_all(self.node_conns.iter().map(
+                        |(at, slot)| async {
+                            // A server that stalls is left out, within the monitor's
+                            // reading.
+                            let limit = self.schema.bounds.reply_timeout * 3 / 4;
+                            let name = crate::endpoint::addr(&at.host, at.port);
+                            tokio::time::timeout(limit, self.node_transactions(at, slot))
+                                .await
+                                .unwrap_or((name, None))
+                        },
+                    ))
                     .await;
                     c.transactions = readings.iter().filter_map(|(_, n)| *n).sum();
                     c.nodes = readings;

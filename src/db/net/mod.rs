@@ -12,6 +12,29 @@ use crate::fault::Failure;
 /// How long a connection attempt may take before the server counts as unreachable.
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// How long each server of a host list may take to connect before the walk goes on to the
+/// next: a server that accepts TCP but answers nothing (stopped, cut off) must not hold every
+/// connection of the list for the whole [`CONNECT_TIMEOUT`].
+pub const CONNECT_TRY_TIMEOUT: Duration = Duration::from_secs(4);
+
+/// A walk's try of one server: bounded by [`CONNECT_TRY_TIMEOUT`], unreachable past it.
+pub(crate) async fn one_try<T>(
+    peer: &crate::fault::Peer,
+    attempt: impl std::future::Future<Output = Result<T, crate::fault::DbError>>,
+) -> Result<T, crate::fault::DbError> {
+    tokio::time::timeout(CONNECT_TRY_TIMEOUT, attempt)
+        .await
+        .unwrap_or_else(|_| {
+            Err(peer.error(
+                Failure::Unreachable,
+                format!(
+                    "no answer within {} s (each server of a list)",
+                    CONNECT_TRY_TIMEOUT.as_secs()
+                ),
+            ))
+        })
+}
+
 /// The `std::io::Error` somewhere in an error's source chain, if any.
 pub(crate) fn io_source<'a>(
     err: &'a (dyn std::error::Error + 'static),

@@ -310,7 +310,12 @@ impl TxnDb for PgDriver {
                 futures_util::future::join_all(self.node_conns.iter().map(|(at, slot)| async {
                     let one = self.admin.clone().at(at);
                     let name = one.peer().addr;
-                    (name, read_counter(slot, &one, txns, sql).await)
+                    // A server that stalls is left out of this reading, within the monitor's.
+                    let limit = self.owner.bounds.reply_timeout * 3 / 4;
+                    let reading = tokio::time::timeout(limit, read_counter(slot, &one, txns, sql))
+                        .await
+                        .unwrap_or_else(|_| Err(failed_to_answer(&one.peer(), limit)));
+                    (name, reading)
                 }))
                 .await;
             let mut nodes = Vec::new();
@@ -407,6 +412,16 @@ impl PgDriver {
             summaries: self.summaries,
         })
     }
+}
+
+/// A server of several whose counters did not come within `limit`.
+fn failed_to_answer(peer: &Peer, limit: std::time::Duration) -> Error {
+    peer.failed(
+        "no reply from",
+        Failure::Lost,
+        format!("the counters, within {} s", limit.as_secs_f64()),
+    )
+    .into()
 }
 
 /// What one of the monitor's connections reads.

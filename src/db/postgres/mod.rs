@@ -752,7 +752,7 @@ pub async fn connect(t: &PgTarget) -> Result<PgConn, DbError> {
     let mut walked = Walked::default();
     for &pass in t.attrs.passes() {
         for one in &tries {
-            match connect_one(one).await {
+            match crate::db::net::one_try(&one.peer(), connect_one(one)).await {
                 Ok((c, role)) if pass.keeps(role) => return Ok(c),
                 Ok((c, role)) => {
                     walked.not_kept(&one.peer().addr, pass, role);

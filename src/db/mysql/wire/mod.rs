@@ -219,7 +219,7 @@ pub async fn connect(t: &MyTarget) -> Result<Wire, DbError> {
     let mut walked = crate::endpoint::Walked::default();
     for &pass in t.attrs.passes() {
         for one in &tries {
-            let mut w = match connect_one(one).await {
+            let mut w = match crate::db::net::one_try(&one.peer(), connect_one(one)).await {
                 Ok(w) => w,
                 Err(e) => {
                     walked.failed(e);

@@ -552,7 +552,7 @@ pub async fn open(t: &PgTarget) -> Result<Wire, DbError> {
     let mut walked = crate::endpoint::Walked::default();
     for &pass in t.attrs.passes() {
         for one in &tries {
-            match open_one(one).await {
+            match crate::db::net::one_try(&one.peer(), open_one(one)).await {
                 Ok(w) if pass.keeps(w.role) => return Ok(w),
                 Ok(w) => {
                     walked.not_kept(&w.addr, pass, w.role);
