@@ -147,7 +147,7 @@ fn a_run_over_three_galera_nodes_survives_one_killed() {
         diset("tpcc", "maria_duration", 0.75)"#,
     );
     let freezer = std::thread::spawn(|| {
-        std::thread::sleep(Duration::from_secs(10));
+        std::thread::sleep(Duration::from_secs(8));
         common::servers_sh(&["galera-freeze", "2"], common::SERVERS_SH_LIMIT)
     });
     let (r, lines) = f.console("vurun()");

@@ -61,7 +61,10 @@ fn print_targets_and_plain_print() {
     let mut f = Fixture::new();
     let db = f.ok("print db");
     assert_eq!(db[0], "Database PostgreSQL set.");
-    assert_eq!(db[2], "PostgreSQL = pg MariaDB = maria MySQL = mysql");
+    assert_eq!(
+        db[2],
+        "PostgreSQL = pg MariaDB = maria MySQL = mysql CockroachDB = crdb YugabyteDB = yb TiDB = tidb"
+    );
     assert_eq!(f.ok("print bm"), ["Benchmark set to TPC-C"]);
     let dict = f.ok("print dict");
     assert_eq!(dict[0], "Dictionary Settings for PostgreSQL");
@@ -85,7 +88,7 @@ fn print_targets_and_plain_print() {
     let e = f.err("print nonsense");
     assert!(
         e.contains(
-            "Usage: print [db|bm|dict|generic|script|vuconf|vucreated|vustatus|vucomplete|tcconf|datagen]"
+            "Usage: print [db|bm|dict|generic|script|vuconf|vucreated|vustatus|vucomplete|tcconf|datagen|connectpool]"
         ),
         "{e}"
     );
@@ -381,11 +384,14 @@ fn completion_follows_the_command_and_the_current_database() {
         completions(&s, "diset connection pg_").1,
         [
             "pg_host",
+            "pg_load_balance",
             "pg_port",
+            "pg_read_only_hosts",
             "pg_reply_timeout",
             "pg_require_auth",
             "pg_sslmode",
-            "pg_sslrootcert"
+            "pg_sslrootcert",
+            "pg_target_session_attrs",
         ]
     );
     let (start, words) = completions(&s, "diset(\"tpcc\", \"pg_num");

@@ -37,7 +37,7 @@ fn dbset_db_takes_the_names_users_type() {
         let e = f.err(&format!("dbset db {typed}"));
         assert_eq!(
             e,
-            format!("Unknown prefix {typed}, did you mean {near}? choose one from pg maria mysql"),
+            format!("Unknown prefix {typed}, did you mean {near}? choose one from pg maria mysql crdb yb tidb"),
         );
     }
     // Far from every name: no guess.

@@ -723,5 +723,11 @@ fn the_configured_port_wins_over_another_servers_socket() {
         "{}",
         lines.join("\n")
     );
-    assert!(!lines.iter().any(|l| l.starts_with("Note:")), "{lines:#?}");
+    // (Other databases' notes, such as a dialect's, are not about this socket.)
+    assert!(
+        !lines
+            .iter()
+            .any(|l| l.starts_with("Note:") && l.contains("_socket")),
+        "{lines:#?}"
+    );
 }

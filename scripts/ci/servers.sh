@@ -848,8 +848,31 @@ galera_start_node() {
 	log "Galera nodes ${all[*]} Synced in a cluster of ${#all[@]}"
 }
 
+# galera_others_go_on N WHAT: waits until the running nodes other than N form a primary
+# component of their own (they notice N gone after evs.suspect_timeout; until then their
+# writes wait), and says so; WHAT is how N left ("killed", "frozen").
+galera_others_go_on() {
+	local n=$1 what=$2 m i others=() st
+	for m in 1 2 3; do
+		((m == n)) && continue
+		maria_pid "$(galera_dir "$m")" >/dev/null && others+=("$m")
+	done
+	if ((${#others[@]} == 0)); then
+		log "Galera node $n $what; no other node runs"
+		return 0
+	fi
+	for ((i = 0; i < WAIT_SECS * 2; i++)); do
+		st=$(galera_state "${others[0]}")
+		[[ $st == "Synced ${#others[@]}" ]] && break
+		sleep 0.5
+	done
+	[[ $st == "Synced ${#others[@]}" ]] ||
+		die "Galera node(s) ${others[*]} do not form a cluster of ${#others[@]} ${WAIT_SECS}s after node $n was $what (node ${others[0]}: $st)"
+	log "Galera node $n $what; nodes ${others[*]} go on as a cluster of ${#others[@]}"
+}
+
 cmd_galera_kill() {
-	local n=$1 pid m i others=() st
+	local n=$1 pid i
 	galera_node_arg "$n"
 	pid=$(maria_pid "$(galera_dir "$n")") || die "Galera node $n is not running"
 	log "killing Galera node $n (pid $pid, SIGKILL)"
@@ -859,47 +882,19 @@ cmd_galera_kill() {
 		sleep 0.5
 	done
 	alive "$pid" && die "Galera node $n (pid $pid) still runs ${WAIT_SECS}s after SIGKILL"
-	for m in 1 2 3; do
-		((m == n)) && continue
-		maria_pid "$(galera_dir "$m")" >/dev/null && others+=("$m")
-	done
-	if ((${#others[@]} == 0)); then
-		log "Galera node $n killed; no node runs now"
-		return 0
-	fi
-	# The others notice after evs.suspect_timeout; until then their writes wait.
-	for ((i = 0; i < WAIT_SECS * 2; i++)); do
-		st=$(galera_state "${others[0]}")
-		[[ $st == "Synced ${#others[@]}" ]] && break
-		sleep 0.5
-	done
-	[[ $st == "Synced ${#others[@]}" ]] ||
-		die "Galera node(s) ${others[*]} do not form a cluster of ${#others[@]} ${WAIT_SECS}s after node $n died (node ${others[0]}: $st)"
-	log "Galera node $n killed; nodes ${others[*]} go on as a cluster of ${#others[@]}"
+	galera_others_go_on "$n" killed
 }
 
 # A node that stops answering without closing anything (SIGSTOP): what a network partition
 # looks like to a client, its calls stalling instead of failing. The others evict it after
 # evs.suspect_timeout.
 cmd_galera_freeze() {
-	local n=$1 pid m i others=() st
+	local n=$1 pid
 	galera_node_arg "$n"
 	pid=$(maria_pid "$(galera_dir "$n")") || die "Galera node $n is not running"
 	log "freezing Galera node $n (pid $pid, SIGSTOP): it keeps its connections and answers nothing"
 	kill -STOP "$pid"
-	for m in 1 2 3; do
-		((m == n)) && continue
-		maria_pid "$(galera_dir "$m")" >/dev/null && others+=("$m")
-	done
-	((${#others[@]})) || return 0
-	for ((i = 0; i < WAIT_SECS * 2; i++)); do
-		st=$(galera_state "${others[0]}")
-		[[ $st == "Synced ${#others[@]}" ]] && break
-		sleep 0.5
-	done
-	[[ $st == "Synced ${#others[@]}" ]] ||
-		die "Galera node(s) ${others[*]} do not go on without frozen node $n within ${WAIT_SECS}s (node ${others[0]}: $st)"
-	log "Galera node $n frozen; nodes ${others[*]} go on as a cluster of ${#others[@]}"
+	galera_others_go_on "$n" frozen
 }
 
 # Thaws a frozen node (SIGCONT): it finds itself left out and rejoins; if it has not within

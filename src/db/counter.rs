@@ -8,6 +8,7 @@
 use std::time::{Instant, SystemTime};
 
 use crate::config::Database;
+use crate::endpoint::{Destination, Position, Route};
 use crate::fault::{DbError, Failure, Peer};
 use crate::task::Pending;
 
@@ -130,6 +131,33 @@ pub struct CounterSource {
 }
 
 impl CounterSource {
+    /// The source `db`'s dictionary asks for, counting `counted`: along the counter's route
+    /// for one server; for a host list (and servers for reads), one counter per server,
+    /// summed ([`Several`]). `along` makes a family's counter along a route.
+    pub fn over<C: CounterConn + 'static>(
+        db: Database,
+        counted: Counted,
+        to: &Destination,
+        along: impl Fn(&Route) -> C,
+    ) -> Self {
+        let servers = to.servers();
+        if servers.len() < 2 {
+            return Self::with(db, counted, along(&to.route(Position::Counter)));
+        }
+        // Each server counts only what ran on it: one counter each, summed.
+        let each = servers
+            .iter()
+            .map(|e| {
+                let name = crate::endpoint::addr(&e.host, e.port);
+                (
+                    name,
+                    Box::new(along(&Route::one(e))) as Box<dyn CounterConn>,
+                )
+            })
+            .collect();
+        Self::with(db, counted, Several::new(each))
+    }
+
     /// A source over a family's connection for `db` that counts `counted` (the engine's
     /// `counter_source` makes one).
     pub fn with(db: Database, counted: Counted, inner: impl CounterConn + 'static) -> Self {

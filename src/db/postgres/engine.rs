@@ -198,26 +198,10 @@ impl Engine for Postgres {
         settings: &Settings,
         counting: crate::db::counter::Counting,
     ) -> CounterSource {
-        let servers = crate::endpoint::Destination::of(settings, self.db).servers();
-        if servers.len() > 1 {
-            // Each server counts only what ran on it: one counter each, summed.
-            let each = servers
-                .iter()
-                .map(|e| {
-                    let route = crate::endpoint::Route::one(e);
-                    let c = PgCounter::along(settings, self.dialect, counting, &route);
-                    let name = crate::endpoint::addr(&e.host, e.port);
-                    (
-                        name,
-                        Box::new(c) as Box<dyn crate::db::counter::CounterConn>,
-                    )
-                })
-                .collect();
-            let several = crate::db::counter::Several::new(each);
-            return CounterSource::with(self.db, counting.counted, several);
-        }
-        let counter = PgCounter::of(settings, self.dialect, counting);
-        CounterSource::with(self.db, counting.counted, counter)
+        let to = crate::endpoint::Destination::of(settings, self.db);
+        CounterSource::over(self.db, counting.counted, &to, |route| {
+            PgCounter::along(settings, self.dialect, counting, route)
+        })
     }
 
     fn unsupported_build_options(&self) -> &'static [(&'static str, &'static str)] {
