@@ -48,7 +48,7 @@ finish() {
 trap finish EXIT
 
 # ---- install what is missing (and only that)
-step "installing what is missing (MariaDB, PostgreSQL 15, openssl, sysbench, Chromium)"
+step "installing what is missing (MariaDB, Galera, PostgreSQL 15, openssl, sysbench, Chromium)"
 scripts/ci/install.sh
 
 # ---- servers
@@ -56,7 +56,7 @@ if scripts/ci/servers.sh status >/dev/null 2>&1; then
 	keep_servers=1 # someone else started them: leave them as found
 fi
 servers_started=1
-step "starting the private test servers (scripts/ci/servers.sh)"
+step "starting the private test servers: PostgreSQL and its standby, MariaDB, a three-node Galera cluster (scripts/ci/servers.sh)"
 scripts/ci/servers.sh start
 
 # ---- tests: build first, with cargo's progress (a first build takes several minutes), then run

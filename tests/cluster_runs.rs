@@ -42,10 +42,30 @@ fn galera_sessions(servers: &Servers, node: usize, db: &str) -> i64 {
         .unwrap_or(0)
 }
 
+/// Puts the Galera cluster back whole however the test ends: a node it killed or froze is
+/// thawed and started again, so that a failure here does not fail the tests after it.
+struct WholeAgain;
+
+impl Drop for WholeAgain {
+    fn drop(&mut self) {
+        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/ci/servers.sh");
+        for args in [["galera-thaw", "2"], ["galera-start", "3"]] {
+            // Quietly: both fail harmlessly when the node is already whole.
+            let _ = std::process::Command::new("timeout")
+                .args(["150", "bash", script])
+                .args(args)
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .status();
+        }
+    }
+}
+
 #[test]
 fn a_run_over_three_galera_nodes_survives_one_killed() {
     let servers = Servers::get();
     servers.require_galera();
+    let _whole = WholeAgain;
     let mut f = Fixture::new();
     f.ok(&servers.configure());
     let db = format!("hammer_galera_run_{}", std::process::id());
@@ -63,10 +83,10 @@ fn a_run_over_three_galera_nodes_survives_one_killed() {
     let (r, lines) = f.console("buildschema().ok");
     assert_eq!(r, Ok("true".to_string()), "{}", lines.join("\n"));
 
-    // Six terminals, two per node; node 3 is killed 12 s into a 30-second run.
+    // Six terminals, two per node; node 3 is killed about 10 s into a 24-second run.
     f.ok(
         r#"diset("tpcc", "maria_driver", "timed"); diset("tpcc", "maria_rampup", 0);
-        diset("tpcc", "maria_duration", 0.5); vuset("vu", 6); vuset("delay", 0);"#,
+        diset("tpcc", "maria_duration", 0.4); vuset("vu", 6); vuset("delay", 0);"#,
     );
     let watcher = {
         let db = db.clone();
@@ -74,7 +94,7 @@ fn a_run_over_three_galera_nodes_survives_one_killed() {
             let servers = Servers::get();
             std::thread::sleep(Duration::from_secs(6));
             let sessions: Vec<i64> = (1..=3).map(|n| galera_sessions(&servers, n, &db)).collect();
-            std::thread::sleep(Duration::from_secs(6));
+            std::thread::sleep(Duration::from_secs(4));
             common::galera_kill(3);
             sessions
         })
@@ -86,7 +106,7 @@ fn a_run_over_three_galera_nodes_survives_one_killed() {
     assert!(r.is_ok(), "{r:?}\n{text}");
     assert!(
         started.elapsed() < Duration::from_secs(120),
-        "the run went on long after its half minute:\n{text}"
+        "the run went on long after its 24 s:\n{text}"
     );
     for (node, n) in sessions.iter().enumerate() {
         assert!(
@@ -126,7 +146,8 @@ fn a_run_over_three_galera_nodes_survives_one_killed() {
     // NOPM, read on a surviving node's districts, matches the New-Orders the terminals
     // committed in the same window.
     let nopm = number_before(&text, " NOPM from").unwrap_or_else(|| panic!("{text}"));
-    let counted = committed_new_orders(&text) as f64 * 2.0;
+    // New-Orders a minute over the 0.4-minute window.
+    let counted = committed_new_orders(&text) as f64 / 0.4;
     assert!(
         (nopm - counted).abs() <= 0.1 * counted + 60.0,
         "NOPM {nopm} against {counted} New-Orders a minute committed:\n{text}"
@@ -144,10 +165,10 @@ fn a_run_over_three_galera_nodes_survives_one_killed() {
     common::galera_start(3);
     f.ok(
         r#"vudestroy(); diset("connection", "maria_reply_timeout", 5);
-        diset("tpcc", "maria_duration", 0.75)"#,
+        diset("tpcc", "maria_duration", 0.45)"#,
     );
     let freezer = std::thread::spawn(|| {
-        std::thread::sleep(Duration::from_secs(8));
+        std::thread::sleep(Duration::from_secs(6));
         common::servers_sh(&["galera-freeze", "2"], common::SERVERS_SH_LIMIT)
     });
     let (r, lines) = f.console("vurun()");

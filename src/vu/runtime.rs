@@ -108,6 +108,16 @@ async fn close_pool<W: Workload>(pool: &Pool<W::Conn>) {
 
 /// A deadlocked or serialization-failed unit is run again this many times.
 const RETRIES: u32 = 10;
+
+/// The pause before retry `attempt` (from 1) of a unit that conflicted: a random part of 1 ms
+/// doubled each time, at most 64 ms, so that terminals that conflicted with each other (a
+/// Galera certification failure, CockroachDB's restarts) do not meet again at once. The unit's
+/// response time includes it, as the terminal waits it.
+fn retry_pause(attempt: u32) -> Duration {
+    use rand::Rng;
+    let most = Duration::from_micros(1000u64 << attempt.saturating_sub(1).min(6));
+    most.mul_f64(rand::rng().random::<f64>())
+}
 /// Errors a terminal prints before it only counts them.
 const ERRORS_SHOWN: u32 = 5;
 
@@ -212,7 +222,12 @@ async fn run_terminal<W: Workload>(
         let mut attempt = 0;
         let result = loop {
             match bounded(w, &mut conn, kind, &mut t, &shared.cut, at).await {
-                Err(e) if is_kind(&e, Failure::Retry) && attempt < RETRIES => attempt += 1,
+                Err(e) if is_kind(&e, Failure::Retry) && attempt < RETRIES => {
+                    attempt += 1;
+                    if !nap(retry_pause(attempt), &shared.stop).await {
+                        break Err(e);
+                    }
+                }
                 other => break other,
             }
         };
@@ -852,4 +867,19 @@ pub async fn run<W: Workload>(
         result.stopped_early = Some("stopped by Ctrl-C".into());
     }
     Ok(result)
+}
+
+#[cfg(test)]
+mod retry_tests {
+    use super::*;
+
+    #[test]
+    fn retry_pauses_grow_and_stay_bounded() {
+        for attempt in 1..=RETRIES {
+            let most = Duration::from_micros(1000 << (attempt - 1).min(6));
+            for _ in 0..50 {
+                assert!(retry_pause(attempt) <= most, "attempt {attempt}");
+            }
+        }
+    }
 }
