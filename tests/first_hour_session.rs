@@ -45,7 +45,7 @@ fn dbset_db_takes_the_names_users_type() {
         let e = f.err(&format!("dbset db {typed}"));
         assert_eq!(
             e,
-            format!("Unknown prefix {typed}, choose one from pg maria mysql")
+            format!("Unknown prefix {typed}, choose one from pg maria mysql crdb yb tidb")
         );
     }
     // The names of databases hammer does not support are told as such.
