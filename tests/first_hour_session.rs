@@ -41,7 +41,7 @@ fn dbset_db_takes_the_names_users_type() {
         );
     }
     // Far from every name: no guess.
-    for typed in ["sqlite", "my", "db"] {
+    for typed in ["sqlite", "my", "informix"] {
         let e = f.err(&format!("dbset db {typed}"));
         assert_eq!(
             e,
