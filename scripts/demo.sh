@@ -34,7 +34,7 @@ say_how_to_stop() {
 	exit "$rc"
 }
 trap say_how_to_stop EXIT
-step "starting the private test servers (scripts/ci/servers.sh)"
+step "starting the private test servers: PostgreSQL and its standby, MariaDB, a three-node Galera cluster (scripts/ci/servers.sh)"
 scripts/ci/servers.sh start
 step "building hammer (cargo build --release; the first build takes several minutes)"
 cargo build --release
