@@ -105,6 +105,19 @@ pub enum Position {
     Session,
 }
 
+impl Position {
+    /// Terminal or loader n's place from 0, by which connections spread over a list; `None`
+    /// for the connections that start at the first server.
+    fn spread(self) -> Option<usize> {
+        match self {
+            Position::Terminal { n, .. } | Position::Loader { n, .. } => {
+                Some(n.max(1) as usize - 1)
+            }
+            Position::Monitor | Position::Counter | Position::Session => None,
+        }
+    }
+}
+
 /// What a connection must find on a server of the host list to keep it: libpq's
 /// `target_session_attrs` (`*_target_session_attrs`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -275,9 +288,8 @@ impl Walked {
         self.last = Some(e);
     }
 
-    /// A server that answered but is not what `pass` keeps.
-    pub fn not_kept(&mut self, addr: &str, pass: SessionAttrs, role: Role) {
-        let _ = pass;
+    /// A server that answered but is not what the walk's pass keeps.
+    pub fn not_kept(&mut self, addr: &str, role: Role) {
         self.left.push(format!("{addr}: {}", role.describe()));
         self.answered = true;
     }
@@ -410,10 +422,8 @@ impl Destination {
     }
 
     fn start(&self, position: Position) -> usize {
-        match (self.balance, position) {
-            (Balance::RoundRobin, Position::Terminal { n, .. } | Position::Loader { n, .. }) => {
-                (n.max(1) as usize - 1) % self.endpoints.len()
-            }
+        match (self.balance, position.spread()) {
+            (Balance::RoundRobin, Some(i)) => i % self.endpoints.len(),
             _ => 0,
         }
     }
@@ -430,14 +440,9 @@ impl Destination {
             .collect();
         // Round-robin terminals that share a server go on to different ones when it is
         // lost: the others are rotated by how many times round the list the terminal is.
-        if let (
-            Balance::RoundRobin,
-            Position::Terminal { n: t, .. } | Position::Loader { n: t, .. },
-        ) = (self.balance, position)
-        {
+        if let (Balance::RoundRobin, Some(i)) = (self.balance, position.spread()) {
             if n > 2 {
-                let turn = (t.max(1) as usize - 1) / n % (n - 1);
-                tries[1..].rotate_left(turn);
+                tries[1..].rotate_left(i / n % (n - 1));
             }
         }
         if self.balance == Balance::Random {
@@ -458,12 +463,7 @@ impl Destination {
         if n == 0 {
             return None;
         }
-        let start = match position {
-            Position::Terminal { n: t, .. } | Position::Loader { n: t, .. } => {
-                (t.max(1) as usize - 1) % n
-            }
-            _ => 0,
-        };
+        let start = position.spread().map_or(0, |i| i % n);
         Some(Route {
             tries: (0..n)
                 .map(|i| self.read_only[(start + i) % n].clone())

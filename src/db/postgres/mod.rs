@@ -755,7 +755,7 @@ pub async fn connect(t: &PgTarget) -> Result<PgConn, DbError> {
             match crate::db::net::one_try(&one.peer(), connect_one(one)).await {
                 Ok((c, role)) if pass.keeps(role) => return Ok(c),
                 Ok((c, role)) => {
-                    walked.not_kept(&one.peer().addr, pass, role);
+                    walked.not_kept(&one.peer().addr, role);
                     c.close().await;
                 }
                 Err(e) => walked.failed(e),

@@ -241,7 +241,7 @@ pub async fn connect(t: &MyTarget) -> Result<Wire, DbError> {
             if pass.keeps(role) {
                 return Ok(w);
             }
-            walked.not_kept(w.addr(), pass, role);
+            walked.not_kept(w.addr(), role);
             w.close().await;
         }
     }

@@ -555,7 +555,7 @@ pub async fn open(t: &PgTarget) -> Result<Wire, DbError> {
             match crate::db::net::one_try(&one.peer(), open_one(one)).await {
                 Ok(w) if pass.keeps(w.role) => return Ok(w),
                 Ok(w) => {
-                    walked.not_kept(&w.addr, pass, w.role);
+                    walked.not_kept(&w.addr, w.role);
                     w.close().await;
                 }
                 Err(e) => walked.failed(e),
