@@ -276,6 +276,9 @@ fn pg_keys(db: Database, defaults: &PgDefaults) -> Vec<KeySpec> {
     keys.extend([
         t("count_ware", "1", WAREHOUSES),
         t("num_vu", "1", BUILD_VUS),
+    ]);
+    keys.extend(range_keys(db));
+    keys.extend([
         t("superuser", defaults.superuser, Kind::Name),
         t("superuserpass", defaults.superuserpass, Kind::Secret),
         t("defaultdbase", defaults.defaultdbase, Kind::Name),
@@ -332,6 +335,9 @@ fn mysql_family_keys(db: Database, defaults: &MyDefaults) -> Vec<KeySpec> {
     keys.extend([
         t("count_ware", "1", WAREHOUSES),
         t("num_vu", "1", BUILD_VUS),
+    ]);
+    keys.extend(range_keys(db));
+    keys.extend([
         t("user", defaults.user, Kind::Name),
         t("pass", defaults.pass, Kind::Secret),
         t("dbase", "tpcc", Kind::Name),
@@ -375,6 +381,25 @@ fn cluster_keys(db: Database) -> Vec<KeySpec> {
         c("target_session_attrs", "any", Kind::Choice(SESSION_ATTRS)),
         c("load_balance", "round_robin", Kind::Choice(LOAD_BALANCE)),
         c("read_only_hosts", "", Kind::Hosts { empty: true }),
+    ]
+}
+
+/// hammer's own: the warehouses one driver of several owns, out of the schema's
+/// `*_count_ware`. `buildschema` loads only them (and the item table once, from the driver
+/// whose range starts at 1); a run's terminals take their home warehouses only among them.
+/// `owned_ware` 0 is every warehouse from `first_ware` to the last.
+fn range_keys(db: Database) -> Vec<KeySpec> {
+    let t = |k: &str, d: &str, kind| KeySpec::new("tpcc", db.key(k), d, kind);
+    vec![
+        t("first_ware", "1", WAREHOUSES),
+        t(
+            "owned_ware",
+            "0",
+            Kind::Int {
+                min: 0,
+                max: 100_000,
+            },
+        ),
     ]
 }
 

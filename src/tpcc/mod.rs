@@ -26,6 +26,7 @@ pub mod links;
 pub mod options;
 pub mod outcome;
 pub mod random;
+pub mod range;
 pub mod result;
 pub mod schema;
 pub mod summary;

@@ -26,6 +26,10 @@ pub struct Options {
     pub driver: DriverKind,
     /// `*_count_ware`: the schema must have at least this many.
     pub warehouses: u32,
+    /// `*_first_ware` and `*_owned_ware`: the warehouses this driver's terminals take their
+    /// home warehouses from (see [`super::range::WareRange`]).
+    pub first_ware: u32,
+    pub owned_ware: u32,
     pub total_iterations: u64,
     pub raise_error: bool,
     pub key_and_think: bool,
@@ -70,6 +74,8 @@ impl Options {
                 DriverKind::Timed
             },
             warehouses: d.get_u32(&k("count_ware")),
+            first_ware: d.get_u32(&k("first_ware")),
+            owned_ware: d.get_u32(&k("owned_ware")),
             total_iterations: d.get_u64(&k("total_iterations")),
             raise_error: d.get_bool(&k("raiseerror")),
             key_and_think: d.get_bool(&k("keyandthink")),
