@@ -299,6 +299,7 @@ pub async fn run(
         rampup: Duration::ZERO,
         duration: Duration::ZERO,
         refresh: crate::vu::script::VuGlobals::read(settings).refresh,
+        window: None,
     };
     let w = Arc::new(Custom {
         script: script.clone(),

@@ -68,10 +68,12 @@ pub struct PoolRun<D> {
     pub dbs: Vec<Arc<D>>,
 }
 
-/// What the pre-run checks found: the schema's warehouses and the run's NURand constants.
+/// What the pre-run checks found: the schema's warehouses and the run's NURand constants;
+/// and this driver's home warehouses among them.
 struct Plan {
     warehouses: u32,
     constants: Constants,
+    range: super::range::WareRange,
 }
 
 /// One TPROC-C terminal: its inputs, its deck, its warehouses in all-warehouse mode, how
@@ -201,6 +203,7 @@ impl<D: TxnDb> Workload for Tpcc<D> {
         Ok(Plan {
             warehouses,
             constants,
+            range: self.opts.range.within(warehouses),
         })
     }
 
@@ -253,10 +256,16 @@ impl<D: TxnDb> Workload for Tpcc<D> {
     }
 
     fn terminal(&self, plan: &Plan, place: Place, mut rng: SmallRng) -> TpccTerminal {
-        let home = uniform(&mut rng, 1, plan.warehouses);
+        // Home warehouses come from this driver's range; the remote ones of Payment and
+        // New-Order's supply warehouses from the whole schema, as the specification has them.
+        let range = plan.range;
+        let home = uniform(&mut rng, range.first, range.last);
         // A virtual user's asynchronous clients each keep their home warehouse.
         let cycle = if self.opts.all_warehouses && place.client.is_none() {
-            warehouses_of(place.worker, place.workers, plan.warehouses)
+            warehouses_of(place.worker, place.workers, range.count())
+                .into_iter()
+                .map(|w| w + range.first - 1)
+                .collect()
         } else {
             Vec::new()
         };
@@ -418,6 +427,7 @@ pub async fn run<D: TxnDb>(
         rampup: opts.rampup,
         duration: opts.duration,
         refresh: opts.refresh,
+        window: opts.window,
     };
     let show = opts.show_output && opts.driver == DriverKind::Test;
     if let Some(p) = &pool {

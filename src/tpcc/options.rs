@@ -5,6 +5,7 @@
 use std::any::Any;
 use std::time::Duration;
 
+use super::range::WareRange;
 use crate::config::{Database, Settings};
 use crate::error::Result;
 use crate::vu::script::{reconnect_for, VuGlobals};
@@ -27,9 +28,9 @@ pub struct Options {
     /// `*_count_ware`: the schema must have at least this many.
     pub warehouses: u32,
     /// `*_first_ware` and `*_owned_ware`: the warehouses this driver's terminals take their
-    /// home warehouses from (see [`super::range::WareRange`]).
-    pub first_ware: u32,
-    pub owned_ware: u32,
+    /// home warehouses from. A range the keys cannot give is refused when the run starts
+    /// (`WareRange::of`); until then it stands as the whole schema.
+    pub range: WareRange,
     pub total_iterations: u64,
     pub raise_error: bool,
     pub key_and_think: bool,
@@ -57,6 +58,9 @@ pub struct Options {
     /// How the transactions run under these settings, as the engine says:
     /// `stored functions (SELECT)`, `stored procedures (CALL)`, `client-side SQL`.
     pub routines: &'static str,
+    /// The common window of several drivers, once this one has joined them (see
+    /// `crate::drivers`); `None` for a run of its own.
+    pub window: Option<crate::vu::FixedWindow>,
 }
 
 impl Options {
@@ -74,8 +78,8 @@ impl Options {
                 DriverKind::Timed
             },
             warehouses: d.get_u32(&k("count_ware")),
-            first_ware: d.get_u32(&k("first_ware")),
-            owned_ware: d.get_u32(&k("owned_ware")),
+            range: WareRange::of(settings)
+                .unwrap_or_else(|_| WareRange::whole(d.get_u32(&k("count_ware")))),
             total_iterations: d.get_u64(&k("total_iterations")),
             raise_error: d.get_bool(&k("raiseerror")),
             key_and_think: d.get_bool(&k("keyandthink")),
@@ -95,6 +99,7 @@ impl Options {
             nopm_first: first_result_nopm(settings),
             connect_pool: d.spec(&k("connect_pool")).is_some() && d.get_bool(&k("connect_pool")),
             routines,
+            window: None,
         }
     }
 }
@@ -151,7 +156,17 @@ impl WorkloadOptions for Options {
                     if o.timed() { " + 1 monitor" } else { "" }
                 ),
             ),
-            ("warehouses", o.warehouses.to_string()),
+            (
+                "warehouses",
+                if o.range.is_whole() {
+                    o.warehouses.to_string()
+                } else {
+                    format!(
+                        "{} (this driver's home warehouses: {})",
+                        o.warehouses, o.range
+                    )
+                },
+            ),
             ("total iterations", o.total_iterations.to_string()),
             ("raise error", o.raise_error.to_string()),
             ("keying and thinking", o.key_and_think.to_string()),

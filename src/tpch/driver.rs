@@ -687,6 +687,7 @@ pub async fn run(
         rampup: Duration::ZERO,
         duration: Duration::ZERO,
         refresh: opts.refresh,
+        window: None,
     };
     let w = Arc::new(Tpch {
         support,

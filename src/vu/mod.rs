@@ -27,7 +27,7 @@ use std::sync::{Arc, Mutex};
 pub use runtime::{run, Outcome};
 pub use say::Say;
 pub use script::Script;
-pub use shared::{RunOptions, RECONNECT_FOR, STOP_GRACE};
+pub use shared::{FixedWindow, RunOptions, RECONNECT_FOR, STOP_GRACE};
 pub use stats::{Stats, TypeStats};
 pub use workload::{Monitor, NoMonitor, Place, Workload, WorkloadOptions};
 

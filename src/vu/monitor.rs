@@ -88,11 +88,16 @@ pub(super) async fn monitor_run<M: Monitor, W: Workload>(
     // A first reading opens the counters' connections now, so that the readings that bound
     // the measured window take one round trip each, not a connection set-up.
     counters_once(m, w, w.reply_timeout()).await?;
+    // Several drivers measure one window fixed when they all joined: this one's rampup
+    // lasts until it opens, however long that is from here.
+    let rampup_end = match opts.window {
+        Some(w) => w.start,
+        None => Instant::now() + opts.rampup,
+    };
     say.line(format!(
         "Beginning rampup time of {} minutes",
-        minutes(opts.rampup)
+        minutes(rampup_end.saturating_duration_since(Instant::now()))
     ));
-    let rampup_end = Instant::now() + opts.rampup;
     let mut minute = 0;
     while Instant::now() < rampup_end {
         let step = (rampup_end - Instant::now()).min(Duration::from_secs(60));
@@ -123,9 +128,15 @@ pub(super) async fn monitor_run<M: Monitor, W: Workload>(
     shared.mark_window(Edge::Start, t1);
     say.line(format!(
         "Timing test period of {} in minutes",
-        minutes(opts.duration)
+        minutes(match opts.window {
+            Some(w) => w.end.saturating_duration_since(t1),
+            None => opts.duration,
+        })
     ));
-    let end = t1 + opts.duration;
+    let end = match opts.window {
+        Some(w) => w.end,
+        None => t1 + opts.duration,
+    };
     let mut minute = 0;
     let mut stopped = None;
     while Instant::now() < end {

@@ -33,6 +33,17 @@ pub struct RunOptions {
     pub duration: Duration,
     /// Between two intervals of the live view (`vuset refreshrate`); zero for none.
     pub refresh: Duration,
+    /// A window fixed from outside (one of several drivers measuring the same one): the
+    /// monitor's rampup lasts until its start and the measurement until its end, whatever
+    /// `rampup` and `duration` say.
+    pub window: Option<FixedWindow>,
+}
+
+/// When a timed run's measurement begins and ends, on this process's clock.
+#[derive(Debug, Clone, Copy)]
+pub struct FixedWindow {
+    pub start: std::time::Instant,
+    pub end: std::time::Instant,
 }
 
 /// How long after the stop a terminal may still wait on the server before its connection is

@@ -158,6 +158,7 @@ fn opts(virtual_users: u32) -> RunOptions {
         rampup: Duration::ZERO,
         duration: Duration::from_millis(400),
         refresh: Duration::ZERO,
+        window: None,
     }
 }
 
