@@ -627,6 +627,10 @@ pub enum Error {
         by: &'static str,
     },
 
+    /// One of several drivers could not join, wait for or report to its named run.
+    #[error("Error: drivers run '{run}': {why}")]
+    Drivers { run: String, why: String },
+
     /// A run in connect-pool mode whose pool cannot be used; `why` says what to set.
     #[error("Error: connect pool: {why}")]
     ConnectPool { why: String },

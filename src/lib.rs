@@ -23,6 +23,8 @@
 //!   builders, workload drivers, counters), each with its `dialect.rs`, the values that say
 //!   what differs between the databases it serves; `db/net/` the bounded socket and TLS every
 //!   family's connection shares.
+//! - [`drivers`] one benchmark run by several hammer processes: a named run on a board in the
+//!   database under test, the common window, each driver's part and their exact merge.
 //! - [`tpcc`] and [`tpch`] the workloads' own knowledge, whatever the database: data rules and
 //!   generators, inputs, the traits an engine implements for them (`support.rs`), the build,
 //!   the driver the runtime runs, options, result text, their `Outcome` and `Benchmark`.
@@ -74,6 +76,7 @@ pub mod config;
 pub mod custom;
 pub mod database;
 pub mod db;
+pub mod drivers;
 pub mod endpoint;
 pub mod error;
 pub mod fault;

@@ -560,6 +560,35 @@ pub fn generic_keys() -> Vec<KeySpec> {
         k("datageneration", "gen_scale_fact", "1", SCALE_FACT),
         k("datageneration", "gen_num_vu", "1", BUILD_VUS),
         k("datageneration", "gen_directory", "", Kind::Text),
+        // hammer's own: one benchmark run by several hammer processes (see crate::drivers).
+        k("drivers", "drivers_run", "", Kind::Text),
+        k(
+            "drivers",
+            "drivers_count",
+            "1",
+            Kind::Int {
+                min: 1,
+                max: 10_000,
+            },
+        ),
+        k(
+            "drivers",
+            "drivers_delay",
+            "0",
+            Kind::Minutes {
+                min: 0.0,
+                max: MINUTES_MAX,
+            },
+        ),
+        k(
+            "drivers",
+            "drivers_wait",
+            "600",
+            Kind::Int {
+                min: 1,
+                max: 86_400,
+            },
+        ),
         k("commandline", "sqlite_db", "TMP", Kind::Text),
         k(
             "commandline",

@@ -34,6 +34,102 @@ pub fn support(db: Database) -> Result<&'static dyn Support> {
     )
 }
 
+/// One driver of several: joins the named run, starts at its place, runs, posts its part and
+/// merges everyone's. A run that fails still posts, so that the others need not wait for it.
+async fn shared_run(
+    support: &'static dyn Support,
+    settings: &Settings,
+    team: &crate::drivers::Team,
+    mut opts: Options,
+    say: Say,
+    states: StateSink,
+    interrupt: Interrupt,
+) -> Result<(super::result::RunResult, super::merged::Merged)> {
+    use crate::drivers::{board, part::Part};
+    let db = settings.current();
+    let engine = crate::db::engine(db);
+    let opener: crate::drivers::Opener = {
+        let settings = settings.clone();
+        std::sync::Arc::new(move || {
+            let settings = settings.clone();
+            Box::pin(async move {
+                engine
+                    .script_conn(&settings, crate::endpoint::Position::Monitor)
+                    .await
+            })
+        })
+    };
+    // The range is posted as the run is joined: checked against the schema's size first.
+    let range = opts.range(support.warehouses(settings).await?)?;
+    let ms = |d: std::time::Duration| d.as_millis() as i64;
+    let me = board::Entry {
+        host: crate::jobs::system::hostname(),
+        pid: std::process::id(),
+        first_ware: range.first,
+        last_ware: range.last,
+        vus: opts.virtual_users,
+        delay_ms: ms(team.delay),
+        rampup_ms: ms(opts.rampup),
+        duration_ms: ms(opts.duration),
+    };
+    let vsay = say.clone();
+    let joined =
+        crate::drivers::join(team, me, board::Flavour::of(db), opener, &vsay, &interrupt).await?;
+    opts.window = Some(joined.window);
+    let nopm_first = opts.nopm_first;
+    let key_and_think = opts.key_and_think;
+    let terminals = opts.virtual_users
+        * if opts.async_scale {
+            opts.async_clients.max(1)
+        } else {
+            1
+        };
+    let ran = if joined.wait_for_my_start(&interrupt).await {
+        support
+            .run(settings, opts, say, states, interrupt.clone())
+            .await
+    } else {
+        Err(Error::Interrupted)
+    };
+    let part = match &ran {
+        Ok(r) => Part {
+            nopm: r.nopm,
+            tpm: r.tpm,
+            started_ms,
+            read_from_ms: r.measured_from.map(|t| joined.server_ms(t)),
+            read_to_ms: r
+                .measured_from
+                .map(|t| joined.server_ms(t) + r.measured.as_millis() as i64),
+            seconds: r.measured.as_secs_f64(),
+            vus: r.active_vus,
+            terminals,
+            key_and_think,
+            failed_vus: r.failed_vus,
+            reconnects: r.stats.reconnects,
+            client_cpu_seconds: r.client_cpu.map(|c| c.as_secs_f64()),
+            stopped_early: r.stopped_early.clone(),
+            types: Part::types_of(&super::driver::TYPE_NAMES, &r.stats),
+        },
+        Err(e) => Part {
+            started_ms,
+            stopped_early: Some(e.to_string()),
+            terminals,
+            key_and_think,
+            ..Part::default()
+        },
+    };
+    let failed = match &ran {
+        Ok(r) => r.stopped_early.is_some() || r.nopm.is_none(),
+        Err(_) => true,
+    };
+    let (run, driver, window_ms) = (joined.run.clone(), joined.driver, joined.window_ms);
+    let members = joined.finish(&part, failed, &vsay, &interrupt).await;
+    let result = ran?;
+    let merged =
+        super::merged::Merged::new(&run, driver, members?, window_ms, db.name(), nopm_first);
+    Ok((result, merged))
+}
+
 /// `*_count_ware` and `*_num_vu` of the current database.
 fn build_sizes(settings: &Settings) -> (u32, u32) {
     let db = settings.current();
@@ -317,15 +413,36 @@ impl Benchmark for Tprocc {
         let support = support(db)?;
         let (timed, show_output, time_profile) =
             (script.timed(), opts.show_output, opts.time_profile);
+        let team = crate::drivers::Team::of(&settings)?;
+        if team.is_some() && !timed {
+            return Err(Error::Drivers {
+                run: team.map(|t| t.run).unwrap_or_default(),
+                why: format!(
+                    "several drivers share a timed run: set {} to timed, or empty drivers_run",
+                    db.key("driver")
+                ),
+            });
+        }
         Ok(Box::pin(async move {
-            let result = support.run(&settings, opts, say, states, interrupt).await?;
-            let outcome = Tpcc {
+            let Some(team) = team else {
+                let result = support.run(&settings, opts, say, states, interrupt).await?;
+                return Ok(Box::new(Tpcc {
+                    result,
+                    timed,
+                    show_output,
+                    time_profile,
+                    merged: None,
+                }) as Ran);
+            };
+            let (result, merged) =
+                shared_run(support, &settings, &team, opts, say, states, interrupt).await?;
+            Ok(Box::new(Tpcc {
                 result,
                 timed,
                 show_output,
                 time_profile,
-            };
-            Ok(Box::new(outcome) as Ran)
+                merged: Some(merged),
+            }) as Ran)
         }))
     }
 }

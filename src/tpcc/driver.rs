@@ -203,7 +203,7 @@ impl<D: TxnDb> Workload for Tpcc<D> {
         Ok(Plan {
             warehouses,
             constants,
-            range: self.opts.range.within(warehouses),
+            range: self.opts.range(warehouses)?,
         })
     }
 
@@ -480,6 +480,7 @@ pub async fn run<D: TxnDb>(
         tpm: o.figures.as_ref().map(|f| f.tpm),
         active_vus: o.active_vus,
         measured: o.measured,
+        measured_from: o.measured_from,
         stats: o.stats,
         per_vu: o.per_vu,
         stopped_early: o.stopped_early,

@@ -23,6 +23,7 @@ pub mod fitness;
 mod gen;
 pub mod inputs;
 pub mod links;
+pub mod merged;
 pub mod options;
 pub mod outcome;
 pub mod random;

@@ -28,9 +28,11 @@ pub struct Options {
     /// `*_count_ware`: the schema must have at least this many.
     pub warehouses: u32,
     /// `*_first_ware` and `*_owned_ware`: the warehouses this driver's terminals take their
-    /// home warehouses from. A range the keys cannot give is refused when the run starts
-    /// (`WareRange::of`); until then it stands as the whole schema.
-    pub range: WareRange,
+    /// home warehouses from, checked against the schema's warehouses when the run starts
+    /// (see [`WareRange`]); `db` names the keys in that check's error.
+    pub first_ware: u32,
+    pub owned_ware: u32,
+    pub db: Database,
     pub total_iterations: u64,
     pub raise_error: bool,
     pub key_and_think: bool,
@@ -78,8 +80,9 @@ impl Options {
                 DriverKind::Timed
             },
             warehouses: d.get_u32(&k("count_ware")),
-            range: WareRange::of(settings)
-                .unwrap_or_else(|_| WareRange::whole(d.get_u32(&k("count_ware")))),
+            first_ware: d.get_u32(&k("first_ware")),
+            owned_ware: d.get_u32(&k("owned_ware")),
+            db,
             total_iterations: d.get_u64(&k("total_iterations")),
             raise_error: d.get_bool(&k("raiseerror")),
             key_and_think: d.get_bool(&k("keyandthink")),
@@ -107,6 +110,14 @@ impl Options {
 /// `benchmark.first_result`: NOPM first unless it says TPM.
 fn first_result_nopm(settings: &Settings) -> bool {
     settings.generic.get("first_result") != "TPM"
+}
+
+impl Options {
+    /// The warehouses this driver owns in a schema of `total`, or why the keys cannot give
+    /// them there.
+    pub fn range(&self, total: u32) -> Result<WareRange> {
+        WareRange::new(self.db, self.first_ware, self.owned_ware, total)
+    }
 }
 
 impl WorkloadOptions for Options {
@@ -158,12 +169,13 @@ impl WorkloadOptions for Options {
             ),
             (
                 "warehouses",
-                if o.range.is_whole() {
+                if o.first_ware == 1 && o.owned_ware == 0 {
                     o.warehouses.to_string()
                 } else {
                     format!(
                         "{} (this driver's home warehouses: {})",
-                        o.warehouses, o.range
+                        o.warehouses,
+                        WareRange::keys_text(o.first_ware, o.owned_ware)
                     )
                 },
             ),

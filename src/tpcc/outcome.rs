@@ -19,6 +19,8 @@ pub struct Tpcc {
     pub show_output: bool,
     /// `*_timeprofile`: each virtual user's table too.
     pub time_profile: bool,
+    /// One of several drivers: the run they shared, merged.
+    pub merged: Option<super::merged::Merged>,
 }
 
 impl Tpcc {
@@ -73,6 +75,9 @@ impl Outcome for Tpcc {
             r.stats.reconnects,
             r.stopped_early.as_deref(),
         ));
+        if let Some(m) = &self.merged {
+            lines.extend(m.lines());
+        }
         lines
     }
 
@@ -100,6 +105,9 @@ impl Outcome for Tpcc {
                 .map(|(t, v)| ((*t).into(), v.into()))
                 .collect();
             m.insert("client_tpm".into(), per_type.into());
+        }
+        if let Some(merged) = &self.merged {
+            m.insert("drivers".into(), merged.value().into());
         }
         m
     }

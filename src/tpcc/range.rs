@@ -25,14 +25,15 @@ impl WareRange {
         }
     }
 
-    /// The range the keys give: `owned` 0 is every warehouse from `first` to `total`. A range
-    /// that leaves the schema is refused naming the keys and what would fit.
+    /// The range the keys give in a schema of `total` warehouses: `owned` 0 is every
+    /// warehouse from `first` to `total`. A range that leaves the schema is refused naming
+    /// the keys and what would fit.
     pub fn new(db: Database, first: u32, owned: u32, total: u32) -> Result<Self> {
         let key = |k: &str| format!("tpcc:{}", db.key(k));
         if first == 0 || first > total {
             return Err(Error::ConflictingKeys {
                 first: format!("{} {first}", key("first_ware")),
-                second: format!("{} {total}", key("count_ware")),
+                second: format!("a schema of {total} warehouses"),
                 why: format!(
                     "a driver's first warehouse is one of the schema's, from 1 to {total}"
                 ),
@@ -46,7 +47,7 @@ impl WareRange {
         if last > total as u64 {
             return Err(Error::ConflictingKeys {
                 first: format!("{} {owned} from warehouse {first}", key("owned_ware")),
-                second: format!("{} {total}", key("count_ware")),
+                second: format!("a schema of {total} warehouses"),
                 why: format!(
                     "the range would end at warehouse {last}; from {first} a driver owns at \
                      most {} (or 0 for all of them)",
@@ -73,6 +74,16 @@ impl WareRange {
         )
     }
 
+    /// What `*_first_ware` and `*_owned_ware` say before the schema's size is known:
+    /// `warehouses 3-4`, `warehouse 3`, `warehouse 3 to the last`.
+    pub fn keys_text(first: u32, owned: u32) -> String {
+        match owned {
+            0 => format!("warehouse {first} to the last"),
+            1 => format!("warehouse {first}"),
+            n => format!("warehouses {first}-{}", first as u64 + n as u64 - 1),
+        }
+    }
+
     /// How many warehouses the driver owns.
     pub fn count(&self) -> u32 {
         self.last - self.first + 1
@@ -86,16 +97,6 @@ impl WareRange {
     /// The driver's warehouses in order.
     pub fn iter(&self) -> std::ops::RangeInclusive<u32> {
         self.first..=self.last
-    }
-
-    /// The same share of a schema that turned out to hold `total` warehouses (a run on a
-    /// schema larger than `*_count_ware`): a whole range grows with it.
-    pub fn within(self, total: u32) -> Self {
-        if self.is_whole() {
-            Self::whole(total)
-        } else {
-            WareRange { total, ..self }
-        }
     }
 }
 
@@ -135,26 +136,12 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("tpcc:pg_owned_ware 8 from warehouse 5"), "{e}");
-        assert!(e.contains("tpcc:pg_count_ware 8"), "{e}");
+        assert!(e.contains("a schema of 8 warehouses"), "{e}");
         assert!(e.contains("at most 4"), "{e}");
         let e = WareRange::new(Database::Maria, 9, 1, 8)
             .unwrap_err()
             .to_string();
         assert!(e.contains("tpcc:maria_first_ware 9"), "{e}");
         assert!(e.contains("from 1 to 8"), "{e}");
-    }
-
-    #[test]
-    fn a_part_keeps_its_place_in_a_larger_schema() {
-        let r = WareRange::new(Database::Pg, 3, 2, 8).unwrap();
-        assert_eq!(
-            r.within(10),
-            WareRange {
-                first: 3,
-                last: 4,
-                total: 10
-            }
-        );
-        assert_eq!(WareRange::whole(8).within(10), WareRange::whole(10));
     }
 }

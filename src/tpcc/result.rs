@@ -25,6 +25,8 @@ pub struct RunResult {
     pub active_vus: u32,
     /// The measured window (the duration, or less when stopped early).
     pub measured: Duration,
+    /// When the measured window began, on this process's clock.
+    pub measured_from: Option<std::time::Instant>,
     /// All terminals merged: after rampup for timed runs, everything for test runs.
     pub stats: Stats,
     /// Per virtual user, when `*_timeprofile` is on.

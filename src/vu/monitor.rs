@@ -17,6 +17,8 @@ pub(super) struct Measured<F> {
     /// `None` when the run stopped before the window began.
     pub figures: Option<F>,
     pub measured: Duration,
+    /// When the measured window began (after the first reading).
+    pub from: Option<Instant>,
     pub stopped_early: Option<String>,
     pub client_cpu: Option<Duration>,
 }
@@ -29,6 +31,12 @@ fn minutes(d: Duration) -> String {
     } else {
         format!("{m}")
     }
+}
+
+/// A wait measured to the clock, to a tenth of a second: what a fixed window's rampup and
+/// duration print as.
+fn round_to_ms(d: Duration) -> Duration {
+    Duration::from_millis((d.as_millis() as u64).div_ceil(100) * 100)
 }
 
 /// Reads the counters, riding out a server that went away for up to `limit` as the
@@ -96,7 +104,9 @@ pub(super) async fn monitor_run<M: Monitor, W: Workload>(
     };
     say.line(format!(
         "Beginning rampup time of {} minutes",
-        minutes(rampup_end.saturating_duration_since(Instant::now()))
+        minutes(round_to_ms(
+            rampup_end.saturating_duration_since(Instant::now())
+        ))
     ));
     let mut minute = 0;
     while Instant::now() < rampup_end {
@@ -106,6 +116,7 @@ pub(super) async fn monitor_run<M: Monitor, W: Workload>(
             return Ok(Measured {
                 figures: None,
                 measured: Duration::ZERO,
+                from: None,
                 stopped_early: Some("stopped during rampup".into()),
                 client_cpu: None,
             });
@@ -129,7 +140,7 @@ pub(super) async fn monitor_run<M: Monitor, W: Workload>(
     say.line(format!(
         "Timing test period of {} in minutes",
         minutes(match opts.window {
-            Some(w) => w.end.saturating_duration_since(t1),
+            Some(w) => round_to_ms(w.end.saturating_duration_since(t1)),
             None => opts.duration,
         })
     ));
@@ -176,6 +187,7 @@ pub(super) async fn monitor_run<M: Monitor, W: Workload>(
     Ok(Measured {
         figures: Some(figures),
         measured,
+        from: Some(t1),
         stopped_early: stopped,
         client_cpu,
     })

@@ -40,6 +40,8 @@ pub struct Outcome<F> {
     pub active_vus: u32,
     /// The measured window (the duration, or less when stopped early).
     pub measured: Duration,
+    /// When the measured window began, on this process's clock (a timed run that got there).
+    pub measured_from: Option<std::time::Instant>,
     /// All terminals merged: after rampup for timed runs, everything otherwise.
     pub stats: Stats,
     /// Per virtual user, when `time_profile` is on.
@@ -712,6 +714,7 @@ pub async fn run<W: Workload>(
         figures: None,
         active_vus: opts.virtual_users,
         measured: Duration::ZERO,
+        measured_from: None,
         stats: Stats::new(types),
         per_vu: Vec::new(),
         stopped_early: None,
@@ -821,9 +824,11 @@ pub async fn run<W: Workload>(
             Ok(Measured {
                 figures,
                 measured,
+                from,
                 stopped_early,
                 client_cpu,
             }) => {
+                result.measured_from = from;
                 let stopped = stopped_early.is_some() && shared.cut_short();
                 result.figures = figures;
                 result.measured = measured;

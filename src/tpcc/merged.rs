@@ -1,0 +1,292 @@
+//! The one result of a TPROC-C run shared by several drivers: the database's own NOPM and
+//! TPM over the common window, every driver's counts summed and their histograms merged
+//! (exact percentiles), the efficiency against TPC-C's 12.86 tpmC per warehouse when the
+//! terminals key and think, one row per driver, and the drivers that died.
+
+use rhai::{Array, Map};
+
+use super::driver::TYPE_NAMES;
+use super::inputs::Kind;
+use crate::drivers::part::{merge, Part};
+use crate::drivers::Member;
+use crate::vu::Stats;
+
+/// The highest tpmC a warehouse can give under TPC-C's keying and think times (clause 5.2.5).
+pub const TPMC_PER_WAREHOUSE: f64 = 12.86;
+
+/// Several drivers' run, merged.
+#[derive(Debug, Clone)]
+pub struct Merged {
+    pub run: String,
+    /// The driver that prints it.
+    pub driver: u32,
+    pub members: Vec<Member>,
+    /// The common window on the server's clock.
+    pub window_ms: (i64, i64),
+    pub stats: Stats,
+    /// Histograms that did not decode (left out of the percentiles).
+    pub unreadable: usize,
+    pub db_name: &'static str,
+    pub nopm_first: bool,
+}
+
+impl Merged {
+    pub fn new(
+        run: &str,
+        driver: u32,
+        members: Vec<Member>,
+        window_ms: (i64, i64),
+        db_name: &'static str,
+        nopm_first: bool,
+    ) -> Self {
+        let (stats, unreadable) =
+            merge(&TYPE_NAMES, members.iter().filter_map(|m| m.part.as_ref()));
+        Merged {
+            run: run.to_string(),
+            driver,
+            members,
+            window_ms,
+            stats,
+            unreadable,
+            db_name,
+            nopm_first,
+        }
+    }
+
+    /// The drivers that posted a part.
+    fn parts(&self) -> impl Iterator<Item = (&Member, &Part)> {
+        self.members
+            .iter()
+            .filter_map(|m| m.part.as_ref().map(|p| (m, p)))
+    }
+
+    /// The database's figures over the window: from the first driver (by number) whose
+    /// monitor read the counters at both ends, with that driver's number and the seconds
+    /// between its readings.
+    pub fn figures(&self) -> Option<(u32, f64, f64, f64)> {
+        self.parts().find_map(|(m, p)| {
+            let (nopm, tpm) = (p.nopm?, p.tpm?);
+            Some((m.row.driver, nopm, tpm, p.seconds))
+        })
+    }
+
+    /// Warehouses the drivers drove, over every driver that joined.
+    pub fn warehouses(&self) -> u32 {
+        self.members
+            .iter()
+            .map(|m| m.row.entry.last_ware.saturating_sub(m.row.entry.first_ware) + 1)
+            .sum()
+    }
+
+    /// New-Orders the drivers' terminals committed per minute of the window.
+    fn client_nopm(&self, p: &Part) -> Option<f64> {
+        (p.seconds > 0.0).then(|| {
+            p.types
+                .iter()
+                .find(|t| t.name == TYPE_NAMES[Kind::NewOrder.index()])
+                .map_or(0, |t| t.committed) as f64
+                * 60.0
+                / p.seconds
+        })
+    }
+
+    /// Efficiency in percent when every driver's terminals keyed and thought.
+    pub fn efficiency(&self) -> Option<f64> {
+        let keyed = self.parts().count() > 0 && self.parts().all(|(_, p)| p.key_and_think);
+        let (_, nopm, _, _) = self.figures()?;
+        let w = self.warehouses();
+        (keyed && w > 0).then(|| 100.0 * nopm / (TPMC_PER_WAREHOUSE * w as f64))
+    }
+
+    pub fn lines(&self) -> Vec<String> {
+        let count = self.members.len();
+        let measured = self.parts().filter(|(m, _)| m.row.state == "done").count();
+        let (a, b) = self.window_ms;
+        let mut lines = vec![format!(
+            "Drivers of run {}: {measured} of {count} measured the common window {} to {} \
+             (server clock, {:.1} s)",
+            self.run,
+            crate::clock::text_time(a),
+            crate::clock::text_time(b),
+            (b - a) as f64 / 1000.0
+        )];
+        for m in &self.members {
+            if let Some(why) = &m.missing {
+                let e = &m.row.entry;
+                lines.push(format!(
+                    "Driver {} on {} (pid {}), warehouses {}-{}: {why}; the figures below leave \
+                     its terminals' counts out",
+                    m.row.driver, e.host, e.pid, e.first_ware, e.last_ware
+                ));
+            } else if m.row.state == "failed" {
+                lines.push(format!(
+                    "Driver {} on {} (pid {}) did not complete its run{}",
+                    m.row.driver,
+                    m.row.entry.host,
+                    m.row.entry.pid,
+                    m.part
+                        .as_ref()
+                        .and_then(|p| p.stopped_early.as_deref())
+                        .map(|w| format!(" ({w})"))
+                        .unwrap_or_default()
+                ));
+            }
+        }
+        match self.figures() {
+            Some((from, nopm, tpm, seconds)) => {
+                let line = crate::jobs::text::test_result(self.db_name, nopm, tpm, self.nopm_first);
+                lines.push(line.replacen(
+                    "TEST RESULT :",
+                    &format!("TEST RESULT ({count} drivers) :"),
+                    1,
+                ));
+                let client: f64 = self.parts().filter_map(|(_, p)| self.client_nopm(p)).sum();
+                lines.push(format!(
+                    "  from the database's own counters over {seconds:.1} s of the common window, \
+                     as driver {from} read them; the drivers' terminals committed {} New-Orders \
+                     a minute",
+                    client.round() as u64
+                ));
+            }
+            None => lines.push(format!(
+                "No driver of run {} read the database's counters over the whole window: no \
+                 system NOPM or TPM",
+                self.run
+            )),
+        }
+        if let Some(e) = self.efficiency() {
+            lines.push(format!(
+                "Efficiency: {e:.1} % of the {TPMC_PER_WAREHOUSE} tpmC a warehouse can give with \
+                 keying and thinking, over {} warehouses",
+                self.warehouses()
+            ));
+        }
+        lines.push("Transactions (all drivers; histograms merged, after rampup):".into());
+        lines.extend(super::result::table(&self.stats));
+        if self.unreadable > 0 {
+            lines.push(format!(
+                "({} histogram(s) of the drivers' parts could not be read: their percentiles are \
+                 left out)",
+                self.unreadable
+            ));
+        }
+        lines.push(format!(
+            "{:<7} {:<24} {:>8} {:>11} {:>4} {:>10} {:>12} {:>10}  {}",
+            "DRIVER",
+            "HOST",
+            "PID",
+            "WAREHOUSES",
+            "VUS",
+            "NO/MIN",
+            "TRANSACTIONS",
+            "NO P95 MS",
+            "STATE"
+        ));
+        for m in &self.members {
+            let e = &m.row.entry;
+            let (nopm, done, p95) = match &m.part {
+                Some(p) => {
+                    let no = p
+                        .types
+                        .iter()
+                        .find(|t| t.name == TYPE_NAMES[Kind::NewOrder.index()]);
+                    let p95 = no
+                        .and_then(|t| t.histogram())
+                        .map(|h| format!("{:.3}", h.value_at_quantile(0.95) as f64 / 1000.0))
+                        .unwrap_or_else(|| "-".into());
+                    let done: u64 = p.types.iter().map(|t| t.committed + t.rolled_back).sum();
+                    (
+                        self.client_nopm(p)
+                            .map_or("-".into(), |n| format!("{}", n.round() as u64)),
+                        done.to_string(),
+                        p95,
+                    )
+                }
+                None => ("-".into(), "-".into(), "-".into()),
+            };
+            let state = match (&m.missing, m.row.state.as_str()) {
+                (Some(_), _) => "missing",
+                (None, s) => s,
+            };
+            lines.push(format!(
+                "{:<7} {:<24} {:>8} {:>11} {:>4} {:>10} {:>12} {:>10}  {}{}",
+                m.row.driver,
+                e.host,
+                e.pid,
+                format!("{}-{}", e.first_ware, e.last_ware),
+                e.vus,
+                nopm,
+                done,
+                p95,
+                state,
+                if m.row.driver == self.driver {
+                    " (this one)"
+                } else {
+                    ""
+                }
+            ));
+        }
+        lines
+    }
+
+    /// `lastrun()`'s `drivers` map: the run, the merged figures and one map per driver.
+    pub fn value(&self) -> Map {
+        let mut m = Map::new();
+        m.insert("run".into(), self.run.clone().into());
+        m.insert("driver".into(), (self.driver as i64).into());
+        m.insert("count".into(), (self.members.len() as i64).into());
+        m.insert("window_from_ms".into(), self.window_ms.0.into());
+        m.insert("window_to_ms".into(), self.window_ms.1.into());
+        if let Some((from, nopm, tpm, seconds)) = self.figures() {
+            m.insert("nopm".into(), nopm.into());
+            m.insert("tpm".into(), tpm.into());
+            m.insert("seconds".into(), seconds.into());
+            m.insert("read_by".into(), (from as i64).into());
+        }
+        if let Some(e) = self.efficiency() {
+            m.insert("efficiency".into(), e.into());
+        }
+        m.insert("warehouses".into(), (self.warehouses() as i64).into());
+        let mut types = Map::new();
+        for k in Kind::ALL {
+            types.insert(
+                k.name().replace(' ', "_").into(),
+                crate::bench::outcome::type_map(self.stats.kind(k)).into(),
+            );
+        }
+        m.insert("transactions".into(), types.into());
+        let parts: Array = self
+            .members
+            .iter()
+            .map(|mem| {
+                let e = &mem.row.entry;
+                let mut d = Map::new();
+                d.insert("driver".into(), (mem.row.driver as i64).into());
+                d.insert("host".into(), e.host.clone().into());
+                d.insert("pid".into(), (e.pid as i64).into());
+                d.insert("first_ware".into(), (e.first_ware as i64).into());
+                d.insert("last_ware".into(), (e.last_ware as i64).into());
+                d.insert("vus".into(), (e.vus as i64).into());
+                d.insert("state".into(), mem.row.state.clone().into());
+                if let Some(why) = &mem.missing {
+                    d.insert("missing".into(), why.clone().into());
+                }
+                if let Some(p) = &mem.part {
+                    if let Some(n) = self.client_nopm(p) {
+                        d.insert("client_nopm".into(), n.into());
+                    }
+                    if let Some(n) = p.nopm {
+                        d.insert("nopm".into(), n.into());
+                    }
+                    if let Some(t) = p.tpm {
+                        d.insert("tpm".into(), t.into());
+                    }
+                    d.insert("seconds".into(), p.seconds.into());
+                }
+                d.into()
+            })
+            .collect();
+        m.insert("parts".into(), parts.into());
+        m
+    }
+}
