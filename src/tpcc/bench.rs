@@ -84,7 +84,9 @@ async fn shared_run(
         } else {
             1
         };
+    let mut started_ms = None;
     let ran = if joined.wait_for_my_start(&interrupt).await {
+        started_ms = Some(joined.server_now());
         support
             .run(settings, opts, say, states, interrupt.clone())
             .await
