@@ -1,0 +1,564 @@
+//! Several hammer processes, one TPROC-C benchmark, against the CI's PostgreSQL and MariaDB:
+//! the merged NOPM is the database's own delta over the common window, the merged histograms
+//! are every part's samples, a driver killed mid-run is reported while the others' figures
+//! stand, and staggered drivers all measure the same window.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use common::Servers;
+use hammer::drivers::part::{merge, Part};
+
+/// One row of the board as the test reads it.
+struct Board {
+    start_ms: i64,
+    /// (driver, delay_ms, rampup_ms, duration_ms, state, part)
+    drivers: Vec<(i64, i64, i64, i64, String, Option<String>)>,
+}
+
+impl Board {
+    /// The window every driver was to measure: the start plus the longest delay and
+    /// rampup, for driver 1's duration.
+    fn window(&self) -> (i64, i64) {
+        let ready = self.drivers.iter().map(|d| d.1 + d.2).max().unwrap();
+        let duration = self.drivers.iter().find(|d| d.0 == 1).unwrap().3;
+        (self.start_ms + ready, self.start_ms + ready + duration)
+    }
+
+    fn parts(&self) -> Vec<(i64, Part)> {
+        self.drivers
+            .iter()
+            .filter_map(|d| Some((d.0, Part::from_json(d.5.as_deref()?)?)))
+            .collect()
+    }
+}
+
+fn pg_board(s: &Servers, db: &str, run: &str) -> Board {
+    let (rt, conn) = s.pg(db);
+    rt.block_on(async {
+        let start_ms: i64 = conn
+            .client
+            .query_one("SELECT start_ms FROM hammer_runs WHERE run = $1", &[&run])
+            .await
+            .expect("the run's row")
+            .get(0);
+        let rows = conn
+            .client
+            .query(
+                "SELECT driver::bigint, delay_ms, rampup_ms, duration_ms, state, part \
+                 FROM hammer_drivers WHERE run = $1 ORDER BY driver",
+                &[&run],
+            )
+            .await
+            .expect("the drivers' rows");
+        let drivers = rows
+            .iter()
+            .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3), r.get(4), r.get(5)))
+            .collect();
+        conn.close().await;
+        Board { start_ms, drivers }
+    })
+}
+
+fn maria_board(s: &Servers, db: &str, run: &str) -> Board {
+    use mysql_async::prelude::Queryable;
+    let (rt, mut conn) = s.maria_on(s.maria_port, Some(db));
+    rt.block_on(async {
+        let start_ms: i64 = conn
+            .exec_first("SELECT start_ms FROM hammer_runs WHERE run = ?", (run,))
+            .await
+            .expect("the run's row")
+            .expect("the run is on the board");
+        let drivers: Vec<(i64, i64, i64, i64, String, Option<String>)> = conn
+            .exec(
+                "SELECT driver, delay_ms, rampup_ms, duration_ms, state, part \
+                 FROM hammer_drivers WHERE run = ? ORDER BY driver",
+                (run,),
+            )
+            .await
+            .expect("the drivers' rows");
+        let _ = conn.disconnect().await;
+        Board { start_ms, drivers }
+    })
+}
+
+/// Samples `(server ms, SUM(d_next_o_id))` every 100 ms until told to stop.
+struct Sampler {
+    stop: Arc<AtomicBool>,
+    samples: Arc<Mutex<Vec<(i64, i64)>>>,
+    thread: std::thread::JoinHandle<()>,
+}
+
+impl Sampler {
+    fn pg(s: &Servers, db: &str) -> Sampler {
+        let (stop, samples) = (Arc::new(AtomicBool::new(false)), Arc::default());
+        let (rt, conn) = s.pg(db);
+        let thread = {
+            let (stop, samples): (Arc<AtomicBool>, Arc<Mutex<Vec<(i64, i64)>>>) =
+                (stop.clone(), Arc::clone(&samples));
+            std::thread::spawn(move || {
+                rt.block_on(async {
+                    while !stop.load(Ordering::Relaxed) {
+                        let r = conn
+                            .client
+                            .query_one(
+                                "SELECT CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT), \
+                                 SUM(d_next_o_id)::bigint FROM district",
+                                &[],
+                            )
+                            .await
+                            .expect("sample");
+                        samples.lock().unwrap().push((r.get(0), r.get(1)));
+                        tokio::time::sleep(Duration::from_millis(100)).await;
+                    }
+                    conn.close().await;
+                })
+            })
+        };
+        Sampler {
+            stop,
+            samples,
+            thread,
+        }
+    }
+
+    fn maria(s: &Servers, db: &str) -> Sampler {
+        use mysql_async::prelude::Queryable;
+        let (stop, samples) = (Arc::new(AtomicBool::new(false)), Arc::default());
+        let (rt, mut conn) = s.maria_on(s.maria_port, Some(db));
+        let thread = {
+            let (stop, samples): (Arc<AtomicBool>, Arc<Mutex<Vec<(i64, i64)>>>) =
+                (stop.clone(), Arc::clone(&samples));
+            std::thread::spawn(move || {
+                rt.block_on(async {
+                    while !stop.load(Ordering::Relaxed) {
+                        let r: (i64, i64) = conn
+                            .query_first(
+                                "SELECT CAST(UNIX_TIMESTAMP(NOW(6)) * 1000 AS SIGNED), \
+                                 CAST(SUM(d_next_o_id) AS SIGNED) FROM district",
+                            )
+                            .await
+                            .expect("sample")
+                            .expect("a row");
+                        samples.lock().unwrap().push(r);
+                        tokio::time::sleep(Duration::from_millis(100)).await;
+                    }
+                    let _ = conn.disconnect().await;
+                })
+            })
+        };
+        Sampler {
+            stop,
+            samples,
+            thread,
+        }
+    }
+
+    fn finish(self) -> Vec<(i64, i64)> {
+        self.stop.store(true, Ordering::Relaxed);
+        self.thread.join().expect("sampler");
+        let s = self.samples.lock().unwrap().clone();
+        s
+    }
+}
+
+/// The sampled counter at server time `t`, read between the two samples around it.
+fn at(samples: &[(i64, i64)], t: i64) -> f64 {
+    let i = samples
+        .iter()
+        .position(|s| s.0 >= t)
+        .expect("a sample after the time asked");
+    assert!(i > 0, "no sample before {t}");
+    let ((t0, v0), (t1, v1)) = (samples[i - 1], samples[i]);
+    assert!(
+        t1 - t0 < 1000,
+        "samples too far apart around {t}: {t0}, {t1}"
+    );
+    v0 as f64 + (v1 - v0) as f64 * (t - t0) as f64 / ((t1 - t0).max(1)) as f64
+}
+
+/// The database's New-Orders a minute between two server times, from the samples.
+fn sampled_nopm(samples: &[(i64, i64)], from: i64, to: i64) -> f64 {
+    (at(samples, to) - at(samples, from)) * 60_000.0 / (to - from) as f64
+}
+
+/// `N` of `TEST RESULT (k drivers) : System achieved N NOPM from ...`.
+fn merged_nopm(out: &str, drivers: usize) -> f64 {
+    let head = format!("TEST RESULT ({drivers} drivers) : System achieved ");
+    let line = out
+        .lines()
+        .find_map(|l| l.split_once(&head).map(|(_, rest)| rest.to_string()))
+        .unwrap_or_else(|| panic!("no merged result line in:\n{out}"));
+    line.split_whitespace().next().unwrap().parse().unwrap()
+}
+
+/// The merged table's row for a transaction type, after the merged heading.
+fn merged_row(out: &str, name: &str) -> Vec<String> {
+    let at = out
+        .find("Transactions (all drivers; histograms merged")
+        .expect("the merged table");
+    let line = out[at..]
+        .lines()
+        .find(|l| l.trim_start_matches("Vuser 1:").starts_with(name))
+        .unwrap_or_else(|| panic!("no {name} row in the merged table"));
+    line.trim_start_matches("Vuser 1:")[name.len()..]
+        .split_whitespace()
+        .map(str::to_string)
+        .collect()
+}
+
+fn build(home: &Path, configure: &str, db: &str, settings: &str, warehouses: u32) {
+    let script = home.join("build.rhai");
+    std::fs::write(
+        &script,
+        format!(
+            "{configure}\ndbset(\"db\", \"{db}\");\ndbset(\"bm\", \"TPROC-C\");\n{settings}\n\
+             diset(\"tpcc\", \"{db}_count_ware\", {warehouses});\n\
+             diset(\"tpcc\", \"{db}_num_vu\", 2);\n\
+             let ok = false; try {{ checkschema(); ok = true; }} catch {{}}\n\
+             if !ok {{ try {{ deleteschema(); }} catch {{}} buildschema(); }}\n"
+        ),
+    )
+    .unwrap();
+    let out = common::hammer(home, &["auto", script.to_str().unwrap()], "");
+    let text = common::text(&out.stdout) + common::text(&out.stderr).as_str();
+    assert!(out.status.success(), "the build failed:\n{text}");
+}
+
+/// A driver: `hammer auto` on its own script and home, output captured.
+#[allow(clippy::too_many_arguments)]
+fn driver(
+    home: &Path,
+    configure: &str,
+    db: &str,
+    settings: &str,
+    run: &str,
+    n: u32,
+    first: u32,
+    owned: u32,
+    warehouses: u32,
+    rampup: f64,
+    duration: f64,
+) -> Child {
+    std::fs::create_dir_all(home).unwrap();
+    let script = home.join("driver.rhai");
+    std::fs::write(
+        &script,
+        format!(
+            "{configure}\ndbset(\"db\", \"{db}\");\ndbset(\"bm\", \"TPROC-C\");\n{settings}\n\
+             diset(\"tpcc\", \"{db}_count_ware\", {warehouses});\n\
+             diset(\"tpcc\", \"{db}_first_ware\", {first});\n\
+             diset(\"tpcc\", \"{db}_owned_ware\", {owned});\n\
+             diset(\"tpcc\", \"{db}_rampup\", {rampup});\n\
+             diset(\"tpcc\", \"{db}_duration\", {duration});\n\
+             giset(\"drivers\", \"drivers_run\", \"{run}\");\n\
+             giset(\"drivers\", \"drivers_count\", {n});\n\
+             giset(\"drivers\", \"drivers_wait\", 120);\n\
+             vuset(\"vu\", 2);\nloadscript();\nvucreate();\nvurun();\nvudestroy();\n"
+        ),
+    )
+    .unwrap();
+    Command::new(env!("CARGO_BIN_EXE_hammer"))
+        .args(["auto", script.to_str().unwrap()])
+        .env("HAMMER_HOME", home)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("hammer starts")
+}
+
+fn output(child: Child) -> (bool, String) {
+    let out = child.wait_with_output().expect("hammer ends");
+    (
+        out.status.success(),
+        common::text(&out.stdout) + common::text(&out.stderr).as_str(),
+    )
+}
+
+fn unique(tag: &str) -> String {
+    format!(
+        "{tag}-{}-{}",
+        std::process::id(),
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_millis()
+    )
+}
+
+const PG_DB: &str = "hammer_drivers_pg";
+const PG_SETTINGS: &str = "diset(\"tpcc\", \"pg_user\", \"hammer_drivers_pg\");\n\
+                           diset(\"tpcc\", \"pg_dbase\", \"hammer_drivers_pg\");";
+
+/// The shipped example, two drivers on PostgreSQL: the merged NOPM is the database's own
+/// delta over the common window, and the merged table is every part's samples.
+#[test]
+fn two_drivers_on_postgresql_give_the_database_s_nopm_and_exact_percentiles() {
+    let s = Servers::get();
+    s.require();
+    let home = tempfile::tempdir().unwrap();
+    build(home.path(), &s.configure(), "pg", PG_SETTINGS, 4);
+    let sampler = Sampler::pg(&s, PG_DB);
+    let out = Command::new("bash")
+        .args([
+            concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/scripts/pg/tprocc/pg_tprocc_drivers.sh"
+            ),
+            "2",
+            "0.1",
+            "0.3",
+        ])
+        .env("HAMMER", env!("CARGO_BIN_EXE_hammer"))
+        .env("HAMMER_HOME", home.path())
+        .env("DBASE", PG_DB)
+        .env("DBUSER", PG_DB)
+        .env("HAMMER_PG_SUPERUSERPASS", &s.pg_pass)
+        .stdin(Stdio::null())
+        .output()
+        .expect("the drivers script runs");
+    let samples = sampler.finish();
+    let text = common::text(&out.stdout) + common::text(&out.stderr).as_str();
+    assert!(out.status.success(), "the drivers script failed:\n{text}");
+    let run = text
+        .lines()
+        .find_map(|l| l.strip_prefix("drivers: run "))
+        .and_then(|l| l.split(':').next())
+        .expect("the run's name")
+        .to_string();
+    assert!(
+        text.contains(&format!(
+            "Drivers of run {run}: 2 of 2 measured the common window"
+        )),
+        "{text}"
+    );
+    let board = pg_board(&s, PG_DB, &run);
+    let parts = board.parts();
+    assert_eq!(parts.len(), 2, "both parts posted:\n{text}");
+    // The database's delta over the window the first driver measured.
+    let lead = &parts[0].1;
+    let (from, to) = (lead.read_from_ms.unwrap(), lead.read_to_ms.unwrap());
+    let (w0, w1) = board.window();
+    assert!(
+        (from - w0).abs() < 1000,
+        "measured from {from}, window from {w0}"
+    );
+    assert!((to - w1).abs() < 2000, "measured to {to}, window to {w1}");
+    let db = sampled_nopm(&samples, from, to);
+    let merged = merged_nopm(&text, 2);
+    assert!(
+        (merged - db).abs() <= db * 0.01,
+        "merged NOPM {merged} against the database's {db:.0} over the window:\n{text}"
+    );
+    // The merged table: each type's counts are the parts' sums, its percentiles those of
+    // all the parts' samples together.
+    let only: Vec<Part> = parts.into_iter().map(|(_, p)| p).collect();
+    let names = hammer::tpcc::driver::TYPE_NAMES;
+    let (all, unreadable) = merge(&names, &only);
+    assert_eq!(unreadable, 0);
+    for (i, name) in names.iter().enumerate() {
+        let row = merged_row(&text, name);
+        let sum: u64 = only.iter().map(|p| p.types[i].committed).sum();
+        assert_eq!(row[0], sum.to_string(), "{name} committed:\n{text}");
+        assert!(sum > 0, "{name} ran");
+        let mut whole =
+            hdrhistogram::Histogram::<u64>::new_with_bounds(1, 3_600_000_000, 3).unwrap();
+        for p in &only {
+            whole.add(p.types[i].histogram().unwrap()).unwrap();
+        }
+        let ms = |v: u64| format!("{:.3}", v as f64 / 1000.0);
+        assert_eq!(whole.len(), all.by_kind[i].latency.len());
+        for (col, q) in [(4, 0.5), (5, 0.95), (6, 0.99)] {
+            assert_eq!(
+                row[col],
+                ms(whole.value_at_quantile(q)),
+                "{name} at {q}:\n{text}"
+            );
+        }
+        assert_eq!(row[7], ms(whole.max()), "{name} max");
+    }
+    // The run has started: its name cannot be joined again.
+    let again = driver(
+        &home.path().join("late"),
+        &s.configure(),
+        "pg",
+        PG_SETTINGS,
+        &run,
+        2,
+        1,
+        2,
+        4,
+        0.0,
+        0.1,
+    );
+    let (ok, late) = output(again);
+    assert!(!ok, "a late driver is refused:\n{late}");
+    assert!(
+        late.contains(&format!("Error: drivers run '{run}': it started at")),
+        "{late}"
+    );
+}
+
+/// Three drivers on MariaDB, one killed in the middle of the window: the others say so and
+/// their figures stand, the database's own NOPM still the delta over the window.
+#[test]
+fn a_driver_killed_mid_run_is_reported_and_the_others_figures_stand() {
+    let s = Servers::get();
+    s.require();
+    let home = tempfile::tempdir().unwrap();
+    let settings = "diset(\"tpcc\", \"maria_dbase\", \"hammer_drivers_maria\");";
+    build(home.path(), &s.configure(), "maria", settings, 3);
+    let run = unique("kill");
+    let sampler = Sampler::maria(&s, "hammer_drivers_maria");
+    let children: Vec<Child> = (1..=3)
+        .map(|k| {
+            driver(
+                &home.path().join(format!("d{k}")),
+                &s.configure(),
+                "maria",
+                settings,
+                &run,
+                3,
+                k,
+                1,
+                3,
+                0.05,
+                0.4,
+            )
+        })
+        .collect();
+    let mut children = children.into_iter();
+    let (first, second, mut third) = (
+        children.next().unwrap(),
+        children.next().unwrap(),
+        children.next().unwrap(),
+    );
+    // Into the window: 3 s of rampup, then 8 s of the 24 measured.
+    std::thread::sleep(Duration::from_secs(14));
+    third.kill().expect("the third driver is killed");
+    let _ = third.wait();
+    let (ok1, out1) = output(first);
+    let (ok2, out2) = output(second);
+    let samples = sampler.finish();
+    assert!(ok1 && ok2, "the surviving drivers finish:\n{out1}\n{out2}");
+    for out in [&out1, &out2] {
+        assert!(
+            out.contains(&format!(
+                "Drivers of run {run}: 2 of 3 measured the common window"
+            )),
+            "{out}"
+        );
+        assert!(out.contains("died: its last sign of life was at"), "{out}");
+        assert!(out.contains("into the window"), "{out}");
+    }
+    let board = maria_board(&s, "hammer_drivers_maria", &run);
+    let parts = board.parts();
+    assert_eq!(parts.len(), 2, "two parts posted");
+    let lead = &parts[0].1;
+    let (from, to) = (lead.read_from_ms.unwrap(), lead.read_to_ms.unwrap());
+    let db = sampled_nopm(&samples, from, to);
+    let merged = merged_nopm(&out1, 3);
+    assert!(
+        (merged - db).abs() <= db * 0.01,
+        "merged NOPM {merged} against the database's {db:.0}:\n{out1}"
+    );
+}
+
+/// Two drivers staggered on PostgreSQL: the second starts later and ramps up for less, and
+/// both measure the same window.
+#[test]
+fn staggered_drivers_all_measure_the_same_window() {
+    let s = Servers::get();
+    s.require();
+    let home = tempfile::tempdir().unwrap();
+    let settings = "diset(\"tpcc\", \"pg_user\", \"hammer_drivers_step\");\n\
+                    diset(\"tpcc\", \"pg_dbase\", \"hammer_drivers_step\");";
+    build(home.path(), &s.configure(), "pg", settings, 2);
+    let out = Command::new("bash")
+        .args([
+            concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/scripts/pg/tprocc/pg_tprocc_drivers.sh"
+            ),
+            "2",
+            "0.2",
+            "0.2",
+        ])
+        .env("HAMMER", env!("CARGO_BIN_EXE_hammer"))
+        .env("HAMMER_HOME", home.path())
+        .env("DBASE", "hammer_drivers_step")
+        .env("DBUSER", "hammer_drivers_step")
+        .env("HAMMER_PG_SUPERUSERPASS", &s.pg_pass)
+        .env("WAREHOUSES", "2")
+        .env("STEPS", "1")
+        .stdin(Stdio::null())
+        .output()
+        .expect("the drivers script runs");
+    let text = common::text(&out.stdout) + common::text(&out.stderr).as_str();
+    assert!(out.status.success(), "the drivers script failed:\n{text}");
+    let run = text
+        .lines()
+        .find_map(|l| l.strip_prefix("drivers: run "))
+        .and_then(|l| l.split(':').next())
+        .expect("the run's name")
+        .to_string();
+    let board = pg_board(&s, "hammer_drivers_step", &run);
+    let delays: Vec<i64> = board.drivers.iter().map(|d| d.1).collect();
+    let mut sorted = delays.clone();
+    sorted.sort_unstable();
+    assert_eq!(sorted, [0, 6000], "one driver 6 s later: {delays:?}");
+    let (w0, w1) = board.window();
+    let parts = board.parts();
+    assert_eq!(parts.len(), 2);
+    for (driver, p) in &parts {
+        let delay = board.drivers.iter().find(|d| d.0 == *driver).unwrap().1;
+        let started = p.started_ms.unwrap();
+        assert!(
+            started >= board.start_ms + delay - 200 && started < board.start_ms + delay + 1500,
+            "driver {driver} started at {started}, its place {}",
+            board.start_ms + delay
+        );
+        let (from, to) = (p.read_from_ms.unwrap(), p.read_to_ms.unwrap());
+        assert!(
+            (from - w0).abs() < 1000,
+            "driver {driver} measured from {from}, window {w0}"
+        );
+        assert!(
+            (to - w1).abs() < 2000,
+            "driver {driver} measured to {to}, window {w1}"
+        );
+    }
+    let (a, b) = (&parts[0].1, &parts[1].1);
+    assert!(
+        (a.read_from_ms.unwrap() - b.read_from_ms.unwrap()).abs() < 500,
+        "the drivers' windows open together"
+    );
+    assert!(
+        text.contains("TEST RESULT (2 drivers) : System achieved"),
+        "{text}"
+    );
+}
+
+/// Settings a shared run cannot take are refused with what would be valid.
+#[test]
+fn a_bad_run_name_and_a_test_driver_are_refused() {
+    let s = Servers::get();
+    s.require();
+    let mut f = common::Fixture::new();
+    f.ok(&s.configure());
+    f.ok(r#"dbset("db", "pg"); diset("tpcc", "pg_dbase", "hammer_drivers_none"); giset("drivers", "drivers_run", "no spaces allowed");"#);
+    f.ok("loadscript(); vucreate();");
+    let e = f.err("vurun()");
+    assert!(e.contains("drivers run 'no spaces allowed'"), "{e}");
+    assert!(e.contains("at most 64 letters, digits"), "{e}");
+    f.ok(r#"vudestroy(); giset("drivers", "drivers_run", "ok-name"); diset("tpcc", "pg_driver", "test"); loadscript(); vucreate();"#);
+    let e = f.err("vurun()");
+    assert!(e.contains("several drivers share a timed run"), "{e}");
+    assert!(e.contains("pg_driver"), "{e}");
+}
