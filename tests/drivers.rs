@@ -87,10 +87,13 @@ fn maria_board(s: &Servers, db: &str, run: &str) -> Board {
     })
 }
 
+/// `(server ms, SUM(d_next_o_id))` pairs.
+type Samples = Arc<Mutex<Vec<(i64, i64)>>>;
+
 /// Samples `(server ms, SUM(d_next_o_id))` every 100 ms until told to stop.
 struct Sampler {
     stop: Arc<AtomicBool>,
-    samples: Arc<Mutex<Vec<(i64, i64)>>>,
+    samples: Samples,
     thread: std::thread::JoinHandle<()>,
 }
 
@@ -99,8 +102,7 @@ impl Sampler {
         let (stop, samples) = (Arc::new(AtomicBool::new(false)), Arc::default());
         let (rt, conn) = s.pg(db);
         let thread = {
-            let (stop, samples): (Arc<AtomicBool>, Arc<Mutex<Vec<(i64, i64)>>>) =
-                (stop.clone(), Arc::clone(&samples));
+            let (stop, samples): (Arc<AtomicBool>, Samples) = (stop.clone(), Arc::clone(&samples));
             std::thread::spawn(move || {
                 rt.block_on(async {
                     while !stop.load(Ordering::Relaxed) {
@@ -132,8 +134,7 @@ impl Sampler {
         let (stop, samples) = (Arc::new(AtomicBool::new(false)), Arc::default());
         let (rt, mut conn) = s.maria_on(s.maria_port, Some(db));
         let thread = {
-            let (stop, samples): (Arc<AtomicBool>, Arc<Mutex<Vec<(i64, i64)>>>) =
-                (stop.clone(), Arc::clone(&samples));
+            let (stop, samples): (Arc<AtomicBool>, Samples) = (stop.clone(), Arc::clone(&samples));
             std::thread::spawn(move || {
                 rt.block_on(async {
                     while !stop.load(Ordering::Relaxed) {
