@@ -151,11 +151,11 @@ impl Session {
                 // miss the next run; here any change to the script's database clears it, and
                 // vurun (or vucreate) loads the current settings again, whether or not virtual
                 // users exist.
-                let affects_script = self
-                    .vu
-                    .script
-                    .as_ref()
-                    .is_some_and(|sc| target == Target::Db(sc.db));
+                // So does a change to the shared run this driver joins (generic `drivers`).
+                let affects_script = self.vu.script.as_ref().is_some_and(|sc| {
+                    target == Target::Db(sc.db)
+                        || (target == Target::Generic && section == "drivers")
+                });
                 if affects_script {
                     self.vu.script = None;
                     self.out

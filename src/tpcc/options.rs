@@ -33,6 +33,8 @@ pub struct Options {
     pub first_ware: u32,
     pub owned_ware: u32,
     pub db: Database,
+    /// `drivers_run` and `drivers_count`: the shared run this driver joins, if any.
+    pub shared: Option<(String, u32)>,
     pub total_iterations: u64,
     pub raise_error: bool,
     pub key_and_think: bool,
@@ -83,6 +85,7 @@ impl Options {
             first_ware: d.get_u32(&k("first_ware")),
             owned_ware: d.get_u32(&k("owned_ware")),
             db,
+            shared: shared_run(settings),
             total_iterations: d.get_u64(&k("total_iterations")),
             raise_error: d.get_bool(&k("raiseerror")),
             key_and_think: d.get_bool(&k("keyandthink")),
@@ -105,6 +108,13 @@ impl Options {
             window: None,
         }
     }
+}
+
+/// The run several drivers share, as `drivers_run` and `drivers_count` name it.
+fn shared_run(settings: &Settings) -> Option<(String, u32)> {
+    let g = &settings.generic;
+    let run = g.get("drivers_run").trim();
+    (!run.is_empty()).then(|| (run.to_string(), g.get_u32("drivers_count")))
 }
 
 /// `benchmark.first_result`: NOPM first unless it says TPM.
@@ -202,6 +212,13 @@ impl WorkloadOptions for Options {
                 },
             ),
             ("connect pool", o.connect_pool.to_string()),
+            (
+                "drivers",
+                match &o.shared {
+                    Some((run, n)) => format!("one of {n} in run {run}"),
+                    None => "this one alone".into(),
+                },
+            ),
             ("user delay", format!("{} ms", o.user_delay.as_millis())),
             ("show output", o.show_output.to_string()),
         ]
@@ -227,6 +244,12 @@ impl WorkloadOptions for Options {
         }
         if self.connect_pool {
             parts.push("connect pool".into());
+        }
+        if let Some((run, n)) = &self.shared {
+            parts.push(format!(
+                "{} of run {run} ({n} drivers)",
+                WareRange::keys_text(self.first_ware, self.owned_ware)
+            ));
         }
         parts.join(", ")
     }
