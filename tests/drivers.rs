@@ -215,12 +215,13 @@ fn merged_row(out: &str, name: &str) -> Vec<String> {
 
 fn build(home: &Path, configure: &str, db: &str, settings: &str, warehouses: u32) {
     let script = home.join("build.rhai");
+    let loaders = warehouses.min(2);
     std::fs::write(
         &script,
         format!(
             "{configure}\ndbset(\"db\", \"{db}\");\ndbset(\"bm\", \"TPROC-C\");\n{settings}\n\
              diset(\"tpcc\", \"{db}_count_ware\", {warehouses});\n\
-             diset(\"tpcc\", \"{db}_num_vu\", 2);\n\
+             diset(\"tpcc\", \"{db}_num_vu\", {loaders});\n\
              let ok = false; try {{ checkschema(); ok = true; }} catch {{}}\n\
              if !ok {{ try {{ deleteschema(); }} catch {{}} buildschema(); }}\n"
         ),
@@ -592,4 +593,66 @@ fn a_bad_run_name_and_a_test_driver_are_refused() {
     let e = f.err("vurun()");
     assert!(e.contains("several drivers share a timed run"), "{e}");
     assert!(e.contains("pg_driver"), "{e}");
+}
+
+/// A driver whose partners never come gives up after `drivers_wait`, names who did join and
+/// leaves the run; a driver with another count is refused.
+#[test]
+fn a_driver_left_alone_gives_up_and_a_wrong_count_is_refused() {
+    let s = Servers::get();
+    s.require();
+    let home = tempfile::tempdir().unwrap();
+    let settings = "diset(\"tpcc\", \"pg_user\", \"hammer_drivers_wait\");\n\
+                    diset(\"tpcc\", \"pg_dbase\", \"hammer_drivers_wait\");";
+    build(home.path(), &s.configure(), "pg", settings, 1);
+    let run = unique("alone");
+    let script = |count: u32, wait: u32| {
+        format!(
+            "{}\ndbset(\"db\", \"pg\");\n{settings}\n\
+             giset(\"drivers\", \"drivers_run\", \"{run}\");\n\
+             giset(\"drivers\", \"drivers_count\", {count});\n\
+             giset(\"drivers\", \"drivers_wait\", {wait});\n\
+             diset(\"tpcc\", \"pg_rampup\", 0); diset(\"tpcc\", \"pg_duration\", 0.05);\n\
+             vuset(\"vu\", 1); loadscript(); vucreate(); vurun();\n",
+            s.configure()
+        )
+    };
+    let alone = home.path().join("alone");
+    std::fs::create_dir_all(&alone).unwrap();
+    std::fs::write(alone.join("run.rhai"), script(2, 4)).unwrap();
+    let first = Command::new(env!("CARGO_BIN_EXE_hammer"))
+        .args(["auto", alone.join("run.rhai").to_str().unwrap()])
+        .env("HAMMER_HOME", &alone)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    let other = home.path().join("other");
+    std::fs::create_dir_all(&other).unwrap();
+    std::fs::write(other.join("run.rhai"), script(3, 4)).unwrap();
+    let out = common::hammer(
+        &other,
+        &["auto", other.join("run.rhai").to_str().unwrap()],
+        "",
+    );
+    let text = common::text(&out.stdout) + common::text(&out.stderr).as_str();
+    assert!(!out.status.success(), "{text}");
+    assert!(
+        text.contains("it was opened for 2 drivers, and drivers_count here is 3"),
+        "{text}"
+    );
+    let (ok, text) = output(first);
+    assert!(!ok, "{text}");
+    assert!(
+        text.contains("1 of 2 drivers joined within 4 s (driver 1 on"),
+        "{text}"
+    );
+    assert!(text.contains("this driver left the run"), "{text}");
+    let left = s.pg_i64(
+        "hammer_drivers_wait",
+        &format!("SELECT count(*) FROM hammer_drivers WHERE run = '{run}'"),
+    );
+    assert_eq!(left, 0, "the driver that gave up left the board");
 }
