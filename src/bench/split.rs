@@ -115,8 +115,12 @@ pub trait Split: Send + Sync + 'static {
     /// The recorded facts, or why this driver's settings do not fit them.
     fn facts(&self, recorded: &str) -> Result<Self::Facts>;
     /// Deletes the rows a dead driver left of `share`.
-    fn clear(&self, conn: &mut ScriptConn, share: Share)
-        -> impl Future<Output = Result<()>> + Send;
+    fn clear(
+        &self,
+        conn: &mut ScriptConn,
+        share: Share,
+        facts: &Self::Facts,
+    ) -> impl Future<Output = Result<()>> + Send;
     /// Loads this driver's share; `stop` ends it between chunks.
     fn load(
         &self,
@@ -760,7 +764,7 @@ async fn run<S: Split>(
             // Not bounded: a large share's deletes take their time; Ctrl-C ends them (the
             // share's row then goes stale, to be taken over again).
             tokio::select! {
-                r = work.clear(conn, r.share) => r?,
+                r = work.clear(conn, r.share, facts) => r?,
                 _ = interrupt.wait() => return Err(Error::Interrupted),
             }
         }
