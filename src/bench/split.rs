@@ -231,14 +231,14 @@ impl Gap {
     pub fn describe(&self, units: &Units, total: u32) -> String {
         let name = (units.name)(self.share, total);
         match &self.row {
-            None => format!("{name}: nobody has started loading them"),
+            None => format!("{name}: not started by any driver"),
             Some(r) if r.live() => format!("{name}: loading by {} since {}", r.who(), r.started),
             Some(r) if r.state == State::Loading => format!(
-                "{name}: {} was loading them and has given no heartbeat for over {} s",
+                "{name}: left unfinished by {}, which has given no heartbeat for over {} s",
                 r.who(),
                 STALE_AFTER.as_secs()
             ),
-            Some(r) => format!("{name}: {} stopped loading them", r.who()),
+            Some(r) => format!("{name}: left unfinished by {}, which stopped", r.who()),
         }
     }
 }
@@ -1185,7 +1185,7 @@ pub fn verdict(ledger: &Ledger, units: &Units) -> Option<String> {
         parts.push(text);
     }
     Some(format!(
-        "the split build is incomplete, without keys: {}",
+        "incomplete, without keys yet: {}",
         parts.join("; ")
     ))
 }
@@ -1264,13 +1264,10 @@ mod tests {
         let said: Vec<String> = l.gaps().iter().map(|g| g.describe(&u, 10)).collect();
         assert_eq!(
             said[0],
-            "warehouses 3-4 of 10: host db1 pid 103 was loading them and has given no \
+            "warehouses 3-4 of 10: left unfinished by host db1 pid 103, which has given no \
              heartbeat for over 30 s"
         );
-        assert_eq!(
-            said[1],
-            "warehouses 5-6 of 10: nobody has started loading them"
-        );
+        assert_eq!(said[1], "warehouses 5-6 of 10: not started by any driver");
         assert!(said[2].starts_with("warehouses 7-8 of 10: loading by host db1 pid 107 since"));
         let whole = ledger(
             4,
@@ -1373,8 +1370,10 @@ mod tests {
         let u = units();
         let v = verdict(&l, &u).unwrap();
         assert!(
-            v.contains("warehouses 1-2 of 4: nobody has started loading them (resume: diset")
-                && v.contains("warehouses 3-4 of 4: host db2 pid 8 stopped loading them"),
+            v.contains("warehouses 1-2 of 4: not started by any driver (resume: diset")
+                && v.contains(
+                    "warehouses 3-4 of 4: left unfinished by host db2 pid 8, which stopped"
+                ),
             "{v}"
         );
     }

@@ -208,7 +208,7 @@ async fn split_verdict<S: SchemaDb>(schema: &S, settings: &Settings) -> Option<C
     let units = super::split::units(settings.current());
     let why = crate::bench::split::verdict(&ledger, &units)?;
     Some(Check::fail(
-        format!("split build in {}", crate::bench::split::LEDGER),
+        format!("split build ({})", crate::bench::split::LEDGER),
         why,
     ))
 }
