@@ -710,12 +710,15 @@ pub async fn build<S: Split>(work: Arc<S>, say: &Say, interrupt: &Interrupt) -> 
                 return Err(e);
             }
             say.line(format!(
-                "Split build: this driver created the schema and loads {name}; {LEDGER} \
-                 records who loads what"
+                "Split build: this driver created the schema and loads {name} as {}; {LEDGER} \
+                 records who loads what",
+                me_said(&me)
             ));
             (conn, facts, Vec::new(), true)
         }
     };
+    // The shares nobody has started are waited for from here.
+    let since = Instant::now();
     if !created {
         say.line(format!(
             "Split build: this driver loads {name} as {}",
@@ -726,6 +729,7 @@ pub async fn build<S: Split>(work: Arc<S>, say: &Say, interrupt: &Interrupt) -> 
         &work,
         (&mut conn, &me),
         (&facts, taken, created),
+        since,
         say,
         interrupt,
     )
@@ -745,6 +749,7 @@ async fn run<S: Split>(
     work: &Arc<S>,
     (conn, me): (&mut ScriptConn, &Me),
     (facts, taken, created): (&S::Facts, Vec<Row>, bool),
+    since: Instant,
     say: &Say,
     interrupt: &Interrupt,
 ) -> Result<Outcome> {
@@ -820,7 +825,7 @@ async fn run<S: Split>(
         })
         .await?;
         let next = match next {
-            Next::Wait => wait_for_all(&**work, conn, me, say, interrupt).await?,
+            Next::Wait => wait_for_all(&**work, (conn, me), since, say, interrupt).await?,
             next => next,
         };
         match next {
@@ -903,18 +908,18 @@ fn say_leaving<S: Split>(work: &S, ledger: &Ledger, say: &Say) {
 }
 
 /// The creator's wait for every share: until all are loaded (then it finishes), or until
-/// nobody is loading and every share not started has had its time (then the schema is left
-/// incomplete, saying what is missing and how to resume it).
+/// nobody is loading and the shares nobody started have had their time since the ledger was
+/// made (`started`; then the schema is left incomplete, saying what is missing and how to
+/// resume it).
 async fn wait_for_all<S: Split>(
     work: &S,
-    conn: &mut ScriptConn,
-    me: &Me,
+    (conn, me): (&mut ScriptConn, &Me),
+    started: Instant,
     say: &Say,
     interrupt: &Interrupt,
 ) -> Result<Next> {
     let units = work.units();
     let (wait, key) = work.wait();
-    let started = Instant::now();
     let dbname = work.dbname();
     let mut said: Option<(Vec<Gap>, Instant)> = None;
     loop {
