@@ -119,11 +119,7 @@ impl<F: Family> Support for F {
                 say.clone(),
             ));
             let outcome = crate::bench::split::build(split, &say, &interrupt).await?;
-            let bytes_on_disk = if outcome.finished {
-                schema.size_on_disk().await.unwrap_or(0)
-            } else {
-                0
-            };
+            let bytes_on_disk = schema.size_on_disk().await.unwrap_or(0);
             Ok(Summary {
                 warehouses: plan.warehouses,
                 rows: outcome.rows,
