@@ -329,6 +329,27 @@ fn two_drivers_build_one_tprocc_schema(db: &'static str, count: u32, split: u32)
     assert_eq!(r, Ok("true".to_string()), "{}", lines.join("\n"));
     assert_whole_build_rows(db, &name, i64::from(count));
     assert_one_c_last(db, &name, i64::from(count));
+    // A driver more, on the complete schema or with another size of it, is refused.
+    f.ok(&format!(
+        "diset tpcc {db}_first_ware 2; diset tpcc {db}_owned_ware 1"
+    ));
+    let e = f.err("buildschema()");
+    assert!(
+        e.contains("buildschema refused, nothing loaded: the schema is complete"),
+        "{e}"
+    );
+    f.ok(&format!("diset tpcc {db}_count_ware {}", count + 1));
+    let e = f.err("buildschema()");
+    assert!(
+        e.contains(&format!(
+            "has {count} warehouses (hammer_build_parts), but tpcc:{db}_count_ware is {}: set it to {count}",
+            count + 1
+        )),
+        "{e}"
+    );
+    f.ok(&format!("diset tpcc {db}_count_ware {count}"));
+    let (r, lines) = f.console("checkschema().ok");
+    assert_eq!(r, Ok("true".to_string()), "{}", lines.join("\n"));
     f.ok("deleteschema()");
 }
 

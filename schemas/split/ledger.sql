@@ -55,9 +55,10 @@ SELECT first_unit, last_unit, state, host, pid, token,
 -- name: drop_share
 DELETE FROM hammer_build_parts WHERE first_unit = {{first}} AND token = {{token}}
 -- go
+-- The schema's row and the driver's share, by key: InnoDB locks only the rows it reads.
 -- name: beat
 UPDATE hammer_build_parts SET heartbeat = CURRENT_TIMESTAMP, beats = beats + 1
- WHERE token = {{token}}
+ WHERE first_unit IN (0, {{first}}) AND token = {{token}}
 -- go
 -- name: held
 SELECT count(*) FROM hammer_build_parts WHERE first_unit = {{first}} AND token = {{token}}

@@ -76,6 +76,8 @@ pub struct Units {
     pub resume: Box<dyn Fn(Share) -> String + Send + Sync>,
     /// Who creates and finishes the schema: `the driver of warehouse 1`.
     pub creator: &'static str,
+    /// What the units are: `warehouses`, `parts`.
+    pub plural: &'static str,
 }
 
 /// What a driver's load ended with when it did not load its whole share.
@@ -612,7 +614,7 @@ impl Heartbeat {
 async fn beat<S: Split>(work: Arc<S>, me: Me, share: Share, lost: Interrupt, stop: Interrupt) {
     let token = me.token.to_string();
     let first = share.first.to_string();
-    let beat = statement("beat", &[("token", &token)]);
+    let beat = statement("beat", &[("first", &first), ("token", &token)]);
     let held = statement("held", &[("first", &first), ("token", &token)]);
     let mut conn: Option<ScriptConn> = None;
     loop {
@@ -1101,10 +1103,11 @@ fn check_total<S: Split>(work: &S, ledger: &Ledger) -> Result<()> {
     }
     Err(Error::SplitRefused {
         why: format!(
-            "the schema being built in database {} has {} units ({LEDGER}), but {} is {}: set \
+            "the schema being built in database {} has {} {} ({LEDGER}), but {} is {}: set \
              it to {}",
             work.dbname(),
             ledger.total(),
+            work.units().plural,
             work.total_key(),
             work.total(),
             ledger.total()
@@ -1216,6 +1219,7 @@ mod tests {
                 )
             }),
             creator: "the driver of warehouse 1",
+            plural: "warehouses",
         }
     }
 

@@ -52,6 +52,7 @@ pub fn units(db: Database) -> Units {
             )
         }),
         creator: "the driver of warehouse 1",
+        plural: "warehouses",
     }
 }
 

@@ -58,6 +58,7 @@ pub fn units(db: Database) -> Units {
                 .join(" | ")
         }),
         creator: "the driver of part 1",
+        plural: "parts",
     }
 }
 
