@@ -999,7 +999,7 @@ async fn end_wait<S: Split>(
         say.line(format!(
             "Ctrl-C: the wait for the other shares stopped; the schema has no keys yet. \
              Missing: {}. The driver that loads the last missing share finishes the schema; \
-             resume one that stopped with: {}",
+             load each missing share with: {}",
             missing.join("; "),
             resume.join(" | ")
         ));
