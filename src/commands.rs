@@ -317,7 +317,11 @@ pub static COMMANDS: &[Command] = &[
                Creates the user and database where missing; refuses a database that already \
                holds tables. Blocks until done; Ctrl-C stops it. \
                Returns #{ok, warehouses, rows, seconds, rows_per_second, bytes_on_disk, jobid}; \
-               a build that fails is an error naming its job (catch (e): e.jobid, e.status, e.note).",
+               a build that fails is an error naming its job (catch (e): e.jobid, e.status, e.note). \
+               Several drivers build one schema (hammer's own): each its warehouses \
+               (*_first_ware, *_owned_ware) or its part (*_tpch_build_part of \
+               *_tpch_build_parts); the first creates the schema and adds the keys once all \
+               are loaded, and the map adds share, finished and parts (who loaded what).",
         complete: &[],
     },
     Command {

@@ -455,6 +455,55 @@ pub enum Error {
     )]
     AdminDatabase { db: String, key: String },
 
+    /// A driver of a split build (hammer's own, `bench::split`) that may not load its share:
+    /// `why` says whose it is, or what the ledger says of the schema.
+    #[error("buildschema refused, nothing loaded: {why}")]
+    SplitRefused { why: String },
+
+    /// A driver of a split build waited `waited` seconds (`key`) in vain for `what`; `last`
+    /// is the last failure met while waiting.
+    #[error(
+        "Waited {waited} s for {what}, in vain{}: start that driver, or give it longer with \
+         diset {}",
+        .last.as_ref().map(|l| format!(" (last: {l})")).unwrap_or_default(),
+        .key.replacen(':', " ", 1)
+    )]
+    SplitWaited {
+        waited: u64,
+        what: String,
+        key: String,
+        last: Option<String>,
+    },
+
+    /// A split build's driver stopped loading its share (`share`: `warehouses 3-4 of 4`);
+    /// `resume` is the commands that load it again.
+    #[error(
+        "Loading {share} stopped after {loaded} of about {expected} rows: {}\nThe {db} schema \
+         is incomplete; the share is marked failed in hammer_build_parts: resume it with {resume}",
+        build_cause(.why)
+    )]
+    SplitStopped {
+        share: String,
+        loaded: u64,
+        expected: u64,
+        why: Box<Error>,
+        db: &'static str,
+        resume: String,
+    },
+
+    /// The creator of a split build stopped waiting: shares are missing (`missing`, one a
+    /// line), and `resume` says how to load each (one a line).
+    #[error(
+        "The {db} schema is incomplete: its keys, indexes and statistics are not added. \
+         Missing:\n  {missing}\nResume each on a driver (the driver that loads the last one adds \
+         the keys):\n  {resume}"
+    )]
+    SplitIncomplete {
+        db: &'static str,
+        missing: String,
+        resume: String,
+    },
+
     /// A schema build that failed or was stopped part way; `db` is the engine's name.
     #[error(
         "Schema build stopped after {loaded} of about {expected} rows: {}\nThe {db} schema is \

@@ -178,6 +178,9 @@ pub struct Built {
     pub rows: u64,
     pub elapsed: Duration,
     pub bytes_on_disk: u64,
+    /// A split build's driver (hammer's own): its share, whether it finished the schema,
+    /// and who loaded what; `None` for a whole build.
+    pub split: Option<super::split::Outcome>,
 }
 
 impl Built {

@@ -215,7 +215,9 @@ pub async fn finish_whole<T>(
 pub fn say_build_end<T>(out: &Output, loaders: u32, outcome: Result<T>) -> Result<T> {
     if let Err(e) = &outcome {
         let stopped = match e {
-            Error::BuildStopped { why, .. } => matches!(**why, Error::Interrupted),
+            Error::BuildStopped { why, .. } | Error::SplitStopped { why, .. } => {
+                matches!(**why, Error::Interrupted)
+            }
             e => matches!(e, Error::Interrupted),
         };
         out.line(if stopped {

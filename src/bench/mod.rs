@@ -1,7 +1,8 @@
 //! The contract between the session and the workloads, below every workload: [`Benchmark`]
 //! (a workload's names, schema, data and run commands), the [`Outcome`] a run gives back and
 //! the [`Memory`] outcomes keep between runs, [`UserScript`] (a user's own Rhai workload), and
-//! the helpers workloads share ([`loading`] for schema builds, [`deleting`] for deletes).
+//! the helpers workloads share ([`loading`] for schema builds, [`split`] for a schema several
+//! drivers build at once, [`deleting`] for deletes).
 //! Which workloads exist is `crate::workloads`' list; nothing here names one.
 //!
 //! Adding a workload (TPROC-H, in `src/tpch/`, is the second; `tests/seam_workload.rs` is a
@@ -49,6 +50,7 @@ pub mod deleting;
 pub mod generation;
 pub mod loading;
 pub mod outcome;
+pub mod split;
 
 pub use benchmark::{Benchmark, Built, Check, Ran, Survey, UserScript};
 pub use outcome::{Memory, Outcome};

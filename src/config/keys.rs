@@ -37,6 +37,13 @@ pub const TPCH_SCALE_FACTORS: &[&str] = &[
 ];
 const SCALE_FACT: Kind = Kind::Choice(TPCH_SCALE_FACTORS);
 const TPCH_THREADS: Kind = Kind::Int { min: 1, max: 1024 };
+/// Seconds a split build's drivers wait for one another (hammer's own).
+const BUILD_WAIT: Kind = Kind::Int {
+    min: 1,
+    max: 86_400,
+};
+/// How many drivers share a TPROC-H build, and which of them this is (hammer's own).
+const BUILD_PARTS: Kind = Kind::Int { min: 1, max: 1024 };
 
 /// A key only some databases of a family have: name after the prefix, default, kind.
 pub type ExtraKey = (&'static str, &'static str, Kind);
@@ -214,6 +221,14 @@ fn tpch_keys(db: Database, family: &Family) -> Vec<KeySpec> {
             t("tpch_storage_engine", "innodb", Kind::Name),
         ]),
     }
+    // hammer's own: a build split between several drivers, each loading part
+    // `tpch_build_part` of `tpch_build_parts` of every table (dbgen's parts); part 1 creates
+    // the schema and adds the keys once every part is loaded (see `bench::split`).
+    keys.extend([
+        t("tpch_build_part", "1", BUILD_PARTS),
+        t("tpch_build_parts", "1", BUILD_PARTS),
+        t("tpch_build_wait", "600", BUILD_WAIT),
+    ]);
     keys.extend([
         t(
             "total_querysets",
@@ -387,7 +402,9 @@ fn cluster_keys(db: Database) -> Vec<KeySpec> {
 /// hammer's own: the warehouses one driver of several owns, out of the schema's
 /// `*_count_ware`. `buildschema` loads only them (and the item table once, from the driver
 /// whose range starts at 1); a run's terminals take their home warehouses only among them.
-/// `owned_ware` 0 is every warehouse from `first_ware` to the last.
+/// `owned_ware` 0 is every warehouse from `first_ware` to the last. `build_wait` is how long,
+/// in seconds, a split build's driver waits for the creator (the driver of warehouse 1) to
+/// create the schema, and the creator for warehouses nobody has started loading.
 fn range_keys(db: Database) -> Vec<KeySpec> {
     let t = |k: &str, d: &str, kind| KeySpec::new("tpcc", db.key(k), d, kind);
     vec![
@@ -400,6 +417,7 @@ fn range_keys(db: Database) -> Vec<KeySpec> {
                 max: 100_000,
             },
         ),
+        t("build_wait", "600", BUILD_WAIT),
     ]
 }
 

@@ -129,6 +129,13 @@ pub(super) fn build_map(built: &crate::bench::Built) -> Map {
     m.insert("seconds".into(), built.elapsed.as_secs_f64().into());
     m.insert("rows_per_second".into(), built.rows_per_second().into());
     m.insert("bytes_on_disk".into(), (built.bytes_on_disk as i64).into());
+    // One driver of a split build: its share, whether it added the keys, who loaded what.
+    if let Some(split) = &built.split {
+        m.insert("share".into(), split.share.clone().into());
+        m.insert("finished".into(), split.finished.into());
+        let parts: Array = split.parts.iter().map(|p| p.clone().into()).collect();
+        m.insert("parts".into(), parts.into());
+    }
     m
 }
 

@@ -8,6 +8,7 @@ use super::build::{datagen, Plan};
 use super::driver::Options;
 use super::options::NAME;
 use super::outcome::Tpcc;
+use super::range::WareRange;
 use super::schema::Say;
 use super::support::Support;
 use crate::bench::benchmark::{Benchmark, Built, Check, Generation, Held, Ran, Work};
@@ -172,29 +173,43 @@ impl Benchmark for Tprocc {
                 options: unsupported,
             });
         }
-        if b > w {
+        // One driver of several loads only its warehouses (hammer's own).
+        let range = WareRange::of(settings)?;
+        if b > range.count() {
+            let p = db.prefix();
             return Err(Error::TooManyBuilders {
                 vus: b.into(),
-                warehouses: w.into(),
-                way_out: Some(format!(
-                    "diset tpcc {p}_num_vu or {p}_count_ware",
-                    p = db.prefix()
-                )),
+                warehouses: range.count().into(),
+                way_out: Some(if range.is_whole() {
+                    format!("diset tpcc {p}_num_vu or {p}_count_ware")
+                } else {
+                    format!("diset tpcc {p}_num_vu or {p}_owned_ware")
+                }),
             });
         }
         let support = support(db)?;
         let (settings, out, interrupt) = (settings.clone(), out.clone(), interrupt.clone());
         Ok(Box::pin(async move {
-            out.line(format!(
-                "Ready to create a {w} Warehouse {} TPROC-C schema in {}",
-                db.name(),
-                support.describe(&settings)
-            ));
-            if b == 1 {
-                out.line(format!("Building {w} Warehouses(s) with 1 Virtual User"));
+            if range.is_whole() {
+                out.line(format!(
+                    "Ready to create a {w} Warehouse {} TPROC-C schema in {}",
+                    db.name(),
+                    support.describe(&settings)
+                ));
             } else {
                 out.line(format!(
-                    "Building {w} Warehouses with {} Virtual Users, {b} active + 1 Monitor VU(dict value {}_num_vu is set to {b})",
+                    "Ready to load {range} of a {} TPROC-C schema in {}, as one driver of \
+                     several: the driver of warehouse 1 creates the schema and adds its keys",
+                    db.name(),
+                    support.describe(&settings)
+                ));
+            }
+            let n = range.count();
+            if b == 1 {
+                out.line(format!("Building {n} Warehouses(s) with 1 Virtual User"));
+            } else {
+                out.line(format!(
+                    "Building {n} Warehouses with {} Virtual Users, {b} active + 1 Monitor VU(dict value {}_num_vu is set to {b})",
                     b + 1,
                     db.prefix()
                 ));
@@ -213,14 +228,34 @@ impl Benchmark for Tprocc {
                 rows: summary.rows,
                 elapsed: summary.elapsed,
                 bytes_on_disk: summary.bytes_on_disk,
+                split: summary.split,
             };
-            out.line(format!(
-                "TPROC-C schema built: {w} warehouses, {} rows in {:.1} s ({:.0} rows/s), {:.1} MB on disk",
+            let (rows, secs, rate) = (
                 built.rows,
                 built.elapsed.as_secs_f64(),
                 built.rows_per_second(),
-                built.bytes_on_disk as f64 / 1e6
-            ));
+            );
+            match &built.split {
+                None => out.line(format!(
+                    "TPROC-C schema built: {w} warehouses, {rows} rows in {secs:.1} s ({rate:.0} rows/s), {:.1} MB on disk",
+                    built.bytes_on_disk as f64 / 1e6
+                )),
+                Some(split) if split.finished => {
+                    out.line(format!(
+                        "TPROC-C schema built: {w} warehouses by {} drivers; this driver loaded {}: {rows} rows in {secs:.1} s ({rate:.0} rows/s), then added the keys; {:.1} MB on disk",
+                        split.parts.len(),
+                        split.share,
+                        built.bytes_on_disk as f64 / 1e6
+                    ));
+                    for part in &split.parts {
+                        out.line(format!("  {part}"));
+                    }
+                }
+                Some(split) => out.line(format!(
+                    "TPROC-C {} loaded: {rows} rows in {secs:.1} s ({rate:.0} rows/s); another driver adds the schema's keys",
+                    split.share
+                )),
+            }
             Ok(built)
         }))
     }
@@ -272,6 +307,8 @@ impl Benchmark for Tprocc {
     fn tables(&self) -> Vec<&'static str> {
         let mut tables: Vec<&'static str> = super::Table::ALL.iter().map(|t| t.name()).collect();
         tables.push(super::fitness::NURAND_TABLE);
+        // A split build's ledger (hammer's own), which TPROC-H's builds keep too.
+        tables.push(crate::bench::split::LEDGER);
         tables
     }
 

@@ -19,6 +19,7 @@ use super::{
     Constants, Format, Generator, Table, CUSTOMERS_PER_D, DISTRICTS_PER_W, ITEMS, STOCK_PER_W,
 };
 use crate::bench::loading::{build_stop, finish_whole, join_loaders, load_stream};
+use crate::bench::split::Stopped;
 use crate::endpoint::Position;
 use crate::error::{Error, Result};
 use crate::interrupt::Interrupt;
@@ -47,12 +48,20 @@ impl Plan {
 
     /// The parts whose progress is shown: ITEM, then each worker's warehouses.
     fn parts(&self) -> Vec<PartSpec> {
-        let mut parts = vec![PartSpec {
-            name: "item".into(),
-            expected: ITEMS as u64,
-            exact: true,
-        }];
-        for range in split_warehouses(self.warehouses, self.loaders) {
+        self.parts_of(1..=self.warehouses, true)
+    }
+
+    /// The parts of a load of `range`'s warehouses, after ITEM when `item`.
+    fn parts_of(&self, range: RangeInclusive<u32>, item: bool) -> Vec<PartSpec> {
+        let mut parts = Vec::new();
+        if item {
+            parts.push(PartSpec {
+                name: "item".into(),
+                expected: ITEMS as u64,
+                exact: true,
+            });
+        }
+        for range in split_range(range, self.loaders) {
             let n = u64::from(range.end() - range.start() + 1);
             parts.push(PartSpec {
                 name: if n == 1 {
@@ -68,6 +77,16 @@ impl Plan {
     }
 }
 
+/// What one driver loads: `range`'s warehouses, and ITEM when `item` (the driver of warehouse
+/// 1), generated with the build's load constants and load time.
+#[derive(Debug, Clone)]
+pub(super) struct Load {
+    pub range: RangeInclusive<u32>,
+    pub item: bool,
+    pub constants: Constants,
+    pub load_time: String,
+}
+
 /// What a finished build measured.
 #[derive(Debug, Clone)]
 pub struct Summary {
@@ -75,6 +94,8 @@ pub struct Summary {
     pub rows: u64,
     pub elapsed: Duration,
     pub bytes_on_disk: u64,
+    /// A split build's driver: what it did (`None` for a whole build).
+    pub split: Option<crate::bench::split::Outcome>,
 }
 
 impl Summary {
@@ -97,6 +118,15 @@ pub fn split_warehouses(w: u32, workers: u32) -> Vec<RangeInclusive<u32>> {
             start += size;
             r
         })
+        .collect()
+}
+
+/// [`split_warehouses`] of the warehouses of `range` (a driver's share of a split build).
+fn split_range(range: RangeInclusive<u32>, workers: u32) -> Vec<RangeInclusive<u32>> {
+    let offset = range.start() - 1;
+    split_warehouses(range.end() - offset, workers)
+        .into_iter()
+        .map(|r| r.start() + offset..=r.end() + offset)
         .collect()
 }
 
@@ -234,14 +264,55 @@ pub async fn build<D: SchemaDb>(
 ) -> Result<Summary> {
     let started = Instant::now();
     db.create(plan.warehouses, &say).await?;
-    let ctrl_c = interrupt.clone();
-    let (interrupt, forward) = build_stop(interrupt);
+    let constants = Constants::for_load(&mut SmallRng::from_os_rng());
+    let what = Load {
+        range: 1..=plan.warehouses,
+        item: true,
+        constants,
+        load_time: load_time_now(),
+    };
+    let rows = load(&db, plan, what, (&say, &out), interrupt.clone())
+        .await
+        .map_err(|s| Error::BuildStopped {
+            loaded: s.loaded,
+            expected: s.expected,
+            why: Box::new(s.why),
+            db: db.name(),
+        })?;
+    finish_whole(db.finish(&constants, &say), &interrupt, &say).await?;
+    let bytes_on_disk = db.size_on_disk().await.unwrap_or(0);
+    Ok(Summary {
+        warehouses: plan.warehouses,
+        rows,
+        elapsed: started.elapsed(),
+        bytes_on_disk,
+        split: None,
+    })
+}
+
+/// Loads ITEM (when `what.item`) and `what.range`'s warehouses with `plan.loaders` workers in
+/// parallel: the rows loaded, or how far it got and why it stopped (the first failure, or
+/// `stop`: Ctrl-C).
+pub(super) async fn load<D: SchemaDb>(
+    db: &Arc<D>,
+    plan: Plan,
+    what: Load,
+    (say, out): (&Say, &Output),
+    stop: Interrupt,
+) -> std::result::Result<u64, Stopped> {
+    let (interrupt, forward) = build_stop(stop);
     let sessions = Arc::new(Sessions(db.clone()));
     let mut seed = SmallRng::from_os_rng();
-    let constants = Constants::for_load(&mut seed);
-    let load_time = load_time_now();
-    let progress = Tracker::new("rows", plan.parts());
-    let reporter = Reporter::start(out.clone(), progress.clone(), "Loading", Mode::of(&out));
+    let Load {
+        range,
+        item,
+        constants,
+        load_time,
+    } = what;
+    let parts = plan.parts_of(range.clone(), item);
+    let expected = parts.iter().map(|p| p.expected).sum();
+    let progress = Tracker::new("rows", parts);
+    let reporter = Reporter::start(out.clone(), progress.clone(), "Loading", Mode::of(out));
 
     let mut tasks = tokio::task::JoinSet::new();
     let new_gen = |seed: &mut SmallRng| {
@@ -252,14 +323,15 @@ pub async fn build<D: SchemaDb>(
             SmallRng::from_rng(seed),
         )
     };
-    let shares = split_warehouses(plan.warehouses, plan.loaders);
+    let shares = split_range(range, plan.loaders);
     let workers = shares.len();
+    let first = usize::from(item);
     // ITEM's loader, then one per worker.
     let loader = |n: usize| Position::Loader {
         n: n as u32,
-        of: workers as u32 + 1,
+        of: (workers + first) as u32,
     };
-    {
+    if item {
         let mut gen = new_gen(&mut seed);
         let say = say.clone();
         tasks.spawn(load_stream(
@@ -286,9 +358,9 @@ pub async fn build<D: SchemaDb>(
         ));
         let mut gen = new_gen(&mut seed);
         tasks.spawn(load_stream(
-            (sessions.clone(), loader(i + 2)),
+            (sessions.clone(), loader(i + 1 + first)),
             wsay.clone(),
-            (progress.clone(), i + 1),
+            (progress.clone(), i + first),
             interrupt.clone(),
             move |emit| {
                 generate_warehouses(&mut gen, range, &mut *emit)
@@ -302,22 +374,14 @@ pub async fn build<D: SchemaDb>(
     let failure = join_loaders(tasks, &interrupt).await;
     reporter.finish();
     forward.abort();
-    if let Some(e) = failure {
-        return Err(Error::BuildStopped {
+    match failure {
+        Some(why) => Err(Stopped {
             loaded: progress.total(),
-            expected: plan.expected_rows(),
-            why: Box::new(e),
-            db: db.name(),
-        });
+            expected,
+            why,
+        }),
+        None => Ok(progress.total()),
     }
-    finish_whole(db.finish(&constants, &say), &ctrl_c, &say).await?;
-    let bytes_on_disk = db.size_on_disk().await.unwrap_or(0);
-    Ok(Summary {
-        warehouses: plan.warehouses,
-        rows: progress.total(),
-        elapsed: started.elapsed(),
-        bytes_on_disk,
-    })
 }
 
 /// `datagenrun`: the same data as pipe-delimited `<table>_<n>.tbl` files in `dir`, `n` being
@@ -396,6 +460,7 @@ pub fn datagen(plan: Plan, dir: &Path, say: &Say, interrupt: &Interrupt) -> Resu
             .filter_map(|f| std::fs::metadata(f).ok())
             .map(|m| m.len())
             .sum(),
+        split: None,
     })
 }
 

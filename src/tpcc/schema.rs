@@ -41,6 +41,13 @@ pub trait SchemaDb: Send + Sync + 'static {
     /// the NURand load constants, statistics.
     fn finish(&self, constants: &Constants, say: &Say) -> impl Future<Output = Result<()>> + Send;
 
+    /// The schema's database (`*_dbase`).
+    fn database(&self) -> String;
+
+    /// A plain SQL connection as the owner on the schema's database: a split build's ledger
+    /// and the deletes of a share a driver left unfinished.
+    fn owner_conn(&self) -> impl Future<Output = Result<crate::sql::ScriptConn>> + Send;
+
     /// Bytes the schema's database occupies on disk.
     fn size_on_disk(&self) -> impl Future<Output = Result<u64>> + Send;
 

@@ -63,14 +63,26 @@ impl Benchmark for Tproch {
             scale_factor: scale_factor(settings, db),
             loaders: threads(settings, db),
         };
+        // One driver of several loads only its part (hammer's own).
+        let (part, parts) = super::split::build_part(settings)?;
         let (settings, out, interrupt) = (settings.clone(), out.clone(), interrupt.clone());
         Ok(Box::pin(async move {
             let sf = shown(plan.scale_factor);
-            out.line(format!(
-                "Ready to create a Scale Factor {sf} {} TPROC-H schema in {}",
-                db.name(),
-                support.describe(&settings)
-            ));
+            if parts == 1 {
+                out.line(format!(
+                    "Ready to create a Scale Factor {sf} {} TPROC-H schema in {}",
+                    db.name(),
+                    support.describe(&settings)
+                ));
+            } else {
+                out.line(format!(
+                    "Ready to load part {part} of {parts} of a Scale Factor {sf} {} TPROC-H \
+                     schema in {}, as one driver of several: the driver of part 1 creates the \
+                     schema and adds its keys",
+                    db.name(),
+                    support.describe(&settings)
+                ));
+            }
             let b = plan.loaders;
             if b == 1 {
                 out.line(format!("Building Scale Factor {sf} with 1 Virtual User"));
@@ -91,14 +103,34 @@ impl Benchmark for Tproch {
                 rows: summary.rows,
                 elapsed: summary.elapsed,
                 bytes_on_disk: summary.bytes_on_disk,
+                split: summary.split,
             };
-            out.line(format!(
-                "TPROC-H schema built: scale factor {sf}, {} rows in {:.1} s ({:.0} rows/s), {:.1} MB on disk",
+            let (rows, secs, rate) = (
                 built.rows,
                 built.elapsed.as_secs_f64(),
                 built.rows_per_second(),
-                built.bytes_on_disk as f64 / 1e6
-            ));
+            );
+            match &built.split {
+                None => out.line(format!(
+                    "TPROC-H schema built: scale factor {sf}, {rows} rows in {secs:.1} s ({rate:.0} rows/s), {:.1} MB on disk",
+                    built.bytes_on_disk as f64 / 1e6
+                )),
+                Some(split) if split.finished => {
+                    out.line(format!(
+                        "TPROC-H schema built: scale factor {sf} by {} drivers; this driver loaded {}: {rows} rows in {secs:.1} s ({rate:.0} rows/s), then added the keys; {:.1} MB on disk",
+                        split.parts.len(),
+                        split.share,
+                        built.bytes_on_disk as f64 / 1e6
+                    ));
+                    for part in &split.parts {
+                        out.line(format!("  {part}"));
+                    }
+                }
+                Some(split) => out.line(format!(
+                    "TPROC-H {} loaded: {rows} rows in {secs:.1} s ({rate:.0} rows/s); another driver adds the schema's keys",
+                    split.share
+                )),
+            }
             Ok(built)
         }))
     }
@@ -140,7 +172,10 @@ impl Benchmark for Tproch {
     }
 
     fn tables(&self) -> Vec<&'static str> {
-        super::Table::ALL.iter().map(|t| t.name()).collect()
+        let mut tables: Vec<&'static str> = super::Table::ALL.iter().map(|t| t.name()).collect();
+        // A split build's ledger (hammer's own), which TPROC-C's builds keep too.
+        tables.push(crate::bench::split::LEDGER);
+        tables
     }
 
     fn delete(

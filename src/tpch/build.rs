@@ -13,6 +13,7 @@ use super::gen::{self, LINES_PER_ORDER};
 use super::schema::{Check, Loader, Say, SchemaDb, TableFacts};
 use super::{shown, Table};
 use crate::bench::loading::{build_stop, finish_whole, join_loaders, load_stream, Piece};
+use crate::bench::split::Stopped;
 use crate::endpoint::Position;
 use crate::error::{Error, Result};
 use crate::interrupt::Interrupt;
@@ -33,33 +34,59 @@ pub struct Plan {
 }
 
 impl Plan {
-    /// Rows of `table` in worker `part`'s share (LINEITEM estimated from ORDERS).
-    fn share(&self, table: Table, part: u32) -> u64 {
-        let (sf, n) = (self.scale_factor, self.loaders);
-        gen::rows(table, sf, part, n)
-            .unwrap_or_else(|| LINES_PER_ORDER * gen::rows(Table::Orders, sf, part, n).unwrap_or(0))
+    /// Rows of `table` in part `part` of `parts` (LINEITEM estimated from ORDERS).
+    fn share(&self, table: Table, part: u32, parts: u32) -> u64 {
+        let sf = self.scale_factor;
+        gen::rows(table, sf, part, parts).unwrap_or_else(|| {
+            LINES_PER_ORDER * gen::rows(Table::Orders, sf, part, parts).unwrap_or(0)
+        })
     }
 
-    /// The parts whose progress is shown: REGION and NATION, then each worker's share.
-    fn parts(&self) -> Vec<PartSpec> {
-        let mut parts = vec![PartSpec {
-            name: "region, nation".into(),
-            expected: 30,
-            exact: true,
-        }];
-        for part in 1..=self.loaders {
+    /// The whole schema's load: REGION and NATION, and every part, one per worker.
+    fn whole(&self) -> Load {
+        Load {
+            fixed: true,
+            parts: self.loaders,
+            mine: 1..=self.loaders,
+        }
+    }
+
+    /// The parts whose progress is shown: REGION and NATION, then each worker's part.
+    fn parts(&self, load: &Load) -> Vec<PartSpec> {
+        let mut parts = Vec::new();
+        if load.fixed {
             parts.push(PartSpec {
-                name: format!("part {part} of {}", self.loaders),
-                expected: Table::SCALED.iter().map(|t| self.share(*t, part)).sum(),
+                name: "region, nation".into(),
+                expected: 30,
+                exact: true,
+            });
+        }
+        for part in load.mine.clone() {
+            parts.push(PartSpec {
+                name: format!("part {part} of {}", load.parts),
+                expected: Table::SCALED
+                    .iter()
+                    .map(|t| self.share(*t, part, load.parts))
+                    .sum(),
                 exact: false,
             });
         }
         parts
     }
 
+    #[cfg(test)]
     fn expected_rows(&self) -> u64 {
-        self.parts().iter().map(|p| p.expected).sum()
+        self.parts(&self.whole()).iter().map(|p| p.expected).sum()
     }
+}
+
+/// What one driver loads: REGION and NATION when `fixed`, and dbgen's parts `mine` of
+/// `parts`, one worker each.
+#[derive(Debug, Clone)]
+pub(super) struct Load {
+    pub fixed: bool,
+    pub parts: u32,
+    pub mine: std::ops::RangeInclusive<u32>,
 }
 
 /// What a finished build measured.
@@ -68,13 +95,16 @@ pub struct Summary {
     pub rows: u64,
     pub elapsed: Duration,
     pub bytes_on_disk: u64,
+    /// A split build's driver: what it did (`None` for a whole build).
+    pub split: Option<crate::bench::split::Outcome>,
 }
 
-/// A worker's job: the tables and the part of each it generates.
+/// A worker's job: the tables and the part of each it generates, of `parts`.
 #[derive(Clone, Copy)]
 struct Job {
     tables: &'static [Table],
     part: u32,
+    parts: u32,
 }
 
 const FIXED: [Table; 2] = [Table::Region, Table::Nation];
@@ -112,17 +142,17 @@ impl<D: SchemaDb> crate::bench::loading::Sessions for Sessions<D> {
 fn generate_job(plan: Plan, job: Job, emit: &mut dyn FnMut(Piece<Table>) -> bool) -> bool {
     job.tables.iter().all(|&table| {
         let name = table.name().to_uppercase();
-        let said = if job.tables == FIXED || plan.loaders == 1 {
+        let said = if job.tables == FIXED || job.parts == 1 {
             format!("Loading {name}")
         } else {
-            format!("Loading {name} part {} of {}", job.part, plan.loaders)
+            format!("Loading {name} part {} of {}", job.part, job.parts)
         };
         emit(Piece::Say(said))
             && gen::generate(
                 table,
                 plan.scale_factor,
                 job.part,
-                plan.loaders,
+                job.parts,
                 &mut |buf, n| emit(Piece::Rows(table, buf, n)),
             )
     })
@@ -139,69 +169,94 @@ pub async fn build<D: SchemaDb>(
 ) -> Result<Summary> {
     let started = Instant::now();
     db.create(&say).await?;
-    let ctrl_c = interrupt.clone();
-    let (stop, forward) = build_stop(interrupt);
+    let rows = load(&db, plan, plan.whole(), (&say, &out), interrupt.clone())
+        .await
+        .map_err(|s| Error::BuildStopped {
+            loaded: s.loaded,
+            expected: s.expected,
+            why: Box::new(s.why),
+            db: db.name(),
+        })?;
+    finish_whole(db.finish(&say), &interrupt, &say).await?;
+    let bytes_on_disk = db.size_on_disk().await.unwrap_or(0);
+    Ok(Summary {
+        rows,
+        elapsed: started.elapsed(),
+        bytes_on_disk,
+        split: None,
+    })
+}
+
+/// Loads REGION and NATION (when `what.fixed`) and the parts `what.mine`, one worker each,
+/// in parallel: the rows loaded, or how far it got and why it stopped (the first failure, or
+/// `stop`: Ctrl-C).
+pub(super) async fn load<D: SchemaDb>(
+    db: &Arc<D>,
+    plan: Plan,
+    what: Load,
+    (say, out): (&Say, &Output),
+    stop: Interrupt,
+) -> std::result::Result<u64, Stopped> {
+    let (stop, forward) = build_stop(stop);
     let sessions = Arc::new(Sessions(db.clone()));
-    let progress = Tracker::new("rows", plan.parts());
-    let reporter = Reporter::start(out.clone(), progress.clone(), "Loading", Mode::of(&out));
+    let parts = plan.parts(&what);
+    let expected = parts.iter().map(|p| p.expected).sum();
+    let progress = Tracker::new("rows", parts);
+    let reporter = Reporter::start(out.clone(), progress.clone(), "Loading", Mode::of(out));
     let mut tasks = tokio::task::JoinSet::new();
-    let fixed = Job {
-        tables: &FIXED,
-        part: 1,
-    };
+    let workers = what.mine.end() + 1 - what.mine.start();
+    let first = u32::from(what.fixed);
     // The fixed tables' loader, then one per worker.
     let loader = |n: u32| Position::Loader {
         n,
-        of: plan.loaders + 1,
+        of: workers + first,
     };
-    tasks.spawn(load_stream(
-        (sessions.clone(), loader(1)),
-        say.clone(),
-        (progress.clone(), 0),
-        stop.clone(),
-        move |emit| generate_job(plan, fixed, emit),
-    ));
-    for part in 1..=plan.loaders {
-        // With one loader, virtual user 1 does everything, as in HammerDB.
-        let vuser = if plan.loaders == 1 {
-            1
-        } else {
-            part as usize + 1
+    if what.fixed {
+        let fixed = Job {
+            tables: &FIXED,
+            part: 1,
+            parts: what.parts,
         };
+        tasks.spawn(load_stream(
+            (sessions.clone(), loader(1)),
+            say.clone(),
+            (progress.clone(), 0),
+            stop.clone(),
+            move |emit| generate_job(plan, fixed, emit),
+        ));
+    }
+    for (i, part) in what.mine.clone().enumerate() {
+        let i = i as u32;
+        // With one loader, virtual user 1 does everything, as in HammerDB.
+        let vuser = if workers == 1 { 1 } else { i as usize + 2 };
         let wsay = say.as_vuser(vuser);
         let job = Job {
             tables: &Table::SCALED,
             part,
+            parts: what.parts,
         };
         tasks.spawn(load_stream(
-            (sessions.clone(), loader(part + 1)),
+            (sessions.clone(), loader(i + 1 + first)),
             wsay,
-            (progress.clone(), part as usize),
+            (progress.clone(), (i + first) as usize),
             stop.clone(),
             move |emit| generate_job(plan, job, emit),
         ));
     }
-    if plan.loaders > 1 {
+    if workers > 1 {
         say.line("Monitoring Workers...");
     }
     let failure = join_loaders(tasks, &stop).await;
     reporter.finish();
     forward.abort();
-    if let Some(e) = failure {
-        return Err(Error::BuildStopped {
+    match failure {
+        Some(why) => Err(Stopped {
             loaded: progress.total(),
-            expected: plan.expected_rows(),
-            why: Box::new(e),
-            db: db.name(),
-        });
+            expected,
+            why,
+        }),
+        None => Ok(progress.total()),
     }
-    finish_whole(db.finish(&say), &ctrl_c, &say).await?;
-    let bytes_on_disk = db.size_on_disk().await.unwrap_or(0);
-    Ok(Summary {
-        rows: progress.total(),
-        elapsed: started.elapsed(),
-        bytes_on_disk,
-    })
 }
 
 /// `checkschema` of scale factor `sf` of the tables `found` in database `dbname`'s catalog:
@@ -401,7 +456,7 @@ mod tests {
             scale_factor: 0.01,
             loaders: 2,
         };
-        let parts = plan.parts();
+        let parts = plan.parts(&plan.whole());
         assert_eq!(parts.len(), 3);
         assert_eq!(parts[1].name, "part 1 of 2");
         let fixed_and_exact: u64 = 30 + 100 + 1_500 + 2_000 + 8_000 + 15_000;

@@ -93,6 +93,23 @@ pub fn rows(table: Table, sf: f64, part: u32, parts: u32) -> Option<u64> {
     Some(u64::try_from(count).unwrap_or(0))
 }
 
+/// The key (first column) of the first row of part `part` of `parts` of a scaled table, or
+/// `None` when that part is empty (or the table is REGION or NATION, which are not split):
+/// where a part's rows start, to delete what a driver left of them.
+pub fn first_key(table: Table, sf: f64, part: u32, parts: u32) -> Option<i64> {
+    let (p, n) = (part as i32, parts as i32);
+    let text = match table {
+        Table::Region | Table::Nation => return None,
+        Table::Supplier => SupplierGenerator::new(sf, p, n).iter().next()?.to_string(),
+        Table::Customer => CustomerGenerator::new(sf, p, n).iter().next()?.to_string(),
+        Table::Part => PartGenerator::new(sf, p, n).iter().next()?.to_string(),
+        Table::PartSupp => PartSuppGenerator::new(sf, p, n).iter().next()?.to_string(),
+        Table::Orders => OrderGenerator::new(sf, p, n).iter().next()?.to_string(),
+        Table::Lineitem => LineItemGenerator::new(sf, p, n).iter().next()?.to_string(),
+    };
+    text.split('|').next()?.trim().parse().ok()
+}
+
 /// LINEITEM's rows for the whole scale factor, counted by running the generator: exact, and
 /// quick for the small scale factors (about 6 million rows a second per scale factor 1).
 pub fn lineitem_rows(sf: f64) -> u64 {

@@ -5,8 +5,8 @@
 //! [`driver`] (the query streams and refresh functions as a `vu::Workload`, with [`params`],
 //! [`queries`], [`refresh`] and [`answers`]), [`result`] (what a run measured and its text),
 //! [`outcome`] (a run as the session shows, records and hands it on, and the QphH@Size it
-//! remembers), [`bench`] (TPROC-H as the session sees it) and [`support`] (what an engine
-//! offers it).
+//! remembers), [`bench`] (TPROC-H as the session sees it), [`support`] (what an engine
+//! offers it) and [`split`] (one driver's part of a schema several build at once).
 
 pub mod answers;
 pub mod bench;
@@ -21,6 +21,7 @@ pub mod queries;
 pub mod refresh;
 pub mod result;
 pub mod schema;
+pub mod split;
 pub mod support;
 
 use crate::config::{Database, Settings};

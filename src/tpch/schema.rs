@@ -44,6 +44,13 @@ pub trait SchemaDb: Send + Sync + 'static {
     /// After the load: primary keys, indexes, foreign keys, statistics.
     fn finish(&self, say: &Say) -> impl Future<Output = Result<()>> + Send;
 
+    /// The schema's database (`*_tpch_dbase`).
+    fn database(&self) -> String;
+
+    /// A plain SQL connection as the owner on the schema's database: a split build's ledger
+    /// and the deletes of a part a driver left unfinished.
+    fn owner_conn(&self) -> impl Future<Output = Result<crate::sql::ScriptConn>> + Send;
+
     /// Bytes the schema's tables occupy on disk.
     fn size_on_disk(&self) -> impl Future<Output = Result<u64>> + Send;
 

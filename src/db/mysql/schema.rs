@@ -23,11 +23,13 @@ use self::queries::{cell, ident, Queries};
 
 use crate::config::{Database, Settings};
 use crate::db::mysql::dialect::{Bulk, MyDialect};
+use crate::db::mysql::script::MyScript;
 use crate::db::mysql::wire::{self as mywire, Arg, Wire, WireError};
 use crate::db::mysql::MyTarget;
 use crate::endpoint::{Destination, Position};
 use crate::error::{Error, Result};
 use crate::fault::Peer;
+use crate::sql::ScriptConn;
 use crate::sqlfile;
 use crate::tpcc::schema::{Check, Say, SchemaDb};
 use crate::tpcc::{Constants, Table};
@@ -597,6 +599,18 @@ impl SchemaDb for MySchema {
             peer,
             shared: self.shared.clone(),
         })
+    }
+
+    fn database(&self) -> String {
+        self.dbname.clone()
+    }
+
+    async fn owner_conn(&self) -> Result<ScriptConn> {
+        let wire = mywire::connect(&self.schema).await?;
+        Ok(ScriptConn::new(MyScript {
+            wire: Box::new(wire),
+            peer: self.schema.peer(),
+        }))
     }
 
     async fn finish(&self, constants: &Constants, say: &Say) -> Result<()> {

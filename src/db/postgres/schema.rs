@@ -23,10 +23,12 @@ use crate::bench::Survey;
 use crate::config::{Database, Settings};
 use crate::db::engine::TableRef;
 use crate::db::postgres::dialect::{DropDatabase, PgDialect};
+use crate::db::postgres::script::PgScript;
 use crate::db::postgres::{classify, connect, PgConn, PgTarget};
 use crate::endpoint::{Destination, Position};
 use crate::error::{Creatable, Error, Result};
 use crate::fault::{DbError, Failure, Peer};
+use crate::sql::ScriptConn;
 use crate::sqlfile;
 use crate::tpcc::checks;
 use crate::tpcc::fitness::NURAND_TABLE;
@@ -453,6 +455,18 @@ impl SchemaDb for PgSchema {
 
     async fn loader(&self, at: Position) -> Result<PgLoader> {
         PgLoader::open(&self.loader_target(at)).await
+    }
+
+    fn database(&self) -> String {
+        self.db().to_string()
+    }
+
+    async fn owner_conn(&self) -> Result<ScriptConn> {
+        let conn = connect(&self.owner).await?;
+        Ok(ScriptConn::new(PgScript {
+            conn,
+            peer: self.owner.peer(),
+        }))
     }
 
     async fn finish(&self, constants: &Constants, say: &Say) -> Result<()> {

@@ -242,6 +242,14 @@ impl SchemaDb for MyTpch {
             .await
     }
 
+    fn database(&self) -> String {
+        self.dbname().to_string()
+    }
+
+    async fn owner_conn(&self) -> Result<crate::sql::ScriptConn> {
+        crate::tpcc::schema::SchemaDb::owner_conn(&self.base).await
+    }
+
     async fn size_on_disk(&self) -> Result<u64> {
         self.base.size_on_disk().await
     }
