@@ -104,7 +104,7 @@ impl<F: Family> Support for F {
         interrupt: Interrupt,
     ) -> Pending<'a, Result<Summary>> {
         Box::pin(async move {
-            let range = WareRange::of(settings)?.within(plan.warehouses);
+            let range = WareRange::of(settings)?;
             let schema = Arc::new(self.schema(settings));
             if range.is_whole() {
                 return build(schema, plan, say, out, interrupt).await;
