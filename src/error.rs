@@ -631,6 +631,15 @@ pub enum Error {
     #[error("Error: drivers run '{run}': {why}")]
     Drivers { run: String, why: String },
 
+    /// `*_schemas` above 1 (`n`) with what hammer does not run over several schemas, or with
+    /// names no database can have; `why` names the other key and the way out.
+    #[error("Error: {key} is {n}: {why}")]
+    Schemas { key: String, n: u32, why: String },
+
+    /// What went wrong on one schema of several (`*_schemas`), naming its database.
+    #[error("schema {schema}: {why}")]
+    InSchema { schema: String, why: Box<Error> },
+
     /// A run in connect-pool mode whose pool cannot be used; `why` says what to set.
     #[error("Error: connect pool: {why}")]
     ConnectPool { why: String },

@@ -12,7 +12,8 @@
 //! session shows, records and hands it on). What it needs of a database: [`support`]
 //! (`Support`, which an engine offers through `Engine::offers`, written once over the `Family`
 //! a family implements). [`bench`]: TPROC-C as the session drives it (the
-//! `bench::Benchmark`).
+//! `bench::Benchmark`). [`schemas`]: several identical schemas in one build and one run
+//! (`*_schemas`, hammer's own).
 
 pub mod acked;
 pub mod bench;
@@ -30,6 +31,7 @@ pub mod random;
 pub mod range;
 pub mod result;
 pub mod schema;
+pub mod schemas;
 pub mod summary;
 pub mod support;
 pub mod txn;
