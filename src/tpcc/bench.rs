@@ -239,8 +239,9 @@ impl Benchmark for Tprocc {
                 ));
             } else {
                 out.line(format!(
-                    "Ready to create {n} {w} Warehouse {} TPROC-C schemas, one after another, in {}",
+                    "Ready to create {n} {} TPROC-C schemas of {w} Warehouse{} each, one after another, in {}",
                     db.name(),
+                    if w == 1 { "" } else { "s" },
                     describe(support, &settings)
                 ));
             }
