@@ -701,7 +701,15 @@ impl Error {
     /// A lost or refused connection: worth reconnecting and trying again.
     pub fn is_connection_loss(&self) -> bool {
         use crate::fault::Failure;
-        matches!(self, Error::Db(e) if matches!(e.kind, Failure::Lost | Failure::Refused | Failure::Unreachable))
+        match self {
+            Error::Db(e) => matches!(
+                e.kind,
+                Failure::Lost | Failure::Refused | Failure::Unreachable
+            ),
+            // One schema of several lost its server as any other.
+            Error::InSchema { why, .. } => why.is_connection_loss(),
+            _ => false,
+        }
     }
 }
 

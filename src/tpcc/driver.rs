@@ -43,6 +43,10 @@ pub const TYPE_NAMES: [&str; 5] = [
     Kind::OrderStatus.name(),
 ];
 
+/// Schemas whose pre-run checks or counters are asked at once (`*_schemas`): enough to
+/// read many quickly, few enough to keep a server's connections for the terminals.
+const SCHEMAS_AT_ONCE: usize = 16;
+
 /// TPROC-C on a database: the workload the runtime drives.
 struct Tpcc<D> {
     /// One database per schema (`*_schemas`, see [`super::schemas`]); the first is the
@@ -228,22 +232,26 @@ impl<D: TxnDb> Workload for Tpcc<D> {
 
     /// Each schema's plan, in order: its warehouses and its own NURand load constants.
     async fn prepare(&self) -> Result<Vec<Plan>> {
-        let mut plans = Vec::with_capacity(self.dbs.len());
-        for (i, db) in self.dbs.iter().enumerate() {
-            let prepared = async {
-                let (warehouses, load) = db.prepare(self.opts.warehouses).await?;
-                let mut seed: SmallRng = rand::SeedableRng::from_os_rng();
-                let constants = Constants::for_run(&load, &mut seed);
-                self.acked[i].size(warehouses);
-                Ok(Plan {
-                    warehouses,
-                    constants,
-                    range: self.opts.range(warehouses)?,
-                })
-            };
-            plans.push(prepared.await.map_err(|e| self.in_schema(i, e))?);
-        }
-        Ok(plans)
+        use futures_util::StreamExt;
+        let plans: Vec<Result<Plan>> = futures_util::stream::iter(0..self.dbs.len())
+            .map(|i| async move {
+                let prepared = async {
+                    let (warehouses, load) = self.dbs[i].prepare(self.opts.warehouses).await?;
+                    let mut seed: SmallRng = rand::SeedableRng::from_os_rng();
+                    let constants = Constants::for_run(&load, &mut seed);
+                    self.acked[i].size(warehouses);
+                    Ok(Plan {
+                        warehouses,
+                        constants,
+                        range: self.opts.range(warehouses)?,
+                    })
+                };
+                prepared.await.map_err(|e| self.in_schema(i, e))
+            })
+            .buffered(SCHEMAS_AT_ONCE)
+            .collect()
+            .await;
+        plans.into_iter().collect()
     }
 
     fn monitor(&self) -> Option<&Self> {
@@ -420,13 +428,16 @@ impl<D: TxnDb> Monitor for Tpcc<D> {
     type Figures = Figures;
 
     async fn read(&self) -> Result<Vec<Counters>> {
-        let readings =
-            futures_util::future::join_all(self.dbs.iter().map(|db| db.counters())).await;
-        readings
-            .into_iter()
-            .enumerate()
-            .map(|(i, r)| r.map_err(|e| self.in_schema(i, e)))
+        use futures_util::StreamExt;
+        let readings: Vec<Result<Counters>> = futures_util::stream::iter(0..self.dbs.len())
+            .map(|i| async move {
+                let reading = self.dbs[i].counters().await;
+                reading.map_err(|e| self.in_schema(i, e))
+            })
+            .buffered(SCHEMAS_AT_ONCE)
             .collect()
+            .await;
+        readings.into_iter().collect()
     }
 
     fn figures(

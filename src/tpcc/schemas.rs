@@ -456,7 +456,7 @@ mod tests {
         assert_eq!((nopm, tpm), (80.0, 800.0));
         assert_eq!(per[1].tpm, None);
         assert_eq!(per[1].line("MariaDB", true), "Schema x2: 20 NOPM");
-        assert!(per[1].value().get("tpm").is_none());
+        assert!(!per[1].value().contains_key("tpm"));
         // One schema: the figures as ever, no schema lines.
         let (nopm, tpm, per) = split(&names[..1], &start[..1], &end[..1], 0.5, false);
         assert_eq!((nopm, tpm, per.len()), (60.0, 800.0, 0));
