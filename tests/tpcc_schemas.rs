@@ -159,6 +159,18 @@ fn schemas_end_to_end(db: &'static str) {
         "{text}"
     );
 
+    // A third schema that was never built: the check names it.
+    f.ok(&format!("diset tpcc {db}_schemas 3"));
+    let (r, lines) = f.console("checkschema()");
+    let text = lines.join("\n");
+    let e = r.expect_err("a missing schema fails the check");
+    assert!(e.contains(&format!("{BASE}3")), "{e}\n{text}");
+    assert!(
+        text.contains(&format!("checks failed (in schema {BASE}3)")),
+        "{text}"
+    );
+    f.ok(&format!("diset tpcc {db}_schemas {N}"));
+
     // Fewer virtual users than schemas: refused before anything runs, naming the keys.
     f.ok(&format!(
         "diset tpcc {db}_driver timed; diset tpcc {db}_rampup 0; diset tpcc {db}_duration 0.2; \
@@ -254,7 +266,7 @@ fn schemas_end_to_end(db: &'static str) {
     }
     let schema_tpm = [v[5], v[6]];
     if db == "pg" {
-        assert!(schema_tpm.iter().all(|t| *t >= 0.0), "{schema_tpm:?}");
+        assert!(schema_tpm.iter().all(|t| *t > 0.0), "{schema_tpm:?}");
         let sum: f64 = schema_tpm.iter().sum();
         assert!(
             (sum - tpm).abs() < 1e-6 * tpm.max(1.0),
