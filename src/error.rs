@@ -680,6 +680,15 @@ pub enum Error {
     #[error("Error: drivers run '{run}': {why}")]
     Drivers { run: String, why: String },
 
+    /// `*_schemas` above 1 (`n`) with what hammer does not run over several schemas, or with
+    /// names no database can have; `why` names the other key and the way out.
+    #[error("Error: {key} is {n}: {why}")]
+    Schemas { key: String, n: u32, why: String },
+
+    /// What went wrong on one schema of several (`*_schemas`), naming its database.
+    #[error("schema {schema}: {why}")]
+    InSchema { schema: String, why: Box<Error> },
+
     /// A run in connect-pool mode whose pool cannot be used; `why` says what to set.
     #[error("Error: connect pool: {why}")]
     ConnectPool { why: String },
@@ -741,7 +750,15 @@ impl Error {
     /// A lost or refused connection: worth reconnecting and trying again.
     pub fn is_connection_loss(&self) -> bool {
         use crate::fault::Failure;
-        matches!(self, Error::Db(e) if matches!(e.kind, Failure::Lost | Failure::Refused | Failure::Unreachable))
+        match self {
+            Error::Db(e) => matches!(
+                e.kind,
+                Failure::Lost | Failure::Refused | Failure::Unreachable
+            ),
+            // One schema of several lost its server as any other.
+            Error::InSchema { why, .. } => why.is_connection_loss(),
+            _ => false,
+        }
     }
 }
 

@@ -300,6 +300,7 @@ fn pg_keys(db: Database, defaults: &PgDefaults) -> Vec<KeySpec> {
         t("user", "tpcc", Kind::Name),
         t("pass", "tpcc", Kind::Secret),
         t("dbase", "tpcc", Kind::Name),
+        schemas_key(db),
         t("tspace", defaults.tspace, Kind::Name),
         t("vacuum", "false", Kind::Bool),
         t("dritasnap", "false", Kind::Bool),
@@ -356,6 +357,7 @@ fn mysql_family_keys(db: Database, defaults: &MyDefaults) -> Vec<KeySpec> {
         t("user", defaults.user, Kind::Name),
         t("pass", defaults.pass, Kind::Secret),
         t("dbase", "tpcc", Kind::Name),
+        schemas_key(db),
         t("storage_engine", "innodb", Kind::Name),
         t("partition", "false", Kind::Bool),
         t("history_pk", "false", Kind::Bool),
@@ -397,6 +399,25 @@ fn cluster_keys(db: Database) -> Vec<KeySpec> {
         c("load_balance", "round_robin", Kind::Choice(LOAD_BALANCE)),
         c("read_only_hosts", "", Kind::Hosts { empty: true }),
     ]
+}
+
+/// The most schemas `*_schemas` asks for: each is a database of its own, built one after
+/// another.
+pub const SCHEMAS_MAX: i64 = 1000;
+
+/// hammer's own, in every family's `tpcc` dictionary: how many identical TPROC-C schemas
+/// (databases `<dbase>1` .. `<dbase>N`) a build makes and a run spreads its virtual users over
+/// (see `tpcc::schemas`); 1 is the one schema `*_dbase` names, as in HammerDB.
+fn schemas_key(db: Database) -> KeySpec {
+    KeySpec::new(
+        "tpcc",
+        db.key("schemas"),
+        "1",
+        Kind::Int {
+            min: 1,
+            max: SCHEMAS_MAX,
+        },
+    )
 }
 
 /// hammer's own: the warehouses one driver of several owns, out of the schema's

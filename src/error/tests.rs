@@ -601,3 +601,27 @@ fn error_stays_small() {
         std::mem::size_of::<Error>()
     );
 }
+
+/// An error of one schema of several names the schema, and a lost server stays one to ride
+/// out (the monitor's readings try again on it).
+#[test]
+fn an_error_in_one_schema_names_it_and_keeps_its_kind() {
+    let peer = crate::fault::Peer {
+        db: crate::config::Database::Pg,
+        addr: "h:5432".into(),
+        user: "tpcc".into(),
+    };
+    let lost = Error::Db(peer.failed("cannot read", crate::fault::Failure::Lost, "gone"));
+    assert!(lost.is_connection_loss());
+    let e = Error::InSchema {
+        schema: "tpcc2".into(),
+        why: Box::new(lost),
+    };
+    assert!(e.to_string().starts_with("schema tpcc2: "), "{e}");
+    assert!(e.is_connection_loss());
+    let e = Error::InSchema {
+        schema: "tpcc2".into(),
+        why: Box::new(Error::Interrupted),
+    };
+    assert!(!e.is_connection_loss());
+}

@@ -84,6 +84,17 @@ impl Acked {
 }
 
 impl Lost {
+    /// This comparison and `other`'s (another schema's) together: the first's server names
+    /// them.
+    pub fn merge(self, other: Lost) -> Lost {
+        Lost {
+            missing: self.missing + other.missing,
+            districts_short: self.districts_short + other.districts_short,
+            districts: self.districts + other.districts,
+            server: self.server,
+        }
+    }
+
     /// The result's line: `N acknowledged New-Orders missing after failover (...)`.
     pub fn line(&self) -> String {
         format!(

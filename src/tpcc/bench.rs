@@ -133,6 +133,51 @@ async fn shared_run(
     Ok((result, merged))
 }
 
+/// Where the schemas go, in the engine's words (`host ... in database tpcc`); with several
+/// (`*_schemas`) the first's, then the span: `... in database x1 .. x3 (3 schemas)`.
+fn describe(support: &dyn Support, settings: &Settings) -> String {
+    match super::schemas::all(settings) {
+        Ok(all) if all.len() > 1 => format!(
+            "{} .. {} ({} schemas)",
+            support.describe(&all[0].settings),
+            all[all.len() - 1].name,
+            all.len()
+        ),
+        _ => support.describe(settings),
+    }
+}
+
+/// `e` as it happened on `schema`, named when there are several; a Ctrl-C stays as it is
+/// (the build's end says STOPPED for it).
+fn in_schema(schema: &str, several: bool, e: Error) -> Error {
+    let stopped = match &e {
+        Error::BuildStopped { why, .. } => matches!(**why, Error::Interrupted),
+        e => matches!(e, Error::Interrupted),
+    };
+    if !several || stopped {
+        return e;
+    }
+    Error::InSchema {
+        schema: schema.to_string(),
+        why: Box::new(e),
+    }
+}
+
+/// Two schemas' builds together.
+fn added(sum: Option<super::build::Summary>, one: super::build::Summary) -> super::build::Summary {
+    match sum {
+        None => one,
+        Some(sum) => super::build::Summary {
+            warehouses: sum.warehouses + one.warehouses,
+            rows: sum.rows + one.rows,
+            elapsed: sum.elapsed + one.elapsed,
+            bytes_on_disk: sum.bytes_on_disk + one.bytes_on_disk,
+            // Several schemas are built whole, never split over drivers.
+            split: None,
+        },
+    }
+}
+
 /// `*_count_ware` and `*_num_vu` of the current database.
 fn build_sizes(settings: &Settings) -> (u32, u32) {
     let db = settings.current();
@@ -150,13 +195,14 @@ impl Benchmark for Tprocc {
 
     fn describe(&self, settings: &Settings) -> String {
         support(settings.current())
-            .map(|s| s.describe(settings))
+            .map(|s| describe(s, settings))
             .unwrap_or_default()
     }
 
+    /// With several schemas, a job's warehouses are all the schemas' together.
     fn job_sizes(&self, settings: &Settings) -> (u32, Option<u32>) {
         let (w, b) = build_sizes(settings);
-        (b, Some(w))
+        (b, Some(w.saturating_mul(super::schemas::count(settings))))
     }
 
     fn build(
@@ -188,9 +234,28 @@ impl Benchmark for Tprocc {
             });
         }
         let support = support(db)?;
+        let schemas = super::schemas::all(settings)?;
+        if schemas.len() > 1 && !range.is_whole() {
+            let p = db.prefix();
+            return Err(Error::ConflictingKeys {
+                first: format!("tpcc:{p}_schemas {}", schemas.len()),
+                second: format!("tpcc:{p}_first_ware/{p}_owned_ware ({range})"),
+                why: "several schemas are built whole by one driver: set the range to every \
+                      warehouse (first_ware 1, owned_ware 0) or schemas to 1"
+                    .into(),
+            });
+        }
         let (settings, out, interrupt) = (settings.clone(), out.clone(), interrupt.clone());
         Ok(Box::pin(async move {
-            if range.is_whole() {
+            let n = schemas.len();
+            if n > 1 {
+                out.line(format!(
+                    "Ready to create {n} {} TPROC-C schemas of {w} Warehouse{} each, one after another, in {}",
+                    db.name(),
+                    if w == 1 { "" } else { "s" },
+                    describe(support, &settings)
+                ));
+            } else if range.is_whole() {
                 out.line(format!(
                     "Ready to create a {w} Warehouse {} TPROC-C schema in {}",
                     db.name(),
@@ -204,12 +269,14 @@ impl Benchmark for Tprocc {
                     support.describe(&settings)
                 ));
             }
-            let n = range.count();
+            let count = range.count();
             if b == 1 {
-                out.line(format!("Building {n} Warehouses(s) with 1 Virtual User"));
+                out.line(format!(
+                    "Building {count} Warehouses(s) with 1 Virtual User"
+                ));
             } else {
                 out.line(format!(
-                    "Building {n} Warehouses with {} Virtual Users, {b} active + 1 Monitor VU(dict value {}_num_vu is set to {b})",
+                    "Building {count} Warehouses with {} Virtual Users, {b} active + 1 Monitor VU(dict value {}_num_vu is set to {b})",
                     b + 1,
                     db.prefix()
                 ));
@@ -219,9 +286,43 @@ impl Benchmark for Tprocc {
                 loaders: b,
             };
             let say = Say::new(out.clone(), 1);
-            let summary = support
-                .build(&settings, plan, say, out.clone(), interrupt)
-                .await;
+            // The schemas one after another, each with all the build's virtual users.
+            let mut total: Option<super::build::Summary> = None;
+            let mut failed = None;
+            for (i, schema) in schemas.iter().enumerate() {
+                if n > 1 {
+                    out.line(format!(
+                        "Building schema {} ({} of {n}) in {}",
+                        schema.name,
+                        i + 1,
+                        support.describe(&schema.settings)
+                    ));
+                }
+                if interrupt.is_set() {
+                    failed = Some(Error::Interrupted);
+                    break;
+                }
+                let built = support
+                    .build(
+                        &schema.settings,
+                        plan,
+                        say.clone(),
+                        out.clone(),
+                        interrupt.clone(),
+                    )
+                    .await;
+                match built {
+                    Ok(one) => total = Some(added(total, one)),
+                    Err(e) => {
+                        failed = Some(in_schema(&schema.name, n > 1, e));
+                        break;
+                    }
+                }
+            }
+            let summary = match (failed, total) {
+                (None, Some(total)) => Ok(total),
+                (failed, _) => Err(failed.unwrap_or(Error::Interrupted)),
+            };
             let summary = crate::bench::loading::say_build_end(&out, b, summary)?;
             let built = Built {
                 scale: ("warehouses", f64::from(w)),
@@ -235,17 +336,22 @@ impl Benchmark for Tprocc {
                 built.elapsed.as_secs_f64(),
                 built.rows_per_second(),
             );
+            let mb = built.bytes_on_disk as f64 / 1e6;
             match &built.split {
+                None if n == 1 => out.line(format!(
+                    "TPROC-C schema built: {w} warehouses, {rows} rows in {secs:.1} s ({rate:.0} rows/s), {mb:.1} MB on disk"
+                )),
                 None => out.line(format!(
-                    "TPROC-C schema built: {w} warehouses, {rows} rows in {secs:.1} s ({rate:.0} rows/s), {:.1} MB on disk",
-                    built.bytes_on_disk as f64 / 1e6
+                    "TPROC-C schemas built: {n} schemas ({}) of {w} warehouses, {rows} rows in {secs:.1} s ({rate:.0} rows/s), {mb:.1} MB on disk",
+                    super::schemas::span(
+                        &schemas.iter().map(|s| s.name.clone()).collect::<Vec<_>>()
+                    )
                 )),
                 Some(split) if split.finished => {
                     out.line(format!(
-                        "TPROC-C schema built: {w} warehouses by {} drivers; this driver loaded {}: {rows} rows in {secs:.1} s ({rate:.0} rows/s), then added the keys; {:.1} MB on disk",
+                        "TPROC-C schema built: {w} warehouses by {} drivers; this driver loaded {}: {rows} rows in {secs:.1} s ({rate:.0} rows/s), then added the keys; {mb:.1} MB on disk",
                         split.parts.len(),
                         split.share,
-                        built.bytes_on_disk as f64 / 1e6
                     ));
                     for part in &split.parts {
                         out.line(format!("  {part}"));
@@ -267,40 +373,78 @@ impl Benchmark for Tprocc {
         interrupt: &Interrupt,
     ) -> Result<Work<Vec<Check>>> {
         let support = support(settings.current())?;
+        let schemas = super::schemas::all(settings)?;
         let (settings, out, interrupt) = (settings.clone(), out.clone(), interrupt.clone());
         Ok(Box::pin(async move {
             let db = settings.current();
             let (w, _) = build_sizes(&settings);
+            let n = schemas.len();
             out.line("Checking schema with 1 Virtual User");
             let say = Say::new(out, 1);
-            // Dropped at Ctrl-C, as a delete is.
-            let checks = tokio::select! {
-                checks = support.check(&settings, w, &say) => checks?,
-                _ = interrupt.wait() => return Err(Error::Interrupted),
-            };
-            let failed = checks.iter().filter(|c| !c.ok).count();
-            for c in &checks {
-                let verdict = if c.ok { "PASS" } else { "FAIL" };
-                let detail = if c.detail.is_empty() {
-                    String::new()
-                } else {
-                    format!(": {}", c.detail)
+            let mut all = Vec::new();
+            // Each schema's verdicts, named after it when there are several.
+            let mut failing = Vec::new();
+            for (i, schema) in schemas.iter().enumerate() {
+                if n > 1 {
+                    say.line(format!(
+                        "Checking schema {} ({} of {n})",
+                        schema.name,
+                        i + 1
+                    ));
+                }
+                // Dropped at Ctrl-C, as a delete is.
+                let mut checks = tokio::select! {
+                    checks = support.check(&schema.settings, w, &say) => {
+                        checks.map_err(|e| in_schema(&schema.name, n > 1, e))?
+                    }
+                    _ = interrupt.wait() => return Err(Error::Interrupted),
                 };
-                say.line(format!("{verdict} {}{detail}", c.what));
+                if n > 1 {
+                    for c in &mut checks {
+                        c.what = format!("{}: {}", schema.name, c.what);
+                    }
+                }
+                for c in &checks {
+                    let verdict = if c.ok { "PASS" } else { "FAIL" };
+                    let detail = if c.detail.is_empty() {
+                        String::new()
+                    } else {
+                        format!(": {}", c.detail)
+                    };
+                    say.line(format!("{verdict} {}{detail}", c.what));
+                }
+                if checks.iter().any(|c| !c.ok) {
+                    failing.push(schema.name.clone());
+                }
+                all.extend(checks);
             }
-            if failed == 0 {
+            let failed = all.iter().filter(|c| !c.ok).count();
+            if failed == 0 && n == 1 {
                 say.line(format!(
                     "{} TPROC-C Schema has been checked successfully.",
                     db.name()
                 ));
-            } else {
+            } else if failed == 0 {
                 say.line(format!(
-                    "TPROC-C Schema check failed {}: {failed} of {} checks failed",
+                    "{} TPROC-C Schemas {} have been checked successfully.",
                     db.name(),
-                    checks.len()
+                    super::schemas::span(
+                        &schemas.iter().map(|s| s.name.clone()).collect::<Vec<_>>()
+                    )
+                ));
+            } else {
+                let which = if n > 1 {
+                    format!(" (in schema {})", failing.join(", "))
+                } else {
+                    String::new()
+                };
+                say.line(format!(
+                    "TPROC-C Schema check failed {}: {failed} of {} checks failed{which}",
+                    db.name(),
+                    all.len()
                 ));
             }
-            Ok(checks)
+            Ok(all)
         }))
     }
 
@@ -319,35 +463,65 @@ impl Benchmark for Tprocc {
         all: &'static [&'static dyn Benchmark],
     ) -> Result<Work<Vec<String>>> {
         let support = support(settings.current())?;
-        let (settings, out) = (settings.clone(), out.clone());
+        let schemas = super::schemas::all(settings)?;
+        let out = out.clone();
         Ok(Box::pin(async move {
-            let survey = support.survey(&settings).await?;
-            out.line(crate::bench::deleting::verdict(&TPROC_C, all, &survey)?);
-            let say = Say::new(out, 1);
-            support.delete(&settings, &say).await
+            let several = schemas.len() > 1;
+            // Every schema is surveyed and judged before any is dropped: a refusal drops none.
+            let mut verdicts = Vec::new();
+            for schema in &schemas {
+                let judged = async {
+                    let survey = support.survey(&schema.settings).await?;
+                    crate::bench::deleting::verdict(&TPROC_C, all, &survey)
+                };
+                verdicts.push(
+                    judged
+                        .await
+                        .map_err(|e| in_schema(&schema.name, several, e))?,
+                );
+            }
+            let say = Say::new(out.clone(), 1);
+            let mut dropped = Vec::new();
+            for (schema, verdict) in schemas.iter().zip(verdicts) {
+                out.line(verdict);
+                let lines = support
+                    .delete(&schema.settings, &say)
+                    .await
+                    .map_err(|e| in_schema(&schema.name, several, e))?;
+                dropped.extend(lines);
+            }
+            Ok(dropped)
         }))
     }
 
+    /// With several schemas, all of them together: each one's shortfall is its own warning.
     fn warehouses_held(&self, settings: &Settings) -> Option<Work<Held>> {
         let settings = settings.clone();
         Some(Box::pin(async move {
             let db = settings.current();
-            let held = support(db)?.warehouses(&settings).await?;
+            let support = support(db)?;
             let (asked, _) = build_sizes(&settings);
-            // An empty WAREHOUSE is the run's to refuse, in its own words.
-            let warning = (held != asked && held > 0).then(|| {
-                format!(
-                    "Warning: {p}_count_ware is {asked} but the schema {schema} holds {held} \
-                     warehouse{s}: the run uses {held}, and its job records {held}",
-                    p = db.prefix(),
-                    schema = settings.db(db).get(&db.key("dbase")),
-                    s = if held == 1 { "" } else { "s" }
-                )
-            });
-            Ok(Held {
-                warehouses: held,
-                warning,
-            })
+            let mut total = Held {
+                warehouses: 0,
+                warning: None,
+            };
+            let mut warnings = Vec::new();
+            for schema in super::schemas::all(&settings)? {
+                let held = support.warehouses(&schema.settings).await?;
+                total.warehouses += held;
+                // An empty WAREHOUSE is the run's to refuse, in its own words.
+                if held != asked && held > 0 {
+                    warnings.push(format!(
+                        "Warning: {p}_count_ware is {asked} but the schema {schema} holds {held} \
+                         warehouse{s}: the run uses {held}, and its job records {held}",
+                        p = db.prefix(),
+                        schema = schema.name,
+                        s = if held == 1 { "" } else { "s" }
+                    ));
+                }
+            }
+            total.warning = (!warnings.is_empty()).then(|| warnings.join("\n"));
+            Ok(total)
         }))
     }
 
@@ -432,6 +606,8 @@ impl Benchmark for Tprocc {
     }
 
     fn options(&self, settings: &Settings) -> Result<Box<dyn WorkloadOptions>> {
+        super::schemas::refuse_run(settings, None)?;
+        super::schemas::all(settings)?;
         let routines = support(settings.current())?.routines(settings);
         Ok(Box::new(Options::load(settings, routines)))
     }
@@ -450,6 +626,7 @@ impl Benchmark for Tprocc {
         };
         let (settings, db, interrupt) = (script.settings.clone(), script.db, interrupt.clone());
         let support = support(db)?;
+        super::schemas::refuse_run(&settings, Some(opts.virtual_users))?;
         let (timed, show_output, time_profile) =
             (script.timed(), opts.show_output, opts.time_profile);
         let team = crate::drivers::Team::of(&settings)?;

@@ -43,14 +43,20 @@ pub const TYPE_NAMES: [&str; 5] = [
     Kind::OrderStatus.name(),
 ];
 
+/// Schemas whose pre-run checks or counters are asked at once (`*_schemas`): enough to
+/// read many quickly, few enough to keep a server's connections for the terminals.
+const SCHEMAS_AT_ONCE: usize = 16;
+
 /// TPROC-C on a database: the workload the runtime drives.
 struct Tpcc<D> {
-    db: Arc<D>,
+    /// One database per schema (`*_schemas`, see [`super::schemas`]); the first is the
+    /// session's for what concerns the run as a whole.
+    dbs: Vec<Arc<D>>,
     opts: Options,
     /// Terminals print each transaction's summary (the test driver with `show_output`).
     show: bool,
-    /// The highest New-Order id acknowledged in each district.
-    acked: Acked,
+    /// The highest New-Order id acknowledged in each district, per schema.
+    acked: Vec<Acked>,
     /// The connect pool (`*_connect_pool`) and a database per named connection, in
     /// [`Pool::ids`]' order.
     pool: Option<(Pool, Vec<Arc<D>>)>,
@@ -79,6 +85,8 @@ struct Plan {
 /// One TPROC-C terminal: its inputs, its deck, its warehouses in all-warehouse mode, how
 /// many transactions it has dealt, and where they ran.
 struct TpccTerminal {
+    /// Its schema (from 0), whose database its connections reach.
+    schema: usize,
     inputs: Terminal,
     deck: Deck,
     /// The warehouses it visits in turn (all-warehouse mode), empty otherwise.
@@ -116,11 +124,38 @@ fn warehouses_of(vu: u32, vus: u32, warehouses: u32) -> Vec<u32> {
 }
 
 impl<D: TxnDb> Tpcc<D> {
+    /// The first schema's database: the run's name, bounds and replicas.
+    fn db(&self) -> &Arc<D> {
+        &self.dbs[0]
+    }
+
+    /// The schema (from 0) a virtual user's terminal at `at` runs on; the first for the
+    /// connections of the run as a whole.
+    fn schema_at(&self, at: Position) -> usize {
+        match at {
+            Position::Terminal { n, .. } => {
+                let worker = super::schemas::worker_of(n, self.terminals());
+                super::schemas::schema_of(worker, self.dbs.len() as u32) as usize - 1
+            }
+            _ => 0,
+        }
+    }
+
+    /// Terminals per virtual user.
+    fn terminals(&self) -> u32 {
+        if self.opts.async_scale {
+            self.opts.async_clients.max(1)
+        } else {
+            1
+        }
+    }
+
     /// Opens the terminal at `at`'s connections: its own, its reads' when servers are named
     /// for reads (not with the connect pool, which says where every type goes), and the
     /// pool's named ones. One that fails closes those already open.
     async fn open(&self, at: Position) -> Result<Links<D::Conn>> {
-        let own = self.db.connect(at).await?;
+        let db = &self.dbs[self.schema_at(at)];
+        let own = db.connect(at).await?;
         let mut links = Links {
             own,
             reads: None,
@@ -133,7 +168,7 @@ impl<D: TxnDb> Tpcc<D> {
                         links.named.push(db.connect(at).await?);
                     }
                 }
-                None => links.reads = self.db.connect_reads(at).await?,
+                None => links.reads = db.connect_reads(at).await?,
             }
             Ok(())
         }
@@ -180,7 +215,7 @@ impl<D: TxnDb> Workload for Tpcc<D> {
     type Terminal = TpccTerminal;
     type Unit = Kind;
     type Done = Done;
-    type Plan = Plan;
+    type Plan = Vec<Plan>;
     type Monitor = Self;
 
     fn type_names(&self) -> &'static [&'static str] {
@@ -195,16 +230,28 @@ impl<D: TxnDb> Workload for Tpcc<D> {
         unit.index()
     }
 
-    async fn prepare(&self) -> Result<Plan> {
-        let (warehouses, load) = self.db.prepare(self.opts.warehouses).await?;
-        let mut seed: SmallRng = rand::SeedableRng::from_os_rng();
-        let constants = Constants::for_run(&load, &mut seed);
-        self.acked.size(warehouses);
-        Ok(Plan {
-            warehouses,
-            constants,
-            range: self.opts.range(warehouses)?,
-        })
+    /// Each schema's plan, in order: its warehouses and its own NURand load constants.
+    async fn prepare(&self) -> Result<Vec<Plan>> {
+        use futures_util::StreamExt;
+        let plans: Vec<Result<Plan>> = futures_util::stream::iter(0..self.dbs.len())
+            .map(|i| async move {
+                let prepared = async {
+                    let (warehouses, load) = self.dbs[i].prepare(self.opts.warehouses).await?;
+                    let mut seed: SmallRng = rand::SeedableRng::from_os_rng();
+                    let constants = Constants::for_run(&load, &mut seed);
+                    self.acked[i].size(warehouses);
+                    Ok(Plan {
+                        warehouses,
+                        constants,
+                        range: self.opts.range(warehouses)?,
+                    })
+                };
+                prepared.await.map_err(|e| self.in_schema(i, e))
+            })
+            .buffered(SCHEMAS_AT_ONCE)
+            .collect()
+            .await;
+        plans.into_iter().collect()
     }
 
     fn monitor(&self) -> Option<&Self> {
@@ -243,26 +290,35 @@ impl<D: TxnDb> Workload for Tpcc<D> {
     }
 
     fn reply_timeout(&self) -> Duration {
-        self.db.reply_timeout()
+        self.db().reply_timeout()
     }
 
     fn peer(&self, at: Position) -> crate::fault::Peer {
-        self.db.peer(at)
+        self.dbs[self.schema_at(at)].peer(at)
     }
 
     fn cut(&self) -> usize {
         let named = self.pool.iter().flat_map(|(_, dbs)| dbs);
-        self.db.cut() + named.map(|db| db.cut()).sum::<usize>()
+        self.dbs
+            .iter()
+            .chain(named)
+            .map(|db| db.cut())
+            .sum::<usize>()
     }
 
-    fn terminal(&self, plan: &Plan, place: Place, mut rng: SmallRng) -> TpccTerminal {
+    fn terminal(&self, plans: &Vec<Plan>, place: Place, mut rng: SmallRng) -> TpccTerminal {
+        // A virtual user runs on its schema, with that schema's plan (see `schemas`).
+        let n = self.dbs.len() as u32;
+        let schema = super::schemas::schema_of(place.worker, n) as usize - 1;
+        let plan = &plans[schema];
+        let (worker, workers) = super::schemas::among(place.worker, place.workers, n);
         // Home warehouses come from this driver's range; the remote ones of Payment and
         // New-Order's supply warehouses from the whole schema, as the specification has them.
         let range = plan.range;
         let home = uniform(&mut rng, range.first, range.last);
         // A virtual user's asynchronous clients each keep their home warehouse.
         let cycle = if self.opts.all_warehouses && place.client.is_none() {
-            warehouses_of(place.worker, place.workers, range.count())
+            warehouses_of(worker, workers, range.count())
                 .into_iter()
                 .map(|w| w + range.first - 1)
                 .collect()
@@ -270,6 +326,7 @@ impl<D: TxnDb> Workload for Tpcc<D> {
             Vec::new()
         };
         TpccTerminal {
+            schema,
             inputs: Terminal::new(rng, plan.constants, plan.warehouses, home),
             deck: Deck::new(),
             cycle,
@@ -327,7 +384,7 @@ impl<D: TxnDb> Workload for Tpcc<D> {
 
     fn done(&self, t: &mut TpccTerminal, say: &Say, kind: Kind, done: Done, _: Duration) {
         if let Some((w, d, o_id)) = done.ordered {
-            self.acked.record(w, d, o_id);
+            self.acked[t.schema].record(w, d, o_id);
         }
         if let Some(slot) = t.done.get_mut(t.last) {
             slot[kind.index()] += 1;
@@ -345,53 +402,100 @@ impl<D: TxnDb> Workload for Tpcc<D> {
     }
 }
 
-impl<D: TxnDb> Monitor for Tpcc<D> {
-    type Reading = Counters;
-    type Figures = Figures;
-
-    fn read(&self) -> impl std::future::Future<Output = Result<Counters>> + Send {
-        self.db.counters()
+impl<D: TxnDb> Tpcc<D> {
+    /// `e` as it happened on schema `i`, named when there are several.
+    fn in_schema(&self, i: usize, e: crate::error::Error) -> crate::error::Error {
+        match self.opts.schemas.get(i) {
+            Some(schema) if !matches!(e, crate::error::Error::Interrupted) => {
+                crate::error::Error::InSchema {
+                    schema: schema.clone(),
+                    why: Box::new(e),
+                }
+            }
+            _ => e,
+        }
     }
 
-    fn figures(&self, start: &Counters, end: &Counters, measured: Duration, say: &Say) -> Figures {
+    /// Whether the counters' transactions are each schema's database's own.
+    fn by_database(&self) -> bool {
+        self.db().counts_by_database()
+    }
+}
+
+impl<D: TxnDb> Monitor for Tpcc<D> {
+    /// Each schema's reading, in order.
+    type Reading = Vec<Counters>;
+    type Figures = Figures;
+
+    async fn read(&self) -> Result<Vec<Counters>> {
+        use futures_util::StreamExt;
+        let readings: Vec<Result<Counters>> = futures_util::stream::iter(0..self.dbs.len())
+            .map(|i| async move {
+                let reading = self.dbs[i].counters().await;
+                reading.map_err(|e| self.in_schema(i, e))
+            })
+            .buffered(SCHEMAS_AT_ONCE)
+            .collect()
+            .await;
+        readings.into_iter().collect()
+    }
+
+    fn figures(
+        &self,
+        start: &Vec<Counters>,
+        end: &Vec<Counters>,
+        measured: Duration,
+        say: &Say,
+    ) -> Figures {
         let mins = measured.as_secs_f64() / 60.0;
-        let nopm = end.new_orders.saturating_sub(start.new_orders) as f64 / mins;
-        if end.went_back(start) {
-            // A server restart resets (or rewinds) its statistics: no honest TPM exists then.
-            say.line(format!(
-                "The server's transaction counter went back from {} to {} during the run (a restart?): TPM is not comparable",
-                start.transactions, end.transactions
-            ));
+        let by_database = self.by_database();
+        // Where the server counts for itself as a whole, the first schema's reading holds it.
+        let counted = if by_database { start.len() } else { 1 };
+        for (start, end) in start.iter().zip(end).take(counted) {
+            if end.went_back(start) {
+                // A server restart resets (or rewinds) its statistics: no honest TPM exists then.
+                say.line(format!(
+                    "The server's transaction counter went back from {} to {} during the run (a restart?): TPM is not comparable",
+                    start.transactions, end.transactions
+                ));
+            }
+            let missing = end.missing_since(start);
+            if !missing.is_empty() {
+                say.line(format!(
+                    "TPM counts the servers that answered both readings: {} did not (its \
+                     transactions are left out); NOPM is read from the schema on a live server",
+                    missing.join(", ")
+                ));
+            }
         }
-        let missing = end.missing_since(start);
-        if !missing.is_empty() {
-            say.line(format!(
-                "TPM counts the servers that answered both readings: {} did not (its \
-                 transactions are left out); NOPM is read from the schema on a live server",
-                missing.join(", ")
-            ));
-        }
-        let tpm = end.transactions_since(start) as f64 / mins;
+        let (nopm, tpm, schemas) =
+            super::schemas::split(&self.opts.schemas, start, end, mins, by_database);
         say.line(format!(
             "{} Active Virtual Users configured",
             self.opts.virtual_users
         ));
-        say.line(result::test_result(
-            self.db.name(),
-            nopm,
-            tpm,
-            self.opts.nopm_first,
-        ));
-        Figures { nopm, tpm }
+        let name = self.db().name();
+        say.line(result::test_result(name, nopm, tpm, self.opts.nopm_first));
+        for s in &schemas {
+            say.line(s.line(name, self.opts.nopm_first));
+        }
+        if !schemas.is_empty() && !by_database {
+            say.line(super::schemas::server_tpm_line(name));
+        }
+        Figures { nopm, tpm, schemas }
     }
 
-    fn rates(&self, start: &Counters, end: &Counters, over: Duration) -> Vec<(&'static str, f64)> {
+    fn rates(
+        &self,
+        start: &Vec<Counters>,
+        end: &Vec<Counters>,
+        over: Duration,
+    ) -> Vec<(&'static str, f64)> {
         let mins = over.as_secs_f64() / 60.0;
         if mins <= 0.0 {
             return Vec::new();
         }
-        let nopm = end.new_orders.saturating_sub(start.new_orders) as f64 / mins;
-        let tpm = end.transactions_since(start) as f64 / mins;
+        let (nopm, tpm, _) = super::schemas::split(&[], start, end, mins, self.by_database());
         let rates = [("NOPM", nopm), ("TPM", tpm)];
         if self.opts.nopm_first {
             rates.to_vec()
@@ -402,9 +506,10 @@ impl<D: TxnDb> Monitor for Tpcc<D> {
 }
 
 /// Runs TPROC-C: checks the schema, starts the virtual users one `user_delay` apart, and for
-/// a timed run lets virtual user 1 monitor it and report NOPM and TPM.
+/// a timed run lets virtual user 1 monitor it and report NOPM and TPM. `dbs`: one database
+/// per schema (`*_schemas`), the virtual users spread over them.
 pub async fn run<D: TxnDb>(
-    db: Arc<D>,
+    dbs: Vec<Arc<D>>,
     pool: Option<PoolRun<D>>,
     opts: Options,
     say: Say,
@@ -435,31 +540,41 @@ pub async fn run<D: TxnDb>(
             say.line(format!("Warning: {w}"));
         }
     }
+    let acked = dbs.iter().map(|_| Acked::default()).collect();
     let w = Arc::new(Tpcc {
-        db,
+        dbs,
         opts,
         show,
         pool: pool.map(|p| (p.pool, p.dbs)),
         placed: Mutex::new(BTreeMap::new()),
         tally: Arc::new(Mutex::new(Vec::new())),
-        acked: Acked::default(),
+        acked,
     });
     let o = crate::vu::run(w.clone(), run_opts, say, states, interrupt).await?;
     // A run that lost connections may have lost acknowledged commits with them: compare
     // each district's highest acknowledged New-Order with the server that answers now.
     let lost_any = o.stats.reconnects > 0 || !o.nodes.moves.is_empty();
     let failover = if lost_any {
-        Some(match w.db.district_heads().await {
-            Ok((server, heads)) => Ok(w.acked.compare(&heads, &server)),
-            Err(e) => Err(e.to_string()),
-        })
+        let mut compared: Option<std::result::Result<super::acked::Lost, String>> = None;
+        for (i, (db, acked)) in w.dbs.iter().zip(&w.acked).enumerate() {
+            let one = match db.district_heads().await {
+                Ok((server, heads)) => Ok(acked.compare(&heads, &server)),
+                Err(e) => Err(w.in_schema(i, e).to_string()),
+            };
+            compared = Some(match (compared, one) {
+                (None, one) => one,
+                (Some(Ok(sum)), Ok(one)) => Ok(sum.merge(one)),
+                (Some(Err(e)), _) | (_, Err(e)) => Err(e),
+            });
+        }
+        compared
     } else {
         None
     };
     let mut routing = Routing {
         slots: w.routing(),
         pool: w.pool.is_some(),
-        lag: w.db.replay_lag().await,
+        lag: w.db().replay_lag().await,
         client_tpm: None,
     };
     // HammerDB's cross-check: what the terminals completed over rampup and the test.
@@ -491,6 +606,7 @@ pub async fn run<D: TxnDb>(
         nodes: o.nodes,
         failover,
         routing,
+        schemas: o.figures.map(|f| f.schemas).unwrap_or_default(),
     })
 }
 

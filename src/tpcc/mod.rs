@@ -13,7 +13,8 @@
 //! (`Support`, which an engine offers through `Engine::offers`, written once over the `Family`
 //! a family implements). [`bench`]: TPROC-C as the session drives it (the
 //! `bench::Benchmark`); [`range`] and [`split`]: one driver's warehouses when several share a
-//! schema, and its part in building that schema.
+//! schema, and its part in building that schema; [`schemas`]: several identical schemas in one
+//! build and one run (`*_schemas`, hammer's own); [`merged`]: several drivers' run as one.
 
 pub mod acked;
 pub mod bench;
@@ -31,6 +32,7 @@ pub mod random;
 pub mod range;
 pub mod result;
 pub mod schema;
+pub mod schemas;
 pub mod split;
 pub mod summary;
 pub mod support;

@@ -65,6 +65,10 @@ pub struct Options {
     /// The common window of several drivers, once this one has joined them (see
     /// `crate::drivers`); `None` for a run of its own.
     pub window: Option<crate::vu::FixedWindow>,
+    /// `*_schemas` above 1: the schemas' databases (`<dbase>1` .. `<dbase>N`) the virtual
+    /// users are spread over (see [`super::schemas`]); empty for the one schema `*_dbase`
+    /// names.
+    pub schemas: Vec<String>,
 }
 
 impl Options {
@@ -106,8 +110,20 @@ impl Options {
             connect_pool: d.spec(&k("connect_pool")).is_some() && d.get_bool(&k("connect_pool")),
             routines,
             window: None,
+            schemas: schema_names(settings),
         }
     }
+}
+
+/// The databases of `*_schemas` above 1; none for one schema.
+fn schema_names(settings: &Settings) -> Vec<String> {
+    let n = super::schemas::count(settings);
+    if n == 1 {
+        return Vec::new();
+    }
+    let db = settings.current();
+    let dbase = settings.db(db).get(&db.key("dbase"));
+    (1..=n).map(|i| super::schemas::name(dbase, i)).collect()
 }
 
 /// The run several drivers share, as `drivers_run` and `drivers_count` name it.
@@ -164,7 +180,7 @@ impl WorkloadOptions for Options {
                 o.duration.as_secs_f64() / 60.0
             ),
         };
-        vec![
+        let mut rows = vec![
             ("workload", NAME.into()),
             ("database", format!("{} ({schema})", db.name())),
             ("mode", o.routines.into()),
@@ -190,6 +206,18 @@ impl WorkloadOptions for Options {
                 },
             ),
             ("total iterations", o.total_iterations.to_string()),
+        ];
+        if !o.schemas.is_empty() {
+            let n = o.schemas.len();
+            rows.push((
+                "schemas",
+                format!(
+                    "{n}: {}, active virtual user i on schema ((i-1) mod {n})+1",
+                    super::schemas::span(&o.schemas)
+                ),
+            ));
+        }
+        rows.extend([
             ("raise error", o.raise_error.to_string()),
             ("keying and thinking", o.key_and_think.to_string()),
             ("all warehouses", o.all_warehouses.to_string()),
@@ -221,7 +249,8 @@ impl WorkloadOptions for Options {
             ),
             ("user delay", format!("{} ms", o.user_delay.as_millis())),
             ("show output", o.show_output.to_string()),
-        ]
+        ]);
+        rows
     }
 
     /// e.g. `timed, stored functions, async 10 clients`: the routines without the statement
@@ -244,6 +273,9 @@ impl WorkloadOptions for Options {
         }
         if self.connect_pool {
             parts.push("connect pool".into());
+        }
+        if !self.schemas.is_empty() {
+            parts.push(format!("{} schemas", self.schemas.len()));
         }
         if let Some((run, n)) = &self.shared {
             parts.push(format!(

@@ -1,6 +1,7 @@
 //! A TPROC-C run as the session shows, records and hands it to scripts ([`Tpcc`], a
 //! `bench::Outcome`): the per-transaction table (and each virtual user's, with
-//! `*_timeprofile`), the client's CPU line, the job record and the `lastrun()` map.
+//! `*_timeprofile`), the client's CPU line, the job record and the `lastrun()` map (with
+//! each schema's figures when the run spanned several).
 
 use rhai::Map;
 
@@ -108,6 +109,12 @@ impl Outcome for Tpcc {
         }
         if let Some(merged) = &self.merged {
             m.insert("drivers".into(), merged.value().into());
+        }
+        // Several schemas (`*_schemas`): each one's figures, which the job keeps with the
+        // value vurun returned.
+        if !self.result.schemas.is_empty() {
+            let schemas = super::schemas::values(&self.result.schemas);
+            m.insert("schemas".into(), schemas.into());
         }
         m
     }

@@ -9,10 +9,12 @@ use super::txn::{Lag, LagReading};
 use crate::vu::Stats;
 
 /// What the monitor's two readings give.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Figures {
     pub nopm: f64,
     pub tpm: f64,
+    /// Each schema's share, with several (`*_schemas`); empty with one.
+    pub schemas: Vec<super::schemas::SchemaFigures>,
 }
 
 /// What a run measured.
@@ -50,6 +52,8 @@ pub struct RunResult {
     /// Where each transaction type ran when it did not all run on the terminals' own
     /// connections (servers for reads, the connect pool), and the replicas' lag.
     pub routing: Routing,
+    /// Each schema's figures, with several (`*_schemas`, timed runs); empty with one.
+    pub schemas: Vec<super::schemas::SchemaFigures>,
 }
 
 /// Where transactions went among the terminals' connections, and what the replicas said.

@@ -172,8 +172,12 @@ impl<F: Family> Support for F {
         interrupt: Interrupt,
     ) -> Pending<'a, Result<RunResult>> {
         let summaries = opts.show_output && opts.driver == DriverKind::Test;
-        let driver = self.driver(settings, summaries);
         Box::pin(async move {
+            // One driver per schema (`*_schemas`), each on its own database.
+            let drivers = super::schemas::all(settings)?
+                .iter()
+                .map(|s| Arc::new(self.driver(&s.settings, summaries)))
+                .collect();
             let pool = if opts.connect_pool {
                 let db = settings.current();
                 let pool = Pool::of(settings.pool(db), db)?;
@@ -188,7 +192,7 @@ impl<F: Family> Support for F {
             } else {
                 None
             };
-            run(Arc::new(driver), pool, opts, say, states, interrupt).await
+            run(drivers, pool, opts, say, states, interrupt).await
         })
     }
 }

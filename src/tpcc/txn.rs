@@ -241,6 +241,14 @@ pub trait TxnDb: Send + Sync + 'static {
     /// Reads the counters (as the monitor does at the end of rampup and of the run).
     fn counters(&self) -> impl Future<Output = Result<Counters>> + Send;
 
+    /// Whether [`Counters::transactions`] counts the schema's database alone (PostgreSQL's
+    /// row of `pg_stat_database`), rather than the whole server (MariaDB/MySQL's
+    /// `Com_commit`, CockroachDB's node metrics): several schemas on one server then each
+    /// have a TPM of their own. Known once [`Self::prepare`] has met the server.
+    fn counts_by_database(&self) -> bool {
+        false
+    }
+
     /// How long a call may wait for its reply (`*_reply_timeout`) before its connection
     /// counts as lost.
     fn reply_timeout(&self) -> std::time::Duration;

@@ -288,6 +288,11 @@ impl TxnDb for PgDriver {
         r
     }
 
+    /// `pg_stat_database` keeps a row per database; CockroachDB's node metrics do not.
+    fn counts_by_database(&self) -> bool {
+        self.counter_sql() == counters::SERVER
+    }
+
     async fn counters(&self) -> Result<Counters> {
         let own = self.own_reads.load(Ordering::Relaxed);
         // Along the monitor's route: a lost server's reading moves to a live one.
