@@ -71,6 +71,7 @@ pub mod benchmarks;
 pub mod clock;
 pub mod commands;
 pub mod config;
+pub mod conninfo;
 pub mod custom;
 pub mod database;
 pub mod db;
