@@ -171,6 +171,11 @@ impl Session {
                     self.out
                         .line("Script cleared: vurun loads it again with the new setting");
                 }
+                // hammer's own: the next job goes to the jobs database named now, and
+                // `jobs` reads that one.
+                if target == Target::Generic && section == "commandline" && key == "jobs_store" {
+                    self.jobs.relocate(&self.settings);
+                }
                 // `giset benchmark bm|rdbms` is dbset by another name.
                 if target == Target::Generic && section == "benchmark" {
                     match key {
