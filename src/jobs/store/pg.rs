@@ -95,7 +95,7 @@ fn small(v: i64) -> u32 {
 
 /// A connection to a PostgreSQL jobs database.
 pub struct PgStore {
-    link: Link,
+    pub(super) link: Link,
 }
 
 impl PgStore {

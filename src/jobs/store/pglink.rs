@@ -191,6 +191,18 @@ fn in_store_words(detail: &str) -> String {
     d
 }
 
+/// Runs `work` on the thread's runtime until `until` (the timer made inside the runtime,
+/// whose clock it needs).
+fn within<F: std::future::Future>(
+    rt: &tokio::runtime::Runtime,
+    until: Instant,
+    work: F,
+) -> Result<F::Output, tokio::time::error::Elapsed> {
+    rt.block_on(async move {
+        tokio::time::timeout_at(tokio::time::Instant::from_std(until), work).await
+    })
+}
+
 /// A connection made, with its prepared statements.
 struct Live {
     conn: PgConn,
@@ -233,10 +245,11 @@ impl Conn {
                 true,
             ));
         }
-        let made = self.rt.block_on(tokio::time::timeout(
-            self.connect_bound,
+        let made = within(
+            &self.rt,
+            Instant::now() + self.connect_bound,
             crate::db::postgres::connect(&self.target),
-        ));
+        );
         let conn = match made {
             Err(_) => {
                 return Err(Fail::new(
@@ -292,10 +305,11 @@ impl Conn {
 
     fn close(&mut self) {
         if let Some(live) = self.live.take() {
-            let _ = self.rt.block_on(tokio::time::timeout(
-                Duration::from_secs(2),
+            let _ = within(
+                &self.rt,
+                Instant::now() + Duration::from_secs(2),
                 live.conn.close(),
-            ));
+            );
         }
     }
 
@@ -308,7 +322,11 @@ impl Conn {
         match r {
             Ok(Ok(v)) => Ok(v),
             Ok(Err(e)) => {
-                let lost = e.is_closed() || crate::db::net::io_source(&e).is_some();
+                // A server shutting down or terminating the session says so first (SQLSTATE
+                // class 57, operator intervention), then closes it.
+                let lost = e.is_closed()
+                    || crate::db::net::io_source(&e).is_some()
+                    || e.code().is_some_and(|c| c.code().starts_with("57P"));
                 if lost {
                     self.drop_live();
                 }
@@ -337,8 +355,8 @@ impl Conn {
         }
     }
 
-    fn until(&self) -> tokio::time::Instant {
-        tokio::time::Instant::from_std(self.deadline)
+    fn until(&self) -> Instant {
+        self.deadline
     }
 
     /// Statements without parameters, in one round trip.
@@ -348,10 +366,7 @@ impl Conn {
         let Some(live) = &self.live else {
             return Err(Fail::new("not connected", true));
         };
-        let r = self.rt.block_on(tokio::time::timeout_at(
-            until,
-            live.conn.client.batch_execute(sql),
-        ));
+        let r = within(&self.rt, until, live.conn.client.batch_execute(sql));
         self.settle(r)
     }
 
@@ -364,10 +379,7 @@ impl Conn {
         let Some(live) = &self.live else {
             return Err(Fail::new("not connected", true));
         };
-        let r = self.rt.block_on(tokio::time::timeout_at(
-            until,
-            live.conn.client.prepare(sql),
-        ));
+        let r = within(&self.rt, until, live.conn.client.prepare(sql));
         let stmt = self.settle(r)?;
         if let Some(live) = &mut self.live {
             live.statements.insert(sql.to_string(), stmt.clone());
@@ -382,10 +394,7 @@ impl Conn {
         let Some(live) = &self.live else {
             return Err(Fail::new("not connected", true));
         };
-        let r = self.rt.block_on(tokio::time::timeout_at(
-            until,
-            live.conn.client.query(&stmt, params),
-        ));
+        let r = within(&self.rt, until, live.conn.client.query(&stmt, params));
         self.settle(r)
     }
 
@@ -396,10 +405,7 @@ impl Conn {
         let Some(live) = &self.live else {
             return Err(Fail::new("not connected", true));
         };
-        let r = self.rt.block_on(tokio::time::timeout_at(
-            until,
-            live.conn.client.execute(&stmt, params),
-        ));
+        let r = within(&self.rt, until, live.conn.client.execute(&stmt, params));
         self.settle(r)
     }
 
