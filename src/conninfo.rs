@@ -590,7 +590,7 @@ mod tests {
         let c = parse("dbname=jobs").unwrap();
         assert_eq!(
             (c.host.as_str(), c.port, c.password),
-            ("localhost".into(), 5432, None)
+            ("localhost", 5432, None)
         );
     }
 

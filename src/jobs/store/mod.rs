@@ -92,6 +92,25 @@ impl Location {
     }
 }
 
+/// A path is a SQLite file (what `Store::open` took before a server could be named).
+impl From<&Path> for Location {
+    fn from(p: &Path) -> Self {
+        Location::File(p.to_path_buf())
+    }
+}
+
+impl From<&PathBuf> for Location {
+    fn from(p: &PathBuf) -> Self {
+        Location::File(p.clone())
+    }
+}
+
+impl From<&Location> for Location {
+    fn from(at: &Location) -> Self {
+        at.clone()
+    }
+}
+
 enum Backend {
     Sqlite(sqlite::SqliteStore),
     Pg(pg::PgStore),
@@ -114,28 +133,25 @@ macro_rules! each {
 }
 
 impl Store {
-    /// Opens (creating it if needed) and upgrades the database at `at`.
-    pub fn open(at: &Location) -> Result<Store> {
-        let backend = match at {
+    /// Opens (creating it if needed) and upgrades the database at `at` (a [`Location`], or
+    /// a SQLite file's path).
+    pub fn open(at: impl Into<Location>) -> Result<Store> {
+        let at = at.into();
+        let backend = match &at {
             Location::File(p) => Backend::Sqlite(sqlite::SqliteStore::open(p)?),
             Location::Server(c) => Backend::Pg(pg::PgStore::open(c)?),
         };
-        Ok(Store {
-            backend,
-            at: at.clone(),
-        })
+        Ok(Store { backend, at })
     }
 
     /// Opens without touching the schema: a second connection of the same process.
-    pub fn connect(at: &Location) -> Result<Store> {
-        let backend = match at {
+    pub fn connect(at: impl Into<Location>) -> Result<Store> {
+        let at = at.into();
+        let backend = match &at {
             Location::File(p) => Backend::Sqlite(sqlite::SqliteStore::connect(p)?),
             Location::Server(c) => Backend::Pg(pg::PgStore::connect(c)?),
         };
-        Ok(Store {
-            backend,
-            at: at.clone(),
-        })
+        Ok(Store { backend, at })
     }
 
     pub fn location(&self) -> &Location {

@@ -471,9 +471,7 @@ fn a_damaged_file_is_reported_with_the_way_out() {
     let dir = tempfile::tempdir().unwrap();
     let path = default_path(dir.path());
     std::fs::write(&path, vec![b'x'; 8192]).unwrap();
-    let e = Store::open(&Location::File(path.clone()))
-        .err()
-        .expect("refused");
+    let e = Store::open(&path).err().expect("refused");
     assert!(e.to_string().contains("move it aside"), "{e}");
     assert!(e.to_string().contains(&path.display().to_string()), "{e}");
 }
@@ -745,7 +743,7 @@ fn a_server_that_is_not_there_is_said_without_the_password() {
         "postgresql://bench:Sekr1t@10.255.255.1:5432/jobs?connect_timeout=1",
     ] {
         let c = crate::conninfo::parse(url).unwrap();
-        let e = Store::open(&Location::Server(c)).err().expect("refused");
+        let e = Store::open(Location::Server(c)).err().expect("refused");
         let e = e.to_string();
         assert!(!e.contains("Sekr1t"), "{e}");
         assert!(e.starts_with("jobs database postgresql://bench@"), "{e}");
