@@ -17,12 +17,24 @@ use super::{
 };
 use crate::conninfo::Conninfo;
 
-/// The schema version this hammer writes: the same number of steps on both backends.
-pub const VERSION: i64 = sqlite::MIGRATIONS.len() as i64;
-const _: () = assert!(
-    sqlite::MIGRATIONS.len() == pg::MIGRATIONS.len(),
-    "a schema version is one file per backend: schemas/jobs/vN.sql and schemas/jobs/pg/vN.sql"
-);
+/// The schema versions, each one file per backend: `schemas/jobs/vN.sql` (SQLite) and
+/// `schemas/jobs/pg/vN.sql` (PostgreSQL), the same tables at the same N. A new version is its
+/// two files and its number added here.
+macro_rules! schema_versions {
+    ($($n:literal),+) => {
+        /// SQLite's steps: `[n]` takes a database from version n to n+1.
+        const SQLITE_STEPS: &[&str] =
+            &[$(include_str!(concat!("../../../schemas/jobs/v", $n, ".sql"))),+];
+        /// PostgreSQL's steps, the same tables as SQLite's.
+        const PG_STEPS: &[&str] =
+            &[$(include_str!(concat!("../../../schemas/jobs/pg/v", $n, ".sql"))),+];
+    };
+}
+
+schema_versions!(1, 2, 3, 4, 5);
+
+/// The schema version this hammer writes, on either backend.
+pub const VERSION: i64 = SQLITE_STEPS.len() as i64;
 
 /// Tables holding a job's rows, all keyed by `job` (and `jobs` by `id`).
 const JOB_TABLES: &[&str] = &[

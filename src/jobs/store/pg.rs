@@ -32,13 +32,7 @@ use crate::jobs::{
 
 /// The schema, one step per version: `MIGRATIONS[n]` takes a database from version n to n+1,
 /// the same tables as SQLite's step n+1.
-pub(super) const MIGRATIONS: &[&str] = &[
-    include_str!("../../../schemas/jobs/pg/v1.sql"),
-    include_str!("../../../schemas/jobs/pg/v2.sql"),
-    include_str!("../../../schemas/jobs/pg/v3.sql"),
-    include_str!("../../../schemas/jobs/pg/v4.sql"),
-    include_str!("../../../schemas/jobs/pg/v5.sql"),
-];
+pub(super) const MIGRATIONS: &[&str] = super::PG_STEPS;
 
 /// The advisory lock the schema's makers take turns on ("hammerjb").
 const MIGRATION_LOCK: i64 = 0x6861_6d6d_6572_6a62;

@@ -21,13 +21,7 @@ use crate::jobs::{
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The schema, one step per version: `MIGRATIONS[n]` takes a database from version n to n+1.
-pub(super) const MIGRATIONS: &[&str] = &[
-    include_str!("../../../schemas/jobs/v1.sql"),
-    include_str!("../../../schemas/jobs/v2.sql"),
-    include_str!("../../../schemas/jobs/v3.sql"),
-    include_str!("../../../schemas/jobs/v4.sql"),
-    include_str!("../../../schemas/jobs/v5.sql"),
-];
+pub(super) const MIGRATIONS: &[&str] = super::SQLITE_STEPS;
 
 fn is_full(e: &rusqlite::Error) -> bool {
     e.sqlite_error_code() == Some(rusqlite::ErrorCode::DiskFull)
