@@ -983,4 +983,44 @@ mod tests {
         );
         assert!(rec.store().is_err());
     }
+
+    /// A jobs server that is not there: the command runs on, one warning names the server
+    /// (never the password), and jobs still get ids; `jobs` says why it cannot read.
+    #[test]
+    fn a_jobs_server_that_is_down_warns_once_without_the_password() {
+        let home = tempfile::tempdir().unwrap();
+        let mut settings = Settings::defaults();
+        settings
+            .set(
+                Target::Generic,
+                "commandline",
+                "jobs_store",
+                "postgresql://bench:Down9pw@127.0.0.1:1/jobs",
+            )
+            .unwrap();
+        let mut rec = Recorder::new(&settings, Some(home.path()));
+        let out = Output::capture();
+        for _ in 0..2 {
+            let id = rec.begin(
+                Spec::schema(Kind::Check, &settings, "TPROC-C", (1, Some(1))),
+                Database::Pg,
+                &settings,
+                &out,
+            );
+            assert_eq!(id.len(), 24);
+            rec.finish(&out, &End::new(Status::Success));
+        }
+        let lines = out.take_captured();
+        assert_eq!(lines.len(), 1, "{lines:?}");
+        assert!(
+            lines[0].starts_with(
+                "Warning: jobs are not recorded: jobs database postgresql://bench@127.0.0.1:1/jobs: "
+            ),
+            "{lines:?}"
+        );
+        assert!(!lines[0].contains("Down9pw"), "{lines:?}");
+        assert!(rec.store().is_err());
+        // Nothing was made beside the settings: no file, no reserve.
+        assert_eq!(std::fs::read_dir(home.path()).unwrap().count(), 0);
+    }
 }
