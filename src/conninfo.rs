@@ -517,12 +517,6 @@ fn ceil_char(s: &str, mut i: usize) -> usize {
     i
 }
 
-/// Whether `text` looks like a connection string (so that a value that is one gets masked).
-pub fn looks_like(text: &str) -> bool {
-    let t = text.trim_start();
-    t.starts_with("postgresql://") || t.starts_with("postgres://") || t.contains("password")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
