@@ -32,8 +32,8 @@
 //!   `help`; [`metrics`] CPU metrics and the agent; [`bench`] the contract between the session and
 //!   the workloads, naming none ([`bench::Benchmark`], [`bench::Outcome`] and the session's
 //!   [`bench::Memory`]), with the loaders', deletes' and data generation's shared helpers.
-//! - [`jobs`] the job history (the store, the recorder, text, JSON and HTML reports), taking
-//!   plain data; [`vu`] the virtual-user runtime, naming no workload: terminals, pool, stop,
+//! - [`jobs`] the job history (the store, a SQLite file or a shared PostgreSQL database, the
+//!   recorder, text, JSON and HTML reports), taking plain data; [`vu`] the virtual-user runtime, naming no workload: terminals, pool, stop,
 //!   reconnect, the timed run's monitor, per-type statistics, the live view.
 //! - [`endpoint`] where a connection goes: the one place the host, port, socket and TLS keys
 //!   are read, and which endpoint each connection takes by its position (terminal n of N,
@@ -42,7 +42,8 @@
 //!   [`error`] the library's error type; [`sql`] the SQL vocabulary engines and workloads share
 //!   (a script's connection, rows, canceller, table reference).
 //! - The ground floor: [`fault`] why a database operation failed, where and as whom,
-//!   [`hostlist`] a list of servers as `*_host` holds it,
+//!   [`hostlist`] a list of servers as `*_host` holds it, [`conninfo`] a PostgreSQL
+//!   connection string (`jobs_store`) read, checked and masked,
 //!   [`database`] the databases hammer knows (prefix, name, the aliases users type),
 //!   [`benchmarks`] the benchmarks' names (name, HammerDB's alias, dictionary), [`progress`], [`output`],
 //!   [`clock`], [`interrupt`], [`sqlfile`], [`task`] (background tasks stopped with a bound).
@@ -73,6 +74,7 @@ pub mod benchmarks;
 pub mod clock;
 pub mod commands;
 pub mod config;
+pub mod conninfo;
 pub mod custom;
 pub mod database;
 pub mod db;

@@ -8,16 +8,9 @@ use super::Database;
 const DRIVERS: &[&str] = &["test", "timed"];
 /// libpq's modes that hammer honours; the verify-* modes check the server's certificate
 /// against `pg_sslrootcert` (verify-full its host name too).
-pub const PG_SSLMODES: &[&str] = &[
-    "disable",
-    "allow",
-    "prefer",
-    "require",
-    "verify-ca",
-    "verify-full",
-];
+pub const PG_SSLMODES: &[&str] = crate::conninfo::SSLMODES;
 /// libpq's `require_auth` methods.
-pub const PG_AUTH_METHODS: &[&str] = &["password", "md5", "scram-sha-256", "none"];
+pub const PG_AUTH_METHODS: &[&str] = crate::conninfo::AUTH_METHODS;
 /// How long a call may wait for its reply before its connection counts as lost, by default:
 /// well above any lock wait TPROC-C can cause (InnoDB's `innodb_lock_wait_timeout` is 50 s).
 pub const REPLY_TIMEOUT_DEFAULT: &str = "120";
@@ -636,6 +629,10 @@ pub fn generic_keys() -> Vec<KeySpec> {
             Kind::Choice(&["JSON", "text"]),
         ),
         k("commandline", "jobs_disable", "0", Kind::Flag),
+        // hammer's own: where the jobs are kept. Empty: the SQLite file (`sqlite_db`, else
+        // jobs.db in the data directory); a PostgreSQL connection string: that server's
+        // database, which several hammer drivers on several machines share (docs/jobs.md).
+        k("commandline", "jobs_store", "", Kind::Conninfo),
         k(
             "commandline",
             "jobs_profile_id",

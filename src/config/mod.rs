@@ -142,8 +142,8 @@ impl Dict {
     /// The value as printed: passwords masked.
     pub fn shown(&self, key: &str) -> String {
         match self.spec(key) {
-            Some(s) if s.is_secret() => MASK.to_string(),
-            _ => self.get(key).to_string(),
+            Some(s) => s.show(self.get(key)),
+            None => self.get(key).to_string(),
         }
     }
 
@@ -282,7 +282,7 @@ impl Settings {
                             let shown = if spec.is_secret() {
                                 MASK.to_string()
                             } else {
-                                clip(&raw)
+                                clip(&spec.show(&raw))
                             };
                             warnings.push(format!(
                                 "settings file {}: value {shown} of {}:{key} is not valid: it \
@@ -475,11 +475,7 @@ impl Settings {
             Err(why) => Err(Error::BadValue {
                 section: section.to_string(),
                 key: key.to_string(),
-                value: if spec.is_secret() {
-                    MASK.to_string()
-                } else {
-                    raw.to_string()
-                },
+                value: spec.show(raw),
                 why,
                 kept: self.dict(target).shown(key),
             }),
@@ -701,6 +697,58 @@ mod tests {
             !text.contains("s3cret") && text.contains(" pg_pass             = ********"),
             "{text}"
         );
+    }
+
+    /// `jobs_store` holds a connection string: shown with its password masked, refused with
+    /// the bad part and both valid forms named, never the password.
+    #[test]
+    fn a_connection_string_s_password_is_masked_in_render_and_errors() {
+        let mut s = Settings::defaults();
+        let g = Target::Generic;
+        s.set(
+            g,
+            "commandline",
+            "jobs_store",
+            "postgresql://u:s3cret@h/jobs",
+        )
+        .unwrap();
+        let text = s.generic.render(&["commandline"]);
+        assert!(
+            !text.contains("s3cret") && text.contains("= postgresql://u:********@h/jobs"),
+            "{text}"
+        );
+        let e = s
+            .set(
+                g,
+                "commandline",
+                "jobs_store",
+                "postgresql://u:0ther@h:99999/jobs",
+            )
+            .unwrap_err()
+            .to_string();
+        assert!(!e.contains("0ther") && !e.contains("s3cret"), "{e}");
+        assert!(e.contains("port '99999'"), "{e}");
+        assert!(
+            e.contains("postgresql://user:password@host:port/dbname"),
+            "{e}"
+        );
+        assert!(
+            e.contains("host=... port=... user=... password=... dbname=..."),
+            "{e}"
+        );
+        let e = s
+            .set(
+                g,
+                "commandline",
+                "jobs_store",
+                "host=h password=0ther sslmode=on",
+            )
+            .unwrap_err()
+            .to_string();
+        assert!(!e.contains("0ther") && e.contains("sslmode 'on'"), "{e}");
+        // Empty: back to the SQLite file.
+        s.set(g, "commandline", "jobs_store", "").unwrap();
+        assert_eq!(s.generic.get("jobs_store"), "");
     }
 
     #[test]

@@ -28,6 +28,9 @@ pub enum Kind {
     /// A list of servers (`h1,h2:5433`, see [`crate::hostlist`]), stored without blanks;
     /// `empty` says whether no server at all is a valid value.
     Hosts { empty: bool },
+    /// Empty, or a PostgreSQL connection string ([`crate::conninfo`]), stored as typed
+    /// (trimmed) and shown with its password masked.
+    Conninfo,
 }
 
 /// The longest rampup or duration: a year, far beyond any run and still a `Duration` that
@@ -83,6 +86,7 @@ impl Kind {
             ),
             Kind::Hosts { empty: true } => format!("empty, or {}", crate::hostlist::DESCRIBE),
             Kind::Hosts { empty: false } => crate::hostlist::DESCRIBE.to_string(),
+            Kind::Conninfo => format!("empty, or {}", crate::conninfo::FORMS),
         }
     }
 
@@ -162,6 +166,11 @@ impl Kind {
                 Ok(items) => Ok(crate::hostlist::canonical(&items)),
                 Err(why) => Err(format!("has {why}; it must be {}", self.describe())),
             },
+            Kind::Conninfo if t.is_empty() => Ok(String::new()),
+            Kind::Conninfo => match crate::conninfo::parse(t) {
+                Ok(_) => Ok(t.to_string()),
+                Err(why) => Err(format!("{why}; it must be {}", self.describe())),
+            },
         }
     }
 }
@@ -207,6 +216,29 @@ impl KeySpec {
     /// Passwords are every key whose name holds `pass`, as the issue defines them.
     pub fn is_secret(&self) -> bool {
         self.kind == Kind::Secret || self.key.contains("pass")
+    }
+
+    /// A value of this key as hammer prints it anywhere: a password as [`MASK`], a
+    /// connection string with its password masked, anything else as it is.
+    pub fn show(&self, value: &str) -> String {
+        if self.is_secret() {
+            MASK.to_string()
+        } else if self.kind == Kind::Conninfo {
+            crate::conninfo::mask(value)
+        } else {
+            value.to_string()
+        }
+    }
+
+    /// The password inside a value of this key that is not one itself (a connection
+    /// string's), for the console's history to mask wherever it is typed.
+    pub fn inner_secret(&self, value: &str) -> Option<String> {
+        match self.kind {
+            Kind::Conninfo if !value.trim().is_empty() => {
+                crate::conninfo::parse(value).ok().and_then(|c| c.password)
+            }
+            _ => None,
+        }
     }
 }
 

@@ -395,7 +395,7 @@ pub fn run(
         }),
         Request::Table | Request::List => {
             let jobs = read(store.list())?;
-            let path = store.path().display().to_string();
+            let path = store.shown();
             let table = || text::list(&jobs, &path);
             let shape = if req == Request::Table {
                 Shape::Text

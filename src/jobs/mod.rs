@@ -1,7 +1,8 @@
-//! Job history: every build, check, delete, data generation and run recorded in SQLite, and
-//! the `jobs` command family that reads it back as text, JSON, diffs and HTML reports.
+//! Job history: every build, check, delete, data generation and run recorded in SQLite (or in
+//! a PostgreSQL database several machines share, `commandline.jobs_store`), and the `jobs`
+//! command family that reads it back as text, JSON, diffs and HTML reports.
 //!
-//! The pieces, each in its own file: [`store`] (the SQLite database and its schema),
+//! The pieces, each in its own file: [`store`] (the database on either backend and its schema),
 //! [`recorder`] (the current job: its output lines, series and end), [`system`] (the machine
 //! and server a job ran on), [`command`] (parsing and running `jobs ...`), [`format`] (text
 //! or JSON, which both of those read), and the pure renderings [`text`], [`diff`] and

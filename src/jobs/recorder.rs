@@ -11,7 +11,7 @@ use hdrhistogram::Histogram;
 use rhai::Dynamic;
 
 use super::id::{new_id, now_ms, unix_ms};
-use super::store::{End, Origin, Store};
+use super::store::{End, Location, Origin, Store};
 use super::{
     vu_of, Kind, Line, MetricPoint, Profile, RunFigures, Spec, Status, TcountPoint, Timing,
 };
@@ -169,7 +169,7 @@ impl Drop for Reserve {
 /// Where the jobs database is, and whether recording is on.
 enum State {
     /// Not opened yet.
-    Closed(PathBuf),
+    Closed(Location),
     Open(Store),
     /// Not usable: why, said once.
     Off(Failure),
@@ -180,8 +180,8 @@ pub struct Recorder {
     state: State,
     /// The data directory, where the settings file is too.
     home: Option<PathBuf>,
-    /// The jobs database's file, when there is one.
-    path: Option<PathBuf>,
+    /// Where the jobs database is, when recording is on.
+    at: Option<Location>,
     warned: bool,
     running: Option<Running>,
     series: SeriesSink,
@@ -190,10 +190,35 @@ pub struct Recorder {
 }
 
 impl Recorder {
-    /// The recorder for a session: `jobs.db` in the data directory, or the path in
-    /// `commandline.sqlite_db` when it names one; off when `jobs_disable` is 1 or there is no
-    /// data directory.
+    /// The recorder for a session: the PostgreSQL database `commandline.jobs_store` names
+    /// when it names one (hammer's own key), else `jobs.db` in the data directory, or the
+    /// path in `commandline.sqlite_db` when it names one; off when `jobs_disable` is 1 or
+    /// there is no data directory for a file.
     pub fn new(settings: &Settings, home: Option<&Path>) -> Self {
+        let (state, at) = Self::place(settings, home);
+        Recorder {
+            state,
+            home: home.map(Path::to_path_buf),
+            at,
+            warned: false,
+            running: None,
+            series: SeriesSink::default(),
+            format_override: None,
+        }
+    }
+
+    /// Takes the jobs database the settings name now (after `giset commandline jobs_store`):
+    /// the next job is recorded there, and `jobs` reads it. The counter's and metrics' sink
+    /// and the output format stay.
+    pub fn relocate(&mut self, settings: &Settings) {
+        let (state, at) = Self::place(settings, self.home.as_deref());
+        self.state = state;
+        self.at = at;
+        self.warned = false;
+    }
+
+    /// Where the settings put the jobs, or why nowhere.
+    fn place(settings: &Settings, home: Option<&Path>) -> (State, Option<Location>) {
         let g = &settings.generic;
         let off = |why: &str| {
             State::Off(Failure {
@@ -201,32 +226,32 @@ impl Recorder {
                 full: false,
             })
         };
+        let server = g.get("jobs_store").trim();
         let state = if g.get_bool("jobs_disable") {
             off("jobs are disabled (giset commandline jobs_disable 0 enables them at the next start)")
+        } else if !server.is_empty() {
+            // Checked when set; a settings file edited by hand is checked here too (the
+            // message never quotes the password).
+            match crate::conninfo::parse(server) {
+                Ok(c) => State::Closed(Location::Server(c)),
+                Err(why) => off(&format!("commandline jobs_store {why}")),
+            }
         } else {
             match (g.get("sqlite_db"), home) {
                 ("" | "TMP" | "TEMP", Some(home)) => {
-                    State::Closed(super::store::default_path(home))
+                    State::Closed(Location::File(super::store::default_path(home)))
                 }
                 ("" | "TMP" | "TEMP", None) => {
                     off("there is no data directory to keep them in (set HAMMER_HOME)")
                 }
-                (path, _) => State::Closed(PathBuf::from(path)),
+                (path, _) => State::Closed(Location::File(PathBuf::from(path))),
             }
         };
-        let path = match &state {
-            State::Closed(p) => Some(p.clone()),
+        let at = match &state {
+            State::Closed(at) => Some(at.clone()),
             _ => None,
         };
-        Recorder {
-            state,
-            home: home.map(Path::to_path_buf),
-            path,
-            warned: false,
-            running: None,
-            series: SeriesSink::default(),
-            format_override: None,
-        }
+        (state, at)
     }
 
     /// The database, opened (and upgraded) on first use; why not, when it cannot be.
@@ -235,8 +260,8 @@ impl Recorder {
     }
 
     fn opened(&mut self) -> Result<&Store, Failure> {
-        if let State::Closed(path) = &self.state {
-            self.state = match Store::open(path) {
+        if let State::Closed(at) = &self.state {
+            self.state = match Store::open(at) {
                 Ok(s) => State::Open(s),
                 Err(e) => State::Off(e.into()),
             };
@@ -254,7 +279,11 @@ impl Recorder {
     /// The jobs database's directory, where a full disk is said once (see
     /// [`crate::config::full`]).
     fn store_dir(&self) -> PathBuf {
-        let path = self.path.as_deref().unwrap_or(Path::new("jobs.db"));
+        let path = self
+            .at
+            .as_ref()
+            .and_then(Location::file)
+            .unwrap_or(Path::new("jobs.db"));
         match path.parent() {
             Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
             _ => PathBuf::from("."),
@@ -343,12 +372,12 @@ impl Recorder {
         let started = self.room().and_then(|reserve| {
             let store = self.opened()?;
             store.insert_job(&id, &spec, &origin, now_ms())?;
-            Ok((store.path().to_path_buf(), reserve))
+            Ok((store.location().clone(), reserve))
         });
         match started {
-            Ok((path, reserve)) => match Store::connect(&path) {
+            Ok((at, reserve)) => match Store::connect(&at) {
                 Ok(writer_store) => {
-                    if let Some(dir) = path.parent() {
+                    if let Some(dir) = at.file().and_then(Path::parent) {
                         crate::config::full::cleared(dir);
                     }
                     let (tx, rx) = mpsc::channel();
@@ -362,7 +391,7 @@ impl Recorder {
                             out.set_tee(Some(Arc::new(tap.clone())));
                             self.series.set(Some(tap));
                             running.writer = Some((tx, handle));
-                            running.reserve = Some(reserve);
+                            running.reserve = reserve;
                             running.cpu = super::cpu::Span::begin(&super::cpu::listening(
                                 &Destination::of(settings, db),
                             ));
@@ -440,11 +469,13 @@ impl Recorder {
         }
     }
 
-    /// A [`Reserve`] beside the jobs database, when recording is on.
-    fn room(&self) -> Result<Reserve, Failure> {
-        let path = match (&self.state, &self.path) {
+    /// A [`Reserve`] beside the jobs database, when recording is on and the database is a
+    /// file (a server keeps its own disk).
+    fn room(&self) -> Result<Option<Reserve>, Failure> {
+        let path = match (&self.state, &self.at) {
             (State::Off(f), _) => return Err(f.clone()),
-            (_, Some(path)) => path,
+            (_, Some(Location::File(path))) => path,
+            (_, Some(Location::Server(_))) => return Ok(None),
             (_, None) => {
                 return Err(Failure {
                     why: "there is no jobs database".into(),
@@ -452,7 +483,7 @@ impl Recorder {
                 })
             }
         };
-        Reserve::make(path).map_err(|e| Failure {
+        Reserve::make(path).map(Some).map_err(|e| Failure {
             full: crate::config::full::is_full(&e),
             why: format!(
                 "no room for a job's end ({} KB kept free beside {} while it runs): {e}",
@@ -951,5 +982,45 @@ mod tests {
             "{lines:?}"
         );
         assert!(rec.store().is_err());
+    }
+
+    /// A jobs server that is not there: the command runs on, one warning names the server
+    /// (never the password), and jobs still get ids; `jobs` says why it cannot read.
+    #[test]
+    fn a_jobs_server_that_is_down_warns_once_without_the_password() {
+        let home = tempfile::tempdir().unwrap();
+        let mut settings = Settings::defaults();
+        settings
+            .set(
+                Target::Generic,
+                "commandline",
+                "jobs_store",
+                "postgresql://bench:Down9pw@127.0.0.1:1/jobs",
+            )
+            .unwrap();
+        let mut rec = Recorder::new(&settings, Some(home.path()));
+        let out = Output::capture();
+        for _ in 0..2 {
+            let id = rec.begin(
+                Spec::schema(Kind::Check, &settings, "TPROC-C", (1, Some(1))),
+                Database::Pg,
+                &settings,
+                &out,
+            );
+            assert_eq!(id.len(), 24);
+            rec.finish(&out, &End::new(Status::Success));
+        }
+        let lines = out.take_captured();
+        assert_eq!(lines.len(), 1, "{lines:?}");
+        assert!(
+            lines[0].starts_with(
+                "Warning: jobs are not recorded: jobs database postgresql://bench@127.0.0.1:1/jobs: "
+            ),
+            "{lines:?}"
+        );
+        assert!(!lines[0].contains("Down9pw"), "{lines:?}");
+        assert!(rec.store().is_err());
+        // Nothing was made beside the settings: no file, no reserve.
+        assert_eq!(std::fs::read_dir(home.path()).unwrap().count(), 0);
     }
 }

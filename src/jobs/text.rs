@@ -32,7 +32,13 @@ fn seconds5(v: Option<f64>) -> String {
 /// measured by a geometric mean rather than NOPM, show it in NOPM's place.
 pub fn list(jobs: &[Summary], path: &str) -> String {
     if jobs.is_empty() {
-        return format!("No jobs found in database file {path}");
+        // HammerDB's words for its file; a server's database (`jobs_store`) is no file.
+        let what = if path.contains("://") {
+            "database"
+        } else {
+            "database file"
+        };
+        return format!("No jobs found in {what} {path}");
     }
     let sections = sections(jobs);
     let headed = sections.len() > 1 || sections.first().is_some_and(|s| s.rank != 0);

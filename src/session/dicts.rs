@@ -112,12 +112,13 @@ impl Session {
         if target == Target::Generic && section == "virtual_user_options" && self.vus_exist() {
             return Err(vus_exist_error());
         }
-        let secret = self
-            .settings
-            .dict(target)
-            .spec(key)
-            .is_some_and(|s| s.is_secret());
-        if secret && value == crate::config::MASK {
+        let spec = self.settings.dict(target).spec(key).cloned();
+        let secret = spec.as_ref().is_some_and(|s| s.is_secret());
+        let masked_inside = spec
+            .as_ref()
+            .and_then(|s| s.inner_secret(value))
+            .is_some_and(|p| p == crate::config::MASK);
+        if (secret && value == crate::config::MASK) || masked_inside {
             // A line recalled from the history has its password masked: running it again
             // must not make the mask the password.
             return Err(Error::MaskedPassword {
@@ -133,16 +134,23 @@ impl Session {
             Change::Same(_) if secret => self.out.line(format!(
                 "Value for {section}:{key} is the same as the existing value, no change made"
             )),
-            Change::Same(v) => self.out.line(format!(
-                "Value {v} for {section}:{key} is the same as existing value {v}, no change made"
-            )),
+            Change::Same(v) => {
+                // A connection string's password stays masked.
+                let v = spec.as_ref().map_or(v.clone(), |s| s.show(&v));
+                self.out.line(format!(
+                    "Value {v} for {section}:{key} is the same as existing value {v}, no change made"
+                ))
+            }
             Change::Changed { old, new } => {
                 if secret {
                     self.out
                         .line(format!("Changed {section}:{key} for {}", target.label()));
                 } else {
+                    let show = |v: &str| spec.as_ref().map_or(v.to_string(), |s| s.show(v));
                     self.out.line(format!(
-                        "Changed {section}:{key} from {old} to {new} for {}",
+                        "Changed {section}:{key} from {} to {} for {}",
+                        show(&old),
+                        show(&new),
                         target.label()
                     ));
                 }
@@ -162,6 +170,11 @@ impl Session {
                         .line("Clearing Script, reload script to activate new setting");
                     self.out
                         .line("Script cleared: vurun loads it again with the new setting");
+                }
+                // hammer's own: the next job goes to the jobs database named now, and
+                // `jobs` reads that one.
+                if target == Target::Generic && section == "commandline" && key == "jobs_store" {
+                    self.jobs.relocate(&self.settings);
                 }
                 // `giset benchmark bm|rdbms` is dbset by another name.
                 if target == Target::Generic && section == "benchmark" {

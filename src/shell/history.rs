@@ -6,7 +6,9 @@
 //! to a variable or map field whose name says password (`let pass = "x"`, `#{pwd: "x"}`);
 //! and as any string literal equal to a password the session holds, which also catches a line
 //! typed before the password was set with it (`let p = "x";` then `diset(.., p)`): the whole
-//! history is masked again whenever the session's passwords change.
+//! history is masked again whenever the session's passwords change. Last, the password of
+//! any PostgreSQL connection string in the line (`postgresql://u:PASSWORD@h/d`,
+//! `password=PASSWORD`) is masked, whatever the line does with it (`jobs_store`).
 
 use crate::config::{Database, Settings, MASK};
 
@@ -31,6 +33,14 @@ impl Secrets {
                 let value = dict.get(&spec.key);
                 if !value.is_empty() && value != spec.default && value != MASK {
                     values.push(value.to_string());
+                }
+            }
+            // A connection string's password (`jobs_store`) is one too, wherever typed.
+            for spec in dict.specs() {
+                if let Some(p) = spec.inner_secret(dict.get(&spec.key)) {
+                    if p != MASK {
+                        values.push(p);
+                    }
                 }
             }
         }
@@ -216,6 +226,12 @@ pub fn masked(line: &str, secrets: &Secrets) -> String {
         statement_start = matches!(kind, Tok::Punct(';' | '{' | '}') | Tok::Newline);
     }
     hide.sort_unstable();
+    crate::conninfo::mask(&hide_ranges(line, hide))
+}
+
+/// `line` with each of the (sorted) byte ranges `hide` replaced by the mask, a literal's
+/// quotes kept.
+fn hide_ranges(line: &str, hide: Vec<(usize, usize)>) -> String {
     let mut out = String::with_capacity(line.len());
     let mut at = 0;
     for (s, e) in hide {
@@ -331,6 +347,47 @@ mod tests {
         assert_eq!(
             masked(r#"diset("tpcc", "pg_count_ware", 4)"#, &d),
             r#"diset("tpcc", "pg_count_ware", 4)"#
+        );
+    }
+
+    /// A connection string's password (`jobs_store`) is masked in either form of giset, in
+    /// any literal, and wherever the password the session holds is typed alone.
+    #[test]
+    fn a_connection_string_s_password_is_masked() {
+        let mut settings = Settings::defaults();
+        settings
+            .set(
+                crate::config::Target::Generic,
+                "commandline",
+                "jobs_store",
+                "postgresql://bench:Sh4red-pw@db:5432/jobs",
+            )
+            .unwrap();
+        let s = Secrets::of(&settings);
+        assert_eq!(s.values(), ["Sh4red-pw"]);
+        let m = |l: &str| masked(l, &s);
+        assert_eq!(
+            m("giset commandline jobs_store postgresql://bench:Sh4red-pw@db:5432/jobs"),
+            "giset commandline jobs_store postgresql://bench:********@db:5432/jobs"
+        );
+        assert_eq!(
+            m(r#"giset("commandline", "jobs_store", "host=db user=bench password=Sh4red-pw")"#),
+            r#"giset("commandline", "jobs_store", "host=db user=bench password=********")"#
+        );
+        assert_eq!(
+            m(r#"giset commandline jobs_store {host=db password='a b' dbname=jobs}"#),
+            r#"giset commandline jobs_store {host=db password='********' dbname=jobs}"#
+        );
+        assert_eq!(
+            m(r#"let url = "postgres://u:other@h/d";"#),
+            r#"let url = "postgres://u:********@h/d";"#
+        );
+        assert_eq!(m(r#"let p = "Sh4red-pw";"#), r#"let p = "********";"#);
+        // Comparisons and plain words are left alone.
+        assert_eq!(m("if password == x { }"), "if password == x { }");
+        assert_eq!(
+            m("giset commandline jobs_store {}"),
+            "giset commandline jobs_store {}"
         );
     }
 }
