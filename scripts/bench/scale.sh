@@ -23,7 +23,7 @@ cargo build --release --quiet
 HAMMER=$PWD/target/release/hammer
 WORK=$(mktemp -d /tmp/hammer-scale.XXXXXX)
 source scripts/bench/servers.sh
-trap 'rm -rf "$WORK"; bench_servers_restore' EXIT
+trap '[[ -n ${KEEP:-} ]] || rm -rf "$WORK"; bench_servers_restore' EXIT
 bench_servers_set
 export HAMMER_HOME=$WORK/home
 mkdir -p "$HAMMER_HOME"
