@@ -312,10 +312,14 @@ async fn run_terminal<W: Workload>(
                 p
             }
         };
-        let ran = Box::pin(on_connection(vu, t, pool, kind, at, started)).await;
-        drop(permit);
-        let Some(ran) = ran else { break };
-        count(vu, t, kind, ran, &mut errors_shown)?;
+        // (A match, so that what the unit came to is gone before the think time's nap.)
+        match Box::pin(on_connection(vu, t, pool, kind, at, started)).await {
+            Some(ran) => {
+                drop(permit);
+                count(vu, t, kind, ran, &mut errors_shown)?;
+            }
+            None => break,
+        }
         if let Some(d) = w.think(t, kind) {
             if !nap(d, &shared.stop).await {
                 break;
