@@ -118,7 +118,7 @@ one() { # terminals
 		"$(echo "100 * $cpu / $secs" | bc -l)" "$(per_txn "$cpu" "$txns")" "$nopm" "$tpm" "$txns" "$failed" "$p95"
 }
 
-# DRIVERS processes joining one run (docs/drivers.md): driver k takes the k-th of DRIVERS equal
+# DRIVERS processes joining one run (docs/drivers.md): process k takes the k-th of DRIVERS equal
 # ranges of the warehouses and its share of the terminals, in a home of its own.
 several() { # terminals
 	local n=$1 per clients run k first last rss usr sys wall nopm tpm txns failed secs p95 cpu
@@ -158,7 +158,7 @@ several() { # terminals
 		last=$((k * W / DRIVERS))
 		read -r rss usr sys wall <"$WORK/d$k/time"
 		read -r _ nopm tpm txns failed secs p95 cpu < <(grep '^RESULT' "$WORK/d$k/run.log")
-		printf '  driver %2d (warehouses %d-%d): peak RSS %6.1f MB | CPU %6.2f s in %5.1f s (%5.1f %% of one core), %5.2f s in the measured window, %5.1f us per transaction | %d transactions (%d failed) measured, New-Order p95 %s ms\n' \
+		printf '  process %2d (warehouses %d-%d): peak RSS %6.1f MB | CPU %6.2f s in %5.1f s (%5.1f %% of one core), %5.2f s in the measured window, %5.1f us per transaction | %d transactions (%d failed) measured, New-Order p95 %s ms\n' \
 			"$k" "$first" "$last" "$(mb "$rss")" "$(echo "$usr + $sys" | bc -l)" "$wall" \
 			"$(echo "100 * ($usr + $sys) / $wall" | bc -l)" "$cpu" "$(per_txn "$cpu" "$txns")" "$txns" "$failed" "$p95"
 		total_rss=$((total_rss + rss))
@@ -166,7 +166,7 @@ several() { # terminals
 		total_cpu=$(echo "$total_cpu + $usr + $sys" | bc -l)
 		[[ -z $merged ]] && merged=$(grep '^MERGED' "$WORK/d$k/run.log" || true)
 	done
-	printf '  all drivers: peak RSS %.1f MB together (the largest %.1f MB) | CPU %.2f s\n' \
+	printf '  all processes: peak RSS %.1f MB together (the largest %.1f MB) | CPU %.2f s\n' \
 		"$(mb "$total_rss")" "$(mb "$max_rss")" "$total_cpu"
 	if [[ -n $merged ]]; then
 		read -r _ nopm tpm txns failed secs p95 count <<<"$merged"
