@@ -66,28 +66,34 @@ impl Kind {
 
 /// HammerDB's mix as a deck of 23 cards (10 New-Order, 10 Payment, one each of the others),
 /// dealt without replacement and reshuffled when empty: every 23 transactions hold exactly
-/// that mix, which keeps each type above the minimum shares of clause 5.2.3.
+/// that mix, which keeps each type above the minimum shares of clause 5.2.3. The cards are
+/// the terminal's own, inline (a run may hold a hundred thousand decks).
 pub struct Deck {
-    cards: Vec<Kind>,
-    next: usize,
+    cards: [Kind; CARDS],
+    next: u8,
 }
+
+/// The deck's size.
+const CARDS: usize = 23;
 
 impl Deck {
     pub fn new() -> Self {
-        let mut cards = vec![Kind::NewOrder; 10];
-        cards.extend([Kind::Payment; 10]);
-        cards.extend([Kind::Delivery, Kind::StockLevel, Kind::OrderStatus]);
-        let next = cards.len();
-        Deck { cards, next }
+        let mut cards = [Kind::NewOrder; CARDS];
+        cards[10..20].fill(Kind::Payment);
+        cards[20..].copy_from_slice(&[Kind::Delivery, Kind::StockLevel, Kind::OrderStatus]);
+        Deck {
+            cards,
+            next: CARDS as u8,
+        }
     }
 
     pub fn deal(&mut self, rng: &mut SmallRng) -> Kind {
-        if self.next == self.cards.len() {
+        if usize::from(self.next) == CARDS {
             self.cards.shuffle(rng);
             self.next = 0;
         }
         self.next += 1;
-        self.cards[self.next - 1]
+        self.cards[usize::from(self.next) - 1]
     }
 }
 

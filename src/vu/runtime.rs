@@ -173,40 +173,133 @@ fn is_kind(e: &Error, f: Failure) -> bool {
     matches!(e, Error::Db(d) if d.kind == f)
 }
 
+/// What one unit on a pooled connection came to, for its terminal to count.
+struct Ran<D> {
+    result: Result<D>,
+    /// Retries after conflicts.
+    attempt: u32,
+    /// From the start of the wait for a connection to the unit's end (retries included,
+    /// reconnecting not).
+    elapsed: Duration,
+    /// The connection was lost (and reconnected, unless `gave_up`).
+    lost: bool,
+    /// The server stayed away for the whole reconnect time.
+    gave_up: Option<Error>,
+}
+
+/// One unit on a connection from `pool`, for a terminal that holds one of its permits: takes
+/// the connection, runs the unit (again after a conflict), reconnects a lost connection and
+/// puts it back. `None` when the run is stopping: the pool had no connection left, or the cut
+/// abandoned the call.
+///
+/// A terminal awaits this on the heap ([`run_terminal`]): the connection and the database's
+/// futures (kilobytes: a reconnect holds a whole connection's handshake) then exist only for
+/// the few terminals that hold a connection, never in every keying or thinking terminal's
+/// task.
+async fn on_connection<W: Workload>(
+    vu: &Vu<W>,
+    t: &mut W::Terminal,
+    pool: &Pool<W::Conn>,
+    kind: W::Unit,
+    at: Position,
+    started: Instant,
+) -> Option<Ran<W::Done>> {
+    let Vu { w, shared, say, .. } = vu;
+    let w = &**w;
+    // An empty slot is a connection given up on, and the run is stopping.
+    let mut conn = pool.take()?;
+    let mut attempt = 0;
+    let result = loop {
+        match bounded(w, &mut conn, kind, t, &shared.cut, at).await {
+            Err(e) if is_kind(&e, Failure::Retry) && attempt < RETRIES => {
+                attempt += 1;
+                if !nap(retry_pause(attempt), &shared.stop).await {
+                    break Err(e);
+                }
+            }
+            other => break other,
+        }
+    };
+    let elapsed = started.elapsed();
+    if result.is_err() && shared.cut.is_set() {
+        // The run is over and this call was cut off: neither a failure nor a reconnect.
+        shared.abandoned.fetch_add(1, Ordering::Relaxed);
+        drop(conn);
+        pool.put(None);
+        return None;
+    }
+    let lost = matches!(&result, Err(e) if e.is_connection_loss());
+    let mut gave_up = None;
+    if result.is_ok() {
+        shared.nodes.committed();
+    }
+    if lost {
+        let from = W::node(&conn);
+        let lost_at = shared.nodes.lost(from.as_deref(), started);
+        drop(conn);
+        if let Err(e) = &result {
+            say.line(format!("{e}; reconnecting"));
+        }
+        match reconnect(vu, at).await {
+            Some(Ok(c)) => {
+                let to = W::node(&c);
+                match &to {
+                    Some(node) if from.as_ref() != Some(node) => {
+                        say.line(format!("reconnected to {node}"))
+                    }
+                    _ => say.line("reconnected"),
+                }
+                shared.nodes.reconnected(from, to, lost_at);
+                pool.put(Some(c));
+            }
+            Some(Err(e)) => {
+                pool.put(None);
+                gave_up = Some(e);
+            }
+            None => pool.put(None),
+        }
+    } else {
+        pool.put(Some(conn));
+    }
+    Some(Ran {
+        result,
+        attempt,
+        elapsed,
+        lost,
+        gave_up,
+    })
+}
+
 /// One terminal: run units on connections from `pool` until its work is done or the stop,
 /// and keep count in its virtual user's `stats`. A lost connection is reconnected (with
-/// backoff, for up to a minute); a server that stays away stops the run.
+/// backoff, for up to a minute); a server that stays away stops the run. The caller ends a
+/// terminal whose work is done ([`Workload::end`]).
+///
+/// A run may have a hundred thousand of these, most of them keying, thinking or waiting for
+/// a shared connection: what this future holds across those waits is all that a terminal
+/// costs. So the unit itself runs in a future on the heap ([`on_connection`]), the terminal
+/// stays in the caller's future, and what a unit came to is counted in a plain function.
 async fn run_terminal<W: Workload>(
     vu: &Vu<W>,
-    mut t: W::Terminal,
+    t: &mut W::Terminal,
     pool: &Pool<W::Conn>,
     at: Position,
 ) -> Result<Ended> {
-    let Vu {
-        w,
-        opts,
-        shared,
-        say,
-        stats,
-        measure_all,
-        ..
-    } = vu;
+    let Vu { w, shared, say, .. } = vu;
     let w = &**w;
-    let measure_all = *measure_all;
     let mut errors_shown = 0;
     while !shared.stop.is_set() {
-        let Some(kind) = w.next(&mut t, say) else {
-            w.end(t, say);
+        let Some(kind) = w.next(t, say) else {
             return Ok(Ended::Done);
         };
-        if let Some(d) = w.keying(&mut t, kind) {
+        if let Some(d) = w.keying(t, kind) {
             if !nap(d, &shared.stop).await {
                 break;
             }
         }
         // The response time includes any wait for a shared connection, as a terminal sees it.
         let started = Instant::now();
-        let _permit = match pool.permits.try_acquire() {
+        let permit = match pool.permits.try_acquire() {
             Ok(p) => p,
             Err(TryAcquireError::Closed) => break,
             // Only a shared connection is ever busy: wait for it, or for the stop.
@@ -219,121 +312,15 @@ async fn run_terminal<W: Workload>(
                 p
             }
         };
-        // An empty slot is a connection given up on, and the run is stopping.
-        let Some(mut conn) = pool.take() else { break };
-        let mut attempt = 0;
-        let result = loop {
-            match bounded(w, &mut conn, kind, &mut t, &shared.cut, at).await {
-                Err(e) if is_kind(&e, Failure::Retry) && attempt < RETRIES => {
-                    attempt += 1;
-                    if !nap(retry_pause(attempt), &shared.stop).await {
-                        break Err(e);
-                    }
-                }
-                other => break other,
+        // (A match, so that what the unit came to is gone before the think time's nap.)
+        match Box::pin(on_connection(vu, t, pool, kind, at, started)).await {
+            Some(ran) => {
+                drop(permit);
+                count(vu, t, kind, ran, &mut errors_shown)?;
             }
-        };
-        let elapsed = started.elapsed();
-        if result.is_err() && shared.cut.is_set() {
-            // The run is over and this call was cut off: neither a failure nor a reconnect.
-            shared.abandoned.fetch_add(1, Ordering::Relaxed);
-            drop(conn);
-            pool.put(None);
-            break;
+            None => break,
         }
-        // A timed run counts only what completes between the monitor's two counter readings,
-        // so that its figures describe the same window as the monitor's.
-        let in_window = measure_all || shared.measuring.load(Ordering::Relaxed);
-        let lost = matches!(&result, Err(e) if e.is_connection_loss());
-        let mut gave_up = None;
-        if result.is_ok() {
-            shared.nodes.committed();
-        }
-        if lost {
-            let from = W::node(&conn);
-            let lost_at = shared.nodes.lost(from.as_deref(), started);
-            drop(conn);
-            if let Err(e) = &result {
-                say.line(format!("{e}; reconnecting"));
-            }
-            match reconnect(vu, at).await {
-                Some(Ok(c)) => {
-                    let to = W::node(&c);
-                    match &to {
-                        Some(node) if from.as_ref() != Some(node) => {
-                            say.line(format!("reconnected to {node}"))
-                        }
-                        _ => say.line("reconnected"),
-                    }
-                    shared.nodes.reconnected(from, to, lost_at);
-                    pool.put(Some(c));
-                }
-                Some(Err(e)) => {
-                    pool.put(None);
-                    gave_up = Some(e);
-                }
-                None => pool.put(None),
-            }
-        } else {
-            pool.put(Some(conn));
-        }
-        drop(_permit);
-        {
-            let mut all = stats.lock().unwrap_or_else(|e| e.into_inner());
-            if lost && gave_up.is_none() {
-                all.reconnects += 1;
-            }
-            if let Some(t) = all.live.get_mut(W::index(kind)) {
-                t.finished += 1;
-                t.retried += u64::from(attempt);
-                match &result {
-                    Ok(_) => {
-                        let _ = t.latency.record((elapsed.as_micros() as u64).max(1));
-                    }
-                    Err(_) => t.failed += 1,
-                }
-            }
-            if in_window {
-                let s = &mut all.by_kind[W::index(kind)];
-                s.retried += u64::from(attempt);
-                match &result {
-                    Ok(d) if W::rolled_back(d) => s.rolled_back += 1,
-                    Ok(_) => s.committed += 1,
-                    Err(_) => s.failed += 1,
-                }
-                if result.is_ok() {
-                    let _ = s.latency.record((elapsed.as_micros() as u64).max(1));
-                }
-            }
-        }
-        if let Some(why) = gave_up {
-            let e = Error::ServerGone {
-                waited: opts.reconnect_for,
-                why: Box::new(why),
-            };
-            shared.give_up(&e.to_string());
-            return Err(e);
-        }
-        match result {
-            Ok(d) => w.done(&mut t, say, kind, d, elapsed),
-            Err(_) if lost => {}
-            Err(e) => {
-                if opts.raise_error {
-                    return Err(e);
-                }
-                if errors_shown < ERRORS_SHOWN {
-                    errors_shown += 1;
-                    let more = if errors_shown == ERRORS_SHOWN {
-                        " (further errors are only counted)"
-                    } else {
-                        ""
-                    };
-                    let name = w.type_names()[W::index(kind)];
-                    say.line(format!("{name} failed: {e}{more}"));
-                }
-            }
-        }
-        if let Some(d) = w.think(&mut t, kind) {
+        if let Some(d) = w.think(t, kind) {
             if !nap(d, &shared.stop).await {
                 break;
             }
@@ -341,6 +328,93 @@ async fn run_terminal<W: Workload>(
     }
     // Every way out of the loop but the end of its work is the stop.
     Ok(Ended::Stopped)
+}
+
+/// Counts a unit in its virtual user's statistics and hands a success to the workload. An
+/// error ends the terminal: a server that stayed away (which stops the run), or any failure
+/// with `raise_error`; other failures are said, the first few, and counted.
+fn count<W: Workload>(
+    vu: &Vu<W>,
+    t: &mut W::Terminal,
+    kind: W::Unit,
+    ran: Ran<W::Done>,
+    errors_shown: &mut u32,
+) -> Result<()> {
+    let Vu {
+        w,
+        opts,
+        shared,
+        say,
+        stats,
+        measure_all,
+        ..
+    } = vu;
+    let Ran {
+        result,
+        attempt,
+        elapsed,
+        lost,
+        gave_up,
+    } = ran;
+    // A timed run counts only what completes between the monitor's two counter readings,
+    // so that its figures describe the same window as the monitor's.
+    let in_window = *measure_all || shared.measuring.load(Ordering::Relaxed);
+    {
+        let mut all = stats.lock().unwrap_or_else(|e| e.into_inner());
+        if lost && gave_up.is_none() {
+            all.reconnects += 1;
+        }
+        if let Some(t) = all.live.get_mut(W::index(kind)) {
+            t.finished += 1;
+            t.retried += u64::from(attempt);
+            match &result {
+                Ok(_) => {
+                    let _ = t.latency.record((elapsed.as_micros() as u64).max(1));
+                }
+                Err(_) => t.failed += 1,
+            }
+        }
+        if in_window {
+            let s = &mut all.by_kind[W::index(kind)];
+            s.retried += u64::from(attempt);
+            match &result {
+                Ok(d) if W::rolled_back(d) => s.rolled_back += 1,
+                Ok(_) => s.committed += 1,
+                Err(_) => s.failed += 1,
+            }
+            if result.is_ok() {
+                let _ = s.latency.record((elapsed.as_micros() as u64).max(1));
+            }
+        }
+    }
+    if let Some(why) = gave_up {
+        let e = Error::ServerGone {
+            waited: opts.reconnect_for,
+            why: Box::new(why),
+        };
+        shared.give_up(&e.to_string());
+        return Err(e);
+    }
+    match result {
+        Ok(d) => w.done(t, say, kind, d, elapsed),
+        Err(_) if lost => {}
+        Err(e) => {
+            if opts.raise_error {
+                return Err(e);
+            }
+            if *errors_shown < ERRORS_SHOWN {
+                *errors_shown += 1;
+                let more = if *errors_shown == ERRORS_SHOWN {
+                    " (further errors are only counted)"
+                } else {
+                    ""
+                };
+                let name = w.type_names()[W::index(kind)];
+                say.line(format!("{name} failed: {e}{more}"));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// What a virtual user's terminals share: the workload, the run's options and state, the
@@ -376,22 +450,8 @@ impl<W: Workload> Vu<W> {
     }
 }
 
-impl<W> Clone for Vu<W> {
-    fn clone(&self) -> Self {
-        Vu {
-            w: self.w.clone(),
-            opts: self.opts.clone(),
-            shared: self.shared.clone(),
-            say: self.say.clone(),
-            stats: self.stats.clone(),
-            own_thread: self.own_thread,
-            measure_all: self.measure_all,
-        }
-    }
-}
-
 /// A terminal with a connection of its own: connects, runs, closes.
-async fn own_terminal<W: Workload>(vu: &Vu<W>, t: W::Terminal, at: Position) -> Result<Ended> {
+async fn own_terminal<W: Workload>(vu: &Vu<W>, mut t: W::Terminal, at: Position) -> Result<Ended> {
     let conn = match vu.connect(at).await {
         Ok(c) => c,
         // The stop came first: this terminal did nothing.
@@ -400,8 +460,18 @@ async fn own_terminal<W: Workload>(vu: &Vu<W>, t: W::Terminal, at: Position) -> 
     };
     vu.shared.nodes.joined(W::node(&conn));
     let pool = Pool::new(vec![conn]);
-    let outcome = run_terminal(vu, t, &pool, at).await;
+    let outcome = run_terminal(vu, &mut t, &pool, at).await;
+    let outcome = end_terminal(vu, t, outcome);
     close_pool::<W>(&pool).await;
+    outcome
+}
+
+/// Ends a terminal whose work is done ([`Workload::end`]); one the stop or an error ended
+/// has no last lines.
+fn end_terminal<W: Workload>(vu: &Vu<W>, t: W::Terminal, outcome: Result<Ended>) -> Result<Ended> {
+    if let Ok(Ended::Done) = outcome {
+        vu.w.end(t, &vu.say);
+    }
     outcome
 }
 
@@ -425,8 +495,8 @@ async fn reconnect<W: Workload>(vu: &Vu<W>, at: Position) -> Option<Result<W::Co
 /// A virtual user's asynchronous clients: `terminals` terminals logging in `login_delay`
 /// apart, on a connection each or sharing a pool.
 async fn run_clients<W: Workload>(
-    vu: &Vu<W>,
-    plan: &W::Plan,
+    vu: &Arc<Vu<W>>,
+    plan: &Arc<W::Plan>,
     worker: Place,
     rng: &mut SmallRng,
     terminals: u32,
@@ -457,23 +527,18 @@ async fn run_clients<W: Workload>(
     };
     let mut set = tokio::task::JoinSet::new();
     for c in 0..terminals {
-        let (vu, pool) = (vu.clone(), pool.clone());
         let place = Place {
             client: Some(c),
             ..worker
         };
-        let t = vu.w.terminal(plan, place, SmallRng::from_rng(&mut *rng));
-        let at = place.position(terminals);
-        let login_delay = opts.login_delay * c;
-        set.spawn(async move {
-            if !nap(login_delay, &vu.shared.stop).await {
-                return Ok(Ended::Stopped);
-            }
-            match &pool {
-                Some(pool) => run_terminal(&vu, t, pool, at).await,
-                None => own_terminal(&vu, t, at).await,
-            }
-        });
+        set.spawn(client(
+            vu.clone(),
+            pool.clone(),
+            plan.clone(),
+            place,
+            terminals,
+            SmallRng::from_rng(&mut *rng),
+        ));
     }
     let mut outcome = Ok(Ended::Done);
     while let Some(j) = set.join_next().await {
@@ -492,6 +557,46 @@ async fn run_clients<W: Workload>(
         close_pool::<W>(&pool).await;
     }
     outcome
+}
+
+/// One asynchronous client's task: it logs in its number of login delays after the first,
+/// makes its terminal then (so that a waiting client holds only what makes it), and runs on
+/// the shared pool or on a connection of its own.
+///
+/// Everything this future holds, every client of the run holds: the virtual user and the
+/// pool are shared, and a connection of its own is opened on the heap.
+async fn client<W: Workload>(
+    vu: Arc<Vu<W>>,
+    pool: Option<Arc<Pool<W::Conn>>>,
+    plan: Arc<W::Plan>,
+    place: Place,
+    terminals: u32,
+    rng: SmallRng,
+) -> Result<Ended> {
+    let login = vu.opts.login_delay * place.client.unwrap_or(0);
+    if !nap(login, &vu.shared.stop).await {
+        return Ok(Ended::Stopped);
+    }
+    let mut t = vu.w.terminal(&plan, place, rng);
+    drop(plan);
+    let at = place.position(terminals);
+    match &pool {
+        Some(pool) => {
+            let outcome = run_terminal(&vu, &mut t, pool, at).await;
+            end_terminal(&vu, t, outcome)
+        }
+        None => Box::pin(own_terminal(&vu, t, at)).await,
+    }
+}
+
+/// The size of one asynchronous client's task for workload `W`: what each of a run's
+/// terminals holds while it keys, thinks or waits for a connection.
+#[cfg(test)]
+pub(super) fn client_task_size<W: Workload>() -> usize {
+    fn returned<A, B, C, D, E, G, F>(_: impl FnOnce(A, B, C, D, E, G) -> F) -> usize {
+        std::mem::size_of::<F>()
+    }
+    returned(client::<W>)
 }
 
 /// Whether `HAMMER_VU_THREADS=shared` asks for every virtual user on the runtime's shared
@@ -673,7 +778,7 @@ pub async fn run<W: Workload>(
             states(vu, VuState::Running);
             vsay.line("RUNNING");
             w.started(&vsay);
-            let ctx = Vu {
+            let ctx = Arc::new(Vu {
                 w,
                 opts,
                 shared,
@@ -681,7 +786,7 @@ pub async fn run<W: Workload>(
                 stats,
                 own_thread,
                 measure_all: !monitor,
-            };
+            });
             let outcome = if terminals == 1 {
                 let t = ctx.w.terminal(&plan, place, rng);
                 own_terminal(&ctx, t, place.position(1)).await

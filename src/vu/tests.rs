@@ -620,3 +620,130 @@ fn a_place_is_a_terminal_n_of_n() {
     assert_eq!(place(2, Some(0)).position(4), Terminal { n: 5, of: 12 });
     assert_eq!(place(3, Some(3)).position(4), Terminal { n: 12, of: 12 });
 }
+
+/// [`Fake`] whose connecting and units each hold a large buffer across an await, as a real
+/// database's handshake and calls hold kilobytes.
+#[derive(Default)]
+struct Heavy(Fake);
+
+/// What each of [`Heavy`]'s futures holds.
+const HEAVY: usize = 16 * 1024;
+
+/// Holds `HEAVY` bytes across an await.
+async fn heavy_wait() {
+    let buffer = [7u8; HEAVY];
+    tokio::task::yield_now().await;
+    std::hint::black_box(&buffer);
+}
+
+impl Workload for Heavy {
+    type Conn = ();
+    type Terminal = u64;
+    type Unit = usize;
+    type Done = ();
+    type Plan = ();
+    type Monitor = NoMonitor;
+
+    fn type_names(&self) -> &'static [&'static str] {
+        self.0.type_names()
+    }
+
+    fn index(unit: usize) -> usize {
+        unit
+    }
+
+    async fn prepare(&self) -> Result<()> {
+        Ok(())
+    }
+
+    fn monitor(&self) -> Option<&NoMonitor> {
+        None
+    }
+
+    async fn connect(&self, at: crate::endpoint::Position) -> Result<()> {
+        heavy_wait().await;
+        self.0.connect(at).await
+    }
+
+    async fn close(_: ()) {}
+
+    fn reply_timeout(&self) -> Duration {
+        self.0.reply_timeout()
+    }
+
+    fn peer(&self, at: crate::endpoint::Position) -> Peer {
+        self.0.peer(at)
+    }
+
+    fn cut(&self) -> usize {
+        self.0.cut()
+    }
+
+    fn terminal(&self, _: &(), _: Place, _: SmallRng) -> u64 {
+        0
+    }
+
+    fn next(&self, t: &mut u64, say: &Say) -> Option<usize> {
+        self.0.next(t, say)
+    }
+
+    async fn execute(&self, conn: &mut (), unit: usize, t: &mut u64) -> Result<()> {
+        heavy_wait().await;
+        self.0.execute(conn, unit, t).await
+    }
+
+    fn rolled_back(_: &()) -> bool {
+        false
+    }
+}
+
+/// A hundred thousand terminals cost what their tasks hold while they key, think or wait for
+/// a shared connection: the database's futures (connecting, reconnecting, a call) are not
+/// part of it, whatever their size.
+#[test]
+fn a_clients_task_does_not_grow_with_the_databases_futures() {
+    let light = runtime::client_task_size::<Fake>();
+    let heavy = runtime::client_task_size::<Heavy>();
+    assert_eq!(light, heavy, "a client's task holds a database future");
+    assert!(heavy < HEAVY, "{heavy} bytes");
+}
+
+/// Many clients on a small pool, each unit holding a large future: every unit is counted,
+/// losses reconnected, as with light ones.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn many_clients_on_a_pool_count_every_unit() {
+    let w = Arc::new(Heavy(Fake {
+        units: 7,
+        lose: AtomicU64::new(3),
+        ..Fake::default()
+    }));
+    let out = Output::capture();
+    let states: StateSink = Arc::new(|_, _| {});
+    let o = RunOptions {
+        terminals: 300,
+        pool: 3,
+        ..opts(2)
+    };
+    let r = run(
+        w.clone(),
+        o,
+        Say::new(out.clone(), 1),
+        states,
+        Interrupt::default(),
+    )
+    .await
+    .expect("the run starts");
+    let (units, lost) = (2 * 300 * 7, 3);
+    assert_eq!(r.stats.finished(), units);
+    assert_eq!(r.stats.reconnects, lost);
+    let failed: u64 = r.stats.by_kind.iter().map(|k| k.failed).sum();
+    assert_eq!(failed, lost);
+    // Each terminal deals odd, even, odd...: four odd units and three even ones of seven.
+    let counted = |k: usize| r.stats.kind(k).committed + r.stats.kind(k).failed;
+    assert_eq!((counted(1), counted(0)), (2 * 300 * 4, 2 * 300 * 3));
+    let latencies: u64 = r.stats.by_kind.iter().map(|k| k.latency.len()).sum();
+    assert_eq!(latencies, units - lost);
+    // Two pools of three: six connections, and one more for each loss.
+    assert_eq!(w.0.connects.load(Ordering::Relaxed), 6 + lost);
+    assert_eq!((r.failed_vus, r.abandoned_calls), (0, 0));
+}

@@ -4,8 +4,9 @@
 //!
 //! The runtime owns threads, connections, the stop, reconnecting and the statistics; a
 //! workload owns its unit of work (a transaction, a query), its inputs and its result text.
-//! Everything here is generic, so the per-unit path is monomorphised: no boxing, no dynamic
-//! call per unit.
+//! Everything here is generic, so the per-unit path is monomorphised: no dynamic call per
+//! unit. The runtime puts each unit's future on the heap (one allocation per unit), so that
+//! a terminal that keys, thinks or waits never holds a connection's futures.
 
 use std::any::Any;
 use std::future::Future;
