@@ -133,7 +133,7 @@ pub const METSET_OPTIONS: &[(&str, &str, &str)] = &[
 
 use Complete as C;
 
-const JOBS_WORDS: &[&str] = &["list", "result", "format", "diff"];
+const JOBS_WORDS: &[&str] = &["list", "result", "format", "diff", "run"];
 
 const JOBS_HELP: &str =
     "The job history. Every buildschema, checkschema, deleteschema, datagenrun and \
@@ -145,7 +145,10 @@ characters); jobs ID status|result|timing|queries|tcount|progress|metrics|system
 shows a part (queries: a TPROC-H run's time and rows of each query of each set); \
 jobs ID delete deletes it; jobs ID report FILE.html writes a self-contained HTML report; \
 jobs diff ID1 ID2 compares NOPM, TPM and latency percentiles, with the noise measured on \
-repeats of the same settings; jobs format text|json chooses how jobs prints (kept). From the \
+repeats of the same settings; a run several drivers shared (drivers_run) is listed as one \
+entry, its merged NOPM and TPM and whether every part completed, with each driver's job beneath; \
+jobs run lists those runs and jobs run NAME shows one (the merged result, each driver with its \
+job); jobs format text|json chooses how jobs prints (kept). From the \
 operating-system shell: hammer jobs [--json|--text] .... In scripts each returns its answer as \
 a map or array.";
 
@@ -462,7 +465,7 @@ pub static COMMANDS: &[Command] = &[
     },
     Command {
         name: "jobs",
-        args: "[list | result | format [text|json] | diff ID1 ID2 | ID [status|result|timing|queries|tcount|progress|metrics|system|dict|output [VU]|delete|report FILE.html]]",
+        args: "[list | result | format [text|json] | diff ID1 ID2 | run [NAME] | ID [status|result|timing|queries|tcount|progress|metrics|system|dict|output [VU]|delete|report FILE.html]]",
         min_args: 0,
         max_args: 3,
         help: JOBS_HELP,
@@ -470,7 +473,7 @@ pub static COMMANDS: &[Command] = &[
     },
     Command {
         name: "job",
-        args: "[list | result | format [text|json] | diff ID1 ID2 | ID [status|result|timing|queries|tcount|progress|metrics|system|dict|output [VU]|delete|report FILE.html]]",
+        args: "[list | result | format [text|json] | diff ID1 ID2 | run [NAME] | ID [status|result|timing|queries|tcount|progress|metrics|system|dict|output [VU]|delete|report FILE.html]]",
         min_args: 0,
         max_args: 3,
         help: "The same as jobs.",

@@ -655,6 +655,14 @@ pub enum Error {
     #[error("Error: {why}")]
     JobStore { why: String },
 
+    /// A name no run several drivers shared has in the jobs history (`jobs run NAME`).
+    #[error("Error: no shared run is named {run} in the jobs history{way_out}")]
+    NoSuchRun {
+        run: String,
+        /// `; did you mean r1? The runs there, newest first: r1, r0 (...)`, or why there are none.
+        way_out: String,
+    },
+
     /// A job id (or id prefix) that names no job.
     #[error("Jobid {id} does not exist; type jobs for the list")]
     NoSuchJob { id: String },

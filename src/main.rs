@@ -45,7 +45,7 @@ enum Mode {
         /// Print text, whatever `jobs format` says.
         #[arg(long)]
         text: bool,
-        /// list | format [text|json] | diff ID1 ID2 | ID [status|result|timing|...]
+        /// list | format [text|json] | diff ID1 ID2 | run [NAME] | ID [status|result|timing|...]
         args: Vec<String>,
     },
 }

@@ -144,7 +144,7 @@ fn bad_jobs_input_says_what_is_valid() {
     // Unknown subcommands, before and after an id: the usage lists the valid ones.
     let e = f.err("jobs frobnicate");
     assert!(
-        e.starts_with("Error: unknown jobs subcommand frobnicate; valid are list, result, format, diff, or a job id\nUsage: jobs [list | result | format [text|json] | diff ID1 ID2 | ID [status|result|timing|queries|tcount|progress|metrics|system|dict|output [VU]|delete|report FILE.html]]"),
+        e.starts_with("Error: unknown jobs subcommand frobnicate; valid are list, result, format, diff, run, or a job id\nUsage: jobs [list | result | format [text|json] | diff ID1 ID2 | run [NAME] | ID [status|result|timing|queries|tcount|progress|metrics|system|dict|output [VU]|delete|report FILE.html]]"),
         "{e}"
     );
     let e = f.err("job 67FD24A6FDB403E253438393 resutl");
@@ -166,7 +166,7 @@ fn bad_jobs_input_says_what_is_valid() {
     let help = f.ok("help jobs");
     assert!(
         help[0].starts_with(
-            "jobs - Usage: jobs [list | result | format [text|json] | diff ID1 ID2 | ID ["
+            "jobs - Usage: jobs [list | result | format [text|json] | diff ID1 ID2 | run [NAME] | ID ["
         ),
         "{help:?}"
     );

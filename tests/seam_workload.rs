@@ -130,6 +130,7 @@ impl Outcome for Echoed {
             timings: timings(&TYPE_NAMES, &self.stats, false),
             live: None,
             tpch: None,
+            run: None,
         }
     }
 

@@ -84,6 +84,7 @@ impl Outcome for CustomResult {
             timings: timings(&TYPE_NAMES, &self.stats, false),
             live: self.series.as_ref().map(live_record),
             tpch: None,
+            run: None,
         }
     }
 

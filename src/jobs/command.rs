@@ -10,7 +10,7 @@ pub use super::format::Format;
 use super::id::{self, IdArg};
 use super::recorder::Recorder;
 use super::store::{Lookup, Store};
-use super::{diff, report, text, value, Detail, RunFigures, Status, Summary, TpchFigures};
+use super::{diff, report, runs, text, value, Detail, RunFigures, Status, Summary, TpchFigures};
 use crate::config::{Settings, Target};
 use crate::error::Error;
 use crate::output::Output;
@@ -46,11 +46,13 @@ pub enum Request {
     /// `jobs format` shows the format; `jobs format text|json` sets it.
     Format(Option<String>),
     Diff(IdArg, IdArg),
+    /// `jobs run`: the runs several drivers shared; `jobs run NAME`: one of them (hammer's own).
+    Run(Option<String>),
     Job(IdArg, What),
 }
 
 /// The words that may follow `jobs` (besides an id).
-pub const WORDS: &[&str] = &["list", "result", "format", "diff"];
+pub const WORDS: &[&str] = &["list", "result", "format", "diff", "run"];
 /// The words that may follow `jobs ID`.
 pub const SUBCOMMANDS: &[&str] = &[
     "status", "result", "timing", "queries", "tcount", "progress", "metrics", "system", "dict",
@@ -60,7 +62,7 @@ pub const SUBCOMMANDS: &[&str] = &[
 /// The usage line.
 pub fn usage() -> String {
     format!(
-        "Usage: jobs [list | result | format [text|json] | diff ID1 ID2 | ID [{}]]",
+        "Usage: jobs [list | result | format [text|json] | diff ID1 ID2 | run [NAME] | ID [{}]]",
         SUBCOMMANDS
             .iter()
             .map(|s| match *s {
@@ -138,6 +140,15 @@ pub fn parse(args: &[String]) -> Result<Request, Error> {
                 )));
             }
             Ok(Request::Diff(job_id(words[1])?, job_id(words[2])?))
+        }
+        "run" => {
+            if words.len() > 2 {
+                return Err(bad(format!(
+                    "Error: jobs run takes one run's name (a run several drivers shared), not {}",
+                    words[1..].join(" ")
+                )));
+            }
+            Ok(Request::Run(words.get(1).map(|s| s.to_string())))
         }
         _ => {
             if id::parse(first).is_none() && !id::looks_like_id(first) && !id::too_short(first) {
@@ -244,6 +255,39 @@ fn resolve(store: &Store, arg: &IdArg) -> Result<String, Error> {
     })
 }
 
+/// A run name no shared run in the store has: the nearest name, and the names there are.
+fn no_such_run(name: &str, shared: &[runs::SharedRun]) -> Error {
+    let mut names: Vec<&str> = Vec::new();
+    for r in shared {
+        if !names.contains(&r.run.as_str()) {
+            names.push(&r.run);
+        }
+    }
+    let way_out = if names.is_empty() {
+        "; it has none (drivers that share a run, giset drivers drivers_run NAME, record one)"
+            .to_string()
+    } else {
+        let near = crate::config::nearest(name, names.iter().copied())
+            .map(|n| format!("; did you mean {n}?"))
+            .unwrap_or_default();
+        const SHOWN: usize = 10;
+        let more = names.len().saturating_sub(SHOWN);
+        format!(
+            "{near} The runs there, newest first: {}{} (jobs run lists them)",
+            names[..names.len().min(SHOWN)].join(", "),
+            if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            }
+        )
+    };
+    Error::NoSuchRun {
+        run: name.to_string(),
+        way_out,
+    }
+}
+
 fn detail(store: &Store, id: &str) -> Result<Detail, Error> {
     read(store.detail(id))?.ok_or_else(|| Error::NoSuchJob { id: id.to_string() })
 }
@@ -266,12 +310,14 @@ impl<'a> RunView<'a> {
     }
 }
 
-/// `jobs ID` in JSON: the summary and, for runs, the figures.
+/// `jobs ID` in JSON: the summary, for runs the figures, and for a driver's part of a shared
+/// run that run (hammer's own).
 #[derive(Serialize)]
 struct JobView<'a> {
     #[serde(flatten)]
     summary: &'a Summary,
     result: Option<RunView<'a>>,
+    run: Option<runs::PartView<'a>>,
 }
 
 /// `jobs ID status` in JSON.
@@ -395,14 +441,31 @@ pub fn run(
         }),
         Request::Table | Request::List => {
             let jobs = read(store.list())?;
+            let shared = runs::group(&jobs, read(store.runs())?);
             let path = store.shown();
-            let table = || text::list(&jobs, &path);
+            let table = || text::list_with_runs(&jobs, &shared, &path);
             let shape = if req == Request::Table {
                 Shape::Text
             } else {
                 shape
             };
-            Ok(answer(out, shape, json(&jobs), table))
+            let listed = runs::list_json(&runs::entries(&jobs, &shared));
+            Ok(answer(out, shape, listed, table))
+        }
+        Request::Run(name) => {
+            let jobs = read(store.list())?;
+            let shared = runs::group(&jobs, read(store.runs())?);
+            let Some(name) = name else {
+                let all: Vec<serde_json::Value> =
+                    shared.iter().map(|r| json(&runs::RunView::of(r))).collect();
+                return Ok(answer(out, shape, all.into(), || text::runs(&shared)));
+            };
+            let Some((r, same)) = runs::named(&shared, &name) else {
+                return Err(no_such_run(&name, &shared));
+            };
+            Ok(answer(out, shape, json(&runs::RunView::of(r)), || {
+                text::shared_run(r, same)
+            }))
         }
         Request::Results => {
             let jobs = read(store.results())?;
@@ -472,6 +535,7 @@ pub fn run(
                             json(&JobView {
                                 summary: s,
                                 result: RunView::of(&d),
+                                run: d.run.as_ref().map(runs::PartView::of),
                             }),
                             text::summary(&d),
                         ),
@@ -578,8 +642,8 @@ mod tests {
     #[test]
     fn bad_forms_say_what_is_valid() {
         let e = p(&["frobnicate"]).unwrap_err();
-        assert!(e.starts_with("Error: unknown jobs subcommand frobnicate; valid are list, result, format, diff, or a job id"), "{e}");
-        assert!(e.contains("\nUsage: jobs [list | result | format [text|json] | diff ID1 ID2 | ID [status|result|timing|queries|tcount|progress|metrics|system|dict|output [VU]|delete|report FILE.html]]"), "{e}");
+        assert!(e.starts_with("Error: unknown jobs subcommand frobnicate; valid are list, result, format, diff, run, or a job id"), "{e}");
+        assert!(e.contains("\nUsage: jobs [list | result | format [text|json] | diff ID1 ID2 | run [NAME] | ID [status|result|timing|queries|tcount|progress|metrics|system|dict|output [VU]|delete|report FILE.html]]"), "{e}");
         let e = p(&["67FD24A6FDB403E25343839Z"]).unwrap_err();
         assert!(e.starts_with("Error: 67FD24A6FDB403E25343839Z is not a job id: a job id is 24 hexadecimal characters"), "{e}");
         let e = p(&[ID, "resutl"]).unwrap_err();

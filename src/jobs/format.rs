@@ -39,7 +39,8 @@ pub fn shown(v: &Value) -> Value {
 /// none, applies).
 fn decimals(key: &str) -> Option<u32> {
     Some(match key {
-        "nopm" | "tpm" | "qph" | "nopm_mean" | "activevu" => 0,
+        "nopm" | "tpm" | "qph" | "nopm_mean" | "activevu" | "client_nopm" => 0,
+        "efficiency" => 1,
         "geomean" => 5,
         "client_cpu_seconds" => 2,
         "seconds" | "mean_ms" => 3,

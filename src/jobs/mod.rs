@@ -16,6 +16,7 @@ pub mod id;
 pub mod live;
 pub mod recorder;
 pub mod report;
+pub mod runs;
 pub mod store;
 pub mod system;
 pub mod text;
@@ -212,7 +213,7 @@ pub struct RunFigures {
 }
 
 /// Counts and latency percentiles of one transaction type.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct Timing {
     /// `new order`, `payment`, `delivery`, `stock level`, `order status`.
     pub name: String,
@@ -540,6 +541,8 @@ pub struct Detail {
     pub tpch: Option<TpchRecord>,
     /// The host's CPU over the job, when it was measured.
     pub cpu: Option<HostCpu>,
+    /// Its part of a run several drivers shared, when it was one (hammer's own).
+    pub run: Option<runs::RunPart>,
 }
 
 /// The `Vuser N:` prefix of a line, if it has one.
@@ -619,6 +622,7 @@ pub(crate) mod sample {
             live: None,
             tpch: None,
             cpu: None,
+            run: None,
         }
     }
 

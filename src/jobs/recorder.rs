@@ -666,6 +666,8 @@ pub struct RunRecord {
     pub live: Option<super::live::Live>,
     /// A TPROC-H run's figures, query sets and refresh functions.
     pub tpch: Option<super::TpchRecord>,
+    /// Its part of a run several drivers shared, when it was one.
+    pub run: Option<super::runs::RunPart>,
 }
 
 /// Counts of one unit type, as a run kept them.
@@ -736,6 +738,7 @@ pub fn end_of(outcome: &Result<Dynamic, Error>, interrupted: bool, run: Option<&
         timings,
         live,
         tpch,
+        run: part,
     }) = run
     {
         let r = figures;
@@ -759,6 +762,7 @@ pub fn end_of(outcome: &Result<Dynamic, Error>, interrupted: bool, run: Option<&
         end.timings = timings.clone();
         end.live = live.clone();
         end.tpch = tpch.clone();
+        end.run = part.clone();
     }
     end
 }

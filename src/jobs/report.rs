@@ -618,6 +618,46 @@ fn tpch_html(t: &TpchRecord) -> String {
     page
 }
 
+/// A driver's part of a shared run: the run, its merged result as this driver computed it,
+/// and every driver of it (`jobs run NAME` shows the whole, from every part in the store).
+fn run_html(p: &super::runs::RunPart) -> String {
+    let m = &p.merged;
+    let mut page = String::from("<h2>Shared run</h2>");
+    let _ = write!(
+        page,
+        r#"<p class="result">{}</p><p>The common window: {} to {} (server clock); jobs run {} shows the whole run from every driver's job.</p>"#,
+        escape(&super::text::part_line(p)),
+        text_time(m.window_from_ms),
+        text_time(m.window_to_ms),
+        escape(&p.run)
+    );
+    page.push_str(
+        "<table><tr><th>driver</th><th>host</th><th>pid</th><th>warehouses</th><th>virtual users</th><th>New-Orders a minute (its terminals)</th><th>state</th></tr>",
+    );
+    for d in &m.drivers {
+        let state = match &d.missing {
+            Some(why) => format!("missing: {why}"),
+            None => d.state.clone(),
+        };
+        let _ = write!(
+            page,
+            "<tr><td>{}{}</td><td>{}</td><td>{}</td><td>{}-{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            d.driver,
+            if d.driver == p.driver { " (this job)" } else { "" },
+            escape(&d.host),
+            d.pid,
+            d.first_ware,
+            d.last_ware,
+            d.vus,
+            d.client_nopm
+                .map_or("-".to_string(), |n| format!("{:.0}", n)),
+            escape(&state)
+        );
+    }
+    page.push_str("</table>");
+    page
+}
+
 fn table(rows: &[(&str, String)]) -> String {
     let mut t = String::from("<table>");
     for (k, v) in rows {
@@ -773,6 +813,10 @@ pub fn html(d: &Detail, lines: &[Line]) -> String {
                 escape(&serde_json::to_string_pretty(v).unwrap_or_default())
             );
         }
+    }
+
+    if let Some(p) = &d.run {
+        page.push_str(&run_html(p));
     }
 
     let metric = d.tcount.first().map_or("tpm", |p| p.metric.as_str());

@@ -1,6 +1,7 @@
 //! The text form of what `jobs` shows: pure functions of the stored structs.
 
 use super::id::text_time;
+use super::runs::{Entry, RunPart, SharedRun};
 use super::{
     Detail, Line, MetricPoint, RunFigures, Summary, SystemInfo, TcountPoint, Timing, TpchRecord,
 };
@@ -31,6 +32,13 @@ fn seconds5(v: Option<f64>) -> String {
 /// heading then says so. A list of only that section has no heading. TPROC-H's jobs,
 /// measured by a geometric mean rather than NOPM, show it in NOPM's place.
 pub fn list(jobs: &[Summary], path: &str) -> String {
+    list_with_runs(jobs, &[], path)
+}
+
+/// The `jobs` table with each run several drivers shared as one entry (its merged NOPM and
+/// TPM, the status of the whole, its name), its drivers beneath it (their jobs, hosts and
+/// their own terminals' New-Orders a minute) in its newest part's place.
+pub fn list_with_runs(jobs: &[Summary], runs: &[SharedRun], path: &str) -> String {
     if jobs.is_empty() {
         // HammerDB's words for its file; a server's database (`jobs_store`) is no file.
         let what = if path.contains("://") {
@@ -53,7 +61,7 @@ pub fn list(jobs: &[Summary], path: &str) -> String {
             out.push_str(&if s.name.eq_ignore_ascii_case(super::TPROC_H) {
                 geomean_table(&s.jobs)
             } else {
-                nopm_table(&s.jobs)
+                nopm_table(&s.jobs, runs)
             });
             out
         })
@@ -119,26 +127,304 @@ fn sections(jobs: &[Summary]) -> Vec<Section<'_>> {
     sections
 }
 
-/// A section's table with NOPM and TPM.
-fn nopm_table(jobs: &[&Summary]) -> String {
-    let mut out = format!(
-        "{:<24}  {:<19}  {:<10}  {:<12}  {:<15}  {:>8}  {:>9}  {}",
-        "JOBID", "STARTED (UTC)", "DATABASE", "WORKLOAD", "TYPE", "NOPM", "TPM", "STATUS"
+/// One row of a table with NOPM and TPM.
+#[allow(clippy::too_many_arguments)]
+fn nopm_row(
+    id: &str,
+    started: &str,
+    db: &str,
+    workload: &str,
+    label: &str,
+    nopm: &str,
+    tpm: &str,
+    status: &str,
+) -> String {
+    format!(
+        "{id:<24}  {started:<19}  {:<10}  {:<12}  {label:<15}  {nopm:>8}  {tpm:>9}  {status}",
+        clip(db, 10),
+        clip(workload, 12),
+    )
+}
+
+/// A section's table with NOPM and TPM; the jobs that are parts of a shared run are listed
+/// under it, where its newest part is.
+fn nopm_table(jobs: &[&Summary], runs: &[SharedRun]) -> String {
+    let mut out = nopm_row(
+        "JOBID",
+        "STARTED (UTC)",
+        "DATABASE",
+        "WORKLOAD",
+        "TYPE",
+        "NOPM",
+        "TPM",
+        "STATUS",
     );
-    for j in jobs {
+    let entries = super::runs::entries(jobs.iter().copied(), runs);
+    for e in &entries {
+        match e {
+            Entry::Job(j) => {
+                out.push('\n');
+                out.push_str(&nopm_row(
+                    &j.id,
+                    &text_time(j.started),
+                    &j.profile.db,
+                    &j.profile.workload,
+                    j.label,
+                    &figure(j.nopm),
+                    &figure(j.tpm),
+                    j.status.label(),
+                ));
+            }
+            Entry::Run(r) => {
+                for line in run_rows(r) {
+                    out.push('\n');
+                    out.push_str(&line);
+                }
+            }
+        }
+    }
+    if entries.iter().any(|e| matches!(e, Entry::Run(_))) {
+        out.push_str(
+            "\n(A shared run's NOPM and TPM are the database's own over the common window; \
+             beneath it, each driver's NOPM is what its own terminals committed. jobs run NAME \
+             shows one.)",
+        );
+    }
+    out
+}
+
+/// A shared run's rows in the `jobs` table: the run, then each driver with its job.
+fn run_rows(r: &SharedRun) -> Vec<String> {
+    let m = &r.merged;
+    let lead = r.lead();
+    let workload = lead.map_or("TPROC-C", |j| j.profile.workload.as_str());
+    let mut status = format!("{} run {}", r.status.label(), r.run);
+    if let Some(note) = r.note() {
+        status.push_str(&format!(": {note}"));
+    }
+    let mut rows = vec![nopm_row(
+        &format!("run of {} drivers", r.drivers),
+        &text_time(r.started),
+        &m.db,
+        workload,
+        super::runs::LABEL,
+        &figure(m.nopm),
+        &figure(m.tpm),
+        &status,
+    )];
+    for mem in &r.members {
+        let row = &mem.row;
+        let (id, started, state) = match &mem.job {
+            Some(j) => (j.id.clone(), text_time(j.started), j.status.label()),
+            None => ("(not in this jobs store)".to_string(), "-".into(), "-"),
+        };
+        let mut status = format!("{state} on {} (pid {})", row.host, row.pid);
+        if let Some(why) = &row.missing {
+            let short = why.split(':').next().unwrap_or(why);
+            status.push_str(&format!(", {short}"));
+        }
+        rows.push(nopm_row(
+            &id,
+            &started,
+            &m.db,
+            workload,
+            &format!("driver {} of {}", row.driver, r.drivers),
+            &figure(row.client_nopm),
+            "-",
+            &status,
+        ));
+    }
+    rows
+}
+
+/// `jobs run`: every shared run, newest first, one line each.
+pub fn runs(runs: &[SharedRun]) -> String {
+    if runs.is_empty() {
+        return "No shared runs in the jobs history (drivers that share a run, drivers_run, \
+                record one)"
+            .to_string();
+    }
+    let mut out = format!(
+        "{:<19}  {:>7}  {:>8}  {:>9}  {:<10}  {}",
+        "STARTED (UTC)", "DRIVERS", "NOPM", "TPM", "STATUS", "RUN"
+    );
+    for r in runs {
         out.push_str(&format!(
-            "\n{:<24}  {:<19}  {:<10}  {:<12}  {:<15}  {:>8}  {:>9}  {}",
-            j.id,
-            text_time(j.started),
-            clip(&j.profile.db, 10),
-            clip(&j.profile.workload, 12),
-            j.label,
-            figure(j.nopm),
-            figure(j.tpm),
-            j.status.label()
+            "\n{:<19}  {:>7}  {:>8}  {:>9}  {:<10}  {}",
+            text_time(r.started),
+            r.drivers,
+            figure(r.merged.nopm),
+            figure(r.merged.tpm),
+            r.status.label(),
+            r.run
         ));
     }
     out
+}
+
+/// `jobs run NAME`: the run's merged result as its drivers printed it (the window, the
+/// drivers that died or failed, the TEST RESULT line, the merged transaction table), each
+/// driver with its job, and whose merge it is. `same_name` is how many runs in the store have
+/// the name (the newest is shown).
+pub fn shared_run(r: &SharedRun, same_name: usize) -> String {
+    let m = &r.merged;
+    let count = m.drivers.len();
+    let mut out = vec![format!(
+        "Run {}: {} drivers, {}{}",
+        r.run,
+        r.drivers,
+        r.status.label(),
+        r.note().map(|n| format!(": {n}")).unwrap_or_default()
+    )];
+    if let Some(j) = r.lead() {
+        out.push(profile_of_run(j, r));
+    }
+    out.push(format!(
+        "Drivers of run {}: {} of {count} measured the common window {} to {} (server clock, \
+         {:.1} s)",
+        r.run,
+        m.measured(),
+        text_time(m.window_from_ms),
+        text_time(m.window_to_ms),
+        (m.window_to_ms - m.window_from_ms) as f64 / 1000.0
+    ));
+    for d in &m.drivers {
+        if let Some(why) = &d.missing {
+            out.push(format!(
+                "Driver {} on {} (pid {}), warehouses {}-{}: {why}; the figures below leave its \
+                 terminals' counts out",
+                d.driver, d.host, d.pid, d.first_ware, d.last_ware
+            ));
+        } else if d.state == "failed" {
+            out.push(format!(
+                "Driver {} on {} (pid {}) did not complete its run{}",
+                d.driver,
+                d.host,
+                d.pid,
+                d.stopped_early
+                    .as_deref()
+                    .map(|w| format!(" ({w})"))
+                    .unwrap_or_default()
+            ));
+        }
+    }
+    match (m.nopm, m.tpm) {
+        (Some(nopm), Some(tpm)) => {
+            out.push(test_result(&m.db, nopm, tpm, m.nopm_first).replacen(
+                "TEST RESULT :",
+                &format!("TEST RESULT ({count} drivers) :"),
+                1,
+            ));
+            let mut from = format!(
+                "  from the database's own counters over {:.1} s of the common window",
+                m.seconds.unwrap_or_default()
+            );
+            if let Some(d) = m.read_by {
+                from.push_str(&format!(", as driver {d} read them"));
+            }
+            if let Some(c) = m.client_nopm {
+                from.push_str(&format!(
+                    "; the drivers' terminals committed {} New-Orders a minute",
+                    c.round() as u64
+                ));
+            }
+            out.push(from);
+        }
+        _ => out.push(format!(
+            "No driver of run {} read the database's counters over the whole window: no system \
+             NOPM or TPM",
+            r.run
+        )),
+    }
+    if let Some(e) = m.efficiency {
+        out.push(format!(
+            "Efficiency: {e:.1} % of the tpmC the {} warehouses can give with keying and \
+             thinking",
+            m.warehouses
+        ));
+    }
+    out.push("Transactions (all drivers; histograms merged, after rampup):".into());
+    out.push(timing(&r.run, "TRANSACTION", &m.timing));
+    if m.unreadable > 0 {
+        out.push(format!(
+            "({} histogram(s) of the drivers' parts could not be read: their percentiles are \
+             left out)",
+            m.unreadable
+        ));
+    }
+    out.push(format!(
+        "{:<7} {:<24} {:<16} {:>8} {:>11} {:>4} {:>10} {:>12} {:>10}  {}",
+        "DRIVER",
+        "JOBID",
+        "HOST",
+        "PID",
+        "WAREHOUSES",
+        "VUS",
+        "NO/MIN",
+        "TRANSACTIONS",
+        "NO P95 MS",
+        "STATE"
+    ));
+    for mem in &r.members {
+        let d = &mem.row;
+        let state = match (&d.missing, &mem.job) {
+            (Some(_), Some(j)) => format!("missing (job {})", j.status.label()),
+            (Some(_), None) => "missing".into(),
+            (None, Some(j)) => format!("{} (job {})", d.state, j.status.label()),
+            (None, None) => d.state.clone(),
+        };
+        out.push(format!(
+            "{:<7} {:<24} {:<16} {:>8} {:>11} {:>4} {:>10} {:>12} {:>10}  {state}",
+            d.driver,
+            mem.job
+                .as_ref()
+                .map_or("(not in this jobs store)", |j| j.id.as_str()),
+            clip(&d.host, 16),
+            d.pid,
+            format!("{}-{}", d.first_ware, d.last_ware),
+            d.vus,
+            figure(d.client_nopm),
+            d.transactions.map_or("-".into(), |t| t.to_string()),
+            d.new_order_p95_ms.map_or("-".into(), |p| format!("{p:.3}")),
+        ));
+    }
+    let (by, driver) = &r.merged_by;
+    let mut whose = format!(
+        "The merge of driver {driver} (job {by}), which gathered {} of {count} parts",
+        m.parts()
+    );
+    for f in &r.fewer {
+        whose.push_str(&format!(
+            "; driver {} (job {}) gathered {} and merged fewer",
+            f.driver, f.id, f.parts
+        ));
+    }
+    out.push(whose);
+    if same_name > 1 {
+        out.push(format!(
+            "{same_name} runs in this jobs history are named {}: this is the newest",
+            r.run
+        ));
+    }
+    out.join("\n")
+}
+
+/// `PostgreSQL TPROC-C, timed, stored functions, 4 virtual users over 2 drivers, 4 warehouses`.
+fn profile_of_run(lead: &Summary, r: &SharedRun) -> String {
+    let p = &lead.profile;
+    let mut parts = vec![format!("{} {}", p.db, p.workload)];
+    if !p.mode.is_empty() {
+        parts.push(p.mode.clone());
+    }
+    let vus = r.vus();
+    parts.push(format!(
+        "{vus} virtual user{} over {} drivers",
+        if vus == 1 { "" } else { "s" },
+        r.drivers
+    ));
+    let w = r.merged.warehouses;
+    parts.push(format!("{w} warehouse{}", if w == 1 { "" } else { "s" }));
+    parts.join(", ")
 }
 
 /// A section's table with the geometric mean and the query sets (TPROC-H's).
@@ -369,11 +655,38 @@ pub fn summary(d: &Detail) -> String {
             out.push_str(&format!("\n{line}"));
         }
     }
+    if let Some(p) = &d.run {
+        out.push_str(&format!("\n{}", part_line(p)));
+    }
     // Last, so that the result keeps its place (scripts read it by line).
     if let Some(line) = d.system.as_ref().and_then(conditions) {
         out.push_str(&format!("\n{line}"));
     }
     out
+}
+
+/// What a part of a shared run says of it: `Driver 1 of 2 of run night-42: merged, TEST
+/// RESULT (2 drivers) : ... (jobs run night-42 shows the whole)`.
+pub fn part_line(p: &RunPart) -> String {
+    let m = &p.merged;
+    let result = match (m.nopm, m.tpm) {
+        (Some(n), Some(t)) => test_result(&m.db, n, t, m.nopm_first).replacen(
+            "TEST RESULT :",
+            &format!("TEST RESULT ({} drivers) :", m.drivers.len()),
+            1,
+        ),
+        _ => "no system NOPM or TPM".into(),
+    };
+    format!(
+        "Driver {} of {} of run {}: merged over {} of {} parts, {result} (jobs run {} shows the \
+         whole)",
+        p.driver,
+        p.drivers,
+        p.run,
+        m.parts(),
+        m.drivers.len(),
+        p.run
+    )
 }
 
 /// A setting's value, `''` when it is empty (so that it is seen to be).

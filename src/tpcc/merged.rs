@@ -229,6 +229,68 @@ impl Merged {
         lines
     }
 
+    /// What this driver's job records of the run: its place in it and the merge as this
+    /// driver computed it, in the jobs history's plain terms.
+    pub fn record(&self) -> crate::jobs::runs::RunPart {
+        use crate::jobs::runs::{DriverRow, MergedRun, RunPart};
+        let figures = self.figures();
+        let no = TYPE_NAMES[Kind::NewOrder.index()];
+        let drivers = self
+            .members
+            .iter()
+            .map(|m| {
+                let e = &m.row.entry;
+                let p = m.part.as_ref();
+                DriverRow {
+                    driver: m.row.driver,
+                    host: e.host.clone(),
+                    pid: e.pid,
+                    first_ware: e.first_ware,
+                    last_ware: e.last_ware,
+                    vus: e.vus,
+                    state: m.row.state.clone(),
+                    missing: m.missing.clone(),
+                    stopped_early: p.and_then(|p| p.stopped_early.clone()),
+                    client_nopm: p.and_then(|p| self.client_nopm(p)),
+                    transactions: p
+                        .map(|p| p.types.iter().map(|t| t.committed + t.rolled_back).sum()),
+                    new_order_p95_ms: p
+                        .and_then(|p| p.types.iter().find(|t| t.name == no))
+                        .and_then(|t| t.histogram())
+                        .map(|h| h.value_at_quantile(0.95) as f64 / 1000.0),
+                }
+            })
+            .collect();
+        let client: Vec<f64> = self
+            .parts()
+            .filter_map(|(_, p)| self.client_nopm(p))
+            .collect();
+        RunPart {
+            run: self.run.clone(),
+            driver: self.driver,
+            drivers: self.members.len() as u32,
+            merged: MergedRun {
+                db: self.db_name.to_string(),
+                nopm_first: self.nopm_first,
+                window_from_ms: self.window_ms.0,
+                window_to_ms: self.window_ms.1,
+                nopm: figures.map(|f| f.1),
+                tpm: figures.map(|f| f.2),
+                seconds: figures.map(|f| f.3),
+                read_by: figures.map(|f| f.0),
+                client_nopm: (!client.is_empty()).then(|| client.iter().sum()),
+                efficiency: self.efficiency(),
+                warehouses: self.warehouses(),
+                unreadable: self.unreadable as u32,
+                timing: crate::bench::outcome::timings(&TYPE_NAMES, &self.stats, false)
+                    .into_iter()
+                    .map(|(t, _)| t)
+                    .collect(),
+                drivers,
+            },
+        }
+    }
+
     /// `lastrun()`'s `drivers` map: the run, the merged figures and one map per driver.
     pub fn value(&self) -> Map {
         let mut m = Map::new();

@@ -88,6 +88,7 @@ impl Outcome for Tpcc {
             timings: timings(&TYPE_NAMES, &self.result.stats, false),
             live: self.result.series.as_ref().map(live_record),
             tpch: None,
+            run: self.merged.as_ref().map(|m| m.record()),
         }
     }
 

@@ -112,6 +112,7 @@ pub fn tpch_record(r: &RunResult) -> crate::jobs::recorder::RunRecord {
         timings: timings(&TYPE_NAMES, &r.stats, true),
         live: r.series.as_ref().map(live_record),
         tpch: Some(tpch_times(r)),
+        run: None,
     }
 }
 

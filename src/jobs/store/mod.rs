@@ -31,7 +31,7 @@ macro_rules! schema_versions {
     };
 }
 
-schema_versions!(1, 2, 3, 4, 5);
+schema_versions!(1, 2, 3, 4, 5, 6);
 
 /// The schema version this hammer writes, on either backend.
 pub const VERSION: i64 = SQLITE_STEPS.len() as i64;
@@ -50,6 +50,7 @@ const JOB_TABLES: &[&str] = &[
     "job_query",
     "job_refresh",
     "job_cpu",
+    "job_run",
 ];
 
 /// What went wrong with the jobs database, naming it (the file, or the server without the
@@ -270,6 +271,11 @@ impl Store {
         each!(self, s => s.detail(id))
     }
 
+    /// Every job's part of a shared run, with the job's id: what `jobs` groups into runs.
+    pub fn runs(&self) -> Result<Vec<(String, super::runs::RunPart)>> {
+        each!(self, s => s.runs())
+    }
+
     /// A job's output lines in the order printed; only virtual user `vu`'s when given.
     pub fn output(&self, id: &str, vu: Option<u32>) -> Result<Vec<Line>> {
         each!(self, s => s.output(id, vu))
@@ -306,6 +312,8 @@ pub struct End {
     pub tpch: Option<TpchRecord>,
     /// The host's CPU over the job.
     pub cpu: Option<super::HostCpu>,
+    /// Its part of a shared run, when it was one.
+    pub run: Option<super::runs::RunPart>,
 }
 
 impl End {
@@ -321,6 +329,7 @@ impl End {
             live: None,
             tpch: None,
             cpu: None,
+            run: None,
         }
     }
 }

@@ -24,6 +24,7 @@ use super::pglink::{Conn, Done, Fail, Link};
 use super::{End, Lookup, Origin, Result, JOB_TABLES, VERSION};
 use crate::conninfo::Conninfo;
 use crate::jobs::id::IdArg;
+use crate::jobs::runs::RunPart;
 use crate::jobs::{
     Detail, HostCpu, JobResult, Kind, Line, MetricPoint, Profile, QueryTime, RefreshTime,
     RunFigures, SetTimes, Spec, Status, Summary, SystemInfo, TcountPoint, Timing, TpchFigures,
@@ -366,6 +367,12 @@ impl PgStore {
             .call(move |c| c.transaction(SNAPSHOT, |c| detail(c, &id)))
     }
 
+    /// Every job's part of a shared run, with the job's id.
+    pub fn runs(&self) -> Result<Vec<(String, RunPart)>> {
+        self.link
+            .call(|c| c.transaction(SNAPSHOT, |c| runs(c, "", &[])))
+    }
+
     /// A job's output lines in the order printed; only virtual user `vu`'s when given.
     pub fn output(&self, id: &str, vu: Option<u32>) -> Result<Vec<Line>> {
         let id = id.to_string();
@@ -706,7 +713,40 @@ fn detail(c: &mut Conn, id: &str) -> Done<Option<Detail>> {
         live: live.and_then(|s| serde_json::from_str(&s).ok()),
         tpch: tpch(c, id)?,
         cpu,
+        run: runs(c, "WHERE job = $1", &[&id])?
+            .into_iter()
+            .next()
+            .map(|(_, p)| p),
     }))
+}
+
+/// The parts of shared runs `filter` keeps, with their jobs' ids; a merge that does not read
+/// (a hammer's with other fields) is left out: its job still lists.
+fn runs(
+    c: &mut Conn,
+    filter: &str,
+    params: &[&(dyn ToSql + Sync)],
+) -> Done<Vec<(String, RunPart)>> {
+    let rows = c.query(
+        &format!("SELECT job, run, driver, drivers, merged FROM job_run {filter}"),
+        params,
+    )?;
+    let mut out = Vec::new();
+    for r in &rows {
+        let merged: String = get(r, 4)?;
+        if let Ok(merged) = serde_json::from_str(&merged) {
+            out.push((
+                get(r, 0)?,
+                RunPart {
+                    run: get(r, 1)?,
+                    driver: small(get(r, 2)?),
+                    drivers: small(get(r, 3)?),
+                    merged,
+                },
+            ));
+        }
+    }
+    Ok(out)
 }
 
 /// A TPROC-H run's record, when the job has one.
@@ -864,6 +904,20 @@ fn write_end(c: &mut Conn, job: &str, end: &End, ended: i64) -> Done<()> {
         c.execute(
             "INSERT INTO job_live (job, series) VALUES ($1, $2)",
             &[&job, &owned(&series)],
+        )?;
+    }
+    if let Some(r) = &end.run {
+        let merged = serde_json::to_string(&r.merged).unwrap_or_default();
+        c.execute("DELETE FROM job_run WHERE job = $1", &[&job])?;
+        c.execute(
+            "INSERT INTO job_run (job, run, driver, drivers, merged) VALUES ($1, $2, $3, $4, $5)",
+            &[
+                &job,
+                &owned(&r.run),
+                &i64::from(r.driver),
+                &i64::from(r.drivers),
+                &owned(&merged),
+            ],
         )?;
     }
     if let Some(s) = &end.system {

@@ -12,6 +12,7 @@ use rusqlite::{params, Connection, OpenFlags, OptionalExtension, Row};
 
 use super::{End, Lookup, Origin, Result, StoreError, JOB_TABLES, VERSION};
 use crate::jobs::id::IdArg;
+use crate::jobs::runs::RunPart;
 use crate::jobs::{
     Kind, Line, MetricPoint, Profile, QueryTime, RefreshTime, RunFigures, SetTimes, Spec, Status,
     Summary, SystemInfo, TcountPoint, Timing, TpchFigures, TpchRecord,
@@ -296,6 +297,14 @@ impl SqliteStore {
             tx.execute(
                 "INSERT OR REPLACE INTO job_live (job, series) VALUES (?1, ?2)",
                 params![job, series],
+            )?;
+        }
+        if let Some(r) = &end.run {
+            let merged = serde_json::to_string(&r.merged).unwrap_or_default();
+            tx.execute(
+                "INSERT OR REPLACE INTO job_run (job, run, driver, drivers, merged) \
+                 VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![job, r.run, r.driver, r.drivers, merged],
             )?;
         }
         if let Some(s) = &end.system {
@@ -620,7 +629,34 @@ impl SqliteStore {
             live: live.and_then(|s| serde_json::from_str(&s).ok()),
             tpch: self.tpch(id)?,
             cpu,
+            run: self.run_part(id)?,
         }))
+    }
+
+    /// A job's part of a shared run, when it was one.
+    fn run_part(&self, id: &str) -> Result<Option<RunPart>> {
+        let rows = self.rows(
+            "SELECT run, driver, drivers, merged FROM job_run WHERE job = ?1",
+            id,
+            run_part,
+        )?;
+        Ok(rows.into_iter().flatten().next())
+    }
+
+    /// Every job's part of a shared run, with the job's id.
+    pub fn runs(&self) -> Result<Vec<(String, RunPart)>> {
+        retry(|| {
+            let rows = self
+                .all_rows(
+                    "SELECT run, driver, drivers, merged, job FROM job_run",
+                    |r| {
+                        let id: String = r.get(4)?;
+                        Ok(run_part(r)?.map(|p| (id, p)))
+                    },
+                )
+                .map_err(|e| self.err(e))?;
+            Ok(rows.into_iter().flatten().collect())
+        })
     }
 
     /// A TPROC-H run's record, when the job has one.
@@ -759,6 +795,19 @@ impl SqliteStore {
             Ok(c.execute("DELETE FROM jobs WHERE id = ?1", [id])? > 0)
         })
     }
+}
+
+/// A part of a shared run from `run, driver, drivers, merged`; `None` when its merge does not
+/// read (written by a hammer whose merge had other fields: the job still lists).
+fn run_part(r: &rusqlite::Row) -> rusqlite::Result<Option<RunPart>> {
+    let merged: String = r.get(3)?;
+    let (run, driver, drivers) = (r.get(0)?, r.get(1)?, r.get(2)?);
+    Ok(serde_json::from_str(&merged).ok().map(|merged| RunPart {
+        run,
+        driver,
+        drivers,
+        merged,
+    }))
 }
 
 /// A TPROC-H run's figures from a row of `job_tpch`'s columns in their table order

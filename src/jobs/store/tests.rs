@@ -292,6 +292,18 @@ fn a_job_round_trips_on(kind: Kind2) {
             Some(45.5),
             "postgres (pid 7 and its processes)".into(),
         )),
+        run: Some(crate::jobs::runs::RunPart {
+            run: "night-42".into(),
+            driver: 2,
+            drivers: 2,
+            merged: crate::jobs::runs::sample::merged(
+                vec![
+                    crate::jobs::runs::sample::row(1, "a"),
+                    crate::jobs::runs::sample::row(2, "b"),
+                ],
+                1_000,
+            ),
+        }),
     };
     s.finish("00000001AAAA000000000001", &end, 61_000).unwrap();
     let d = s.detail("00000001AAAA000000000001").unwrap().unwrap();
@@ -331,11 +343,21 @@ fn a_job_round_trips_on(kind: Kind2) {
         d.returned,
         Some(serde_json::json!({"ok": true, "nopm": 124692.88394887853_f64}))
     );
+    // Its part of a shared run, whole, and among every job's parts.
+    assert_eq!(d.run, end.run);
+    assert_eq!(
+        s.runs().unwrap(),
+        [(
+            "00000001AAAA000000000001".to_string(),
+            end.run.clone().unwrap()
+        )]
+    );
     let out = s.output("00000001AAAA000000000001", Some(2)).unwrap();
     assert_eq!(out.len(), 1);
     assert_eq!(out[0].line, "Vuser 2:b");
     assert!(s.delete("00000001AAAA000000000001").unwrap());
     assert!(!s.delete("00000001AAAA000000000001").unwrap());
+    assert_eq!(place.count("job_run"), 0, "{kind:?}: its part goes with it");
     assert!(s
         .output("00000001AAAA000000000001", None)
         .unwrap()
