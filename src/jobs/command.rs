@@ -632,6 +632,14 @@ mod tests {
             ))
         );
         assert_eq!(p(&["diff", ID, ID]), Ok(Request::Diff(full.clone(), full)));
+        assert_eq!(p(&["run"]), Ok(Request::Run(None)));
+        assert_eq!(
+            p(&["RUN", "night-42"]),
+            Ok(Request::Run(Some("night-42".into())))
+        );
+        assert!(p(&["run", "a", "b"])
+            .unwrap_err()
+            .contains("jobs run takes one run's name"));
         // A bare 4-character prefix is a job, not an unknown subcommand.
         assert_eq!(
             p(&["6b0e"]),
@@ -863,6 +871,142 @@ mod tests {
         let v: serde_json::Value = serde_json::from_str(&text).unwrap();
         assert_eq!(v["nopm"].as_f64(), Some(noisy));
         assert_eq!(v["seconds"].as_f64(), Some(0.1 + 0.2));
+    }
+
+    /// Two drivers' jobs of one shared run, as their ends recorded them, and a job of its own.
+    fn shared() -> (tempfile::TempDir, Recorder) {
+        use crate::jobs::runs::sample::{merged, row};
+        use crate::jobs::runs::RunPart;
+        use crate::jobs::store::{End, Origin};
+        let home = tempfile::tempdir().unwrap();
+        let mut rec = Recorder::new(&Settings::defaults(), Some(home.path()));
+        let store = rec.store().unwrap();
+        let rows = vec![row(1, "alpha"), row(2, "beta")];
+        let lone = crate::jobs::sample::detail("67FD24A6FDB403E2534383B0", 5.0);
+        for (n, d) in [
+            (1, "67FD24A6FDB403E2534383A1"),
+            (2, "67FD24A6FDB403E2534383A2"),
+            (0, ""),
+        ] {
+            let d = if n == 0 {
+                lone.clone()
+            } else {
+                crate::jobs::sample::detail(d, 3012.4)
+            };
+            let origin = Origin {
+                hostname: rows
+                    .get(n.max(1) - 1)
+                    .map_or("box".into(), |r| r.host.clone()),
+                pid: 4000 + n as u32,
+                pid_started: None,
+            };
+            let spec = crate::jobs::Spec {
+                kind: crate::jobs::Kind::Run,
+                profile: d.summary.profile.clone(),
+                settings: serde_json::json!({}),
+            };
+            store
+                .insert_job(&d.summary.id, &spec, &origin, d.summary.started)
+                .unwrap();
+            let end = End {
+                figures: d.figures.clone(),
+                run: (n > 0).then(|| RunPart {
+                    run: "night-42".into(),
+                    driver: n as u32,
+                    drivers: 2,
+                    merged: merged(rows.clone(), d.summary.started),
+                }),
+                ..End::new(Status::Success)
+            };
+            store
+                .finish(&d.summary.id, &end, d.summary.started + 60_000)
+                .unwrap();
+        }
+        (home, rec)
+    }
+
+    /// `jobs run NAME` gives the merged result with every driver's job id; `jobs list` has the
+    /// run as one entry; a name that is not there is refused with the nearest one.
+    #[test]
+    fn a_shared_run_is_asked_for_by_name() {
+        let (home, mut rec) = shared();
+        let (v, script) = json_of(&mut rec, Request::Run(Some("night-42".into())));
+        assert_eq!(v["kind"], "shared_run");
+        assert_eq!(v["run"], "night-42");
+        assert_eq!(v["nopm"], 3012);
+        assert_eq!(v["status"], "COMPLETE");
+        assert_eq!(v["members"][0]["id"], "67FD24A6FDB403E2534383A1");
+        assert_eq!(v["members"][1]["id"], "67FD24A6FDB403E2534383A2");
+        assert_eq!(v["members"][1]["host"], "beta");
+        assert_eq!(v["timing"][0]["name"], "new order");
+        let m = script.cast::<rhai::Map>();
+        assert_eq!(
+            m["nopm"].as_float(),
+            Ok(3012.4),
+            "a script gets every digit"
+        );
+        let (v, _) = json_of(&mut rec, Request::List);
+        let list = v.as_array().unwrap();
+        assert_eq!(list.len(), 2, "{v}");
+        assert_eq!(list[0]["id"], "67FD24A6FDB403E2534383B0");
+        assert_eq!(list[1]["run"], "night-42");
+        let (v, _) = json_of(&mut rec, Request::Run(None));
+        assert_eq!(v[0]["run"], "night-42");
+        // A part's own job names its run.
+        let (v, _) = json_of(
+            &mut rec,
+            Request::Job(
+                IdArg::Full("67FD24A6FDB403E2534383A2".into()),
+                What::Summary,
+            ),
+        );
+        assert_eq!(v["run"]["run"], "night-42");
+        assert_eq!(v["run"]["driver"], 2);
+        let (v, _) = json_of(
+            &mut rec,
+            Request::Job(
+                IdArg::Full("67FD24A6FDB403E2534383B0".into()),
+                What::Summary,
+            ),
+        );
+        assert!(v["run"].is_null());
+        let out = Output::capture();
+        let e = run(
+            &mut rec,
+            Request::Run(Some("night-24".into())),
+            Format::Text,
+            &out,
+        )
+        .unwrap_err()
+        .to_string();
+        assert_eq!(e, "Error: no shared run is named night-24 in the jobs history; did you mean night-42? The runs there, newest first: night-42 (jobs run lists them)");
+        // The report of a part has a section on its run.
+        let file = home.path().join("part.html");
+        let _ = run(
+            &mut rec,
+            Request::Job(
+                IdArg::Full("67FD24A6FDB403E2534383A1".into()),
+                What::Report(file.clone()),
+            ),
+            Format::Text,
+            &out,
+        )
+        .unwrap();
+        let page = std::fs::read_to_string(file).unwrap();
+        assert!(page.contains("<h2>Shared run</h2>"), "{page}");
+        assert!(page.contains("Driver 1 of 2 of run night-42: merged over 2 of 2 parts, TEST RESULT (2 drivers) : System achieved 3012 NOPM from 7004 PostgreSQL TPM"), "{page}");
+    }
+
+    #[test]
+    fn a_store_without_shared_runs_says_so() {
+        let (_home, mut rec, _, _) = recorded();
+        let out = Output::capture();
+        let e = run(&mut rec, Request::Run(Some("x".into())), Format::Text, &out)
+            .unwrap_err()
+            .to_string();
+        assert!(e.ends_with("in the jobs history; it has none (drivers that share a run, giset drivers drivers_run NAME, record one)"), "{e}");
+        let _ = run(&mut rec, Request::Run(None), Format::Text, &out).unwrap();
+        assert!(out.take_captured()[0].starts_with("No shared runs in the jobs history"));
     }
 
     #[test]

@@ -61,7 +61,8 @@ pub struct DriverRow {
     pub first_ware: u32,
     pub last_ware: u32,
     pub vus: u32,
-    /// The board's word for it: `done` (it measured the window), `failed`, or `running`.
+    /// The board's word for it: `done` (it measured the window), `failed`, or `joined` (it
+    /// posted no part).
     pub state: String,
     /// Why the merge has no part of it (it died, with its last sign of life; its part could
     /// not be read; it was still running when the merging driver stopped waiting).
@@ -689,7 +690,7 @@ mod tests {
         let mut rows = vec![row(1, "a"), row(2, "b"), row(3, "c")];
         rows[1].state = "failed".into();
         rows[1].stopped_early = Some("the server did not come back within 60 s".into());
-        rows[2].state = "running".into();
+        rows[2].state = "joined".into();
         rows[2].missing = Some("died: its last sign of life was at 2025-04-14 09:30:10 (server clock), 5.0 s into the window".into());
         let m = merged(rows.clone(), T);
         let mut failed = job("67FD24A6FDB403E2534383A2", &rows[1], T - 1000);

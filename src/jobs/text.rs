@@ -1406,3 +1406,132 @@ mod tests {
         );
     }
 }
+
+#[cfg(test)]
+mod run_tests {
+    use super::*;
+    use crate::jobs::runs::sample::{job, merged, row};
+    use crate::jobs::runs::{group, RunPart};
+
+    const T: i64 = 1_744_623_005_123;
+
+    /// Two drivers' jobs of run `night-42`, the second recorded on another machine's store
+    /// when `both` is false; and a job of its own after them.
+    fn store(both: bool) -> (Vec<Summary>, Vec<SharedRun>) {
+        let rows = vec![row(1, "alpha"), row(2, "beta")];
+        let m = merged(rows.clone(), T);
+        let mut jobs = vec![
+            crate::jobs::sample::summary("67FD24A6FDB403E2534383B0", Some(77.0)),
+            job("67FD24A6FDB403E2534383A1", &rows[0], T - 6_000),
+        ];
+        let mut parts = vec![(
+            "67FD24A6FDB403E2534383A1".to_string(),
+            RunPart {
+                run: "night-42".into(),
+                driver: 1,
+                drivers: 2,
+                merged: m.clone(),
+            },
+        )];
+        if both {
+            jobs.insert(1, job("67FD24A6FDB403E2534383A2", &rows[1], T - 5_000));
+            parts.push((
+                "67FD24A6FDB403E2534383A2".to_string(),
+                RunPart {
+                    run: "night-42".into(),
+                    driver: 2,
+                    drivers: 2,
+                    merged: m,
+                },
+            ));
+        }
+        let runs = group(&jobs, parts);
+        (jobs, runs)
+    }
+
+    #[test]
+    fn a_shared_run_is_one_entry_with_its_drivers_beneath() {
+        let (jobs, runs) = store(true);
+        let t = list_with_runs(&jobs, &runs, "/x/jobs.db");
+        let lines: Vec<&str> = t.lines().collect();
+        assert!(lines[1].starts_with("67FD24A6FDB403E2534383B0"), "{t}");
+        assert_eq!(
+            lines[2],
+            "run of 2 drivers          2025-04-14 09:29:59  PostgreSQL  TPROC-C       Shared Run           3012       7004  COMPLETE run night-42",
+            "{t}"
+        );
+        assert_eq!(
+            lines[3],
+            "67FD24A6FDB403E2534383A1  2025-04-14 09:29:59  PostgreSQL  TPROC-C       driver 1 of 2        1000          -  SUCCESS on alpha (pid 4001)",
+            "{t}"
+        );
+        assert!(
+            lines[4].starts_with("67FD24A6FDB403E2534383A2")
+                && lines[4].contains("driver 2 of 2        2000"),
+            "{t}"
+        );
+        assert!(
+            lines[5].starts_with("(A shared run's NOPM and TPM are the database's own"),
+            "{t}"
+        );
+        assert_eq!(lines.len(), 6, "{t}");
+        // Without runs, the table is as it was.
+        assert!(!list(&jobs, "/x/jobs.db").contains("shared run"));
+    }
+
+    #[test]
+    fn a_run_shows_its_merged_result_and_each_driver_s_job() {
+        let (_, runs) = store(false);
+        let t = shared_run(&runs[0], 1);
+        let lines: Vec<&str> = t.lines().collect();
+        assert_eq!(lines[0], "Run night-42: 2 drivers, COMPLETE", "{t}");
+        assert_eq!(
+            lines[1],
+            "PostgreSQL TPROC-C, timed, stored functions, 4 virtual users over 2 drivers, 4 warehouses"
+        );
+        assert!(lines[2].starts_with("Drivers of run night-42: 2 of 2 measured the common window 2025-04-14 09:30:05 to 2025-04-14 09:31:05 (server clock, 60.0 s)"), "{t}");
+        assert_eq!(
+            lines[3],
+            "TEST RESULT (2 drivers) : System achieved 3012 NOPM from 7004 PostgreSQL TPM"
+        );
+        assert_eq!(lines[4], "  from the database's own counters over 60.0 s of the common window, as driver 1 read them; the drivers' terminals committed 3000 New-Orders a minute");
+        assert_eq!(
+            lines[5],
+            "Transactions (all drivers; histograms merged, after rampup):"
+        );
+        assert!(
+            lines[6].starts_with("TRANSACTION") && lines[7].starts_with("new order"),
+            "{t}"
+        );
+        let head = lines.iter().position(|l| l.starts_with("DRIVER")).unwrap();
+        assert!(
+            lines[head + 1].starts_with("1       67FD24A6FDB403E2534383A1 alpha"),
+            "{t}"
+        );
+        assert!(lines[head + 1].ends_with("done (job SUCCESS)"), "{t}");
+        assert!(
+            lines[head + 2].starts_with("2       (not in this jobs store) beta"),
+            "{t}"
+        );
+        assert_eq!(
+            lines[head + 3],
+            "The merge of driver 1 (job 67FD24A6FDB403E2534383A1), which gathered 2 of 2 parts"
+        );
+        // The part's own job says which run it was part of, after its own result.
+        let mut d = crate::jobs::sample::detail("67FD24A6FDB403E2534383A1", 3012.4);
+        d.run = Some(RunPart {
+            run: "night-42".into(),
+            driver: 1,
+            drivers: 2,
+            merged: runs[0].merged.clone(),
+        });
+        let s = summary(&d);
+        assert!(s.lines().any(|l| l == "Driver 1 of 2 of run night-42: merged over 2 of 2 parts, TEST RESULT (2 drivers) : System achieved 3012 NOPM from 7004 PostgreSQL TPM (jobs run night-42 shows the whole)"), "{s}");
+        assert!(runs_table_has(&runs, "night-42"));
+    }
+
+    fn runs_table_has(r: &[SharedRun], name: &str) -> bool {
+        let t = runs(r);
+        t.starts_with("STARTED (UTC)") && t.lines().nth(1).is_some_and(|l| l.ends_with(name))
+    }
+}

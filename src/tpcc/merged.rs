@@ -352,3 +352,112 @@ impl Merged {
         m
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::drivers::board::{Entry, Row};
+
+    fn member(driver: u32, part: Option<Part>, state: &str) -> Member {
+        let missing = part.is_none().then(|| {
+            "died: its last sign of life was at 2025-04-14 09:30:10 (server clock), 5.0 s into \
+             the window"
+                .to_string()
+        });
+        Member {
+            row: Row {
+                driver,
+                entry: Entry {
+                    host: format!("host{driver}"),
+                    pid: 100 + driver,
+                    first_ware: 2 * driver - 1,
+                    last_ware: 2 * driver,
+                    vus: 2,
+                    delay_ms: 0,
+                    rampup_ms: 1000,
+                    duration_ms: 60_000,
+                },
+                joined_ms: 0,
+                beat_ms: 0,
+                state: state.into(),
+                part: None,
+            },
+            part,
+            missing,
+        }
+    }
+
+    /// A part whose terminals committed `n` New-Orders of `us` microseconds each in 60 s.
+    fn part(n: u64, us: u64, figures: Option<(f64, f64)>) -> Part {
+        let mut stats = Stats::new(TYPE_NAMES.len());
+        let no = &mut stats.by_kind[Kind::NewOrder.index()];
+        for _ in 0..n {
+            no.latency.record(us).unwrap();
+        }
+        no.committed = n;
+        Part {
+            nopm: figures.map(|f| f.0),
+            tpm: figures.map(|f| f.1),
+            seconds: 60.0,
+            types: Part::types_of(&TYPE_NAMES, &stats),
+            ..Part::default()
+        }
+    }
+
+    /// What a driver's job records is what it printed: `jobs run NAME`, made from the record
+    /// alone, says the same window, drivers and TEST RESULT line.
+    #[test]
+    fn the_job_s_record_says_what_the_driver_printed() {
+        let w = (1_744_623_005_000, 1_744_623_065_000);
+        let members = vec![
+            member(1, Some(part(600, 2000, Some((1200.4, 2800.6)))), "done"),
+            member(2, Some(part(300, 4000, None)), "done"),
+            member(3, None, "joined"),
+        ];
+        let merged = Merged::new("r7", 2, members, w, "PostgreSQL", true);
+        let record = merged.record();
+        assert_eq!(
+            (record.run.as_str(), record.driver, record.drivers),
+            ("r7", 2, 3)
+        );
+        let m = &record.merged;
+        assert_eq!(
+            (m.nopm, m.tpm, m.read_by),
+            (Some(1200.4), Some(2800.6), Some(1))
+        );
+        assert_eq!(m.client_nopm, Some(900.0));
+        assert_eq!(m.warehouses, 6);
+        assert_eq!(m.parts(), 2);
+        assert_eq!(m.drivers[1].client_nopm, Some(300.0));
+        assert_eq!(m.drivers[1].transactions, Some(300));
+        assert_eq!(m.drivers[0].new_order_p95_ms, Some(2.0));
+        assert!(m.drivers[2]
+            .missing
+            .as_deref()
+            .unwrap()
+            .starts_with("died:"));
+        let no = &m.timing[Kind::NewOrder.index()];
+        assert_eq!((no.name.as_str(), no.committed), ("new order", 900));
+        let back: crate::jobs::runs::RunPart =
+            serde_json::from_str(&serde_json::to_string(&record).unwrap()).unwrap();
+        assert_eq!(back, record);
+        // The jobs history's rendering of the record, beside the driver's own lines.
+        let jobs: Vec<crate::jobs::Summary> = (1..=2)
+            .map(|n| {
+                let mut s =
+                    crate::jobs::sample::summary(&format!("67FD24A6FDB403E25343839{n}"), None);
+                s.hostname = format!("host{n}");
+                s.pid = 100 + n;
+                s
+            })
+            .collect();
+        let runs =
+            crate::jobs::runs::group(&jobs, vec![("67FD24A6FDB403E253438392".into(), record)]);
+        let shown = crate::jobs::text::shared_run(&runs[0], 1);
+        let printed = merged.lines();
+        for line in printed.iter().take(4) {
+            assert!(shown.contains(line.as_str()), "{line}\nnot in\n{shown}");
+        }
+        assert!(printed[2].starts_with("TEST RESULT (3 drivers) : System achieved 1200 NOPM"));
+    }
+}
