@@ -198,6 +198,92 @@ fn merged_nopm(out: &str, drivers: usize) -> f64 {
     line.split_whitespace().next().unwrap().parse().unwrap()
 }
 
+/// `(N, M)` of `TEST RESULT (k drivers) : System achieved N NOPM from M <db> TPM`.
+fn merged_figures(out: &str, drivers: usize) -> (u64, u64) {
+    let head = format!("TEST RESULT ({drivers} drivers) : System achieved ");
+    let line = out
+        .lines()
+        .find_map(|l| l.split_once(&head).map(|(_, rest)| rest.to_string()))
+        .unwrap_or_else(|| panic!("no merged result line in:\n{out}"));
+    let words: Vec<&str> = line.split_whitespace().collect();
+    (words[0].parse().unwrap(), words[3].parse().unwrap())
+}
+
+/// `hammer jobs ARGS` in `home` (its own settings and jobs store), which must succeed.
+fn jobs(home: &Path, args: &[&str]) -> String {
+    let mut all = vec!["jobs"];
+    all.extend(args);
+    let out = common::hammer(home, &all, "");
+    let text = common::text(&out.stdout);
+    assert!(
+        out.status.success(),
+        "hammer {all:?}:\n{text}{}",
+        common::text(&out.stderr)
+    );
+    text
+}
+
+/// What `jobs` shows of shared run `run`, which its `drivers` drivers printed in `printed`:
+/// one entry with its parts beneath, the same NOPM and TPM as their TEST RESULT line, and
+/// every part's job id, each of which names the run. Gives the parts' job ids.
+fn jobs_show_the_run(home: &Path, run: &str, drivers: usize, printed: &str) -> Vec<String> {
+    let (nopm, tpm) = merged_figures(printed, drivers);
+    let table = jobs(home, &["--text"]);
+    let entries: Vec<&str> = table
+        .lines()
+        .filter(|l| l.contains(&format!("COMPLETE run {run}")))
+        .collect();
+    assert_eq!(entries.len(), 1, "one entry for the run:\n{table}");
+    assert!(
+        entries[0].starts_with(&format!("run of {drivers} drivers")),
+        "{table}"
+    );
+    for k in 1..=drivers {
+        assert!(
+            table.contains(&format!("driver {k} of {drivers}")),
+            "driver {k} beneath the run:\n{table}"
+        );
+    }
+    // `jobs run R`: the drivers' own result line, word for word.
+    let shown = jobs(home, &["--text", "run", run]);
+    assert_eq!(merged_figures(&shown, drivers), (nopm, tpm), "{shown}");
+    assert!(
+        shown.contains(&format!("Run {run}: {drivers} drivers, COMPLETE")),
+        "{shown}"
+    );
+    let v: serde_json::Value =
+        serde_json::from_str(&jobs(home, &["--json", "run", run])).expect("JSON");
+    assert_eq!(v["run"], run);
+    assert_eq!(v["status"], "COMPLETE", "{v}");
+    assert_eq!(v["nopm"].as_f64().unwrap().round() as u64, nopm, "{v}");
+    assert_eq!(v["tpm"].as_f64().unwrap().round() as u64, tpm, "{v}");
+    let ids: Vec<String> = v["members"]
+        .as_array()
+        .expect("the members")
+        .iter()
+        .map(|m| m["id"].as_str().expect("every part's job id").to_string())
+        .collect();
+    assert_eq!(ids.len(), drivers, "{v}");
+    // The list has the run as one entry, its parts not again among the jobs.
+    let list: serde_json::Value =
+        serde_json::from_str(&jobs(home, &["--json", "list"])).expect("JSON");
+    let list = list.as_array().expect("an array");
+    assert_eq!(
+        list.iter().filter(|e| e["run"] == run).count(),
+        1,
+        "{list:?}"
+    );
+    for (k, id) in ids.iter().enumerate() {
+        assert!(!list.iter().any(|e| e["id"] == id.as_str()), "{list:?}");
+        let part: serde_json::Value =
+            serde_json::from_str(&jobs(home, &["--json", id])).expect("JSON");
+        assert_eq!(part["run"]["run"], run, "{part}");
+        assert_eq!(part["run"]["driver"], k as u64 + 1, "{part}");
+        assert_eq!(part["kind"], "run");
+    }
+    ids
+}
+
 /// The merged table's row for a transaction type, after the merged heading.
 fn merged_row(out: &str, name: &str) -> Vec<String> {
     let at = out
@@ -385,6 +471,8 @@ fn two_drivers_on_postgresql_give_the_database_s_nopm_and_exact_percentiles() {
         }
         assert_eq!(row[7], ms(whole.max()), "{name} max");
     }
+    // The drivers' jobs went to the user's jobs database: one run there, with both parts.
+    jobs_show_the_run(home.path(), &run, 2, &text);
     // The run has started: its name cannot be joined again.
     let again = driver(
         &home.path().join("late"),
@@ -655,4 +743,81 @@ fn a_driver_left_alone_gives_up_and_a_wrong_count_is_refused() {
         &format!("SELECT count(*) FROM hammer_drivers WHERE run = '{run}'"),
     );
     assert_eq!(left, 0, "the driver that gave up left the board");
+}
+
+/// Two drivers (as on two machines: each its own data directory) record their jobs in a
+/// shared PostgreSQL jobs store; a third hammer, with only the store configured, lists their
+/// run as one entry with both parts and gives the merged result the drivers printed.
+#[test]
+fn drivers_recording_to_a_shared_store_are_one_run_from_any_hammer() {
+    let s = Servers::get();
+    s.require();
+    let store = format!("hammer_drivers_store_{}", std::process::id());
+    s.pg_exec(
+        "postgres",
+        &format!("DROP DATABASE IF EXISTS {store} WITH (FORCE)"),
+    );
+    s.pg_exec("postgres", &format!("CREATE DATABASE {store}"));
+    let home = tempfile::tempdir().unwrap();
+    let settings = "diset(\"tpcc\", \"pg_user\", \"hammer_drivers_store\");\n\
+                    diset(\"tpcc\", \"pg_dbase\", \"hammer_drivers_store\");";
+    build(home.path(), &s.configure(), "pg", settings, 2);
+    let url = format!(
+        "postgresql://{}:{}@{}:{}/{store}",
+        s.pg_user, s.pg_pass, s.pg_host, s.pg_port
+    );
+    let configure = format!(
+        "{}\ngiset(\"commandline\", \"jobs_store\", \"{url}\");",
+        s.configure()
+    );
+    let run = unique("store");
+    let children: Vec<Child> = (1..=2)
+        .map(|k| {
+            driver(
+                &home.path().join(format!("d{k}")),
+                &configure,
+                "pg",
+                settings,
+                &run,
+                2,
+                k,
+                1,
+                2,
+                0.0,
+                0.1,
+            )
+        })
+        .collect();
+    let outs: Vec<(bool, String)> = children.into_iter().map(output).collect();
+    for (ok, out) in &outs {
+        assert!(ok, "the drivers finish:\n{out}");
+        assert!(
+            !out.contains("jobs are not recorded"),
+            "the store took the jobs:\n{out}"
+        );
+    }
+    for k in 1..=2 {
+        assert!(
+            !home.path().join(format!("d{k}/jobs.db")).exists(),
+            "driver {k}'s jobs went to the server, not to a file"
+        );
+    }
+    // A third hammer: another data directory whose settings name only the store.
+    let reader = tempfile::tempdir().unwrap();
+    let at = serde_json::json!({ "generic": { "jobs_store": url } });
+    std::fs::write(reader.path().join("settings.json"), at.to_string()).unwrap();
+    let ids = jobs_show_the_run(reader.path(), &run, 2, &outs[0].1);
+    // Each driver's job is the one it printed.
+    for (k, (_, out)) in outs.iter().enumerate() {
+        assert!(
+            out.contains(&format!("Benchmark Run jobid={}", ids[k])),
+            "driver {}'s job {}:\n{out}",
+            k + 1,
+            ids[k]
+        );
+    }
+    s.pg_exec(
+        "postgres",
+        &format!("DROP DATABASE IF EXISTS {store} WITH (FORCE)"),
+    );
 }
