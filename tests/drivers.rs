@@ -745,6 +745,34 @@ fn a_driver_left_alone_gives_up_and_a_wrong_count_is_refused() {
     assert_eq!(left, 0, "the driver that gave up left the board");
 }
 
+/// A fresh jobs store database on the test PostgreSQL, dropped with the guard.
+struct StoreDb {
+    servers: Servers,
+    name: String,
+}
+
+impl StoreDb {
+    fn new(servers: Servers, name: &str) -> StoreDb {
+        let drop = format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)");
+        servers.pg_exec("postgres", &drop);
+        servers.pg_exec("postgres", &format!("CREATE DATABASE {name}"));
+        StoreDb {
+            servers,
+            name: name.to_string(),
+        }
+    }
+}
+
+impl Drop for StoreDb {
+    fn drop(&mut self) {
+        // A failed test keeps it to look at (and the next run drops it first).
+        if !std::thread::panicking() {
+            let drop = format!("DROP DATABASE IF EXISTS {} WITH (FORCE)", self.name);
+            self.servers.pg_exec("postgres", &drop);
+        }
+    }
+}
+
 /// Two drivers (as on two machines: each its own data directory) record their jobs in a
 /// shared PostgreSQL jobs store; a third hammer, with only the store configured, lists their
 /// run as one entry with both parts and gives the merged result the drivers printed.
@@ -753,11 +781,7 @@ fn drivers_recording_to_a_shared_store_are_one_run_from_any_hammer() {
     let s = Servers::get();
     s.require();
     let store = format!("hammer_drivers_store_{}", std::process::id());
-    s.pg_exec(
-        "postgres",
-        &format!("DROP DATABASE IF EXISTS {store} WITH (FORCE)"),
-    );
-    s.pg_exec("postgres", &format!("CREATE DATABASE {store}"));
+    let _dropped = StoreDb::new(Servers::get(), &store);
     let home = tempfile::tempdir().unwrap();
     let settings = "diset(\"tpcc\", \"pg_user\", \"hammer_drivers_store\");\n\
                     diset(\"tpcc\", \"pg_dbase\", \"hammer_drivers_store\");";
@@ -807,17 +831,18 @@ fn drivers_recording_to_a_shared_store_are_one_run_from_any_hammer() {
     let at = serde_json::json!({ "generic": { "jobs_store": url } });
     std::fs::write(reader.path().join("settings.json"), at.to_string()).unwrap();
     let ids = jobs_show_the_run(reader.path(), &run, 2, &outs[0].1);
-    // Each driver's job is the one it printed.
-    for (k, (_, out)) in outs.iter().enumerate() {
+    // Each driver's job is the one it printed, under the number it joined as.
+    for (_, out) in &outs {
+        let joined = format!("Joined run {run} as driver ");
+        let n: usize = out
+            .lines()
+            .find_map(|l| l.split_once(&joined).map(|(_, rest)| rest.to_string()))
+            .and_then(|rest| rest.split_whitespace().next()?.parse().ok())
+            .unwrap_or_else(|| panic!("no joined line:\n{out}"));
         assert!(
-            out.contains(&format!("Benchmark Run jobid={}", ids[k])),
-            "driver {}'s job {}:\n{out}",
-            k + 1,
-            ids[k]
+            out.contains(&format!("Benchmark Run jobid={}", ids[n - 1])),
+            "driver {n}'s job {}:\n{out}",
+            ids[n - 1]
         );
     }
-    s.pg_exec(
-        "postgres",
-        &format!("DROP DATABASE IF EXISTS {store} WITH (FORCE)"),
-    );
 }

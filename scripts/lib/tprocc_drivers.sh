@@ -32,11 +32,26 @@ if [[ -z $hammer ]]; then
 		hammer=$PWD/target/release/hammer
 	fi
 fi
-# The drivers' jobs go to the user's jobs database; their settings to private homes, so
-# that the run's keys never stay in the user's settings.
+# The drivers' jobs go where the user's do: the shared PostgreSQL jobs store the user's
+# settings name (commandline jobs_store), else the user's jobs.db; their settings to private
+# homes, so that the run's keys never stay in the user's settings. Both keys are read as a
+# hammer starts, so each private home starts with a settings file that names them.
 home=${HAMMER_HOME:-${XDG_DATA_HOME:-$HOME/.local/share}/hammer}
 mkdir -p "$home"
 jobs=$home/jobs.db
+# hammer writes its settings one key a line: the user's jobs_store and sqlite_db lines are
+# copied as they are (valid JSON, whatever their values hold); an empty jobs_store names no
+# store, and an empty (or TMP) sqlite_db is the home's jobs.db.
+user_key() {
+	grep -m1 -E "^[[:space:]]*\"$1\":" "$home/settings.json" 2>/dev/null | sed 's/,[[:space:]]*$//' || true
+}
+store_line=$(user_key jobs_store)
+case $store_line in *'""') store_line= ;; esac
+file_line=$(user_key sqlite_db)
+case $file_line in '' | *'""' | *'"TMP"' | *'"TEMP"')
+	file_line="\"sqlite_db\": \"$(printf '%s' "$jobs" | sed 's/\\/\\\\/g; s/"/\\"/g')\""
+	;;
+esac
 work=$(mktemp -d /tmp/hammer-drivers.XXXXXX)
 pids=()
 cleanup() {
@@ -56,6 +71,7 @@ for ((k = 1; k <= n; k++)); do
 		ramp=$(awk -v r="$rampup" -v d="$delay" 'BEGIN { printf "%g", r - d }')
 	fi
 	mkdir -p "$work/$k"
+	printf '{"generic": {%s%s}}\n' "$file_line" "${store_line:+, $store_line}" >"$work/$k/settings.json"
 	{
 		# The run script's settings: from dbset to the line before *_driver.
 		sed -n '/^dbset("db"/,/_driver"/p' "$run_rhai" | grep -v '_driver"'
@@ -71,7 +87,6 @@ for ((k = 1; k <= n; k++)); do
 			giset("drivers", "drivers_run", "$run");
 			giset("drivers", "drivers_count", $n);
 			giset("drivers", "drivers_delay", $delay);
-			giset("commandline", "sqlite_db", "$jobs");
 			vuset("vu", $vus);
 			loadscript();
 			vucreate();
