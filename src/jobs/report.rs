@@ -625,11 +625,10 @@ fn run_html(p: &super::runs::RunPart) -> String {
     let mut page = String::from("<h2>Shared run</h2>");
     let _ = write!(
         page,
-        r#"<p class="result">{}</p><p>The common window: {} to {} (server clock); jobs run {} shows the whole run from every driver's job.</p>"#,
+        r#"<p class="result">{}</p><p>The common window: {} to {} (server clock).</p>"#,
         escape(&super::text::part_line(p)),
         text_time(m.window_from_ms),
         text_time(m.window_to_ms),
-        escape(&p.run)
     );
     page.push_str(
         "<table><tr><th>driver</th><th>host</th><th>pid</th><th>warehouses</th><th>virtual users</th><th>New-Orders a minute (its terminals)</th><th>state</th></tr>",

@@ -186,6 +186,22 @@ impl SharedRun {
         self.jobs().next()
     }
 
+    /// How the drivers ran, in the words all their jobs share (`timed, stored functions`),
+    /// without each job's own warehouses (`warehouses 1-2 of run night-42 (2 drivers)`).
+    pub fn mode(&self) -> String {
+        let modes: Vec<&str> = self.jobs().map(|j| j.profile.mode.as_str()).collect();
+        let Some(first) = modes.first() else {
+            return String::new();
+        };
+        let own = format!(" of run {} (", self.run);
+        first
+            .split(", ")
+            .filter(|w| !w.contains(&own))
+            .filter(|w| modes.iter().all(|m| m.split(", ").any(|x| x == *w)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
     /// The virtual users of every driver.
     pub fn vus(&self) -> u32 {
         self.members.iter().map(|m| m.row.vus).sum()
@@ -404,7 +420,7 @@ pub struct RunView<'a> {
     drivers: u32,
     db: &'a str,
     workload: Option<&'a str>,
-    mode: Option<&'a str>,
+    mode: String,
     vus: u32,
     warehouses: u32,
     status: Whole,
@@ -448,7 +464,7 @@ impl<'a> RunView<'a> {
             drivers: r.drivers,
             db: &m.db,
             workload: lead.map(|j| j.profile.workload.as_str()),
-            mode: lead.map(|j| j.profile.mode.as_str()),
+            mode: r.mode(),
             vus: r.vus(),
             warehouses: m.warehouses,
             status: r.status,
@@ -575,6 +591,10 @@ pub(crate) mod sample {
     /// A run job of driver `row`'s host and pid, started at `started`.
     pub fn job(id: &str, row: &DriverRow, started: i64) -> Summary {
         let mut s = crate::jobs::sample::summary(id, Some(3012.4));
+        s.profile.mode = format!(
+            "timed, stored functions, warehouses {}-{} of run night-42 (2 drivers)",
+            row.first_ware, row.last_ware
+        );
         s.hostname = row.host.clone();
         s.pid = row.pid;
         s.started = started;
@@ -642,6 +662,7 @@ mod tests {
         assert_eq!(v[1]["members"][1]["host"], "b");
         assert_eq!(v[1]["members"][1]["status"], "SUCCESS");
         assert_eq!(v[1]["members"][1]["job"]["pid"], 4002);
+        assert_eq!(v[1]["mode"], "timed, stored functions");
         assert_eq!(v[0]["id"], "67FD24A6FDB403E2534383B0");
     }
 

@@ -413,8 +413,9 @@ pub fn shared_run(r: &SharedRun, same_name: usize) -> String {
 fn profile_of_run(lead: &Summary, r: &SharedRun) -> String {
     let p = &lead.profile;
     let mut parts = vec![format!("{} {}", p.db, p.workload)];
-    if !p.mode.is_empty() {
-        parts.push(p.mode.clone());
+    let mode = r.mode();
+    if !mode.is_empty() {
+        parts.push(mode);
     }
     let vus = r.vus();
     parts.push(format!(
