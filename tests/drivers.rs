@@ -578,6 +578,26 @@ fn killed_mid_run(db: &str) {
         (merged - delta).abs() <= delta * 0.01,
         "merged NOPM {merged} against the database's {delta:.0}:\n{out1}"
     );
+    // The first driver's jobs (its own data directory) hold its part: the run is incomplete
+    // and says which driver died; the others' jobs are in their own stores.
+    let dead = out1
+        .lines()
+        .find(|l| l.contains("died: its last sign of life"))
+        .and_then(|l| l.split("Driver ").nth(1)?.split_whitespace().next())
+        .expect("the dead driver's line")
+        .to_string();
+    let shown = jobs(&home.path().join("d1"), &["--text", "run", &run]);
+    assert!(
+        shown.starts_with(&format!(
+            "Run {run}: 3 drivers, INCOMPLETE: driver {dead} died"
+        )),
+        "{shown}"
+    );
+    assert_eq!(
+        shown.matches("(not in this jobs store)").count(),
+        2,
+        "{shown}"
+    );
 }
 
 #[test]
