@@ -5,8 +5,9 @@
 //! The pieces, each in its own file: [`store`] (the database on either backend and its schema),
 //! [`recorder`] (the current job: its output lines, series and end), [`system`] (the machine
 //! and server a job ran on), [`command`] (parsing and running `jobs ...`), [`format`] (text
-//! or JSON, which both of those read), and the pure renderings [`text`], [`diff`] and
-//! [`report`] of the plain structs defined here.
+//! or JSON, which both of those read), [`runs`] (the parts of a run several drivers shared,
+//! gathered into one entry), and the pure renderings [`text`], [`diff`] and [`report`] of the
+//! plain structs defined here.
 
 pub mod command;
 pub mod cpu;
