@@ -270,7 +270,7 @@ pub fn group(jobs: &[Summary], mut parts: Vec<(String, RunPart)>) -> Vec<SharedR
         .into_iter()
         .map(|c| one_run(jobs, c, &recorded))
         .collect();
-    runs.sort_by(|a, b| b.started.cmp(&a.started));
+    runs.sort_by_key(|r| std::cmp::Reverse(r.started));
     runs
 }
 
