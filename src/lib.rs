@@ -86,6 +86,7 @@ pub mod hostlist;
 pub mod interrupt;
 pub mod jobs;
 pub mod metrics;
+pub mod modes;
 pub mod output;
 pub mod progress;
 pub mod script;

@@ -63,19 +63,41 @@ impl Merged {
     /// The database's figures over the window: from the first driver (by number) whose
     /// monitor read the counters at both ends, with that driver's number and the seconds
     /// between its readings.
+    /// Steps (`drivers_step`) read the counters over windows of their own: never theirs.
     pub fn figures(&self) -> Option<(u32, f64, f64, f64)> {
-        self.parts().find_map(|(m, p)| {
+        self.parts().filter(|(m, _)| !m.row.entry.step).find_map(|(m, p)| {
             let (nopm, tpm) = (p.nopm?, p.tpm?);
             Some((m.row.driver, nopm, tpm, p.seconds))
         })
     }
 
-    /// Warehouses the drivers drove, over every driver that joined.
+    /// Warehouses the drivers drove, over every driver that joined: the union of their
+    /// ranges (drivers following a Primary all drive every warehouse).
     pub fn warehouses(&self) -> u32 {
-        self.members
+        let mut ranges: Vec<(u32, u32)> = self
+            .members
             .iter()
-            .map(|m| m.row.entry.last_ware.saturating_sub(m.row.entry.first_ware) + 1)
-            .sum()
+            .map(|m| (m.row.entry.first_ware, m.row.entry.last_ware))
+            .filter(|(a, b)| a <= b)
+            .collect();
+        ranges.sort_unstable();
+        let (mut total, mut upto) = (0, 0);
+        for (a, b) in ranges {
+            let from = a.max(upto + 1);
+            if b >= from {
+                total += b - from + 1;
+                upto = b;
+            }
+        }
+        total
+    }
+
+    /// New-Orders a driver's terminals committed, over its measured window.
+    fn new_orders(p: &Part) -> u64 {
+        p.types
+            .iter()
+            .find(|t| t.name == TYPE_NAMES[Kind::NewOrder.index()])
+            .map_or(0, |t| t.committed)
     }
 
     /// New-Orders the drivers' terminals committed per minute of the window.
@@ -118,7 +140,24 @@ impl Merged {
                      its terminals' counts out",
                     m.row.driver, e.host, e.pid, e.first_ware, e.last_ware
                 ));
-            } else if m.row.state == "failed" {
+            } else if m.row.entry.step {
+                let e = &m.row.entry;
+                let at = |ms: Option<i64>| {
+                    ms.map_or("-".to_string(), |t| format!("+{:.1} s", (t - a) as f64 / 1000.0))
+                };
+                let part = m.part.as_ref();
+                lines.push(format!(
+                    "Driver {} on {} (pid {}) is a step: it measured from {} to {} of the common \
+                     window with {} virtual users",
+                    m.row.driver,
+                    e.host,
+                    e.pid,
+                    at(part.and_then(|p| p.read_from_ms)),
+                    at(part.and_then(|p| p.read_to_ms)),
+                    e.vus
+                ));
+            }
+            if m.missing.is_none() && m.row.state == "failed" {
                 lines.push(format!(
                     "Driver {} on {} (pid {}) did not complete its run{}",
                     m.row.driver,
@@ -140,7 +179,10 @@ impl Merged {
                     &format!("TEST RESULT ({count} drivers) :"),
                     1,
                 ));
-                let client: f64 = self.parts().filter_map(|(_, p)| self.client_nopm(p)).sum();
+                // Every part's New-Orders fall in the window (a step's window lies inside it).
+                let client = self.parts().map(|(_, p)| Self::new_orders(p)).sum::<u64>() as f64
+                    * 60.0
+                    / seconds.max(0.001);
                 lines.push(format!(
                     "  from the database's own counters over {seconds:.1} s of the common window, \
                      as driver {from} read them; the drivers' terminals committed {} New-Orders \
