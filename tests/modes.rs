@@ -71,7 +71,10 @@ impl Running {
             }
         }
         let _ = self.child.kill();
-        panic!("no line with {what:?} within {within:?}:\n{}", self.seen.join("\n"));
+        panic!(
+            "no line with {what:?} within {within:?}:\n{}",
+            self.seen.join("\n")
+        );
     }
 
     /// Waits for the process to end (at most `within`): whether it succeeded, and all it said.
@@ -172,7 +175,14 @@ fn a_primary_and_two_replicas_share_one_run() {
         .unwrap_or_else(|| panic!("no id in {line:?}"));
     let replica_script = format!("switchmode(\"replica\", {id}, \"localhost\");\n");
     let replicas: Vec<Running> = (1..=2)
-        .map(|n| start(home.path(), dir.path(), &replica_script, &format!("replica{n}")))
+        .map(|n| {
+            start(
+                home.path(),
+                dir.path(),
+                &replica_script,
+                &format!("replica{n}"),
+            )
+        })
         .collect();
     let (ok, out) = primary.finish(Duration::from_secs(180));
     assert!(ok, "the primary failed:\n{out}");
@@ -196,7 +206,10 @@ fn a_primary_and_two_replicas_share_one_run() {
             text.contains("pg_pass not set here: passwords do not travel"),
             "{text}"
         );
-        assert!(!text.contains(PG_PASS), "the password shows on a Replica:\n{text}");
+        assert!(
+            !text.contains(PG_PASS),
+            "the password shows on a Replica:\n{text}"
+        );
         assert_eq!(merged_nopm(&text, 3), nopm, "one result for all:\n{text}");
         assert!(text.contains("Primary has closed down"), "{text}");
     }
@@ -242,7 +255,11 @@ fn steprun_starts_its_replicas_and_each_measures_its_step() {
     };
     std::fs::write(
         dir.path().join("config/steps.xml"),
-        format!("<steps>{}{}</steps>", step(1, 0.05, 0.1), step(2, 0.05, 0.1)),
+        format!(
+            "<steps>{}{}</steps>",
+            step(1, 0.05, 0.1),
+            step(2, 0.05, 0.1)
+        ),
     )
     .unwrap();
     let primary = start(
@@ -315,17 +332,29 @@ fn the_modes_refuse_what_hammerdb_refuses() {
     );
     let (ok, out) = run("distributescript();\n");
     assert!(!ok);
-    assert!(out.contains("Error: Cannot distribute script if not in Primary mode"), "{out}");
+    assert!(
+        out.contains("Error: Cannot distribute script if not in Primary mode"),
+        "{out}"
+    );
     let (ok, out) = run("switchmode(\"primary\");\ndistributescript();\n");
     assert!(!ok);
     assert!(out.contains("Primary Mode active at id : "), "{out}");
-    assert!(out.contains("Error: Primary has no Replicas to distribute to"), "{out}");
+    assert!(
+        out.contains("Error: Primary has no Replicas to distribute to"),
+        "{out}"
+    );
     let (ok, out) = run("switchmode(\"replica\", 9, \"localhost\");\n");
     assert!(!ok);
-    assert!(out.contains("Error: no Primary with id 9 in the jobs database"), "{out}");
+    assert!(
+        out.contains("Error: no Primary with id 9 in the jobs database"),
+        "{out}"
+    );
     let (ok, out) = run("dbset(\"bm\", \"TPROC-H\");\nsteprun();\n");
     assert!(!ok);
-    assert!(out.contains("Error: Step Workload does not support TPROC-H"), "{out}");
+    assert!(
+        out.contains("Error: Step Workload does not support TPROC-H"),
+        "{out}"
+    );
     std::fs::write(
         home.path().join("steps.xml"),
         "<steps><replica1><start_after_prev>5</start_after_prev><duration>9</duration>\
@@ -344,5 +373,8 @@ fn the_modes_refuse_what_hammerdb_refuses() {
         ),
         "{out}"
     );
-    assert!(!out.contains("Primary Mode active"), "nothing started:\n{out}");
+    assert!(
+        !out.contains("Primary Mode active"),
+        "nothing started:\n{out}"
+    );
 }

@@ -197,19 +197,18 @@ impl Plan {
     fn of(rows: &[Row], start_ms: i64) -> std::result::Result<Plan, String> {
         let whole: Vec<&Row> = rows.iter().filter(|r| !r.entry.step).collect();
         let Some(lead) = whole.first() else {
-            return Err("every driver is a step (drivers_step): one at least must measure the \
+            return Err(
+                "every driver is a step (drivers_step): one at least must measure the \
                         whole window"
-                .into());
+                    .into(),
+            );
         };
         let ready = whole
             .iter()
             .map(|r| r.entry.delay_ms + r.entry.rampup_ms)
             .max()
             .unwrap_or(0);
-        let window_ms = (
-            start_ms + ready,
-            start_ms + ready + lead.entry.duration_ms,
-        );
+        let window_ms = (start_ms + ready, start_ms + ready + lead.entry.duration_ms);
         let late: Vec<String> = rows
             .iter()
             .filter(|r| r.entry.step)
@@ -290,7 +289,11 @@ pub async fn join(
     }
     let mut driver = None;
     for _ in 0..50 {
-        if let Some(n) = board.take_number(run, &me, team.number).await.map_err(err)? {
+        if let Some(n) = board
+            .take_number(run, &me, team.number)
+            .await
+            .map_err(err)?
+        {
             driver = Some(n);
             break;
         }

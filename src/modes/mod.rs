@@ -293,7 +293,12 @@ impl SharedPlace {
         settings.set(g, "drivers", "drivers_run", &self.run)?;
         settings.set(g, "drivers", "drivers_count", &self.drivers.to_string())?;
         settings.set(g, "drivers", "drivers_number", &self.number.to_string())?;
-        settings.set(g, "drivers", "drivers_delay", &self.delay_minutes.to_string())?;
+        settings.set(
+            g,
+            "drivers",
+            "drivers_delay",
+            &self.delay_minutes.to_string(),
+        )?;
         settings.set(
             g,
             "drivers",
@@ -335,8 +340,16 @@ impl Snapshot {
         let keys_of = |d: &crate::config::Dict, sections: &[&str]| {
             d.specs()
                 .iter()
-                .filter(|s| !s.is_secret() && (sections.is_empty() || sections.contains(&s.section)))
-                .map(|s| (s.section.to_string(), s.key.clone(), d.get(&s.key).to_string()))
+                .filter(|s| {
+                    !s.is_secret() && (sections.is_empty() || sections.contains(&s.section))
+                })
+                .map(|s| {
+                    (
+                        s.section.to_string(),
+                        s.key.clone(),
+                        d.get(&s.key).to_string(),
+                    )
+                })
                 .collect::<Vec<_>>()
         };
         Snapshot {

@@ -66,7 +66,9 @@ pub fn parse(text: &str) -> Result<Vec<Step>, String> {
             .ok_or("an unclosed <replica...> tag")?;
         let name = body[start..end].trim().to_string();
         if !name.starts_with("replica") || !name[7..].chars().all(|c| c.is_ascii_digit()) {
-            return Err(format!("<{name}> is not a replica: name them replica1, replica2, ..."));
+            return Err(format!(
+                "<{name}> is not a replica: name them replica1, replica2, ..."
+            ));
         }
         let (inner, next) =
             element(body, &name, start - 1).ok_or(format!("<{name}> is not closed"))?;
@@ -76,7 +78,10 @@ pub fn parse(text: &str) -> Result<Vec<Step>, String> {
                 .parse::<f64>()
                 .ok()
                 .filter(|x| x.is_finite() && *x >= 0.0)
-                .ok_or(format!("{name}'s <{tag}> is {:?}: give minutes, 0 or more", v.trim()))
+                .ok_or(format!(
+                    "{name}'s <{tag}> is {:?}: give minutes, 0 or more",
+                    v.trim()
+                ))
         };
         let vus = field("virtual_users")?;
         if vus < 1.0 || vus.fract() != 0.0 || vus > 10_000.0 {
@@ -86,7 +91,9 @@ pub fn parse(text: &str) -> Result<Vec<Step>, String> {
         }
         let duration = field("duration")?;
         if duration <= 0.0 {
-            return Err(format!("{name}'s <duration> is 0: give more than 0 minutes"));
+            return Err(format!(
+                "{name}'s <duration> is 0: give more than 0 minutes"
+            ));
         }
         let start_after = field("start_after_prev")?;
         steps.push(Step {
@@ -116,12 +123,10 @@ pub fn starts(rampup: f64, steps: &[Step]) -> Vec<f64> {
         .collect()
 }
 
-fn minutes(m: f64) -> String {
-    if m.fract() == 0.0 {
-        format!("{m:.0}")
-    } else {
-        format!("{m}")
-    }
+/// Minutes as a plan says them: `2`, `0.15` (sums of steps rounded to what a file can say).
+pub fn minutes(m: f64) -> String {
+    let text = format!("{m:.4}");
+    text.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
 /// HammerDB's plan lines, and whether every step ends inside the Primary's running time

@@ -237,12 +237,16 @@ impl Session {
                 };
                 let safe: String = name
                     .chars()
-                    .map(|c| if c.is_ascii_alphanumeric() || c == '.' { c } else { '_' })
+                    .map(|c| {
+                        if c.is_ascii_alphanumeric() || c == '.' {
+                            c
+                        } else {
+                            '_'
+                        }
+                    })
                     .collect();
-                let path = std::env::temp_dir().join(format!(
-                    "hammer-replica-{}-{safe}",
-                    std::process::id()
-                ));
+                let path = std::env::temp_dir()
+                    .join(format!("hammer-replica-{}-{safe}", std::process::id()));
                 std::fs::write(&path, text).map_err(|e| {
                     mode_error(format!(
                         "Error: cannot write the Primary's script to {}: {e}",
@@ -290,7 +294,10 @@ impl Session {
         let posted = modes::posted_args(&self.settings, name, args);
         let json = serde_json::to_string(&posted).unwrap_or_else(|_| "[]".into());
         let failed = match self.jobs.store() {
-            Ok(store) => store.mode_post(id, 0, name, &json, None).err().map(|e| e.to_string()),
+            Ok(store) => store
+                .mode_post(id, 0, name, &json, None)
+                .err()
+                .map(|e| e.to_string()),
             Err(why) => Some(why),
         };
         if let Some(why) = failed {
@@ -300,7 +307,14 @@ impl Session {
         }
     }
 
-    fn post(&mut self, id: u32, target: u32, name: &str, args: &[String], extra: &Extra) -> Result<()> {
+    fn post(
+        &mut self,
+        id: u32,
+        target: u32,
+        name: &str,
+        args: &[String],
+        extra: &Extra,
+    ) -> Result<()> {
         let json = serde_json::to_string(args).unwrap_or_else(|_| "[]".into());
         let extra = serde_json::to_string(extra).ok();
         self.mode_store()?
@@ -408,7 +422,9 @@ impl Session {
         };
         let replicas = modes::live_replicas(self.mode_store()?, id)?;
         if replicas.is_empty() {
-            return Err(mode_error("Error: Primary has no Replicas to distribute to"));
+            return Err(mode_error(
+                "Error: Primary has no Replicas to distribute to",
+            ));
         }
         let extra = match &self.vu.custom {
             Some(custom) => {
@@ -627,12 +643,23 @@ impl Session {
             self.out.line(format!(
                 "Setting {} to start after {} duration {} VU count {}, Replica instance is {} \
                  (pid {})",
-                step.name, step.start_after, step.duration, step.vus, r.member, r.pid
+                step.name,
+                modes::steps::minutes(step.start_after),
+                modes::steps::minutes(step.duration),
+                step.vus,
+                r.member,
+                r.pid
             ));
             for (cmd, args) in [
-                ("diset", vec!["tpcc".to_string(), db.key("timeprofile"), "false".into()]),
+                (
+                    "diset",
+                    vec!["tpcc".to_string(), db.key("timeprofile"), "false".into()],
+                ),
                 ("diset", vec!["tpcc".into(), db.key("rampup"), "0".into()]),
-                ("diset", vec!["tpcc".into(), db.key("duration"), step.duration.to_string()]),
+                (
+                    "diset",
+                    vec!["tpcc".into(), db.key("duration"), step.duration.to_string()],
+                ),
                 ("vuset", vec!["vu".into(), step.vus.to_string()]),
             ] {
                 self.post(id, r.member, cmd, &args, &Extra::default())?;
@@ -645,7 +672,7 @@ impl Session {
             steps
                 .iter()
                 .zip(&starts)
-                .map(|(s, at)| format!("{} {at} minutes", s.name))
+                .map(|(s, at)| format!("{} {} minutes", s.name, modes::steps::minutes(*at)))
                 .collect::<Vec<_>>()
                 .join(", ")
         ));

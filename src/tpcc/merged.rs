@@ -65,10 +65,12 @@ impl Merged {
     /// between its readings.
     /// Steps (`drivers_step`) read the counters over windows of their own: never theirs.
     pub fn figures(&self) -> Option<(u32, f64, f64, f64)> {
-        self.parts().filter(|(m, _)| !m.row.entry.step).find_map(|(m, p)| {
-            let (nopm, tpm) = (p.nopm?, p.tpm?);
-            Some((m.row.driver, nopm, tpm, p.seconds))
-        })
+        self.parts()
+            .filter(|(m, _)| !m.row.entry.step)
+            .find_map(|(m, p)| {
+                let (nopm, tpm) = (p.nopm?, p.tpm?);
+                Some((m.row.driver, nopm, tpm, p.seconds))
+            })
     }
 
     /// Warehouses the drivers drove, over every driver that joined: the union of their
@@ -143,7 +145,9 @@ impl Merged {
             } else if m.row.entry.step {
                 let e = &m.row.entry;
                 let at = |ms: Option<i64>| {
-                    ms.map_or("-".to_string(), |t| format!("+{:.1} s", (t - a) as f64 / 1000.0))
+                    ms.map_or("-".to_string(), |t| {
+                        format!("+{:.1} s", (t - a) as f64 / 1000.0)
+                    })
                 };
                 let part = m.part.as_ref();
                 lines.push(format!(

@@ -242,7 +242,10 @@ impl PgStore {
         let (id, hostname, pid) = (i64::from(id), hostname.to_string(), i64::from(pid));
         self.link.call(move |c| {
             c.transaction("BEGIN", |c| {
-                c.query("SELECT pg_advisory_xact_lock($1, $2)", &[&PG_LOCK, &(id as i32)])?;
+                c.query(
+                    "SELECT pg_advisory_xact_lock($1, $2)",
+                    &[&PG_LOCK, &(id as i32)],
+                )?;
                 if !c
                     .query("SELECT 1 FROM mode_member WHERE id = $1 LIMIT 1", &[&id])?
                     .is_empty()
@@ -265,14 +268,16 @@ impl PgStore {
         let (id, hostname, pid) = (i64::from(id), hostname.to_string(), i64::from(pid));
         self.link.call(move |c| {
             c.transaction("BEGIN", |c| {
-                c.query("SELECT pg_advisory_xact_lock($1, $2)", &[&PG_LOCK, &(id as i32)])?;
-                if c
-                    .query(
-                        "SELECT 1 FROM mode_member WHERE id = $1 AND member = 0 \
+                c.query(
+                    "SELECT pg_advisory_xact_lock($1, $2)",
+                    &[&PG_LOCK, &(id as i32)],
+                )?;
+                if c.query(
+                    "SELECT 1 FROM mode_member WHERE id = $1 AND member = 0 \
                          AND left_ms IS NULL",
-                        &[&id],
-                    )?
-                    .is_empty()
+                    &[&id],
+                )?
+                .is_empty()
                 {
                     return Ok(None);
                 }
@@ -360,7 +365,10 @@ impl PgStore {
         );
         self.link.call(move |c| {
             c.transaction("BEGIN", |c| {
-                c.query("SELECT pg_advisory_xact_lock($1, $2)", &[&PG_LOCK, &(id as i32)])?;
+                c.query(
+                    "SELECT pg_advisory_xact_lock($1, $2)",
+                    &[&PG_LOCK, &(id as i32)],
+                )?;
                 let seq: i64 = get(
                     &c.query(
                         "SELECT COALESCE(MAX(seq), 0) + 1 FROM mode_command WHERE id = $1",

@@ -153,7 +153,10 @@ impl SqliteStore {
 
     /// Runs `f` in one write transaction, taking the write lock first (BEGIN IMMEDIATE), so
     /// that two processes writing at once queue up instead of failing.
-    pub(super) fn write<T>(&self, mut f: impl FnMut(&Connection) -> rusqlite::Result<T>) -> Result<T> {
+    pub(super) fn write<T>(
+        &self,
+        mut f: impl FnMut(&Connection) -> rusqlite::Result<T>,
+    ) -> Result<T> {
         retry(|| {
             self.conn
                 .execute_batch("BEGIN IMMEDIATE")
