@@ -234,6 +234,77 @@ fn a_primary_and_two_replicas_share_one_run() {
     assert_eq!(runs, 3, "each process recorded its part as a job");
 }
 
+/// A Replica with a data directory of its own (as on another machine) finds its Primary
+/// through the shared PostgreSQL jobs store, keeps its own password, and shares the run.
+#[test]
+fn a_replica_elsewhere_follows_through_the_shared_postgresql_store() {
+    let s = Servers::get();
+    s.require();
+    let pid = std::process::id();
+    let store = format!("hammer_modes_store_{pid}");
+    s.pg_exec(
+        "postgres",
+        &format!("DROP DATABASE IF EXISTS {store} WITH (FORCE)"),
+    );
+    s.pg_exec("postgres", &format!("CREATE DATABASE {store}"));
+    let url = format!(
+        "postgresql://{}:{}@{}:{}/{store}",
+        s.pg_user, s.pg_pass, s.pg_host, s.pg_port
+    );
+    let db = "hammer_modes_pg2";
+    let settings = format!(
+        "giset(\"commandline\", \"jobs_store\", \"{url}\");\n{}\ndbset(\"db\", \"pg\");\n\
+         diset(\"tpcc\", \"pg_user\", \"{db}\");\ndiset(\"tpcc\", \"pg_dbase\", \"{db}\");\n\
+         diset(\"tpcc\", \"pg_pass\", \"{PG_PASS}\");",
+        s.configure()
+    );
+    let (a, b, dir) = (
+        tempfile::tempdir().unwrap(),
+        tempfile::tempdir().unwrap(),
+        tempfile::tempdir().unwrap(),
+    );
+    build(a.path(), &s, "pg", &settings);
+    let mut primary = start(
+        a.path(),
+        dir.path(),
+        &format!(
+            "{settings}\nswitchmode(\"primary\");\nruntimer(6);\n\
+             diset(\"tpcc\", \"pg_driver\", \"timed\");\n\
+             diset(\"tpcc\", \"pg_rampup\", 0);\ndiset(\"tpcc\", \"pg_duration\", 0.15);\n\
+             vuset(\"vu\", 1);\nvurun();\n"
+        ),
+        "primary",
+    );
+    let line = primary.wait_for("Primary Mode active at id : ", Duration::from_secs(30));
+    let id = line
+        .split("id : ")
+        .nth(1)
+        .unwrap()
+        .split(',')
+        .next()
+        .unwrap()
+        .trim();
+    let host = line.rsplit("hostname : ").next().unwrap().trim();
+    let replica = start(
+        b.path(),
+        dir.path(),
+        &format!("{settings}\nswitchmode(\"replica\", {id}, \"{host}\");\n"),
+        "replica",
+    );
+    let (ok, out) = primary.finish(Duration::from_secs(120));
+    assert!(ok, "the primary failed:\n{out}");
+    let (ok, text) = replica.finish(Duration::from_secs(60));
+    assert!(ok, "the replica failed:\n{text}");
+    assert!(text.contains("Connection succeeded"), "{text}");
+    assert_eq!(merged_nopm(&text, 2), merged_nopm(&out, 2), "{text}");
+    // The Primary's script ended without switchmode local: its session closed as it quit.
+    assert!(text.contains("Primary has closed down"), "{text}");
+    s.pg_exec(
+        "postgres",
+        &format!("DROP DATABASE IF EXISTS {store} WITH (FORCE)"),
+    );
+}
+
 const MARIA_DB: &str = "hammer_modes_step";
 
 /// steprun with HammerDB's steps file: it starts a Replica per step, each measures its own

@@ -119,7 +119,7 @@ impl Session {
     }
 
     /// Leaves Primary mode, if in it: its Replicas see it close and return to Local mode.
-    fn close_primary(&mut self) {
+    pub(super) fn close_primary(&mut self) {
         if let Mode::Primary(role) = std::mem::take(&mut self.mode) {
             self.out.line("Setting Local Mode : Closing Primary");
             let followers = self
