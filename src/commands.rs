@@ -503,6 +503,44 @@ pub static COMMANDS: &[Command] = &[
         complete: &[],
     },
     Command {
+        name: "switchmode",
+        args: "[Local|Primary|Replica] ?PrimaryID? ?PrimaryHostname?",
+        min_args: 0,
+        max_args: 3,
+        help: "Without an argument, prints the mode. Primary opens a session under an id that \
+               Replicas join (switchmode replica ID HOST) through the jobs database: the SQLite \
+               file on one machine, the shared PostgreSQL jobs store across machines. A Primary \
+               sends its Replicas dbset, diset (passwords withheld), vuset, loadscript, \
+               clearscript, vucreate, vurun and vudestroy; a timed TPROC-C vurun becomes one \
+               shared run with one merged result (hammer's own). A Replica follows until its \
+               Primary closes down (switchmode local) or Ctrl-C, and its settings changes hold \
+               for the session only.",
+        complete: &[Complete::Words(&["Local", "Primary", "Replica"])],
+    },
+    Command {
+        name: "distributescript",
+        args: "",
+        min_args: 0,
+        max_args: 0,
+        help: "Primary mode only: sends the loaded script to the Replicas (a custom script's \
+               text, or loadscript of the workload's).",
+        complete: &[],
+    },
+    Command {
+        name: "steprun",
+        args: "",
+        min_args: 0,
+        max_args: 0,
+        help: "TPROC-C, timed: a step workload. Reads config/steps.xml (HammerDB's file; else \
+               steps.xml in the data directory, else 4 replicas 1 minute apart for 4, 3, 2 and \
+               1 minutes with 2 virtual users each), checks that every step ends inside the \
+               Primary's rampup and duration, switches to Primary, starts one hammer Replica \
+               per step, and runs one shared run in which each Replica joins at its step. \
+               Every process measures; the merged result is the database's over the Primary's \
+               window.",
+        complete: &[],
+    },
+    Command {
         name: "librarycheck",
         args: "",
         min_args: 0,

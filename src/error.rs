@@ -684,6 +684,11 @@ pub enum Error {
         by: &'static str,
     },
 
+    /// Primary and Replica mode (`switchmode`, `distributescript`, `steprun`): `message` is
+    /// whole, in HammerDB's words where it has them, with the way out.
+    #[error("{message}")]
+    Mode { message: String },
+
     /// One of several drivers could not join, wait for or report to its named run.
     #[error("Error: drivers run '{run}': {why}")]
     Drivers { run: String, why: String },

@@ -25,6 +25,8 @@
 //!   family's connection shares.
 //! - [`drivers`] one benchmark run by several hammer processes: a named run on a board in the
 //!   database under test, the common window, each driver's part and their exact merge.
+//! - [`modes`] HammerDB's Primary and Replica modes (`switchmode`, `distributescript`,
+//!   `steprun`) through the jobs database, a Primary's run shared with its Replicas.
 //! - [`tpcc`] and [`tpch`] the workloads' own knowledge, whatever the database: data rules and
 //!   generators, inputs, the traits an engine implements for them (`support.rs`), the build,
 //!   the driver the runtime runs, options, result text, their `Outcome` and `Benchmark`.
@@ -86,6 +88,7 @@ pub mod hostlist;
 pub mod interrupt;
 pub mod jobs;
 pub mod metrics;
+pub mod modes;
 pub mod output;
 pub mod progress;
 pub mod script;

@@ -122,7 +122,8 @@ impl Backend {
         let (_, first) = self.message()?;
         // mechanism\0, length, "n,,n=,r=NONCE"
         let text = String::from_utf8_lossy(&first).into_owned();
-        let nonce = text.split("r=").nth(1)?.to_string();
+        // The first ",r=": the nonce itself may hold "r=" (never a comma).
+        let nonce = text.split_once(",r=")?.1.to_string();
         let server_first = format!("r={nonce}srvnonce,s=c2FsdHNhbHRzYWx0c2FsdA==,i=4096");
         self.auth(11, server_first.as_bytes());
         self.message()?;

@@ -1,13 +1,24 @@
--- The jobs database, version 6: a job that was one driver's part of a run several hammer
--- drivers shared (hammer's own; HammerDB has no such runs): the run's name, this driver's
--- number, how many drivers the run had, and the merged result as this driver computed it
--- (JSON, `jobs::runs::MergedRun`). `jobs` groups the parts of one run by name and window.
--- See src/jobs/runs.rs.
-CREATE TABLE IF NOT EXISTS job_run (
-    job     TEXT PRIMARY KEY,
-    run     TEXT NOT NULL,
-    driver  INTEGER NOT NULL,
-    drivers INTEGER NOT NULL,
-    merged  TEXT NOT NULL
+-- The jobs database, version 6: Primary and Replica mode (switchmode). A Primary's session
+-- and the hammer processes following it (member 0 is the Primary, 1, 2, ... its Replicas in
+-- the order they joined), and the commands it sends them (target 0: every Replica; n:
+-- Replica n alone). Times are milliseconds since the epoch. See src/modes/.
+CREATE TABLE IF NOT EXISTS mode_member (
+    id        INTEGER NOT NULL,
+    member    INTEGER NOT NULL,
+    hostname  TEXT NOT NULL,
+    pid       INTEGER NOT NULL,
+    joined_ms INTEGER NOT NULL,
+    beat_ms   INTEGER NOT NULL,
+    left_ms   INTEGER,
+    PRIMARY KEY (id, member)
 );
-CREATE INDEX IF NOT EXISTS job_run_run ON job_run (run);
+CREATE TABLE IF NOT EXISTS mode_command (
+    id      INTEGER NOT NULL,
+    seq     INTEGER NOT NULL,
+    target  INTEGER NOT NULL,
+    command TEXT NOT NULL,
+    args    TEXT NOT NULL,
+    extra   TEXT,
+    at_ms   INTEGER NOT NULL,
+    PRIMARY KEY (id, seq)
+);

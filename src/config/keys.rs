@@ -621,6 +621,28 @@ pub fn generic_keys() -> Vec<KeySpec> {
                 max: 86_400,
             },
         ),
+        k(
+            "drivers",
+            "drivers_number",
+            "0",
+            Kind::Int {
+                min: 0,
+                max: 10_000,
+            },
+        ),
+        k("drivers", "drivers_step", "0", Kind::Flag),
+        // HammerDB's: the Primary a Replica follows when `switchmode replica` names none
+        // (see crate::modes).
+        k("mode", "hostname", "localhost", Kind::Name),
+        k(
+            "mode",
+            "id",
+            "0",
+            Kind::Int {
+                min: 0,
+                max: i32::MAX as i64,
+            },
+        ),
         k("commandline", "sqlite_db", "TMP", Kind::Text),
         k(
             "commandline",

@@ -85,6 +85,9 @@ pub struct Entry {
     /// Its rampup.
     pub rampup_ms: i64,
     pub duration_ms: i64,
+    /// A step (`drivers_step`): it measures a window of its own, from its start for its
+    /// duration, inside the run's; the run's window is the other drivers'.
+    pub step: bool,
 }
 
 /// A driver's row as the board holds it.
@@ -138,7 +141,7 @@ impl Board {
              first_ware INT NOT NULL, last_ware INT NOT NULL, vus INT NOT NULL, \
              delay_ms BIGINT NOT NULL, rampup_ms BIGINT NOT NULL, duration_ms BIGINT NOT NULL, \
              joined_ms BIGINT NOT NULL, beat_ms BIGINT NOT NULL, state VARCHAR(16) NOT NULL, \
-             part {text}, PRIMARY KEY (run, driver))"
+             part {text}, step INT NOT NULL DEFAULT 0, PRIMARY KEY (run, driver))"
         );
         for sql in [runs, drivers] {
             let mut tries = 0;
@@ -153,7 +156,33 @@ impl Board {
                 }
             }
         }
-        Ok(())
+        self.add_step_column().await
+    }
+
+    /// A board made by a hammer before steps has no `step` column: it gets one (MySQL has
+    /// no `ADD COLUMN IF NOT EXISTS`, so the catalogue is asked first). Two drivers adding it
+    /// at once: the loser finds it there.
+    async fn add_step_column(&mut self) -> Result<(), DbError> {
+        let schema = match self.flavour {
+            Flavour::Pg => "current_schema()",
+            Flavour::My => "DATABASE()",
+        };
+        let has = |rows: &Rows| !rows.is_empty();
+        let ask = format!(
+            "SELECT 1 FROM information_schema.columns WHERE table_schema = {schema} \
+             AND table_name = 'hammer_drivers' AND column_name = 'step'"
+        );
+        if has(&self.query(&ask).await?) {
+            return Ok(());
+        }
+        match self
+            .execute("ALTER TABLE hammer_drivers ADD COLUMN step INT NOT NULL DEFAULT 0")
+            .await
+        {
+            Ok(_) => Ok(()),
+            Err(_) if has(&self.query(&ask).await?) => Ok(()),
+            Err(e) => Err(e),
+        }
     }
 
     /// The server's clock and how far it is from this process's: `(server now, offset)`,
@@ -203,27 +232,35 @@ impl Board {
         }))
     }
 
-    /// Takes the next driver number of the run; `None` when another driver took it at the
-    /// same moment (try again).
-    pub async fn take_number(&mut self, run: &str, e: &Entry) -> Result<Option<u32>, DbError> {
+    /// Takes driver number `wanted`, or the next free one for 0; `None` when another driver
+    /// holds it (for 0: took it at the same moment; try again).
+    pub async fn take_number(
+        &mut self,
+        run: &str,
+        e: &Entry,
+        wanted: u32,
+    ) -> Result<Option<u32>, DbError> {
         let f = self.flavour;
-        let rows = self
-            .query(&format!(
-                "SELECT COALESCE(MAX(driver), 0) + 1 FROM hammer_drivers WHERE run = {}",
-                f.literal(run)
-            ))
-            .await?;
-        let n: u32 = rows
-            .first()
-            .and_then(|r| r.first())
-            .and_then(num)
-            .unwrap_or(1);
+        let n = if wanted > 0 {
+            wanted
+        } else {
+            let rows = self
+                .query(&format!(
+                    "SELECT COALESCE(MAX(driver), 0) + 1 FROM hammer_drivers WHERE run = {}",
+                    f.literal(run)
+                ))
+                .await?;
+            rows.first()
+                .and_then(|r| r.first())
+                .and_then(num)
+                .unwrap_or(1)
+        };
         let sql = f.insert_or_nothing(
             "hammer_drivers",
             "run, driver, host, pid, first_ware, last_ware, vus, delay_ms, rampup_ms, \
-             duration_ms, joined_ms, beat_ms, state",
+             duration_ms, step, joined_ms, beat_ms, state",
             &format!(
-                "{}, {n}, {}, {}, {}, {}, {}, {}, {}, {}, {now}, {now}, 'joined'",
+                "{}, {n}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {now}, {now}, 'joined'",
                 f.literal(run),
                 f.literal(&e.host),
                 e.pid,
@@ -233,6 +270,7 @@ impl Board {
                 e.delay_ms,
                 e.rampup_ms,
                 e.duration_ms,
+                u8::from(e.step),
                 now = f.now_ms()
             ),
         );
@@ -244,7 +282,7 @@ impl Board {
         let rows = self
             .query(&format!(
                 "SELECT driver, host, pid, first_ware, last_ware, vus, delay_ms, rampup_ms, \
-                 duration_ms, joined_ms, beat_ms, state, part FROM hammer_drivers \
+                 duration_ms, joined_ms, beat_ms, state, part, step FROM hammer_drivers \
                  WHERE run = {} ORDER BY driver",
                 self.flavour.literal(run)
             ))
@@ -262,6 +300,7 @@ impl Board {
                     delay_ms: num(&r[6]).unwrap_or(0),
                     rampup_ms: num(&r[7]).unwrap_or(0),
                     duration_ms: num(&r[8]).unwrap_or(0),
+                    step: num::<u8>(&r[13]).unwrap_or(0) != 0,
                 },
                 joined_ms: num(&r[9]).unwrap_or(0),
                 beat_ms: num(&r[10]).unwrap_or(0),

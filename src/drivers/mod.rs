@@ -7,12 +7,17 @@
 //! The keys are hammer's own, in the generic dictionary's `drivers` section:
 //! `drivers_run` (the run's name; empty for a run of its own), `drivers_count` (how many
 //! drivers it waits for), `drivers_delay` (minutes after the common start this driver starts
-//! its virtual users) and `drivers_wait` (seconds it waits for the others to join).
+//! its virtual users), `drivers_wait` (seconds it waits for the others to join),
+//! `drivers_number` (this driver's number; 0 for the order they join) and `drivers_step`
+//! (a step of a stepped load: it measures a window of its own inside the run's).
 //!
 //! The window: every driver posts its delay and rampup as it joins; once all have joined,
 //! the first to see it fixes the common start on the server's clock, and the window opens at
-//! the start plus the longest delay-and-rampup of all and lasts driver 1's duration. A
-//! driver starting later thus ramps up for less, as YugabyteDB's staggered clients do.
+//! the start plus the longest delay-and-rampup of the drivers that are not steps and lasts
+//! the duration of the first of them. A driver starting later thus ramps up for less, as
+//! YugabyteDB's staggered clients do. A step (HammerDB's `steprun` replicas) measures from
+//! its own start plus rampup for its own duration, which must lie inside the run's window:
+//! every driver's transactions then fall in the window the database's counters cover.
 
 pub mod board;
 pub mod part;
@@ -56,6 +61,10 @@ pub struct Team {
     pub count: u32,
     pub delay: Duration,
     pub wait: Duration,
+    /// The driver number this driver takes; 0 for the next free one.
+    pub number: u32,
+    /// A step: a window of its own inside the run's.
+    pub step: bool,
 }
 
 impl Team {
@@ -84,6 +93,8 @@ impl Team {
             count: g.get_u32("drivers_count").max(1),
             delay: g.get_minutes("drivers_delay"),
             wait: Duration::from_secs(g.get_u64("drivers_wait")),
+            number: g.get_u32("drivers_number"),
+            step: g.get_bool("drivers_step"),
         }))
     }
 }
@@ -170,6 +181,68 @@ fn secs(ms: i64) -> String {
     }
 }
 
+/// The run's window once every driver has joined.
+#[derive(Debug, Clone, PartialEq)]
+struct Plan {
+    /// The driver whose duration the window has: the first that is not a step.
+    lead: u32,
+    /// On the server's clock.
+    window_ms: (i64, i64),
+}
+
+impl Plan {
+    /// The window from every driver's row: it opens at the start plus the longest
+    /// delay-and-rampup of the drivers that are not steps and lasts the first one's duration.
+    /// Refused when every driver is a step, or a step's own window does not lie inside.
+    fn of(rows: &[Row], start_ms: i64) -> std::result::Result<Plan, String> {
+        let whole: Vec<&Row> = rows.iter().filter(|r| !r.entry.step).collect();
+        let Some(lead) = whole.first() else {
+            return Err(
+                "every driver is a step (drivers_step): one at least must measure the \
+                        whole window"
+                    .into(),
+            );
+        };
+        let ready = whole
+            .iter()
+            .map(|r| r.entry.delay_ms + r.entry.rampup_ms)
+            .max()
+            .unwrap_or(0);
+        let window_ms = (start_ms + ready, start_ms + ready + lead.entry.duration_ms);
+        let late: Vec<String> = rows
+            .iter()
+            .filter(|r| r.entry.step)
+            .filter_map(|r| {
+                let e = &r.entry;
+                let from = e.delay_ms + e.rampup_ms;
+                let to = from + e.duration_ms;
+                (from < ready || start_ms + to > window_ms.1).then(|| {
+                    format!(
+                        "driver {} measures from +{} to +{}",
+                        r.driver,
+                        secs(from),
+                        secs(to)
+                    )
+                })
+            })
+            .collect();
+        if !late.is_empty() {
+            return Err(format!(
+                "a step must measure inside the run's window, +{} to +{} ({}): shorten its \
+                 duration or delay, or lengthen driver {}'s duration",
+                secs(ready),
+                secs(window_ms.1 - start_ms),
+                late.join("; "),
+                lead.driver
+            ));
+        }
+        Ok(Plan {
+            lead: lead.driver,
+            window_ms,
+        })
+    }
+}
+
 /// Joins `team`'s run as `me`, waits until every driver has joined and the common start is
 /// fixed, and says the plan. Ctrl-C or the wait running out leaves the run as it was.
 pub async fn join(
@@ -204,11 +277,41 @@ pub async fn join(
             ),
         });
     }
+    if team.number > team.count {
+        return Err(Error::Drivers {
+            run: run.into(),
+            why: format!(
+                "drivers_number {} is more than drivers_count {}: numbers go from 1 to the count \
+                 (0 takes the next free one)",
+                team.number, team.count
+            ),
+        });
+    }
     let mut driver = None;
     for _ in 0..50 {
-        if let Some(n) = board.take_number(run, &me).await.map_err(err)? {
+        if let Some(n) = board
+            .take_number(run, &me, team.number)
+            .await
+            .map_err(err)?
+        {
             driver = Some(n);
             break;
+        }
+        if team.number > 0 {
+            let rows = board.drivers(run).await.map_err(err)?;
+            let holder = rows
+                .iter()
+                .find(|r| r.driver == team.number)
+                .map(|r| format!(" (by {}, pid {})", r.entry.host, r.entry.pid))
+                .unwrap_or_default();
+            return Err(Error::Drivers {
+                run: run.into(),
+                why: format!(
+                    "driver number {} is taken{holder}: give each driver its own drivers_number, \
+                     or 0 to take the next free one",
+                    team.number
+                ),
+            });
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
@@ -229,8 +332,12 @@ pub async fn join(
         });
     }
     say.line(format!(
-        "Joined run {run} as driver {driver} of {} ({}, warehouses {}-{})",
-        team.count, me.host, me.first_ware, me.last_ware
+        "Joined run {run} as driver {driver} of {} ({}, warehouses {}-{}{})",
+        team.count,
+        me.host,
+        me.first_ware,
+        me.last_ware,
+        if me.step { ", a step" } else { "" }
     ));
     // Wait for the others, then for the start.
     let waited = Instant::now();
@@ -298,22 +405,33 @@ pub async fn join(
     };
     let rows = board.drivers(run).await.map_err(err)?;
     let (_, offset_ms) = board.clock().await.map_err(err)?;
-    let ready = rows
-        .iter()
-        .map(|r| r.entry.delay_ms + r.entry.rampup_ms)
-        .max()
-        .unwrap_or(0);
-    let duration = rows
-        .iter()
-        .find(|r| r.driver == 1)
-        .map_or(me.duration_ms, |r| r.entry.duration_ms);
-    let window_ms = (start_ms + ready, start_ms + ready + duration);
+    let plan = match Plan::of(&rows, start_ms) {
+        Ok(p) => p,
+        Err(why) => {
+            let _ = board.leave(run, driver).await;
+            return Err(Error::Drivers {
+                run: run.into(),
+                why,
+            });
+        }
+    };
+    let window_ms = plan.window_ms;
+    let ready = window_ms.0 - start_ms;
+    let duration = window_ms.1 - window_ms.0;
     let mine = start_ms + me.delay_ms;
     for r in &rows {
         let e = &r.entry;
+        let how = if e.step {
+            format!(
+                "a step: measures from +{} for {}",
+                secs(e.delay_ms + e.rampup_ms),
+                secs(e.duration_ms)
+            )
+        } else {
+            format!("ramps up for {}", secs(ready - e.delay_ms))
+        };
         say.line(format!(
-            "  driver {} on {} (pid {}): warehouses {}-{}, {} virtual users, starts at +{}, \
-             ramps up for {}",
+            "  driver {} on {} (pid {}): warehouses {}-{}, {} virtual users, starts at +{}, {how}",
             r.driver,
             e.host,
             e.pid,
@@ -321,27 +439,47 @@ pub async fn join(
             e.last_ware,
             e.vus,
             secs(e.delay_ms),
-            secs(ready - e.delay_ms)
         ));
     }
     say.line(format!(
-        "Run {run} starts at {} (server clock); every driver measures from +{} for {}",
+        "Run {run} starts at {} (server clock); every driver measures from +{} for {}{}",
         crate::clock::text_time(start_ms),
         secs(ready),
-        secs(duration)
+        secs(duration),
+        if rows.iter().any(|r| r.entry.step) {
+            " (steps: a part of it)"
+        } else {
+            ""
+        }
     ));
-    if duration != me.duration_ms {
+    if !me.step && duration != me.duration_ms {
         say.line(format!(
-            "(this driver's duration is {}: the common window follows driver 1's)",
-            secs(me.duration_ms)
+            "(this driver's duration is {}: the common window follows driver {}'s)",
+            secs(me.duration_ms),
+            plan.lead
         ));
     }
+    let my_window_ms = if me.step {
+        (
+            start_ms + me.delay_ms + me.rampup_ms,
+            start_ms + me.delay_ms + me.rampup_ms + me.duration_ms,
+        )
+    } else {
+        window_ms
+    };
     let board = Arc::new(tokio::sync::Mutex::new(board));
     let window = FixedWindow {
-        start: local(window_ms.0, offset_ms),
-        end: local(window_ms.1, offset_ms),
+        start: local(my_window_ms.0, offset_ms),
+        end: local(my_window_ms.1, offset_ms),
     };
-    let quiet = quiet_span(flavour, window);
+    // Every driver keeps quiet over the run's window, a step's too.
+    let quiet = quiet_span(
+        flavour,
+        FixedWindow {
+            start: local(window_ms.0, offset_ms),
+            end: local(window_ms.1, offset_ms),
+        },
+    );
     let beat = {
         let (board, opener, run) = (board.clone(), opener.clone(), run.to_string());
         tokio::spawn(async move {

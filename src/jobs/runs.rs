@@ -67,6 +67,11 @@ pub struct DriverRow {
     /// Why the merge has no part of it (it died, with its last sign of life; its part could
     /// not be read; it was still running when the merging driver stopped waiting).
     pub missing: Option<String>,
+    /// A step (`drivers_step`): it measured a window of its own inside the common one, from
+    /// `read_from_ms` to `read_to_ms` (server clock), as every part's monitor read it.
+    pub step: bool,
+    pub read_from_ms: Option<i64>,
+    pub read_to_ms: Option<i64>,
     /// Why its run ended early, when it did.
     pub stopped_early: Option<String>,
     /// Its own terminals over the window: New-Orders a minute, transactions finished
@@ -558,6 +563,9 @@ pub(crate) mod sample {
             vus: 2,
             state: "done".into(),
             missing: None,
+            step: false,
+            read_from_ms: None,
+            read_to_ms: None,
             stopped_early: None,
             client_nopm: Some(1000.0 * f64::from(n)),
             transactions: Some(500 * u64::from(n)),

@@ -295,7 +295,24 @@ pub fn shared_run(r: &SharedRun, same_name: usize) -> String {
                  terminals' counts out",
                 d.driver, d.host, d.pid, d.first_ware, d.last_ware
             ));
-        } else if d.state == "failed" {
+        } else if d.step {
+            let at = |ms: Option<i64>| {
+                ms.map_or("-".to_string(), |t| {
+                    format!("+{:.1} s", (t - m.window_from_ms) as f64 / 1000.0)
+                })
+            };
+            out.push(format!(
+                "Driver {} on {} (pid {}) is a step: it measured from {} to {} of the common \
+                 window with {} virtual users",
+                d.driver,
+                d.host,
+                d.pid,
+                at(d.read_from_ms),
+                at(d.read_to_ms),
+                d.vus
+            ));
+        }
+        if d.missing.is_none() && d.state == "failed" {
             out.push(format!(
                 "Driver {} on {} (pid {}) did not complete its run{}",
                 d.driver,

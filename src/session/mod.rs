@@ -10,6 +10,7 @@
 
 mod dicts;
 mod jobs;
+mod modes;
 mod monitors;
 mod pool;
 mod schema;
@@ -64,6 +65,9 @@ const METHODS: &[(&str, Method)] = &[
     ("job", Session::jobs),
     ("cpset", Session::cpset),
     ("cpclear", Session::cpclear),
+    ("switchmode", Session::switchmode),
+    ("distributescript", Session::distributescript),
+    ("steprun", Session::steprun),
     ("librarycheck", Session::librarycheck),
     ("help", Session::help),
     ("clear", Session::clear),
@@ -92,6 +96,10 @@ pub struct Session {
     /// What runs' outcomes keep between runs (TPROC-H's last power test); the session holds
     /// it for them without reading it.
     memory: crate::bench::Memory,
+    /// Local, Primary or Replica (`switchmode`).
+    mode: crate::modes::Mode,
+    /// The place the next `vurun` takes in a shared run a Primary started.
+    shared_place: Option<crate::modes::SharedPlace>,
 }
 
 impl Session {
@@ -122,6 +130,8 @@ impl Session {
             jobs,
             printed_jobid: None,
             memory: crate::bench::Memory::default(),
+            mode: crate::modes::Mode::Local,
+            shared_place: None,
         }
     }
 
@@ -165,7 +175,14 @@ impl Session {
             return Err(Error::usage(msg, cmd.usage()));
         }
         let method = method(cmd.name).ok_or_else(unknown)?;
-        method(self, args)
+        if cmd.name == "vurun" && self.mode.primary().is_some() {
+            return self.primary_vurun(args);
+        }
+        let outcome = method(self, args);
+        if outcome.is_ok() {
+            self.forward(cmd.name, args);
+        }
+        outcome
     }
 
     fn current(&self) -> Database {
@@ -173,7 +190,11 @@ impl Session {
     }
 
     /// Saves settings after a change; a failure is reported but the change stays in force.
+    /// A Replica's settings follow its Primary and hold for its session only.
     fn persist(&self) {
+        if self.mode.is_replica() {
+            return;
+        }
         if let Err(e) = self.settings.save() {
             self.out.error(format!(
                 "Warning: {e}; the change holds for this session only"

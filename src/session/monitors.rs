@@ -237,8 +237,10 @@ impl Session {
     }
 
     /// Stops what runs in the background (counter, metrics), reporting as their stop
-    /// commands do: the end of a script or console session.
+    /// commands do, and closes a Primary's session: the end of a script or console session.
     pub fn shutdown(&mut self) {
+        // A Primary closes its session: its Replicas return to Local mode at once.
+        self.close_primary();
         if self.tc.thread_id().is_some() {
             let _ = self.tcstop(&[]);
         }

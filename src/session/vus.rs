@@ -104,7 +104,18 @@ impl Session {
             return Err(self.ran_nothing(created_here, Error::NoScript));
         };
         // Virtual-user options are HammerDB's globals, read at run time, not frozen.
-        if let Err(e) = script.use_vu_options(&self.settings) {
+        // A run a Primary shares with its Replicas: this process's place in it, on the
+        // run's settings only (never the session's, never persisted).
+        let mut now = self.settings.clone();
+        if let Some(place) = &self.shared_place {
+            if let Err(e) = place
+                .apply(&mut script.settings)
+                .and_then(|()| place.apply(&mut now))
+            {
+                return Err(self.ran_nothing(created_here, e));
+            }
+        }
+        if let Err(e) = script.use_vu_options(&now) {
             return Err(self.ran_nothing(created_here, e));
         }
         let fits = |board: &crate::vu::Board, monitor: bool| {

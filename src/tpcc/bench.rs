@@ -72,6 +72,7 @@ async fn shared_run(
         delay_ms: ms(team.delay),
         rampup_ms: ms(opts.rampup),
         duration_ms: ms(opts.duration),
+        step: team.step,
     };
     let vsay = say.clone();
     let joined =

@@ -63,19 +63,43 @@ impl Merged {
     /// The database's figures over the window: from the first driver (by number) whose
     /// monitor read the counters at both ends, with that driver's number and the seconds
     /// between its readings.
+    /// Steps (`drivers_step`) read the counters over windows of their own: never theirs.
     pub fn figures(&self) -> Option<(u32, f64, f64, f64)> {
-        self.parts().find_map(|(m, p)| {
-            let (nopm, tpm) = (p.nopm?, p.tpm?);
-            Some((m.row.driver, nopm, tpm, p.seconds))
-        })
+        self.parts()
+            .filter(|(m, _)| !m.row.entry.step)
+            .find_map(|(m, p)| {
+                let (nopm, tpm) = (p.nopm?, p.tpm?);
+                Some((m.row.driver, nopm, tpm, p.seconds))
+            })
     }
 
-    /// Warehouses the drivers drove, over every driver that joined.
+    /// Warehouses the drivers drove, over every driver that joined: the union of their
+    /// ranges (drivers following a Primary all drive every warehouse).
     pub fn warehouses(&self) -> u32 {
-        self.members
+        let mut ranges: Vec<(u32, u32)> = self
+            .members
             .iter()
-            .map(|m| m.row.entry.last_ware.saturating_sub(m.row.entry.first_ware) + 1)
-            .sum()
+            .map(|m| (m.row.entry.first_ware, m.row.entry.last_ware))
+            .filter(|(a, b)| a <= b)
+            .collect();
+        ranges.sort_unstable();
+        let (mut total, mut upto) = (0, 0);
+        for (a, b) in ranges {
+            let from = a.max(upto + 1);
+            if b >= from {
+                total += b - from + 1;
+                upto = b;
+            }
+        }
+        total
+    }
+
+    /// New-Orders a driver's terminals committed, over its measured window.
+    fn new_orders(p: &Part) -> u64 {
+        p.types
+            .iter()
+            .find(|t| t.name == TYPE_NAMES[Kind::NewOrder.index()])
+            .map_or(0, |t| t.committed)
     }
 
     /// New-Orders the drivers' terminals committed per minute of the window.
@@ -118,7 +142,26 @@ impl Merged {
                      its terminals' counts out",
                     m.row.driver, e.host, e.pid, e.first_ware, e.last_ware
                 ));
-            } else if m.row.state == "failed" {
+            } else if m.row.entry.step {
+                let e = &m.row.entry;
+                let at = |ms: Option<i64>| {
+                    ms.map_or("-".to_string(), |t| {
+                        format!("+{:.1} s", (t - a) as f64 / 1000.0)
+                    })
+                };
+                let part = m.part.as_ref();
+                lines.push(format!(
+                    "Driver {} on {} (pid {}) is a step: it measured from {} to {} of the common \
+                     window with {} virtual users",
+                    m.row.driver,
+                    e.host,
+                    e.pid,
+                    at(part.and_then(|p| p.read_from_ms)),
+                    at(part.and_then(|p| p.read_to_ms)),
+                    e.vus
+                ));
+            }
+            if m.missing.is_none() && m.row.state == "failed" {
                 lines.push(format!(
                     "Driver {} on {} (pid {}) did not complete its run{}",
                     m.row.driver,
@@ -140,7 +183,10 @@ impl Merged {
                     &format!("TEST RESULT ({count} drivers) :"),
                     1,
                 ));
-                let client: f64 = self.parts().filter_map(|(_, p)| self.client_nopm(p)).sum();
+                // Every part's New-Orders fall in the window (a step's window lies inside it).
+                let client = self.parts().map(|(_, p)| Self::new_orders(p)).sum::<u64>() as f64
+                    * 60.0
+                    / seconds.max(0.001);
                 lines.push(format!(
                     "  from the database's own counters over {seconds:.1} s of the common window, \
                      as driver {from} read them; the drivers' terminals committed {} New-Orders \
@@ -250,6 +296,9 @@ impl Merged {
                     vus: e.vus,
                     state: m.row.state.clone(),
                     missing: m.missing.clone(),
+                    step: e.step,
+                    read_from_ms: p.and_then(|p| p.read_from_ms),
+                    read_to_ms: p.and_then(|p| p.read_to_ms),
                     stopped_early: p.and_then(|p| p.stopped_early.clone()),
                     client_nopm: p.and_then(|p| self.client_nopm(p)),
                     transactions: p
@@ -261,10 +310,11 @@ impl Merged {
                 }
             })
             .collect();
-        let client: Vec<f64> = self
-            .parts()
-            .filter_map(|(_, p)| self.client_nopm(p))
-            .collect();
+        // As the lines say it: every part's New-Orders over the window the counters cover.
+        let client = figures.map(|(_, _, _, seconds)| {
+            self.parts().map(|(_, p)| Self::new_orders(p)).sum::<u64>() as f64 * 60.0
+                / seconds.max(0.001)
+        });
         RunPart {
             run: self.run.clone(),
             driver: self.driver,
@@ -278,7 +328,7 @@ impl Merged {
                 tpm: figures.map(|f| f.2),
                 seconds: figures.map(|f| f.3),
                 read_by: figures.map(|f| f.0),
-                client_nopm: (!client.is_empty()).then(|| client.iter().sum()),
+                client_nopm: client,
                 efficiency: self.efficiency(),
                 warehouses: self.warehouses(),
                 unreadable: self.unreadable as u32,
@@ -376,6 +426,7 @@ mod tests {
                     delay_ms: 0,
                     rampup_ms: 1000,
                     duration_ms: 60_000,
+                    step: false,
                 },
                 joined_ms: 0,
                 beat_ms: 0,
@@ -409,11 +460,16 @@ mod tests {
     #[test]
     fn the_job_s_record_says_what_the_driver_printed() {
         let w = (1_744_623_005_000, 1_744_623_065_000);
-        let members = vec![
+        let mut members = vec![
             member(1, Some(part(600, 2000, Some((1200.4, 2800.6)))), "done"),
             member(2, Some(part(300, 4000, None)), "done"),
             member(3, None, "joined"),
         ];
+        // Driver 2 is a step, measuring 6 s of the window from +3 s.
+        members[1].row.entry.step = true;
+        if let Some(p) = members[1].part.as_mut() {
+            (p.read_from_ms, p.read_to_ms) = (Some(w.0 + 3000), Some(w.0 + 9000));
+        }
         let merged = Merged::new("r7", 2, members, w, "PostgreSQL", true);
         let record = merged.record();
         assert_eq!(
@@ -455,9 +511,10 @@ mod tests {
             crate::jobs::runs::group(&jobs, vec![("67FD24A6FDB403E253438392".into(), record)]);
         let shown = crate::jobs::text::shared_run(&runs[0], 1);
         let printed = merged.lines();
-        for line in printed.iter().take(4) {
+        for line in printed.iter().take(5) {
             assert!(shown.contains(line.as_str()), "{line}\nnot in\n{shown}");
         }
-        assert!(printed[2].starts_with("TEST RESULT (3 drivers) : System achieved 1200 NOPM"));
+        assert!(printed[1].contains("is a step: it measured from +3.0 s to +9.0 s"));
+        assert!(printed[3].starts_with("TEST RESULT (3 drivers) : System achieved 1200 NOPM"));
     }
 }

@@ -167,6 +167,8 @@ impl WorkloadOptions for Options {
         self.refresh = vu.refresh;
         self.nopm_first = first_result_nopm(settings);
         self.reconnect_for = reconnect_for()?;
+        // The run a Primary shares is set on the run's settings just before it starts.
+        self.shared = shared_run(settings);
         Ok(())
     }
 

@@ -31,7 +31,7 @@ macro_rules! schema_versions {
     };
 }
 
-schema_versions!(1, 2, 3, 4, 5, 6);
+schema_versions!(1, 2, 3, 4, 5, 6, 7);
 
 /// The schema version this hammer writes, on either backend.
 pub const VERSION: i64 = SQLITE_STEPS.len() as i64;
@@ -144,6 +144,10 @@ macro_rules! each {
         }
     };
 }
+
+// After the macro, which it uses.
+mod modes;
+pub use modes::{ModeCommand, ModeMember};
 
 impl Store {
     /// Opens (creating it if needed) and upgrades the database at `at` (a [`Location`], or

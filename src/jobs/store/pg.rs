@@ -72,7 +72,7 @@ fn owned(s: &str) -> String {
 }
 
 /// A column of a row, or why it cannot be read (a table changed by hand).
-fn get<'a, T: FromSql<'a>>(r: &'a Row, i: usize) -> Done<T> {
+pub(super) fn get<'a, T: FromSql<'a>>(r: &'a Row, i: usize) -> Done<T> {
     r.try_get(i).map_err(|e| Fail {
         what: format!("cannot read column {i} of a row: {e}"),
         lost: false,

@@ -36,7 +36,7 @@ fn is_busy(e: &rusqlite::Error) -> bool {
 /// Runs `f` again while another connection holds a lock, for up to [`BUSY_TIMEOUT`]. SQLite's
 /// busy handler covers most waits, but not all: a process opening, recovering or closing the
 /// last connection to a WAL database makes others fail at once with "database is locked".
-fn retry<T>(mut f: impl FnMut() -> Result<T>) -> Result<T> {
+pub(super) fn retry<T>(mut f: impl FnMut() -> Result<T>) -> Result<T> {
     let start = Instant::now();
     let mut pause = Duration::from_millis(2);
     loop {
@@ -102,7 +102,7 @@ impl SqliteStore {
         })
     }
 
-    fn err(&self, e: rusqlite::Error) -> StoreError {
+    pub(super) fn err(&self, e: rusqlite::Error) -> StoreError {
         StoreError {
             path: self.path.display().to_string(),
             what: explain(&e),
@@ -154,7 +154,10 @@ impl SqliteStore {
 
     /// Runs `f` in one write transaction, taking the write lock first (BEGIN IMMEDIATE), so
     /// that two processes writing at once queue up instead of failing.
-    fn write<T>(&self, mut f: impl FnMut(&Connection) -> rusqlite::Result<T>) -> Result<T> {
+    pub(super) fn write<T>(
+        &self,
+        mut f: impl FnMut(&Connection) -> rusqlite::Result<T>,
+    ) -> Result<T> {
         retry(|| {
             self.conn
                 .execute_batch("BEGIN IMMEDIATE")
