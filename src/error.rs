@@ -603,6 +603,11 @@ pub enum Error {
     #[error("Error: hammer cannot run {workload} scripts")]
     CannotRun { workload: &'static str },
 
+    /// `datagenrun` under a workload without data files (OLTP: its build loads the server
+    /// directly, as sysbench's `prepare` does).
+    #[error("{workload} has no data generation: buildschema loads its tables directly, as sysbench's prepare does")]
+    NoDataGeneration { workload: &'static str },
+
     /// `vudestroy` with none to destroy.
     #[error("No Virtual Users found to destroy")]
     NoVus,

@@ -29,7 +29,9 @@
 //!   `steprun`) through the jobs database, a Primary's run shared with its Replicas.
 //! - [`tpcc`] and [`tpch`] the workloads' own knowledge, whatever the database: data rules and
 //!   generators, inputs, the traits an engine implements for them (`support.rs`), the build,
-//!   the driver the runtime runs, options, result text, their `Outcome` and `Benchmark`.
+//!   the driver the runtime runs, options, result text, their `Outcome` and `Benchmark`;
+//!   [`oltp`] the third, hammer's own: sysbench's OLTP tables (build, check, cleanup), its
+//!   random numbers and its run's options.
 //! - [`commands`] the command table (plain data) that registers the Rhai functions and writes
 //!   `help`; [`metrics`] CPU metrics and the agent; [`bench`] the contract between the session and
 //!   the workloads, naming none ([`bench::Benchmark`], [`bench::Outcome`] and the session's
@@ -89,6 +91,7 @@ pub mod interrupt;
 pub mod jobs;
 pub mod metrics;
 pub mod modes;
+pub mod oltp;
 pub mod output;
 pub mod progress;
 pub mod script;

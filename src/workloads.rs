@@ -12,16 +12,20 @@ use crate::config::Settings;
 use crate::error::{Error, Result};
 
 /// Every workload hammer has, in the order of `crate::benchmarks::ALL`.
-pub static ALL: [&dyn Benchmark; 2] = [&crate::tpcc::bench::TPROC_C, &crate::tpch::bench::TPROC_H];
+pub static ALL: [&dyn Benchmark; 3] = [
+    &crate::tpcc::bench::TPROC_C,
+    &crate::tpch::bench::TPROC_H,
+    &crate::oltp::bench::OLTP,
+];
 
 /// The benchmark `dbset bm` chose for these settings.
 pub fn of(settings: &Settings) -> Result<&'static dyn Benchmark> {
     named(settings.generic.get("bm"))
 }
 
-/// The benchmark called `name`: `TPROC-C`, `TPROC-H`, their compatible names `TPC-C`,
-/// `TPC-H`, and the ways users type them (`tpcc`, `tproc_c`, `TPCH`), in any case; the only
-/// place a benchmark's name picks its code.
+/// The benchmark called `name`: `TPROC-C`, `TPROC-H`, `OLTP`, their compatible names
+/// `TPC-C`, `TPC-H`, and the ways users type them (`tpcc`, `tproc_c`, `TPCH`, `oltp`), in any
+/// case; the only place a benchmark's name picks its code.
 pub fn named(name: &str) -> Result<&'static dyn Benchmark> {
     let word = squeezed(name);
     match spellings().into_iter().find(|(s, _)| *s == word) {
@@ -100,7 +104,7 @@ mod tests {
         let e = named("TPC-X").map(|b| b.name()).unwrap_err();
         assert_eq!(
             e.to_string(),
-            "Unknown benchmark TPC-X, choose one from TPROC-C TPROC-H (or their compatible names TPC-C TPC-H)"
+            "Unknown benchmark TPC-X, choose one from TPROC-C TPROC-H OLTP (or their compatible names TPC-C TPC-H OLTP)"
         );
     }
 
@@ -127,7 +131,7 @@ mod tests {
             let e = named(name).map(|b| b.name()).unwrap_err().to_string();
             assert_eq!(
                 e,
-                format!("Unknown benchmark {name}, did you mean {near}? choose one from TPROC-C TPROC-H (or their compatible names TPC-C TPC-H)"),
+                format!("Unknown benchmark {name}, did you mean {near}? choose one from TPROC-C TPROC-H OLTP (or their compatible names TPC-C TPC-H OLTP)"),
             );
         }
         // As near to either, or near to neither: no guess.
@@ -135,6 +139,22 @@ mod tests {
             let e = named(name).map(|b| b.name()).unwrap_err().to_string();
             assert!(!e.contains("did you mean"), "{name}: {e}");
         }
+    }
+
+    #[test]
+    fn oltp_is_chosen_by_its_name_in_any_case() {
+        for name in ["OLTP", "oltp", "Oltp"] {
+            let bm = named(name).expect(name);
+            assert_eq!(
+                (bm.name(), bm.alias(), bm.dictionary()),
+                ("OLTP", "OLTP", "oltp")
+            );
+        }
+        let e = named("OLTPP").map(|b| b.name()).unwrap_err().to_string();
+        assert!(
+            e.starts_with("Unknown benchmark OLTPP, did you mean OLTP?"),
+            "{e}"
+        );
     }
 
     #[test]

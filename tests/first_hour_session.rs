@@ -90,7 +90,7 @@ fn dbset_bm_takes_the_names_users_type() {
     assert!(e.contains("did you mean TPROC-H?"), "{e}");
     let e = f.err("dbset bm TPC-E");
     assert!(!e.contains("did you mean"), "{e}");
-    assert!(e.contains("choose one from TPROC-C TPROC-H"), "{e}");
+    assert!(e.contains("choose one from TPROC-C TPROC-H OLTP"), "{e}");
     assert_eq!(f.ok("print bm"), ["Benchmark set to TPC-C"]);
 }
 

@@ -82,6 +82,13 @@ pub trait Benchmark: Sync {
     /// where it finds none, or some of these.
     fn tables(&self) -> Vec<&'static str>;
 
+    /// Whether a table called `name` (its own name, in any case) is one of its schema's: by
+    /// default one of [`Self::tables`]; a workload whose tables are numbered (OLTP's
+    /// `sbtest1..N`) says so itself.
+    fn owns(&self, name: &str) -> bool {
+        self.tables().iter().any(|t| t.eq_ignore_ascii_case(name))
+    }
+
     /// `deleteschema`: first a line saying what it will drop (see
     /// [`crate::bench::deleting`]), or a refusal when the database holds tables of another
     /// workload or of nobody's; then one line per object dropped, or what was not there to

@@ -25,22 +25,18 @@ pub fn verdict(bm: &dyn Benchmark, all: &[&dyn Benchmark], survey: &Survey) -> R
     }
     let found = listed(&survey.tables);
     let size = format!("{:.1} MB", survey.bytes as f64 / 1e6);
-    let mine = bm.tables();
     // A table outside the default schema is `schema.name`: its name is what counts.
-    let is = |t: &str, of: &[&str]| {
-        let name = t.rsplit('.').next().unwrap_or(t);
-        of.iter().any(|m| m.eq_ignore_ascii_case(name))
-    };
+    let is = |t: &str, of: &dyn Benchmark| of.owns(t.rsplit('.').next().unwrap_or(t));
     let own = |b: &dyn Benchmark, t: &str| {
-        is(t, &b.tables())
+        is(t, b)
             && all
                 .iter()
                 .filter(|o| o.name() != b.name())
-                .all(|o| !is(t, &o.tables()))
+                .all(|o| !is(t, *o))
     };
     let fits = survey.tables.is_empty()
         || survey.tables.iter().any(|t| own(bm, t))
-        || survey.tables.iter().all(|t| is(t, &mine));
+        || survey.tables.iter().all(|t| is(t, bm));
     if fits {
         return Ok(format!("{head}: {found}, {size}"));
     }

@@ -181,7 +181,7 @@ pub fn family(db: Database) -> Family {
     }
 }
 
-/// The keys of one database's `connection`, `tpcc` and `tpch` sections.
+/// The keys of one database's `connection`, `tpcc`, `tpch` and `oltp` sections.
 pub fn database_keys(db: Database) -> Vec<KeySpec> {
     let family = family(db);
     let mut keys = match family {
@@ -189,6 +189,130 @@ pub fn database_keys(db: Database) -> Vec<KeySpec> {
         Family::My(defaults) => mysql_family_keys(db, defaults),
     };
     keys.extend(tpch_keys(db, &family));
+    keys.extend(oltp_keys(db, &family));
+    keys
+}
+
+/// sysbench's OLTP tests, as `*_oltp_test` names them (its Lua scripts' names).
+pub const OLTP_TESTS: &[&str] = &[
+    "oltp_read_write",
+    "oltp_read_only",
+    "oltp_write_only",
+    "oltp_point_select",
+    "oltp_update_index",
+    "oltp_update_non_index",
+    "oltp_insert",
+    "oltp_delete",
+    "select_random_points",
+    "select_random_ranges",
+];
+
+/// sysbench's `--rand-type` distributions: 1.0.20's four, and `zipfian` of its later
+/// versions.
+pub const OLTP_RAND_TYPES: &[&str] = &["uniform", "gaussian", "special", "pareto", "zipfian"];
+
+/// A count of statements per transaction (`*_oltp_point_selects`, ...).
+const PER_EVENT: Kind = Kind::Int {
+    min: 0,
+    max: 1_000_000,
+};
+
+/// The `oltp` section (hammer's own workload, OLTP): sysbench's options under their own
+/// names, `<prefix>_oltp_<option>`, with sysbench 1.0.20's defaults; the logins as TPROC-H's
+/// (`sbtest`, sysbench's user and database, where hammer makes them).
+fn oltp_keys(db: Database, family: &Family) -> Vec<KeySpec> {
+    let t = |k: &str, d: &str, kind| KeySpec::new("oltp", db.key(&format!("oltp_{k}")), d, kind);
+    let int = |min, max| Kind::Int { min, max };
+    let mut keys = match family {
+        Family::Pg(defaults) => vec![
+            t("superuser", defaults.superuser, Kind::Name),
+            t("superuserpass", defaults.superuserpass, Kind::Secret),
+            t("defaultdbase", defaults.defaultdbase, Kind::Name),
+            t("user", "sbtest", Kind::Name),
+            t("pass", "sbtest", Kind::Secret),
+            t("dbase", "sbtest", Kind::Name),
+        ],
+        Family::My(defaults) => vec![
+            t("user", defaults.user, Kind::Name),
+            t("pass", defaults.pass, Kind::Secret),
+            t("dbase", "sbtest", Kind::Name),
+            // sysbench's `--mysql_storage_engine`.
+            t("storage_engine", "innodb", Kind::Name),
+        ],
+    };
+    keys.extend([
+        // `prepare`: parallel loaders (sysbench's `--threads` of its prepare).
+        t("build_threads", "1", BUILD_VUS),
+        t("tables", "1", int(1, 100_000)),
+        // `id` is an INTEGER: at most 2^31 - 1 rows.
+        t("table_size", "10000", int(0, i64::from(i32::MAX))),
+        t("auto_inc", "true", Kind::Bool),
+        t("secondary", "false", Kind::Bool),
+        t("create_secondary", "true", Kind::Bool),
+        // `run`: which test, for how long (minutes, as `*_duration`; 0 is no time limit,
+        // sysbench's `--time=0`), how many events (0: no limit) and at what rate (events per
+        // second; 0: as fast as they go).
+        t("test", "oltp_read_write", Kind::Choice(OLTP_TESTS)),
+        t(
+            "rampup",
+            "0",
+            Kind::Minutes {
+                min: 0.0,
+                max: MINUTES_MAX,
+            },
+        ),
+        t(
+            "duration",
+            "5",
+            Kind::Minutes {
+                min: 0.0,
+                max: MINUTES_MAX,
+            },
+        ),
+        t("events", "0", int(0, i64::from(u32::MAX))),
+        t("rate", "0", int(0, 1_000_000_000)),
+        t("range_size", "100", int(1, i64::from(i32::MAX))),
+        t("point_selects", "10", PER_EVENT),
+        t("simple_ranges", "1", PER_EVENT),
+        t("sum_ranges", "1", PER_EVENT),
+        t("order_ranges", "1", PER_EVENT),
+        t("distinct_ranges", "1", PER_EVENT),
+        t("index_updates", "1", PER_EVENT),
+        t("non_index_updates", "1", PER_EVENT),
+        t("delete_inserts", "1", PER_EVENT),
+        t("range_selects", "true", Kind::Bool),
+        t("skip_trx", "false", Kind::Bool),
+        t("reconnect", "0", int(0, i64::from(u32::MAX))),
+        // select_random_points' and select_random_ranges' own options.
+        t("random_points", "10", int(1, 100_000)),
+        t("number_of_ranges", "10", int(1, 100_000)),
+        t("delta", "5", int(0, i64::from(i32::MAX))),
+        // sysbench's `--rand-*` options.
+        t("rand_type", "special", Kind::Choice(OLTP_RAND_TYPES)),
+        t("rand_spec_iter", "12", int(1, 1_000)),
+        t("rand_spec_pct", "1", int(0, 100)),
+        // 100 would leave no value to the gaussian part (sysbench divides by 100 - res).
+        t("rand_spec_res", "75", int(0, 99)),
+        t("rand_seed", "0", int(0, i64::from(i32::MAX))),
+        t(
+            "rand_pareto_h",
+            "0.2",
+            Kind::Real {
+                min: 0.0,
+                max: 1.0,
+                open: true,
+            },
+        ),
+        t(
+            "rand_zipfian_exp",
+            "0.8",
+            Kind::Real {
+                min: 0.0,
+                max: 100.0,
+                open: false,
+            },
+        ),
+    ]);
     keys
 }
 

@@ -10,6 +10,9 @@ pub enum Kind {
     ZeroOr { min: i64, max: i64 },
     /// Minutes, fractions allowed (`0.5` is thirty seconds), in `min..=max`.
     Minutes { min: f64, max: f64 },
+    /// A number, fractions allowed, in `min..=max`, or strictly between them when `open`
+    /// (a distribution's parameter: sysbench's `--rand-pareto-h`).
+    Real { min: f64, max: f64, open: bool },
     /// `true` or `false` (also accepts 1/0, yes/no, on/off).
     Bool,
     /// `0` or `1`, for HammerDB's numeric switches (`show_output`, `tc_log_to_temp`, ...).
@@ -44,7 +47,7 @@ impl Kind {
     pub fn is_numeric(&self) -> bool {
         matches!(
             self,
-            Kind::Int { .. } | Kind::ZeroOr { .. } | Kind::Minutes { .. }
+            Kind::Int { .. } | Kind::ZeroOr { .. } | Kind::Minutes { .. } | Kind::Real { .. }
         )
     }
 
@@ -71,6 +74,20 @@ impl Kind {
             ),
             Kind::Minutes { min, max } => format!(
                 "a number of minutes from {} to {} (fractions allowed, e.g. 0.5)",
+                format_minutes(*min),
+                format_minutes(*max)
+            ),
+            Kind::Real {
+                min,
+                max,
+                open: true,
+            } => format!(
+                "a number greater than {} and less than {}",
+                format_minutes(*min),
+                format_minutes(*max)
+            ),
+            Kind::Real { min, max, .. } => format!(
+                "a number from {} to {}",
                 format_minutes(*min),
                 format_minutes(*max)
             ),
@@ -121,6 +138,12 @@ impl Kind {
             },
             Kind::Minutes { min, max } => match t.parse::<f64>() {
                 Ok(v) if v.is_finite() && v >= *min && v <= *max => Ok(format_minutes(v)),
+                Ok(v) if !v.is_nan() => out_of_range(),
+                _ => bad(),
+            },
+            Kind::Real { min, max, open } => match t.parse::<f64>() {
+                Ok(v) if v.is_finite() && !*open && v >= *min && v <= *max => Ok(format_minutes(v)),
+                Ok(v) if v.is_finite() && *open && v > *min && v < *max => Ok(format_minutes(v)),
                 Ok(v) if !v.is_nan() => out_of_range(),
                 _ => bad(),
             },
@@ -340,6 +363,40 @@ mod tests {
         }
         assert!(k.parse("-1").unwrap_err().contains("from 0 to 525600"));
         assert!(k.parse("NaN").unwrap_err().starts_with("must be"));
+    }
+
+    #[test]
+    fn reals_take_fractions_within_closed_or_open_bounds() {
+        let closed = Kind::Real {
+            min: 0.0,
+            max: 100.0,
+            open: false,
+        };
+        assert_eq!(closed.parse(" 0.8 ").unwrap(), "0.8");
+        assert_eq!(closed.parse("0").unwrap(), "0");
+        assert_eq!(closed.parse("100.0").unwrap(), "100");
+        assert_eq!(
+            closed.parse("-0.5").unwrap_err(),
+            "is out of range, must be a number from 0 to 100"
+        );
+        assert_eq!(
+            closed.parse("abc").unwrap_err(),
+            "must be a number from 0 to 100"
+        );
+        let open = Kind::Real {
+            min: 0.0,
+            max: 1.0,
+            open: true,
+        };
+        assert_eq!(open.parse("0.2").unwrap(), "0.2");
+        for edge in ["0", "1", "inf", "1e300"] {
+            assert_eq!(
+                open.parse(edge).unwrap_err(),
+                "is out of range, must be a number greater than 0 and less than 1",
+                "{edge}"
+            );
+        }
+        assert!(open.parse("NaN").unwrap_err().starts_with("must be"));
     }
 
     #[test]

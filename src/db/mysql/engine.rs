@@ -182,8 +182,76 @@ impl Engine for Mysql {
         vec![
             Offer::of(self as &'static dyn crate::tpcc::support::Support),
             Offer::of(self as &'static dyn crate::tpch::support::Support),
+            Offer::of(self as &'static dyn crate::oltp::support::Support),
         ]
     }
+}
+
+impl crate::oltp::support::Family for Mysql {
+    type Schema = crate::db::mysql::schema::oltp::MyOltp;
+
+    fn oltp_schema(&self, settings: &Settings) -> Self::Schema {
+        crate::db::mysql::schema::oltp::MyOltp::new(settings, self.dialect)
+    }
+
+    fn oltp_connect<'a>(
+        &'a self,
+        settings: &'a Settings,
+        at: Position,
+    ) -> Pending<'a, Result<ScriptConn, DbError>> {
+        Box::pin(async move { cancellable(&self.oltp_target(settings, at)).await })
+    }
+
+    fn oltp_peer(&self, settings: &Settings, at: Position) -> crate::fault::Peer {
+        self.oltp_target(settings, at).peer()
+    }
+}
+
+impl Mysql {
+    /// The OLTP schema user's login for the connection at `at`.
+    fn oltp_target(&self, settings: &Settings, at: Position) -> MyTarget {
+        let to = Destination::of(settings, self.db);
+        crate::oltp::support::Family::oltp_schema(self, settings)
+            .schema_target()
+            .routed(&to.route(at))
+    }
+}
+
+/// A connection to `t` whose running statement `KILL QUERY` cancels, from a login of the
+/// same user, as the server allows.
+async fn cancellable(t: &MyTarget) -> Result<ScriptConn, DbError> {
+    let mut wire = mywire::connect(t).await?;
+    let peer = t.peer();
+    let id = match wire.query_rows("SELECT CONNECTION_ID()").await {
+        Ok(rows) => rows
+            .first()
+            .and_then(|r| r.first())
+            .and_then(crate::db::mysql::int_of),
+        Err(e) => {
+            wire.close().await;
+            return Err(peer.failed("cannot run", e.kind, e.detail));
+        }
+    };
+    let conn = ScriptConn::new(MyScript {
+        wire: Box::new(wire),
+        peer,
+    });
+    let Some(id) = id else { return Ok(conn) };
+    let mut admin = t.clone();
+    admin.bounds.reply_timeout = std::time::Duration::from_secs(10);
+    let cancel: crate::db::engine::Canceller = std::sync::Arc::new(move || {
+        let t = admin.clone();
+        Box::pin(async move {
+            let kill = async {
+                if let Ok(mut w) = mywire::connect(&t).await {
+                    let _ = w.query_done(&format!("KILL QUERY {id}")).await;
+                    w.close().await;
+                }
+            };
+            let _ = tokio::time::timeout(std::time::Duration::from_secs(10), kill).await;
+        })
+    });
+    Ok(conn.with_canceller(cancel))
 }
 
 impl crate::tpch::support::Family for Mysql {

@@ -10,6 +10,7 @@
 
 mod check;
 mod load;
+pub mod oltp;
 mod queries;
 pub mod tpch;
 
@@ -55,6 +56,9 @@ pub struct MySchema {
     partition: bool,
     /// Loads with INSERTs even where `LOAD DATA LOCAL` works (tests, measurements).
     force_insert: bool,
+    /// A database it creates takes the server's default character set, as sysbench users
+    /// create theirs (OLTP); otherwise the tables' latin1, which TPROC-C's procedures need.
+    server_charset: bool,
     shared: Arc<Shared>,
     /// The workload whose schema this is, in messages: `TPROC-C`.
     workload: &'static str,
@@ -84,6 +88,7 @@ impl MySchema {
             history_pk: d.get_bool(&db.key("history_pk")),
             partition: d.get_bool(&db.key("partition")),
             force_insert: false,
+            server_charset: false,
             shared: Arc::new(Shared {
                 method: AtomicU8::new(METHOD_UNKNOWN),
                 said: AtomicBool::new(false),
@@ -258,8 +263,9 @@ impl MySchema {
                 say.line(format!(
                     "Using existing empty Database {db} for Schema build"
                 ));
-                if !charset.eq_ignore_ascii_case(CHARSET)
-                    || !collation.eq_ignore_ascii_case(COLLATION)
+                if !self.server_charset
+                    && (!charset.eq_ignore_ascii_case(CHARSET)
+                        || !collation.eq_ignore_ascii_case(COLLATION))
                 {
                     say.line(format!(
                         "Setting the default collation of Database {db} to {COLLATION} (was \
@@ -284,23 +290,25 @@ impl MySchema {
             }
             None => {
                 say.line(format!("CREATING DATABASE {db}"));
-                conn.query_drop(format!(
-                    "CREATE DATABASE {} CHARACTER SET {CHARSET} COLLATE {COLLATION}",
-                    ident(db)
-                ))
-                .await
-                .map_err(|e| {
-                    self.denied_or_failed(
-                        "CREATE",
-                        &format!(
-                            "GRANT CREATE ON *.* to it, or create {db} as another user and \
+                let charset = if self.server_charset {
+                    String::new()
+                } else {
+                    format!(" CHARACTER SET {CHARSET} COLLATE {COLLATION}")
+                };
+                conn.query_drop(format!("CREATE DATABASE {}{charset}", ident(db)))
+                    .await
+                    .map_err(|e| {
+                        self.denied_or_failed(
+                            "CREATE",
+                            &format!(
+                                "GRANT CREATE ON *.* to it, or create {db} as another user and \
                              GRANT ALL ON {db}.* to it"
-                        ),
-                        "cannot create",
-                        &format!("create database {db}"),
-                        &e,
-                    )
-                })?;
+                            ),
+                            "cannot create",
+                            &format!("create database {db}"),
+                            &e,
+                        )
+                    })?;
                 Ok(true)
             }
         }

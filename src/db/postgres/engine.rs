@@ -218,7 +218,48 @@ impl Engine for Postgres {
         vec![
             Offer::of(self as &'static dyn crate::tpcc::support::Support),
             Offer::of(self as &'static dyn crate::tpch::support::Support),
+            Offer::of(self as &'static dyn crate::oltp::support::Support),
         ]
+    }
+}
+
+impl crate::oltp::support::Family for Postgres {
+    type Schema = crate::db::postgres::schema::oltp::PgOltp;
+
+    fn oltp_schema(&self, settings: &Settings) -> Self::Schema {
+        crate::db::postgres::schema::oltp::PgOltp::new(settings, self.dialect)
+    }
+
+    fn oltp_connect<'a>(
+        &'a self,
+        settings: &'a Settings,
+        at: Position,
+    ) -> Pending<'a, Result<ScriptConn, DbError>> {
+        Box::pin(async move {
+            let t = self.oltp_target(settings, at);
+            let conn = connect(&t).await?;
+            let peer = t.peer();
+            let token = conn.client.cancel_token();
+            let cancel: crate::db::engine::Canceller = std::sync::Arc::new(move || {
+                let (t, token) = (t.clone(), token.clone());
+                Box::pin(async move { crate::db::postgres::cancel(&t, token).await })
+            });
+            Ok(ScriptConn::new(PgScript { conn, peer }).with_canceller(cancel))
+        })
+    }
+
+    fn oltp_peer(&self, settings: &Settings, at: Position) -> crate::fault::Peer {
+        self.oltp_target(settings, at).peer()
+    }
+}
+
+impl Postgres {
+    /// The OLTP schema owner's login for the connection at `at`.
+    fn oltp_target(&self, settings: &Settings, at: Position) -> PgTarget {
+        let to = Destination::of(settings, self.db);
+        crate::oltp::support::Family::oltp_schema(self, settings)
+            .owner_target()
+            .routed(&to.route(at))
     }
 }
 

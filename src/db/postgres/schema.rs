@@ -7,6 +7,7 @@
 //! how `delete` tells it from a role someone else made, which it never drops or alters.
 
 mod check;
+pub mod oltp;
 mod placement;
 mod statements;
 pub mod tpch;

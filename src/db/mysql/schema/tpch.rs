@@ -56,6 +56,7 @@ impl MyTpch {
                 history_pk: false,
                 partition: false,
                 force_insert: false,
+                server_charset: false,
                 shared: Arc::new(Shared {
                     method: AtomicU8::new(METHOD_UNKNOWN),
                     said: AtomicBool::new(false),
