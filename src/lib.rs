@@ -89,6 +89,7 @@ pub mod interrupt;
 pub mod jobs;
 pub mod metrics;
 pub mod modes;
+pub mod oltp;
 pub mod output;
 pub mod progress;
 pub mod script;

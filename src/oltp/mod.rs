@@ -1,0 +1,3 @@
+//! sysbench's OLTP workloads as hammer's own third workload.
+
+pub mod report;
