@@ -1,3 +1,4 @@
 //! sysbench's OLTP workloads as hammer's own third workload.
 
+pub mod events;
 pub mod report;
