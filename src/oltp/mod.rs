@@ -1,4 +1,5 @@
 //! sysbench's OLTP workloads as hammer's own third workload.
 
+pub mod arrivals;
 pub mod events;
 pub mod report;
