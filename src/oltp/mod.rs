@@ -2,4 +2,5 @@
 
 pub mod arrivals;
 pub mod events;
+pub mod rand;
 pub mod report;
