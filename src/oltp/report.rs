@@ -68,6 +68,38 @@ pub struct Latency {
     pub sum: f64,
 }
 
+impl Latency {
+    /// From a histogram of the events' latencies in microseconds, with their exact sum,
+    /// least and greatest (a histogram's buckets would round them), and the percentile to
+    /// give (0 for none).
+    pub fn of(
+        h: &hdrhistogram::Histogram<u64>,
+        sum_us: u128,
+        (min_us, max_us): (u64, u64),
+        percentile: u32,
+    ) -> Latency {
+        let ms = |us: f64| us / 1000.0;
+        let empty = h.is_empty();
+        Latency {
+            min: if empty { 0.0 } else { ms(min_us as f64) },
+            avg: if empty {
+                0.0
+            } else {
+                ms(sum_us as f64 / h.len() as f64)
+            },
+            max: if empty { 0.0 } else { ms(max_us as f64) },
+            pct: (percentile > 0).then(|| {
+                if empty {
+                    0.0
+                } else {
+                    ms(h.value_at_quantile(f64::from(percentile) / 100.0) as f64)
+                }
+            }),
+            sum: ms(sum_us as f64),
+        }
+    }
+}
+
 /// One thread's (virtual user's) share: its events and the seconds they took.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ThreadShare {
@@ -262,5 +294,20 @@ Threads fairness:
     execution time (avg/stddev):   2.9919/0.00
 ";
         assert_eq!(s.lines().join("\n"), expected);
+    }
+
+    #[test]
+    fn latency_comes_from_the_histogram_and_the_exact_sum() {
+        let mut h = hdrhistogram::Histogram::<u64>::new_with_bounds(1, 3_600_000_000, 3).unwrap();
+        for us in [510, 1000, 1000, 2030, 18_390] {
+            h.record(us).unwrap();
+        }
+        let l = Latency::of(&h, 22_930, (510, 18_390), 95);
+        assert_eq!((l.min, l.max, l.sum), (0.51, 18.39, 22.93));
+        assert!((l.avg - 4.586).abs() < 1e-9);
+        assert!((l.pct.unwrap() - 18.39).abs() < 0.02, "{:?}", l.pct);
+        assert_eq!(Latency::of(&h, 22_930, (510, 18_390), 0).pct, None);
+        let none = hdrhistogram::Histogram::<u64>::new(3).unwrap();
+        assert_eq!(Latency::of(&none, 0, (0, 0), 95).max, 0.0);
     }
 }
