@@ -12,12 +12,15 @@
 //! reads [`options::Options`], connects through [`support::Support::connect`], draws with
 //! [`rand`] and makes values with [`value`].
 
+pub mod arrivals;
 pub mod bench;
 pub mod build;
 pub mod cleanup;
+pub mod events;
 pub mod gen;
 pub mod options;
 pub mod rand;
+pub mod report;
 pub mod schema;
 pub mod support;
 

@@ -13,64 +13,7 @@ use crate::error::{Error, Result};
 use crate::vu::script::{reconnect_for, VuGlobals};
 use crate::vu::WorkloadOptions;
 
-/// sysbench's OLTP tests, by the names of its Lua scripts (`*_oltp_test`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Test {
-    ReadWrite,
-    ReadOnly,
-    WriteOnly,
-    PointSelect,
-    UpdateIndex,
-    UpdateNonIndex,
-    Insert,
-    Delete,
-    SelectRandomPoints,
-    SelectRandomRanges,
-}
-
-impl Test {
-    /// In the order of `config::keys::OLTP_TESTS`.
-    pub const ALL: [Test; 10] = [
-        Test::ReadWrite,
-        Test::ReadOnly,
-        Test::WriteOnly,
-        Test::PointSelect,
-        Test::UpdateIndex,
-        Test::UpdateNonIndex,
-        Test::Insert,
-        Test::Delete,
-        Test::SelectRandomPoints,
-        Test::SelectRandomRanges,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Test::ReadWrite => "oltp_read_write",
-            Test::ReadOnly => "oltp_read_only",
-            Test::WriteOnly => "oltp_write_only",
-            Test::PointSelect => "oltp_point_select",
-            Test::UpdateIndex => "oltp_update_index",
-            Test::UpdateNonIndex => "oltp_update_non_index",
-            Test::Insert => "oltp_insert",
-            Test::Delete => "oltp_delete",
-            Test::SelectRandomPoints => "select_random_points",
-            Test::SelectRandomRanges => "select_random_ranges",
-        }
-    }
-
-    /// The test called `name`, as the dictionary stores it.
-    pub fn named(name: &str) -> Option<Test> {
-        Test::ALL
-            .into_iter()
-            .find(|t| t.name().eq_ignore_ascii_case(name))
-    }
-
-    /// Whether its events run in an explicit transaction unless `skip_trx` (the tests built
-    /// of several statements: read/write, read-only, write-only).
-    pub fn transactional(self) -> bool {
-        matches!(self, Test::ReadWrite | Test::ReadOnly | Test::WriteOnly)
-    }
-}
+pub use super::events::Test;
 
 /// sysbench's statements per event of the `oltp_*` tests (`--point_selects`, ...).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -132,7 +75,7 @@ impl Options {
         let n = |name: &str| d.get_u32(&k(name));
         let vu = VuGlobals::read(settings);
         let o = Options {
-            test: Test::named(d.get(&k("test"))).unwrap_or(Test::ReadWrite),
+            test: Test::parse(d.get(&k("test"))).unwrap_or(Test::ReadWrite),
             layout: Layout::of(settings, db),
             per_event: PerEvent {
                 point_selects: n("point_selects"),
@@ -238,8 +181,8 @@ impl WorkloadOptions for Options {
             },
         ));
         match self.test {
-            Test::SelectRandomPoints => rows.push(("random points", p.random_points.to_string())),
-            Test::SelectRandomRanges => rows.push((
+            Test::RandomPoints => rows.push(("random points", p.random_points.to_string())),
+            Test::RandomRanges => rows.push((
                 "ranges",
                 format!("{} of {} ids each", p.number_of_ranges, p.delta),
             )),
@@ -331,7 +274,10 @@ mod tests {
         assert_eq!(o.duration, Duration::from_secs(300));
         assert_eq!(o.mode(), "oltp_read_write");
         assert_eq!(o.rand, RandSpec::default());
-        let names: Vec<&str> = Test::ALL.iter().map(|t| t.name()).collect();
+        let names: Vec<&str> = crate::oltp::events::TESTS
+            .iter()
+            .map(|t| t.name())
+            .collect();
         assert_eq!(names, crate::config::keys::OLTP_TESTS);
     }
 
