@@ -299,6 +299,10 @@ impl TxnDb for MyDriver {
         let mut target = self.schema.clone();
         target.bounds.kill = KillSwitch::default();
         let mut conn = mywire::connect(&target).await?;
+        // A Galera node certifies at commit but applies its peers' commits after: the read
+        // waits until this node has applied every commit the cluster acknowledged before it.
+        // Servers without Galera's variable refuse it, and have nothing to wait for.
+        let _ = conn.query("SET SESSION wsrep_sync_wait = 1").await;
         let rows = conn
             .query_rows("SELECT d_w_id, d_id, d_next_o_id FROM district")
             .await;
