@@ -1,7 +1,8 @@
 //! OLTP as the session sees it ([`OLTP`], a `bench::Benchmark`): the schema commands on the
 //! current database's `Support` (offered by the engine, `db::engine::offered`), with
-//! sysbench's lines and hammer's summary. It has no data generation (sysbench has none: its
-//! `prepare` loads the server directly, as `buildschema` does), and its run is still to come.
+//! sysbench's lines and hammer's summary, and the run (`oltp::run`). It has no data
+//! generation (sysbench has none: its `prepare` loads the server directly, as `buildschema`
+//! does).
 
 use std::path::Path;
 
@@ -199,16 +200,29 @@ impl Benchmark for Oltp {
         Ok(Box::new(Options::load(settings)?))
     }
 
-    /// The run is not built yet: `loadscript` takes and shows the options, `vurun` refuses.
     fn run(
         &self,
         script: &Script,
-        _say: Say,
-        _states: StateSink,
-        _interrupt: &Interrupt,
+        say: Say,
+        states: StateSink,
+        interrupt: &Interrupt,
     ) -> Result<Work<Ran>> {
-        Err(Error::CannotRun {
-            workload: script.workload(),
-        })
+        let Some(opts) = script.options::<Options>().cloned() else {
+            return Err(Error::CannotRun {
+                workload: script.workload(),
+            });
+        };
+        let (settings, db, interrupt) = (script.settings.clone(), script.db, interrupt.clone());
+        let support = support(db)?;
+        Ok(Box::pin(async move {
+            let (test, threads) = (opts.test.name(), opts.virtual_users);
+            let ran = support.run(&settings, opts, say, states, interrupt).await?;
+            Ok(Box::new(super::outcome::OltpResult::new(
+                ran,
+                db.name(),
+                test,
+                threads,
+            )) as Ran)
+        }))
     }
 }

@@ -16,11 +16,14 @@ pub mod arrivals;
 pub mod bench;
 pub mod build;
 pub mod cleanup;
+pub mod db;
 pub mod events;
 pub mod gen;
 pub mod options;
+pub mod outcome;
 pub mod rand;
 pub mod report;
+pub mod run;
 pub mod schema;
 pub mod support;
 

@@ -138,9 +138,10 @@ impl WorkloadOptions for Options {
         NAME
     }
 
-    /// The virtual users are sysbench's threads, all of them at work: no monitor among them.
+    /// The virtual users are sysbench's threads; a run with a duration has a monitor on top
+    /// (virtual user 1), which reads the server's counters around the measured window.
     fn timed(&self) -> bool {
-        false
+        !self.duration.is_zero()
     }
 
     fn virtual_users(&self) -> u32 {

@@ -6,6 +6,9 @@
 use std::sync::Arc;
 
 use super::build::{build, check, Expected, Plan, Summary};
+use super::db::OltpDb;
+use super::options::Options;
+use super::run::Ran;
 use super::schema::{Check, Say, SchemaDb};
 use super::{Layout, Table};
 use crate::bench::Survey;
@@ -17,6 +20,7 @@ use crate::interrupt::Interrupt;
 use crate::output::Output;
 use crate::sql::ScriptConn;
 use crate::task::Pending;
+use crate::vu::StateSink;
 
 /// OLTP on one database, as the benchmark asks it (through `dyn`).
 pub trait Support: Sync {
@@ -72,12 +76,24 @@ pub trait Support: Sync {
     /// The server and login [`Self::connect`] reaches for the connection at `at`, for
     /// messages about it.
     fn peer(&self, settings: &Settings, at: Position) -> Peer;
+
+    /// `vurun`: the test with `opts`.
+    fn run<'a>(
+        &'a self,
+        settings: &'a Settings,
+        opts: Options,
+        say: crate::vu::Say,
+        states: StateSink,
+        interrupt: Interrupt,
+    ) -> Pending<'a, Result<Ran>>;
 }
 
 /// What an engine family supplies for OLTP: its schema builder made from the settings, and
 /// its connections. [`Support`] follows from it.
 pub trait Family: Sync {
     type Schema: SchemaDb;
+    /// The run's database: its connections and statements.
+    type Driver: OltpDb;
 
     /// The schema builder, checker and remover for these settings.
     fn oltp_schema(&self, settings: &Settings) -> Self::Schema;
@@ -92,6 +108,9 @@ pub trait Family: Sync {
 
     /// The server and login [`Self::oltp_connect`] reaches for the connection at `at`.
     fn oltp_peer(&self, settings: &Settings, at: Position) -> Peer;
+
+    /// The run's database for these settings.
+    fn oltp_driver(&self, settings: &Settings) -> Self::Driver;
 }
 
 impl<F: Family> Support for F {
@@ -183,5 +202,39 @@ impl<F: Family> Support for F {
 
     fn peer(&self, settings: &Settings, at: Position) -> Peer {
         self.oltp_peer(settings, at)
+    }
+
+    fn run<'a>(
+        &'a self,
+        settings: &'a Settings,
+        opts: Options,
+        say: crate::vu::Say,
+        states: StateSink,
+        interrupt: Interrupt,
+    ) -> Pending<'a, Result<Ran>> {
+        Box::pin(async move {
+            let db = settings.current();
+            let driver = self.oltp_driver(settings);
+            // The server's transactions, read as the OLTP login (`*_oltp_superuser` on
+            // PostgreSQL, `*_oltp_user` on MariaDB/MySQL).
+            let source = crate::db::counter_source(
+                settings,
+                db,
+                crate::db::counter::Counting {
+                    counted: crate::db::counter::Counted::Transactions,
+                    keys: "oltp_",
+                },
+            );
+            super::run::run(
+                driver,
+                opts,
+                Some(source),
+                db.name(),
+                say,
+                states,
+                interrupt,
+            )
+            .await
+        })
     }
 }

@@ -109,7 +109,8 @@ pub(super) async fn sample<W: Workload>(
             reconnects: reconnects.saturating_sub(last_reconnects),
             client_cpu: cpu.zip(last_cpu).map(|(b, a)| b.saturating_sub(a)),
         };
-        view.show(&interval, &series.intervals);
+        let own = w.interval_lines(&interval);
+        view.show(&interval, &series.intervals, own);
         series.intervals.push(interval);
         (last, last_cpu, last_reconnects) = (end, cpu, reconnects);
         if reading.is_some() {

@@ -136,6 +136,7 @@ pub(super) async fn monitor_run<M: Monitor, W: Workload>(
     let t1 = Instant::now();
     let cpu1 = process_cpu();
     shared.measuring.store(true, Ordering::Relaxed);
+    w.window(true);
     shared.mark_window(Edge::Start, t1);
     say.line(format!(
         "Timing test period of {} in minutes",
@@ -162,6 +163,7 @@ pub(super) async fn monitor_run<M: Monitor, W: Workload>(
         }
     }
     shared.measuring.store(false, Ordering::Relaxed);
+    w.window(false);
     shared.mark_window(Edge::End, Instant::now());
     let client_cpu = process_cpu().zip(cpu1).map(|(b, a)| b.saturating_sub(a));
     say.line("Test complete, Taking end Transaction Count.");

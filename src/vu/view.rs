@@ -30,7 +30,18 @@ impl View {
     }
 
     /// Shows `now`, the latest interval, after the `earlier` ones.
-    pub fn show(&mut self, now: &Interval, earlier: &[Interval]) {
+    /// `own`: the workload's lines in place of the progress line, when it has its own.
+    pub fn show(&mut self, now: &Interval, earlier: &[Interval], own: Option<Vec<String>>) {
+        if let Some(lines) = own {
+            if self.terminal {
+                self.out.panel(lines);
+            } else {
+                for l in lines {
+                    self.out.line(l);
+                }
+            }
+            return;
+        }
         if self.terminal {
             let width = match crossterm::terminal::size() {
                 Ok((w, _)) if w > 0 => w as usize,

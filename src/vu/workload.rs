@@ -86,6 +86,16 @@ pub trait Workload: Send + Sync + 'static {
     /// A worker's first line after `RUNNING`, if the workload says one.
     fn started(&self, _say: &Say) {}
 
+    /// The monitor opened (`true`) or closed the measured window: a workload that keeps
+    /// figures of its own keeps them for the same window.
+    fn window(&self, _open: bool) {}
+
+    /// The workload's own lines for an interval of the live view, in place of the progress
+    /// line (OLTP's sysbench-shaped `[ 10s ] thds: ...`); `None` keeps the progress line.
+    fn interval_lines(&self, _interval: &super::live::Interval) -> Option<Vec<String>> {
+        None
+    }
+
     // ---- the database ----------------------------------------------------------------
 
     /// Opens the connection of the terminal at `at` (where it goes is the database's

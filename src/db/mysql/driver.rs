@@ -26,6 +26,7 @@ pub mod counters;
 mod done;
 mod fitness;
 mod lag;
+pub mod oltp;
 mod procs;
 mod sql;
 mod values;

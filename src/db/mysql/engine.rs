@@ -189,6 +189,11 @@ impl Engine for Mysql {
 
 impl crate::oltp::support::Family for Mysql {
     type Schema = crate::db::mysql::schema::oltp::MyOltp;
+    type Driver = crate::db::mysql::driver::oltp::MyOltpDb;
+
+    fn oltp_driver(&self, settings: &Settings) -> Self::Driver {
+        crate::db::mysql::driver::oltp::MyOltpDb::new(settings, self.dialect)
+    }
 
     fn oltp_schema(&self, settings: &Settings) -> Self::Schema {
         crate::db::mysql::schema::oltp::MyOltp::new(settings, self.dialect)

@@ -17,6 +17,7 @@ mod client;
 pub mod counters;
 mod fitness;
 mod lag;
+pub mod oltp;
 mod outputs;
 mod sql;
 

@@ -225,6 +225,11 @@ impl Engine for Postgres {
 
 impl crate::oltp::support::Family for Postgres {
     type Schema = crate::db::postgres::schema::oltp::PgOltp;
+    type Driver = crate::db::postgres::driver::oltp::PgOltpDb;
+
+    fn oltp_driver(&self, settings: &Settings) -> Self::Driver {
+        crate::db::postgres::driver::oltp::PgOltpDb::new(settings, self.dialect)
+    }
 
     fn oltp_schema(&self, settings: &Settings) -> Self::Schema {
         crate::db::postgres::schema::oltp::PgOltp::new(settings, self.dialect)

@@ -129,6 +129,8 @@ pub(super) struct Parse {
     pub(super) cost: usize,
     /// A prepared statement, while its definitions are being skipped.
     stmt: Option<Stmt>,
+    /// The first result set's rows are decoded and kept; off, they are only counted.
+    pub(super) keep: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -156,6 +158,7 @@ impl Parse {
             ncols: 0,
             cost: 0,
             stmt: None,
+            keep: true,
         }
     }
 
@@ -257,7 +260,7 @@ impl Parse {
                 }
                 Some(0xFF) => Ok(Some(Outcome::Error(server_error(p, caps)))),
                 _ => {
-                    if self.first_set {
+                    if self.first_set && self.keep {
                         // A value costs its place in the row besides its bytes.
                         self.charge(self.ncols * std::mem::size_of::<Value>())?;
                         rows_out.push(match self.expect {

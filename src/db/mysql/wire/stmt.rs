@@ -58,6 +58,24 @@ impl Wire {
         Ok(self.rows.drain(..).next())
     }
 
+    /// Executes a prepared statement with `args`; its rows are read and counted, not decoded
+    /// or kept (a benchmark's reads, whose values nobody looks at).
+    pub async fn execute_discard(&mut self, stmt: Stmt, args: &[Arg<'_>]) -> Result<(), WireError> {
+        arity(stmt, args.len())?;
+        self.ready().await?;
+        self.begin(COM_STMT_EXECUTE);
+        encode_execute(&mut self.out, stmt.id, args, 0);
+        self.send(Expect::Execute).await?;
+        self.parse.keep = false;
+        match self.reply(Expect::Execute).await? {
+            Outcome::Done(_) => Ok(()),
+            Outcome::Error(e) => Err(e),
+            Outcome::Prepared(_) | Outcome::Infile => {
+                Err(WireError::protocol("a reply of another request"))
+            }
+        }
+    }
+
     /// Executes a prepared statement with `args`, and returns the rows of its first result
     /// set (none for a statement that gives no result set).
     pub async fn execute_all(

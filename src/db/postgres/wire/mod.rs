@@ -505,6 +505,11 @@ impl<'a> Call<'a> {
         self.param(|out| out.put_slice(v.as_bytes()))
     }
 
+    /// A text parameter given as its bytes (UTF-8, as the connection's encoding is).
+    pub fn bytes(self, v: &[u8]) -> Self {
+        self.param(|out| out.put_slice(v))
+    }
+
     /// A NUMERIC parameter from cents: 1234 is `12.34`.
     pub fn cents(self, v: u32) -> Self {
         self.param(|out| {
