@@ -124,6 +124,18 @@ pub enum Error {
         why: String,
     },
 
+    /// An OLTP run whose tables are not there (or not all of them).
+    #[error(
+        "no OLTP tables to run {test} on in {db} database {dbname} ({why}): run buildschema first, with {prefix}_oltp_tables and {prefix}_oltp_table_size as the run's"
+    )]
+    NoOltpTables {
+        db: &'static str,
+        dbname: String,
+        prefix: &'static str,
+        test: &'static str,
+        why: String,
+    },
+
     /// A database's TPROC-H query file that does not parse (a fault of hammer's build).
     #[error("the TPROC-H queries for {db} do not parse: {why}")]
     TprochQueries { db: &'static str, why: String },

@@ -54,12 +54,16 @@ pub trait OltpDb: Send + Sync + 'static {
         p: &Prepared,
     ) -> impl Future<Output = Result<Self::Conn>> + Send;
 
-    /// Runs one statement (its rows are read and let go). A failure is `Error::Db`, its
+    /// Runs one statement (its rows are read and let go): the rows it affected (or
+    /// returned). A failure is `Error::Db`, its
     /// kind `Failure::Retry` for what sysbench ignores and restarts the event for (deadlocks,
     /// lock waits given up, serialization failures, duplicate keys), `Failure::Lost` for a
     /// connection gone.
-    fn run(&self, conn: &mut Self::Conn, call: Call<'_>)
-        -> impl Future<Output = Result<()>> + Send;
+    fn run(
+        &self,
+        conn: &mut Self::Conn,
+        call: Call<'_>,
+    ) -> impl Future<Output = Result<u64>> + Send;
 
     /// `BEGIN`.
     fn begin(&self, conn: &mut Self::Conn) -> impl Future<Output = Result<()>> + Send;

@@ -28,7 +28,7 @@ use super::options::Options;
 use super::rand::{Distribution, Rng};
 use crate::db::counter::{CounterSource, Reading};
 use crate::endpoint::Position;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::fault::Peer;
 use crate::interrupt::Interrupt;
 use crate::vu::live::Interval;
@@ -261,10 +261,18 @@ pub struct Oltp<D: OltpDb> {
     /// The live view's last totals of queries.
     last_live: Mutex<Queries>,
     pub record: Arc<Mutex<Record>>,
+    /// The database's name, the schema's database and the keys' prefix, for messages.
+    names: (&'static str, String, &'static str),
 }
 
 impl<D: OltpDb> Oltp<D> {
-    pub fn new(db: D, opts: Options, source: Option<CounterSource>, db_name: &'static str) -> Self {
+    pub fn new(
+        db: D,
+        opts: Options,
+        source: Option<CounterSource>,
+        names: (&'static str, String, &'static str),
+    ) -> Self {
+        let db_name = names.0;
         let p = &opts.per_event;
         let shape = Shape {
             point_selects: p.point_selects,
@@ -330,6 +338,7 @@ impl<D: OltpDb> Oltp<D> {
             live: Mutex::new(Vec::new()),
             last_live: Mutex::new(Queries::default()),
             record: Arc::new(Mutex::new(Record::new(rate))),
+            names,
         }
     }
 
@@ -357,18 +366,22 @@ impl<D: OltpDb> Oltp<D> {
         done: &mut Queries,
     ) -> Result<()> {
         let started = Instant::now();
-        match call.statement {
-            Statement::Begin => self.db.begin(conn).await?,
-            Statement::Commit => self.db.commit(conn).await?,
-            _ => {
-                self.db.run(conn, call).await?;
-            }
-        }
+        let affected = match call.statement {
+            Statement::Begin => self.db.begin(conn).await.map(|_| 0u64)?,
+            Statement::Commit => self.db.commit(conn).await.map(|_| 0)?,
+            _ => self.db.run(conn, call).await?,
+        };
         if measuring {
             let us = (started.elapsed().as_micros() as u64).max(1);
             let _ = t.own.statements[statement_index(call.statement)].record(us);
         }
-        done.add(call.statement.class(), 1);
+        // sysbench's classes: a statement that returns rows is a read; one that changed rows
+        // a write; anything else (BEGIN, COMMIT, a write that changed nothing) other.
+        let class = match call.statement.class() {
+            Class::Write if affected == 0 => Class::Other,
+            c => c,
+        };
+        done.add(class, 1);
         Ok(())
     }
 
@@ -593,8 +606,23 @@ impl<D: OltpDb> Workload for Oltp<D> {
         0
     }
 
+    /// One connection prepares the test's statements: tables that are not there fail it,
+    /// before any virtual user starts.
     async fn prepare(&self) -> Result<()> {
-        Ok(())
+        match self.db.connect(Position::Session, &self.prepared).await {
+            Ok(conn) => {
+                D::close(conn).await;
+                Ok(())
+            }
+            Err(Error::Db(e)) if e.action == "cannot prepare" => Err(Error::NoOltpTables {
+                db: self.names.0,
+                dbname: self.names.1.clone(),
+                prefix: self.names.2,
+                test: self.opts.test.name(),
+                why: e.detail,
+            }),
+            Err(e) => Err(e),
+        }
     }
 
     fn monitor(&self) -> Option<&ServerCount> {
@@ -786,13 +814,13 @@ pub async fn run<D: OltpDb>(
     db: D,
     opts: Options,
     source: Option<CounterSource>,
-    db_name: &'static str,
+    names: (&'static str, String, &'static str),
     say: Say,
     states: StateSink,
     interrupt: Interrupt,
 ) -> Result<Ran> {
     let run_opts = run_options(&opts);
-    let w = Arc::new(Oltp::new(db, opts, source, db_name));
+    let w = Arc::new(Oltp::new(db, opts, source, names));
     let started = Instant::now();
     let cpu0 = crate::vu::stats::process_cpu();
     let outcome = crate::vu::run(w.clone(), run_opts, say, states, interrupt).await?;

@@ -225,16 +225,9 @@ impl<F: Family> Support for F {
                     keys: "oltp_",
                 },
             );
-            super::run::run(
-                driver,
-                opts,
-                Some(source),
-                db.name(),
-                say,
-                states,
-                interrupt,
-            )
-            .await
+            let dbname = settings.db(db).get(&db.key("oltp_dbase")).to_string();
+            let names = (db.name(), dbname, db.prefix());
+            super::run::run(driver, opts, Some(source), names, say, states, interrupt).await
         })
     }
 }

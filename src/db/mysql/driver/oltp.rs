@@ -100,7 +100,7 @@ impl OltpDb for MyOltpDb {
         Ok(MyOltpConn { wire, peer, stmts })
     }
 
-    async fn run(&self, conn: &mut MyOltpConn, call: Call<'_>) -> Result<()> {
+    async fn run(&self, conn: &mut MyOltpConn, call: Call<'_>) -> Result<u64> {
         let Some(stmt) = conn.stmts[slot(call.statement, call.table)] else {
             return Err(conn
                 .peer
@@ -120,7 +120,7 @@ impl OltpDb for MyOltpDb {
             &many
         };
         match conn.wire.execute_discard(stmt, args).await {
-            Ok(()) => Ok(()),
+            Ok(affected) => Ok(affected),
             Err(e) => Err(failed(&conn.peer, "cannot run", e)),
         }
     }

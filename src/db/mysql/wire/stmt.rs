@@ -60,7 +60,12 @@ impl Wire {
 
     /// Executes a prepared statement with `args`; its rows are read and counted, not decoded
     /// or kept (a benchmark's reads, whose values nobody looks at).
-    pub async fn execute_discard(&mut self, stmt: Stmt, args: &[Arg<'_>]) -> Result<(), WireError> {
+    /// Gives the rows it affected (or returned).
+    pub async fn execute_discard(
+        &mut self,
+        stmt: Stmt,
+        args: &[Arg<'_>],
+    ) -> Result<u64, WireError> {
         arity(stmt, args.len())?;
         self.ready().await?;
         self.begin(COM_STMT_EXECUTE);
@@ -68,7 +73,11 @@ impl Wire {
         self.send(Expect::Execute).await?;
         self.parse.keep = false;
         match self.reply(Expect::Execute).await? {
-            Outcome::Done(_) => Ok(()),
+            Outcome::Done(done) => Ok(if done.rows > 0 {
+                done.rows as u64
+            } else {
+                done.affected
+            }),
             Outcome::Error(e) => Err(e),
             Outcome::Prepared(_) | Outcome::Infile => {
                 Err(WireError::protocol("a reply of another request"))

@@ -99,7 +99,7 @@ impl OltpDb for PgOltpDb {
         Ok(PgOltpConn { wire, peer, names })
     }
 
-    async fn run(&self, conn: &mut PgOltpConn, call: Call<'_>) -> Result<()> {
+    async fn run(&self, conn: &mut PgOltpConn, call: Call<'_>) -> Result<u64> {
         let name = &conn.names[slot(call.statement, call.table)];
         let mut c = conn.wire.call(name, call.args.len() as i16);
         for a in call.args {
@@ -109,7 +109,7 @@ impl OltpDb for PgOltpDb {
             };
         }
         match c.run().await {
-            Ok(_) => Ok(()),
+            Ok(_) => Ok(conn.wire.affected()),
             Err(e) => Err(failed(&conn.peer, "cannot run", &e)),
         }
     }

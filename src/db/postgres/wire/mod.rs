@@ -121,6 +121,8 @@ pub struct Wire {
     /// Ciphertext to send.
     sealed: Vec<u8>,
     row: RowBuf,
+    /// The rows the last call's last statement affected or returned, from its command tag.
+    affected: u64,
     /// A request is being written: a call dropped now leaves the connection out of step.
     writing: bool,
     /// Requests sent whose ReadyForQuery has not been read: a call dropped while waiting
@@ -152,6 +154,7 @@ impl Wire {
             out: BytesMut::with_capacity(1024),
             sealed: Vec::with_capacity(1024),
             row: RowBuf::default(),
+            affected: 0,
             writing: false,
             unanswered: 0,
             broken: false,
@@ -330,6 +333,7 @@ impl Wire {
         self.out.put_slice(&[b'S', 0, 0, 0, 4]);
         self.send().await?;
         self.row.clear();
+        self.affected = 0;
         let mut error = None;
         let mut bound = false;
         loop {
@@ -344,6 +348,8 @@ impl Wire {
                     return Err(self.out_of_step("a data row before the call was bound"))
                 }
                 b'D' if !self.row.present => self.row.fill(self.inbox.body(f))?,
+                // CommandComplete: `UPDATE 3`, `INSERT 0 1`, `SELECT 100`, `BEGIN`.
+                b'C' => self.affected = tag_rows(self.inbox.body(f)),
                 b'E' if error.is_none() => error = Some(server_error(self.inbox.body(f))),
                 b'Z' if !bound && error.is_none() => {
                     return Err(self.out_of_step("a ReadyForQuery before the call's reply"))
@@ -361,6 +367,12 @@ impl Wire {
             Some(e) => Err(WireError::Server(e)),
             None => Ok(Reply { row: &self.row }),
         }
+    }
+
+    /// The rows the last call's last statement affected (or returned), as its command tag
+    /// says; 0 for a statement whose tag has no count.
+    pub fn affected(&self) -> u64 {
+        self.affected
     }
 
     /// Whether the socket blocks (`into_blocking`).
@@ -544,6 +556,19 @@ impl<'a> Call<'a> {
         let Call { wire, len_at, .. } = self;
         wire.run(len_at).await
     }
+}
+
+/// The count at the end of a CommandComplete's tag (`DELETE 1`, `INSERT 0 1`), 0 without one.
+fn tag_rows(body: &[u8]) -> u64 {
+    let tag = body.strip_suffix(&[0]).unwrap_or(body);
+    let last = tag.rsplit(|b| *b == b' ').next().unwrap_or_default();
+    if last.is_empty() || !last.iter().all(u8::is_ascii_digit) || last.len() == tag.len() {
+        return 0;
+    }
+    std::str::from_utf8(last)
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0)
 }
 
 /// Opens a connection along the target's route, keeping the first server that is what

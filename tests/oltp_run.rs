@@ -1,0 +1,296 @@
+//! OLTP runs on the real servers, checked against sysbench 1.0.20 itself: the statements each
+//! test's events run (read, write and other counts of N events equal sysbench's on the same
+//! tables with the same options), sysbench's interval lines and summary blocks, a target
+//! rate kept and its intended-start latency reported, and a run without its tables refused.
+
+mod common;
+
+use std::process::Command;
+
+use common::{Fixture, Servers};
+
+/// A session on `db` (`pg` or `maria`) under OLTP, its tables in a database of the test's
+/// own (2 tables of 2000 rows, built), the live view off.
+fn session(db: &'static str, tag: &str) -> (Fixture, String) {
+    let servers = Servers::get();
+    servers.require();
+    let mut f = Fixture::new();
+    f.ok(&servers.configure());
+    let name = format!("hammer_olr_{db}_{tag}_{}", std::process::id());
+    f.ok(&format!("dbset db {db}"));
+    f.ok("dbset bm OLTP");
+    if db == "pg" {
+        f.ok(&format!(
+            "diset oltp pg_oltp_superuser {}; diset oltp pg_oltp_superuserpass {}",
+            servers.pg_user, servers.pg_pass
+        ));
+        f.ok(&format!(
+            "diset oltp pg_oltp_user {name}; diset oltp pg_oltp_pass olr_pass"
+        ));
+    } else {
+        f.ok(&format!(
+            "diset oltp {db}_oltp_user {}; diset oltp {db}_oltp_pass {}",
+            servers.maria_user, servers.maria_pass
+        ));
+    }
+    f.ok(&format!("diset oltp {db}_oltp_dbase {name}"));
+    f.ok(&format!(
+        "diset oltp {db}_oltp_tables 2; diset oltp {db}_oltp_table_size 2000"
+    ));
+    f.ok("vuset refreshrate 0; vuset delay 0");
+    let (r, lines) = f.console("buildschema().ok");
+    assert_eq!(r, Ok("true".to_string()), "{}", lines.join("\n"));
+    (f, name)
+}
+
+fn drop_database(db: &str, name: &str) {
+    let servers = Servers::get();
+    if db == "pg" {
+        servers.pg_exec(
+            "postgres",
+            &format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"),
+        );
+        servers.pg_exec("postgres", &format!("DROP ROLE IF EXISTS {name}"));
+    } else {
+        servers.maria_exec("mysql", &[&format!("DROP DATABASE IF EXISTS {name}")]);
+    }
+}
+
+/// sysbench's connection options for the test server `db`, on database `name`.
+fn sysbench_target(db: &str, name: &str) -> Vec<String> {
+    let s = Servers::get();
+    if db == "pg" {
+        vec![
+            "--db-driver=pgsql".into(),
+            format!("--pgsql-host={}", s.pg_host),
+            format!("--pgsql-port={}", s.pg_port),
+            format!("--pgsql-user={}", s.pg_user),
+            format!("--pgsql-password={}", s.pg_pass),
+            format!("--pgsql-db={name}"),
+        ]
+    } else {
+        vec![
+            "--db-driver=mysql".into(),
+            format!("--mysql-socket={}", s.maria_socket),
+            format!("--mysql-user={}", s.maria_user),
+            format!("--mysql-password={}", s.maria_pass),
+            format!("--mysql-db={name}"),
+        ]
+    }
+}
+
+/// sysbench's read, write and other counts for `events` events of `test` with `options`.
+fn sysbench_counts(db: &str, name: &str, test: &str, events: u64, options: &[&str]) -> [u64; 3] {
+    let mut cmd = Command::new("sysbench");
+    cmd.arg(test)
+        .args(sysbench_target(db, name))
+        .args(["--tables=2", "--table-size=2000", "--threads=1", "--time=0"])
+        .arg(format!("--events={events}"))
+        .args(options)
+        .arg("run");
+    let out = cmd.output().unwrap_or_else(|e| {
+        panic!("sysbench does not run ({e}): apt-get install sysbench (Debian's 1.0.20)")
+    });
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(
+        out.status.success(),
+        "sysbench {test} failed:\n{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    counts(&text)
+}
+
+/// The `read:`, `write:` and `other:` counts of a summary's SQL statistics.
+fn counts(text: &str) -> [u64; 3] {
+    let get = |label: &str| {
+        text.lines()
+            .find_map(|l| l.trim().strip_prefix(label))
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or_else(|| panic!("no {label} in\n{text}"))
+    };
+    [get("read:"), get("write:"), get("other:")]
+}
+
+/// hammer's run of `events` events of `test` with `keys` set, on one virtual user: its output.
+fn hammer_run(f: &mut Fixture, db: &str, test: &str, events: u64, keys: &[(&str, &str)]) -> String {
+    f.ok(&format!(
+        "diset oltp {db}_oltp_test {test}; diset oltp {db}_oltp_duration 0; diset oltp {db}_oltp_events {events}"
+    ));
+    for (k, v) in keys {
+        f.ok(&format!("diset oltp {db}_oltp_{k} {v}"));
+    }
+    f.ok("vuset vu 1");
+    let (r, lines) = f.console("vurun()");
+    let text = lines.join("\n");
+    assert!(r.is_ok(), "{r:?}\n{text}");
+    f.ok("vudestroy");
+    // Back to sysbench's defaults for the next test.
+    for (k, _) in keys {
+        let default = match *k {
+            "range_selects" => "true",
+            "skip_trx" => "false",
+            "point_selects" => "10",
+            "index_updates" | "non_index_updates" | "delete_inserts" => "1",
+            other => panic!("no default for {other}"),
+        };
+        f.ok(&format!("diset oltp {db}_oltp_{k} {default}"));
+    }
+    text
+}
+
+/// Each test's statements per event, as sysbench runs them: the counts of 100 events of
+/// hammer's equal sysbench's, on the same tables with the same options.
+fn counts_equal_sysbenchs(db: &'static str) {
+    let (mut f, name) = session(db, "counts");
+    let cases: [(&str, &[(&str, &str)], &[&str]); 8] = [
+        ("oltp_read_write", &[], &[]),
+        (
+            "oltp_read_only",
+            &[("range_selects", "false")],
+            &["--range_selects=off"],
+        ),
+        ("oltp_write_only", &[], &[]),
+        ("oltp_point_select", &[], &[]),
+        (
+            "oltp_update_index",
+            &[("index_updates", "3")],
+            &["--index_updates=3"],
+        ),
+        ("oltp_update_non_index", &[], &[]),
+        (
+            "oltp_read_write",
+            &[("skip_trx", "true"), ("point_selects", "4")],
+            &["--skip_trx=on", "--point_selects=4"],
+        ),
+        // Last: its deletes leave rows missing for good. A delete of an id already gone
+        // changes nothing, which sysbench counts as other: both runs' classes then depend
+        // on what the run before deleted, so only their sum is compared.
+        ("oltp_delete", &[], &[]),
+    ];
+    for (test, keys, options) in cases {
+        let events = 100;
+        let text = hammer_run(&mut f, db, test, events, keys);
+        let ours = counts(&text);
+        let theirs = sysbench_counts(db, &name, test, events, options);
+        if test == "oltp_delete" {
+            assert_eq!(ours[0] + theirs[0], 0, "{text}");
+            assert_eq!(ours[1] + ours[2], theirs[1] + theirs[2], "{text}");
+            assert!(ours[1] > 0 && ours[2] > 0, "{ours:?}\n{text}");
+        } else {
+            assert_eq!(ours, theirs, "{test} {keys:?} on {db}:\n{text}");
+        }
+        assert!(
+            text.contains(&format!(
+                "    transactions:                        {events} "
+            )),
+            "{text}"
+        );
+        for block in [
+            "SQL statistics:",
+            "General statistics:",
+            "    total number of events:              100",
+            "Latency (ms):",
+            "         95th percentile:",
+            "Threads fairness:",
+            "    events (avg/stddev):           100.0000/0.00",
+            "TEST RESULT : System achieved ",
+            "Statements (hammer; latency of each round trip, in the window):",
+            "us per query",
+        ] {
+            assert!(text.contains(block), "no {block:?} in\n{text}");
+        }
+    }
+    let (r, _) = f.console("let l = lastrun(); [l.transactions, l.writes + l.others, l.errors]");
+    assert_eq!(r, Ok("[100, 100, 0]".to_string()));
+    drop_database(db, &name);
+}
+
+#[test]
+fn mariadb_counts_equal_sysbenchs() {
+    counts_equal_sysbenchs("maria");
+}
+
+#[test]
+fn postgres_counts_equal_sysbenchs() {
+    counts_equal_sysbenchs("pg");
+}
+
+/// A timed run with the live view to a pipe: sysbench's `--report-interval` lines, the
+/// monitor's reading of the server's transactions, and a target rate kept, with its queue
+/// line and the latency from each event's intended start.
+fn timed_with_a_rate(db: &'static str) {
+    let (mut f, name) = session(db, "rate");
+    f.ok(&format!(
+        "diset oltp {db}_oltp_test oltp_point_select; diset oltp {db}_oltp_duration 0.1; diset oltp {db}_oltp_rate 200"
+    ));
+    f.ok("vuset vu 2; vuset refreshrate 1");
+    let (r, lines) = f.console("vurun()");
+    let text = lines.join("\n");
+    assert!(r.is_ok(), "{r:?}\n{text}");
+    let interval = lines
+        .iter()
+        .filter(|l| {
+            l.starts_with('[')
+                && l.contains("s ] thds: 2 tps: ")
+                && l.contains(" qps: ")
+                && l.contains(" (r/w/o: ")
+                && l.contains(" lat (ms,95%): ")
+                && l.contains(" err/s: ")
+                && l.contains(" reconn/s: ")
+        })
+        .count();
+    assert!(interval >= 4, "{interval} interval lines in\n{text}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with('[') && l.contains("s ] queue length: ")),
+        "{text}"
+    );
+    assert!(
+        text.contains("Latency from each event's intended start"),
+        "{text}"
+    );
+    assert!(
+        text.contains("Vuser 1:Timing test period of 0.1 in minutes"),
+        "{text}"
+    );
+    assert!(text.contains("counted "), "{text}");
+    let (r, _) = f.console("let l = lastrun(); l.tps");
+    let tps: f64 = r.expect("lastrun").parse().expect("a number");
+    // 200 a second, Poisson: over 6 s about 1200 events, within a few standard deviations.
+    assert!(
+        (170.0..230.0).contains(&tps),
+        "{tps} tps at a rate of 200:\n{text}"
+    );
+    drop_database(db, &name);
+}
+
+#[test]
+fn mariadb_timed_with_a_rate() {
+    timed_with_a_rate("maria");
+}
+
+#[test]
+fn postgres_timed_with_a_rate() {
+    timed_with_a_rate("pg");
+}
+
+/// A run on more tables than were built is refused before any virtual user starts, naming
+/// the missing table and what to do.
+#[test]
+fn a_run_without_its_tables_is_refused() {
+    let (mut f, name) = session("pg", "missing");
+    f.ok(
+        "diset oltp pg_oltp_tables 3; diset oltp pg_oltp_duration 0; diset oltp pg_oltp_events 10",
+    );
+    let (r, lines) = f.console("vurun()");
+    let text = lines.join("\n");
+    let e = r.expect_err("a refused run");
+    assert!(
+        e.contains("no OLTP tables to run oltp_read_write on in PostgreSQL database")
+            && e.contains("sbtest3")
+            && e.contains("run buildschema first"),
+        "{e}\n{text}"
+    );
+    drop_database("pg", &name);
+}
