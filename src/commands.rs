@@ -159,8 +159,8 @@ pub static COMMANDS: &[Command] = &[
         min_args: 2,
         max_args: 2,
         help: "Sets the database (db: pg, maria, mysql, crdb, yb or tidb; postgres, postgresql, \
-               mariadb, cockroachdb, yugabytedb and ysql are taken too) or the benchmark (bm: TPROC-C or TPROC-H; TPC-C, TPC-H, tpcc, tpch \
-               are taken too). The choice persists between sessions. A change of either \
+               mariadb, cockroachdb, yugabytedb and ysql are taken too) or the benchmark (bm: TPROC-C, TPROC-H or OLTP, hammer's own: \
+               sysbench's OLTP tests; TPC-C, TPC-H, tpcc, tpch, oltp are taken too). The choice persists between sessions. A change of either \
                clears a loaded script and destroys created virtual users (run loadscript again).",
         complete: &[C::DbsetWhat, C::DbsetValue],
     },
@@ -170,7 +170,7 @@ pub static COMMANDS: &[Command] = &[
         min_args: 3,
         max_args: 3,
         help: "Sets a key of the current database's dictionaries (connection, or a workload's: tpcc, \
-               tpch) after checking \
+               tpch, oltp) after checking \
                its type and range; the key keeps its old value when the new one is refused. \
                Type \"print dict\" for the dictionaries and keys.",
         complete: &[C::DictSections, C::DictKeys, C::DictValues],
@@ -316,10 +316,13 @@ pub static COMMANDS: &[Command] = &[
         help: "Builds the current benchmark's schema (dbset bm) on the current database as its \
                dictionary says: for TPROC-C, *_count_ware warehouses loaded by *_num_vu virtual \
                users in parallel, then keys, stored procedures and statistics; for TPROC-H, \
-               its eight tables at *_scale_fact, loaded by *_num_tpch_threads in parallel. \
+               its eight tables at *_scale_fact, loaded by *_num_tpch_threads in parallel; for \
+               OLTP, sysbench's tables sbtest1 to *_oltp_tables of *_oltp_table_size rows, \
+               loaded by *_oltp_build_threads in parallel, as sysbench's prepare makes them. \
                Creates the user and database where missing; refuses a database that already \
                holds tables. Blocks until done; Ctrl-C stops it. \
-               Returns #{ok, warehouses, rows, seconds, rows_per_second, bytes_on_disk, jobid}; \
+               Returns #{ok, warehouses (scale_fact, table_size), rows, seconds, rows_per_second, \
+               bytes_on_disk, jobid}; \
                a build that fails is an error naming its job (catch (e): e.jobid, e.status, e.note). \
                Several drivers build one schema (hammer's own): each its warehouses \
                (*_first_ware, *_owned_ware) or its part (*_tpch_build_part of \
@@ -336,7 +339,8 @@ pub static COMMANDS: &[Command] = &[
                TPROC-C tables, indexes, procedures, row counts for *_count_ware warehouses, and \
                TPC-C consistency conditions 1 to 4 on every warehouse; for TPROC-H its tables, \
                primary keys, indexes, row counts for *_scale_fact and a sample of dbgen's \
-               invariants. Prints PASS or FAIL per check and returns #{ok, failed, checks, \
+               invariants; for OLTP sysbench's tables, columns, keys, index on k, rows and \
+               ids (tables sysbench prepared pass too). Prints PASS or FAIL per check and returns #{ok, failed, checks, \
                jobid}. A failed check is an error of the script naming its job; catch (e) reads \
                the same e.checks, with e.jobid, e.status and e.note.",
         complete: &[],
@@ -350,7 +354,8 @@ pub static COMMANDS: &[Command] = &[
                PostgreSQL the user where hammer created it. The first line says what it drops \
                (workload, database, user, tables found, size); a database holding tables none of \
                which is the workload's own (another workload's, or nobody's) is refused with \
-               nothing dropped. Returns the lines that say what was dropped; a schema that is not \
+               nothing dropped. OLTP drops only the sbtest tables, as sysbench's cleanup does, \
+               when the database holds other tables too. Returns the lines that say what was dropped; a schema that is not \
                there is nothing to delete, which is said and is no failure.",
         complete: &[],
     },
@@ -362,7 +367,7 @@ pub static COMMANDS: &[Command] = &[
         help: "Configures datagenrun: vu (parallel writers; for TPROC-C at most the warehouses, \
                for TPROC-H dbgen's parts), warehouse (TPROC-C's size), scale_fact (TPROC-H's: \
                1 10 30 100 ... or 0.01 0.1), directory (where the files go; empty means the \
-               temporary directory).",
+               temporary directory). OLTP has no data generation.",
         complete: &[C::DgsetOptions],
     },
     Command {
@@ -372,7 +377,8 @@ pub static COMMANDS: &[Command] = &[
         max_args: 0,
         help: "Writes the current benchmark's data (TPROC-C's, or TPROC-H's as dbgen writes \
                it) as pipe-delimited files <table>_<n>.tbl in the dgset directory, for a \
-               server's own bulk loader. Never overwrites a file. A generation \
+               server's own bulk loader (OLTP has none: buildschema loads its tables \
+               directly, as sysbench's prepare does). Never overwrites a file. A generation \
                that fails is an error naming its job.",
         complete: &[],
     },

@@ -489,14 +489,18 @@ mod tests {
             .build()
             .unwrap();
         let session = Session::new(rt.handle().clone(), crate::output::Output::capture(), None);
-        let (start, offered) = completions(&session, "dbset bm TPROC-");
+        let (start, offered) = completions(&session, "dbset bm ");
         assert_eq!(start, "dbset bm ".len());
-        let names: Vec<String> = crate::benchmarks::ALL
+        let mut names: Vec<String> = crate::benchmarks::ALL
             .iter()
             .map(|b| b.name.to_string())
             .collect();
+        // Offered in order of name.
+        names.sort();
         assert_eq!(offered, names);
-        assert_eq!(names, ["TPROC-C", "TPROC-H"]);
+        assert_eq!(names, ["OLTP", "TPROC-C", "TPROC-H"]);
+        let (_, offered) = completions(&session, "dbset bm TPROC-");
+        assert_eq!(offered, ["TPROC-C", "TPROC-H"]);
     }
 
     /// The console echoes a command's value, but not the job id its job line just printed.

@@ -378,7 +378,10 @@ fn completion_follows_the_command_and_the_current_database() {
     assert_eq!(completions(&s, "print d").1, ["datagen", "db", "dict"]);
     assert_eq!(completions(&s, "dbset ").1, ["bm", "db"]);
     assert_eq!(completions(&s, "dbset db m").1, ["maria", "mysql"]);
-    assert_eq!(completions(&s, "diset ").1, ["connection", "tpcc", "tpch"]);
+    assert_eq!(
+        completions(&s, "diset ").1,
+        ["connection", "oltp", "tpcc", "tpch"]
+    );
     assert_eq!(completions(&s, "diset tpcc pg_count").1, ["pg_count_ware"]);
     assert_eq!(
         completions(&s, "diset connection pg_").1,

@@ -1,8 +1,9 @@
 //! The shipped scripts run as a user runs them: `hammer auto scripts/<db>/tprocc/...` builds,
-//! checks and deletes a one-warehouse schema on each database; `scripts/<db>/monitor/...`
-//! watches each database with the transaction counter and CPU metrics. Passwords come from the
-//! environment variables the scripts read, so the scripts keep HammerDB's defaults. Each
-//! script sets its database and its workload before it touches a schema or runs.
+//! checks and deletes a one-warehouse schema on each database; `scripts/<db>/oltp/...` builds,
+//! checks and deletes sysbench's tables; `scripts/<db>/monitor/...` watches each database with
+//! the transaction counter and CPU metrics. Passwords (and OLTP's database) come from the
+//! environment variables the scripts read, so the scripts keep HammerDB's (and sysbench's)
+//! defaults. Each script sets its database and its workload before it touches a schema or runs.
 
 mod common;
 
@@ -52,19 +53,25 @@ const ACTING: [&str; 11] = [
     "print(\"dict\")",
 ];
 
+/// The workloads a script may choose.
+const WORKLOADS: [&str; 3] = ["TPROC-C", "TPROC-H", "OLTP"];
+
 /// Settings persist between sessions: a TPROC-C delete script that set only the database
 /// deleted the TPROC-H schema an earlier session had chosen. Every script under
-/// `scripts/<db>/{tprocc,tproch,monitor}` sets its database and its workload (of its folder;
-/// the monitor's counter counts TPROC-C's transactions) before its first acting command.
+/// `scripts/<db>/{tprocc,tproch,monitor,oltp}` sets its database and its workload (of its
+/// folder; the monitor's counter counts TPROC-C's transactions) before its first acting
+/// command.
 #[test]
 fn every_shipped_script_sets_database_and_workload_before_it_acts() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts");
     let mut seen = 0;
+    let mut oltp = Vec::new();
     for db in ["pg", "maria", "mysql"] {
         for (folder, bm) in [
             ("tprocc", "TPROC-C"),
             ("tproch", "TPROC-H"),
             ("monitor", "TPROC-C"),
+            ("oltp", "OLTP"),
         ] {
             let dir = root.join(db).join(folder);
             let entries =
@@ -74,7 +81,11 @@ fn every_shipped_script_sets_database_and_workload_before_it_acts() {
                 if path.extension().is_none_or(|e| e != "rhai") {
                     continue;
                 }
-                seen += 1;
+                if folder == "oltp" {
+                    oltp.push(path.file_name().unwrap().to_string_lossy().into_owned());
+                } else {
+                    seen += 1;
+                }
                 let source = std::fs::read_to_string(&path).expect("a script");
                 let code: Vec<&str> = source
                     .lines()
@@ -101,20 +112,28 @@ fn every_shipped_script_sets_database_and_workload_before_it_acts() {
                     code[first_act]
                 );
                 // No other workload is set anywhere in it.
-                let other = if bm == "TPROC-C" {
-                    "TPROC-H"
-                } else {
-                    "TPROC-C"
-                };
-                assert!(
-                    at(&format!("dbset(\"bm\", \"{other}\")")).is_none(),
-                    "{name} sets {other}"
-                );
+                for other in WORKLOADS.iter().filter(|w| **w != bm) {
+                    assert!(
+                        at(&format!("dbset(\"bm\", \"{other}\")")).is_none(),
+                        "{name} sets {other}"
+                    );
+                }
             }
         }
     }
     // Build, check, delete and run of two workloads, and one monitor, on three databases.
     assert_eq!(seen, 27, "scripts found under {}", root.display());
+    // OLTP's build, check and delete on each (its run scripts are counted with them when
+    // they are there).
+    for db in ["pg", "maria", "mysql"] {
+        for step in ["build", "check", "delete"] {
+            let script = format!("{db}_oltp_{step}.rhai");
+            assert!(
+                oltp.contains(&script),
+                "no scripts/{db}/oltp/{script}: {oltp:?}"
+            );
+        }
+    }
 }
 
 #[test]
@@ -301,6 +320,101 @@ fn tproch_scripts_on_every_database() {
         let (ok, out) = run(home.path(), &script("delete"), &[], &servers);
         assert!(
             ok && out.contains("nothing to delete"),
+            "{db} second delete:\n{out}"
+        );
+    }
+}
+
+/// A database (and PostgreSQL role) of the test's own for the OLTP scripts, dropped whatever
+/// the test did.
+struct OltpDb {
+    db: &'static str,
+    name: String,
+}
+
+impl Drop for OltpDb {
+    fn drop(&mut self) {
+        let servers = Servers::get();
+        let n = &self.name;
+        if self.db == "pg" {
+            servers.pg_exec(
+                "postgres",
+                &format!("DROP DATABASE IF EXISTS {n} WITH (FORCE)"),
+            );
+            servers.pg_exec("postgres", &format!("DROP ROLE IF EXISTS {n}"));
+        } else {
+            servers.maria_exec("mysql", &[&format!("DROP DATABASE IF EXISTS {n}")]);
+        }
+    }
+}
+
+/// OLTP's scripts, in a database (and on PostgreSQL a role) of the test's own that
+/// `$HAMMER_OLTP_DBASE` (and `$HAMMER_OLTP_USER`) name: delete whatever is there, build two
+/// tables with two loaders, check them, check three (which fails, and the script exits 1),
+/// delete, and delete again (nothing to delete).
+#[test]
+fn oltp_scripts_on_every_database() {
+    let servers = Servers::get();
+    servers.require();
+    for db in ["pg", "maria", "mysql"] {
+        let home = tempfile::tempdir().unwrap();
+        let own = OltpDb {
+            db,
+            name: format!("hammer_ot_script_{db}_{}", std::process::id()),
+        };
+        let env = [
+            ("HAMMER_OLTP_DBASE", own.name.as_str()),
+            ("HAMMER_OLTP_USER", own.name.as_str()),
+        ];
+        let script = |step: &str| format!("{db}/oltp/{db}_oltp_{step}.rhai");
+        let run =
+            |step: &str, args: &[&str]| run_with(home.path(), &script(step), args, &servers, &env);
+        let (ok, out) = run("delete", &[]);
+        assert!(ok, "{db} first delete:\n{out}");
+        let (ok, out) = run("build", &["2", "500", "2"]);
+        assert!(ok, "{db} build:\n{out}");
+        for expected in [
+            "Vuser 2:Inserting 500 records into 'sbtest1'",
+            "Vuser 3:Inserting 500 records into 'sbtest2'",
+            "OLTP tables built: 2 tables of 500 rows, 1000 rows in ",
+            "Built 1000 rows in ",
+        ] {
+            assert!(
+                out.contains(expected),
+                "{db} build: no {expected:?} in\n{out}"
+            );
+        }
+        let (ok, out) = run("check", &["2", "500"]);
+        assert!(ok, "{db} check:\n{out}");
+        assert!(
+            out.contains("OLTP Schema of 2 tables of 500 rows has been checked successfully."),
+            "{db} check:\n{out}"
+        );
+        let (ok, out) = run("check", &["3"]);
+        assert!(
+            !ok && out.contains("FAIL tables: sbtest3 missing of sbtest1 to sbtest3")
+                && out.contains("Schema Check jobid=")
+                && out.contains(" FAILED: "),
+            "{db} check of 3:\n{out}"
+        );
+        let (ok, out) = run("delete", &[]);
+        assert!(
+            ok && out.contains(&format!("{} OLTP", own.name))
+                && out.contains("deleted successfully"),
+            "{db} delete:\n{out}"
+        );
+        if db == "pg" {
+            assert!(
+                out.contains(&format!(
+                    "{} OLTP role has been deleted successfully.",
+                    own.name
+                )),
+                "{db} delete:\n{out}"
+            );
+        }
+        let (ok, out) = run("delete", &[]);
+        assert!(
+            ok && out.contains("does not exist") && out.contains("nothing to delete"),
             "{db} second delete:\n{out}"
         );
     }
