@@ -390,6 +390,20 @@ fn oltp_scripts_on_every_database() {
             out.contains("OLTP Schema of 2 tables of 500 rows has been checked successfully."),
             "{db} check:\n{out}"
         );
+        // The run script: two seconds of oltp_read_only on the two tables, sysbench's lines.
+        let (ok, out) = run("run", &["oltp_read_only", "2", "2", "2", "500"]);
+        for expected in [
+            "] thds: 2 tps: ",
+            "SQL statistics:",
+            "Threads fairness:",
+            "us per query",
+            "oltp_read_only: ",
+        ] {
+            assert!(
+                ok && out.contains(expected),
+                "{db} run: no {expected:?} in\n{out}"
+            );
+        }
         let (ok, out) = run("check", &["3"]);
         assert!(
             !ok && out.contains("FAIL tables: sbtest3 missing of sbtest1 to sbtest3")
