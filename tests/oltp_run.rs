@@ -138,11 +138,14 @@ fn hammer_run(f: &mut Fixture, db: &str, test: &str, events: u64, keys: &[(&str,
     text
 }
 
+/// A test, hammer's keys for it and sysbench's options for the same.
+type Case<'a> = (&'a str, &'a [(&'a str, &'a str)], &'a [&'a str]);
+
 /// Each test's statements per event, as sysbench runs them: the counts of 100 events of
 /// hammer's equal sysbench's, on the same tables with the same options.
 fn counts_equal_sysbenchs(db: &'static str) {
     let (mut f, name) = session(db, "counts");
-    let cases: [(&str, &[(&str, &str)], &[&str]); 8] = [
+    let cases: [Case; 8] = [
         ("oltp_read_write", &[], &[]),
         (
             "oltp_read_only",

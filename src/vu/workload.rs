@@ -92,7 +92,7 @@ pub trait Workload: Send + Sync + 'static {
 
     /// The workload's own lines for an interval of the live view, in place of the progress
     /// line (OLTP's sysbench-shaped `[ 10s ] thds: ...`); `None` keeps the progress line.
-    fn interval_lines(&self, _interval: &super::live::Interval) -> Option<Vec<String>> {
+    fn interval_lines(&self, _interval: &super::interval::Interval) -> Option<Vec<String>> {
         None
     }
 
