@@ -297,3 +297,24 @@ fn a_run_without_its_tables_is_refused() {
     );
     drop_database("pg", &name);
 }
+
+/// The shipped custom examples that rewrite sysbench's Lua events in Rhai run on the OLTP
+/// tables without a failure.
+#[test]
+fn custom_examples_run_on_the_oltp_tables() {
+    let (mut f, name) = session("maria", "custom");
+    f.ok(&format!("diset tpcc maria_dbase {name}"));
+    let root = env!("CARGO_MANIFEST_DIR");
+    for script in ["point_select", "read_write", "autocommit_off"] {
+        f.ok(&format!(
+            "customscript(\"{root}/scripts/custom/oltp/{script}.rhai\"); vuset(\"vu\", 2); vuset(\"iterations\", 20)"
+        ));
+        let (r, lines) = f.console("vurun()");
+        let text = lines.join("\n");
+        assert!(r.is_ok(), "{script}: {r:?}\n{text}");
+        let (r, _) = f.console("let l = lastrun(); [l.transactions, l.failed_vus]");
+        assert_eq!(r, Ok("[40, 0]".to_string()), "{script}:\n{text}");
+        f.ok("vudestroy");
+    }
+    drop_database("maria", &name);
+}
