@@ -742,11 +742,14 @@ impl<D: OltpDb> Workload for Oltp<D> {
         t.counts = measuring;
         let mut done = Queries::default();
         let result = self.event(conn, t, measuring, &mut done).await;
-        if result.is_err() && self.prepared.transactions {
-            let lost = matches!(&result, Err(e) if e.is_connection_loss());
-            if !lost {
-                self.db.rollback(conn).await;
-            }
+        let lost = matches!(&result, Err(e) if e.is_connection_loss());
+        if result.is_err() && self.prepared.transactions && !lost {
+            self.db.rollback(conn).await;
+        }
+        if lost && self.opts.events > 0 {
+            // The runtime reconnects and goes on with the next event: this one is run again
+            // in its place, as sysbench restarts an event after a reconnect.
+            self.issued.fetch_sub(1, Ordering::Relaxed);
         }
         t.live.reads.fetch_add(done.reads, Ordering::Relaxed);
         t.live.writes.fetch_add(done.writes, Ordering::Relaxed);
