@@ -12,14 +12,16 @@
 #      oltp_point_select"), DBS ("maria pg"), ROUNDS (2), TABLES (4), TABLE_SIZE (10000),
 #      REPORT (seconds between interval lines, both tools; 0 for none; 1),
 #      PG_SSLMODE (both clients' sslmode on PostgreSQL, disable), HAMMER_BIN (run that hammer
-#      instead of building this tree), KEEP=1 (keep the tables and the logs).
+#      instead of building this tree), KEEP=1 (keep the tables and the logs),
+#      SERVERS (fast: the servers as they are; durable: put on durable settings by
+#      scripts/bench/servers.sh for the run, and back after).
 # Fairness: the same transport for both (PostgreSQL: TCP to 127.0.0.1:5432, the same
 # sslmode; MariaDB: the unix socket /tmp/mariadb.sock), the same login, the same tables
 # (hammer's buildschema, the shape of sysbench's prepare), prepared statements (sysbench's
 # --db-ps-mode=auto, hammer's only mode), --rand-type=special (both defaults), every thread
 # started at once (vuset delay 0), no ramp-up, oltp_read_only with --range_selects=off.
-# Servers: the running test servers of scripts/ci/servers.sh as they are (this script
-# changes no setting); the settings that decide the figures are read from them and printed.
+# Servers: the running test servers of scripts/ci/servers.sh as they are unless
+# SERVERS=durable; the settings that decide the figures are read from them and printed.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 # SECONDS is bash's own clock inside the script: the value the caller gave is the
@@ -33,6 +35,7 @@ TABLES=${TABLES:-4}
 TABLE_SIZE=${TABLE_SIZE:-10000}
 REPORT=${REPORT:-1}
 PG_SSLMODE=${PG_SSLMODE:-disable}
+SERVERS=${SERVERS:-fast}
 say() { echo "oltp.sh: $*"; }
 die() {
 	echo "oltp.sh: $*" >&2
@@ -49,6 +52,7 @@ for d in $DBS; do [[ $d == maria || $d == pg ]] || die "DBS takes maria and pg, 
 for t in $TESTS; do
 	[[ -f /usr/share/sysbench/$t.lua ]] || die "TESTS takes sysbench's OLTP tests (oltp_read_write, oltp_read_only, oltp_point_select, ...), not '$t'"
 done
+[[ $SERVERS == fast || $SERVERS == durable ]] || die "SERVERS must be fast (the servers as they are) or durable, not '$SERVERS'"
 case $PG_SSLMODE in disable | prefer | require) ;; *) die "PG_SSLMODE must be disable, prefer or require, not '$PG_SSLMODE'" ;; esac
 if ! command -v cargo >/dev/null && [[ -x $HOME/.cargo/bin/cargo ]]; then PATH=$HOME/.cargo/bin:$PATH; fi
 command -v sysbench >/dev/null || {
@@ -74,8 +78,10 @@ export HAMMER_HOME=$WORK/home
 mkdir -p "$HAMMER_HOME"
 CPUS=$(nproc)
 MARIA_SOCK=/tmp/mariadb.sock
-bench_psql() { PGPASSWORD=postgres psql -X -q -t -A -h 127.0.0.1 -p 5432 -U postgres -d postgres "$@"; }
-bench_maria() { mariadb --no-defaults -S "$MARIA_SOCK" -uroot -pmaria -N -B "$@"; }
+# bench_psql, bench_maria, and the durable settings when asked for.
+source scripts/bench/servers.sh
+# A run that outlives its time by this much is stuck: it is ended.
+BOUND=$((RUN_SECS + 120))
 
 # hammer's dictionary for `db`: the same server, login, database and tables as sysbench's.
 setup() { # db
@@ -139,9 +145,14 @@ cleanup() {
 	else
 		echo "oltp.sh: kept the tables (hammer_ob_*) and the logs in $WORK"
 	fi
+	[[ $SERVERS == durable ]] && bench_servers_restore
+	return 0
 }
 trap cleanup EXIT
 trap 'echo "oltp.sh: stopping"; exit 130' INT TERM
+if [[ $SERVERS == durable ]]; then
+	bench_servers_set
+fi
 
 server_settings() { # db
 	case $1 in
@@ -167,7 +178,7 @@ run_sysbench() { # db test threads
 	local db=$1 test=$2 threads=$3 extra=()
 	[[ $test == oltp_read_only ]] && extra=(--range_selects=off)
 	# shellcheck disable=SC2046
-	PGSSLMODE=$PG_SSLMODE /usr/bin/time -f "%U %S" -o "$WORK/time" sysbench "$test" $(sysbench_args "$db") \
+	PGSSLMODE=$PG_SSLMODE /usr/bin/time -f "%U %S" -o "$WORK/time" timeout -k 5 "$BOUND" sysbench "$test" $(sysbench_args "$db") \
 		--tables="$TABLES" --table-size="$TABLE_SIZE" --threads="$threads" --time="$RUN_SECS" \
 		--report-interval="$REPORT" --db-ps-mode=auto --rand-type=special "${extra[@]}" run >"$WORK/sysbench.log" 2>&1 || {
 		echo "oltp.sh: sysbench $test on $db failed (its last lines):" >&2
@@ -206,7 +217,7 @@ run_hammer() { # db test threads
 			vudestroy();
 		RHAI
 	} >"$WORK/run.rhai"
-	/usr/bin/time -f "%U %S" -o "$WORK/time" "$HAMMER" auto "$WORK/run.rhai" >"$WORK/run.log" 2>&1 || {
+	/usr/bin/time -f "%U %S" -o "$WORK/time" timeout -k 5 "$BOUND" "$HAMMER" auto "$WORK/run.rhai" >"$WORK/run.log" 2>&1 || {
 		echo "oltp.sh: hammer's $test on $db failed (its last lines):" >&2
 		tail -20 "$WORK/run.log" >&2
 		exit 1
@@ -274,5 +285,5 @@ done
 echo
 echo "CPU per query: the client process's user + system CPU over its whole run (start, connections, statements prepared, the run) divided by the queries its summary reports; hammer's own figure is its 'Client CPU' line, over the measured window only."
 echo "Transport: MariaDB through the unix socket $MARIA_SOCK, PostgreSQL over TCP 127.0.0.1:5432 with sslmode=$PG_SSLMODE (both clients)."
-echo "Servers (read from them; this script changes none):"
+echo "Servers (SERVERS=$SERVERS; read from them):"
 for s in "${SETTINGS[@]}"; do echo "  $s"; done
