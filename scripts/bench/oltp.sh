@@ -178,22 +178,24 @@ run_sysbench() { # db test threads
 	local db=$1 test=$2 threads=$3 extra=()
 	[[ $test == oltp_read_only ]] && extra=(--range_selects=off)
 	# shellcheck disable=SC2046
-	PGSSLMODE=$PG_SSLMODE /usr/bin/time -f "%U %S" -o "$WORK/time" timeout -k 5 "$BOUND" sysbench "$test" $(sysbench_args "$db") \
+	PGSSLMODE=$PG_SSLMODE /usr/bin/time -f "%U %S %w" -o "$WORK/time" timeout -k 5 "$BOUND" sysbench "$test" $(sysbench_args "$db") \
 		--tables="$TABLES" --table-size="$TABLE_SIZE" --threads="$threads" --time="$RUN_SECS" \
 		--report-interval="$REPORT" --db-ps-mode=auto --rand-type=special "${extra[@]}" run >"$WORK/sysbench.log" 2>&1 || {
 		echo "oltp.sh: sysbench $test on $db failed (its last lines):" >&2
 		tail -20 "$WORK/sysbench.log" >&2
 		exit 1
 	}
-	local txns tps queries qps user sys cpu
+	local txns tps queries qps user sys sleeps cpu
 	read -r txns tps queries qps < <(summary "$WORK/sysbench.log") || die "no summary in sysbench's output ($WORK/sysbench.log)"
-	read -r user sys <"$WORK/time"
+	read -r user sys sleeps < <(tail -1 "$WORK/time")
 	cpu=$(echo "1000000 * ($user + $sys) / $queries" | bc -l)
 	local key="$db|$test|$threads|sysbench"
 	add "$key|tps" "$tps"
 	add "$key|qps" "$qps"
 	add "$key|cpu" "$cpu"
-	printf '  sysbench: %9.1f TPS %10.1f QPS, %6.2f s CPU, %6.2f us CPU per query\n' "$tps" "$qps" "$(echo "$user + $sys" | bc -l)" "$cpu"
+	add "$key|sleeps" "$(echo "$sleeps / $queries" | bc -l)"
+	printf '  sysbench: %9.1f TPS %10.1f QPS, %6.2f s CPU, %6.2f us CPU per query, %.2f sleeps per query\n' \
+		"$tps" "$qps" "$(echo "$user + $sys" | bc -l)" "$cpu" "$(echo "$sleeps / $queries" | bc -l)"
 }
 
 # One run of hammer on a cell; adds its figures to the cell's sums.
@@ -217,14 +219,14 @@ run_hammer() { # db test threads
 			vudestroy();
 		RHAI
 	} >"$WORK/run.rhai"
-	/usr/bin/time -f "%U %S" -o "$WORK/time" timeout -k 5 "$BOUND" "$HAMMER" auto "$WORK/run.rhai" >"$WORK/run.log" 2>&1 || {
+	/usr/bin/time -f "%U %S %w" -o "$WORK/time" timeout -k 5 "$BOUND" "$HAMMER" auto "$WORK/run.rhai" >"$WORK/run.log" 2>&1 || {
 		echo "oltp.sh: hammer's $test on $db failed (its last lines):" >&2
 		tail -20 "$WORK/run.log" >&2
 		exit 1
 	}
-	local txns tps queries qps user sys cpu own
+	local txns tps queries qps user sys sleeps cpu own
 	read -r txns tps queries qps < <(summary "$WORK/run.log") || die "no summary in hammer's output ($WORK/run.log)"
-	read -r user sys <"$WORK/time"
+	read -r user sys sleeps < <(tail -1 "$WORK/time")
 	cpu=$(echo "1000000 * ($user + $sys) / $queries" | bc -l)
 	own=$(sed -n 's/^Client CPU: .*, \([0-9.]*\) us per query.*/\1/p' "$WORK/run.log" | head -1)
 	[[ -n $own ]] || die "no 'Client CPU' line in hammer's output ($WORK/run.log)"
@@ -233,8 +235,9 @@ run_hammer() { # db test threads
 	add "$key|qps" "$qps"
 	add "$key|cpu" "$cpu"
 	add "$key|own" "$own"
-	printf '  hammer:   %9.1f TPS %10.1f QPS, %6.2f s CPU, %6.2f us CPU per query (its own figure, the window only: %s us)\n' \
-		"$tps" "$qps" "$(echo "$user + $sys" | bc -l)" "$cpu" "$own"
+	add "$key|sleeps" "$(echo "$sleeps / $queries" | bc -l)"
+	printf '  hammer:   %9.1f TPS %10.1f QPS, %6.2f s CPU, %6.2f us CPU per query, %.2f sleeps per query (its own figure, the window only: %s us)\n' \
+		"$tps" "$qps" "$(echo "$user + $sys" | bc -l)" "$cpu" "$(echo "$sleeps / $queries" | bc -l)" "$own"
 }
 
 say "hammer's OLTP against $(sysbench --version): $TABLES tables of $TABLE_SIZE rows, $RUN_SECS s per run, $ROUNDS rounds, threads $THREADS, $CPUS CPUs"
@@ -264,8 +267,8 @@ done
 echo
 echo "### hammer's OLTP against sysbench 1.0.20 ($CPUS CPUs, $TABLES tables of $TABLE_SIZE rows, $RUN_SECS s per run, mean of $ROUNDS rounds)"
 echo
-echo "| server | test | threads | sysbench TPS | hammer TPS | sysbench QPS | hammer QPS | sysbench us CPU/query | hammer us CPU/query | hammer's own figure | hammer/sysbench |"
-echo "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
+echo "| server | test | threads | sysbench TPS | hammer TPS | sysbench QPS | hammer QPS | sysbench us CPU/query | hammer us CPU/query | hammer's own figure | hammer/sysbench | sysbench sleeps/query | hammer sleeps/query |"
+echo "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
 for db in $DBS; do
 	name=MariaDB
 	[[ $db == pg ]] && name=PostgreSQL
@@ -275,15 +278,17 @@ for db in $DBS; do
 		for threads in $THREADS; do
 			s="$db|$test|$threads|sysbench"
 			h="$db|$test|$threads|hammer"
-			printf '| %s | %s | %d | %.0f | %.0f | %.0f | %.0f | %.1f | %.1f | %.1f | %.2f |\n' "$name" "$label" "$threads" \
+			printf '| %s | %s | %d | %.0f | %.0f | %.0f | %.0f | %.1f | %.1f | %.1f | %.2f | %.2f | %.2f |\n' "$name" "$label" "$threads" \
 				"$(avg "$s|tps")" "$(avg "$h|tps")" "$(avg "$s|qps")" "$(avg "$h|qps")" \
 				"$(avg "$s|cpu")" "$(avg "$h|cpu")" "$(avg "$h|own")" \
-				"$(echo "$(avg "$h|cpu") / $(avg "$s|cpu")" | bc -l)"
+				"$(echo "$(avg "$h|cpu") / $(avg "$s|cpu")" | bc -l)" \
+				"$(avg "$s|sleeps")" "$(avg "$h|sleeps")"
 		done
 	done
 done
 echo
 echo "CPU per query: the client process's user + system CPU over its whole run (start, connections, statements prepared, the run) divided by the queries its summary reports; hammer's own figure is its 'Client CPU' line, over the measured window only."
+echo "Sleeps: the client process's voluntary context switches (GNU time's %w) per query; on these machines a wake-up costs more the longer the thread slept, so the CPU per query follows the server's speed and compares only at like throughput, the sleeps at any."
 echo "Transport: MariaDB through the unix socket $MARIA_SOCK, PostgreSQL over TCP 127.0.0.1:5432 with sslmode=$PG_SSLMODE (both clients)."
 echo "Servers (SERVERS=$SERVERS; read from them):"
 for s in "${SETTINGS[@]}"; do echo "  $s"; done
