@@ -183,10 +183,13 @@ run_sysbench() { # db test threads
 		--report-interval="$REPORT" --db-ps-mode=auto --rand-type=special "${extra[@]}" run >"$WORK/sysbench.log" 2>&1 || {
 		echo "oltp.sh: sysbench $test on $db failed (its last lines):" >&2
 		tail -20 "$WORK/sysbench.log" >&2
-		exit 1
+		return 1
 	}
 	local txns tps queries qps user sys sleeps cpu
-	read -r txns tps queries qps < <(summary "$WORK/sysbench.log") || die "no summary in sysbench's output ($WORK/sysbench.log)"
+	read -r txns tps queries qps < <(summary "$WORK/sysbench.log") || {
+		echo "oltp.sh: no summary in sysbench's output" >&2
+		return 1
+	}
 	read -r user sys sleeps < <(tail -1 "$WORK/time")
 	cpu=$(echo "1000000 * ($user + $sys) / $queries" | bc -l)
 	local key="$db|$test|$threads|sysbench"
@@ -222,14 +225,20 @@ run_hammer() { # db test threads
 	/usr/bin/time -f "%U %S %w" -o "$WORK/time" timeout -k 5 "$BOUND" "$HAMMER" auto "$WORK/run.rhai" >"$WORK/run.log" 2>&1 || {
 		echo "oltp.sh: hammer's $test on $db failed (its last lines):" >&2
 		tail -20 "$WORK/run.log" >&2
-		exit 1
+		return 1
 	}
 	local txns tps queries qps user sys sleeps cpu own
-	read -r txns tps queries qps < <(summary "$WORK/run.log") || die "no summary in hammer's output ($WORK/run.log)"
+	read -r txns tps queries qps < <(summary "$WORK/run.log") || {
+		echo "oltp.sh: no summary in hammer's output" >&2
+		return 1
+	}
 	read -r user sys sleeps < <(tail -1 "$WORK/time")
 	cpu=$(echo "1000000 * ($user + $sys) / $queries" | bc -l)
 	own=$(sed -n 's/^Client CPU: .*, \([0-9.]*\) us per query.*/\1/p' "$WORK/run.log" | head -1)
-	[[ -n $own ]] || die "no 'Client CPU' line in hammer's output ($WORK/run.log)"
+	[[ -n $own ]] || {
+		echo "oltp.sh: no 'Client CPU' line in hammer's output" >&2
+		return 1
+	}
 	local key="$db|$test|$threads|hammer"
 	add "$key|tps" "$tps"
 	add "$key|qps" "$qps"
@@ -238,6 +247,33 @@ run_hammer() { # db test threads
 	add "$key|sleeps" "$(echo "$sleeps / $queries" | bc -l)"
 	printf '  hammer:   %9.1f TPS %10.1f QPS, %6.2f s CPU, %6.2f us CPU per query, %.2f sleeps per query (its own figure, the window only: %s us)\n' \
 		"$tps" "$qps" "$(echo "$user + $sys" | bc -l)" "$cpu" "$(echo "$sleeps / $queries" | bc -l)" "$own"
+}
+
+# Whether `db`'s server answers a query.
+server_up() { # db
+	case $1 in
+	maria) bench_maria -e "SELECT 1" >/dev/null 2>&1 ;;
+	pg) bench_psql -c "SELECT 1" >/dev/null 2>&1 ;;
+	esac
+}
+
+# A run (run_sysbench or run_hammer) on a cell, tried again when it failed (the shared test
+# servers may be restarted under it): after the server answers again, at most 3 tries.
+attempt() { # run db test threads
+	local try
+	for try in 1 2 3; do
+		"$@" && return 0
+		((try < 3)) || break
+		say "waiting (60 s at most) for the $2 server to answer, then running it again (try $((try + 1)) of 3)"
+		local waited=0
+		until server_up "$2"; do
+			((waited < 60)) || break
+			sleep 1
+			waited=$((waited + 1))
+		done
+	done
+	echo "oltp.sh: $1 on $2 $3 with $4 threads failed 3 times: stopping" >&2
+	exit 1
 }
 
 say "hammer's OLTP against $(sysbench --version): $TABLES tables of $TABLE_SIZE rows, $RUN_SECS s per run, $ROUNDS rounds, threads $THREADS, $CPUS CPUs"
@@ -257,8 +293,8 @@ for db in $DBS; do
 		for threads in $THREADS; do
 			for ((r = 1; r <= ROUNDS; r++)); do
 				say "$db $test, $threads threads, round $r of $ROUNDS: sysbench, then hammer ($RUN_SECS s each)"
-				run_sysbench "$db" "$test" "$threads"
-				run_hammer "$db" "$test" "$threads"
+				attempt run_sysbench "$db" "$test" "$threads"
+				attempt run_hammer "$db" "$test" "$threads"
 			done
 		done
 	done
