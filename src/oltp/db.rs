@@ -83,6 +83,9 @@ pub trait OltpDb: Send + Sync + 'static {
     /// The connection on a blocking socket, for a virtual user with a thread of its own.
     fn into_blocking(conn: Self::Conn) -> Result<Self::Conn>;
 
+    /// Whether the connection is on a blocking socket.
+    fn is_blocking(conn: &Self::Conn) -> bool;
+
     fn reply_timeout(&self) -> Duration;
 
     /// The server and login of the connection at `at`.

@@ -103,6 +103,22 @@ struct LiveQueries {
     others: AtomicU64,
 }
 
+impl LiveQueries {
+    /// Adds an event's queries. The terminal is the only writer, so a plain store after a
+    /// load does (no locked add per event); the live view only reads.
+    fn add(&self, q: &Queries) {
+        for (to, n) in [
+            (&self.reads, q.reads),
+            (&self.writes, q.writes),
+            (&self.others, q.others),
+        ] {
+            if n > 0 {
+                to.store(to.load(Ordering::Relaxed) + n, Ordering::Relaxed);
+            }
+        }
+    }
+}
+
 /// What one thread (virtual user) did in the measured window.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Thread {
@@ -664,6 +680,12 @@ impl<D: OltpDb> Workload for Oltp<D> {
         self.db.reply_timeout()
     }
 
+    /// Every reply is bounded by the wire's own deadline, and the cut closes the sockets
+    /// under any wait, blocking or not (connecting again is bounded by the drivers).
+    fn bounds_own_replies(&self) -> bool {
+        true
+    }
+
     fn peer(&self, at: Position) -> Peer {
         self.db.peer(at)
     }
@@ -729,8 +751,12 @@ impl<D: OltpDb> Workload for Oltp<D> {
 
     async fn execute(&self, conn: &mut D::Conn, _: (), t: &mut Terminal) -> Result<()> {
         if self.opts.reconnect > 0 && t.since_connect >= self.opts.reconnect {
-            // sysbench's --reconnect: a fresh connection (and statements) every N events.
-            let fresh = self.db.connect(t.at, &self.prepared).await?;
+            // sysbench's --reconnect: a fresh connection (and statements) every N events,
+            // blocking where the old one was.
+            let mut fresh = self.db.connect(t.at, &self.prepared).await?;
+            if D::is_blocking(conn) {
+                fresh = D::into_blocking(fresh)?;
+            }
             let old = std::mem::replace(conn, fresh);
             let _ = tokio::time::timeout(Duration::from_secs(5), D::close(old)).await;
             t.since_connect = 0;
@@ -751,9 +777,7 @@ impl<D: OltpDb> Workload for Oltp<D> {
             // in its place, as sysbench restarts an event after a reconnect.
             self.issued.fetch_sub(1, Ordering::Relaxed);
         }
-        t.live.reads.fetch_add(done.reads, Ordering::Relaxed);
-        t.live.writes.fetch_add(done.writes, Ordering::Relaxed);
-        t.live.others.fetch_add(done.others, Ordering::Relaxed);
+        t.live.add(&done);
         if measuring {
             t.own.queries.plus(&done);
         }

@@ -62,6 +62,16 @@ pub struct NodeReport {
     pub longest_gap_end: Duration,
 }
 
+/// How much later than the last commit recorded a commit must be to move it.
+const GAP_GRAIN: Duration = Duration::from_millis(1);
+
+/// A terminal's commits in its current second, not yet added to the run's.
+#[derive(Debug, Default)]
+pub struct Tally {
+    second: usize,
+    count: u64,
+}
+
 impl Nodes {
     /// Room for every second of a run `expected` long (and five minutes over).
     pub fn new(expected: Duration) -> Self {
@@ -81,12 +91,32 @@ impl Nodes {
     }
 
     /// A unit committed now.
+    #[cfg(test)]
     pub fn committed(&self) {
-        let now = self.since();
-        if let Some(slot) = self.per_second.get(now.as_secs() as usize) {
-            slot.fetch_add(1, Ordering::Relaxed);
+        let mut tally = Tally::default();
+        self.committed_at(Instant::now(), &mut tally);
+        self.flush(&mut tally);
+    }
+
+    /// A unit of a terminal that keeps `tally` committed at `at`. The second's count reaches
+    /// the run's when the terminal's second turns (or [`Self::flush`]), and the last commit's
+    /// time moves only when it is [`GAP_GRAIN`] later: a shared write a second and a thousand
+    /// at most per terminal, not one per commit, so that terminals on many threads do not
+    /// pass these cache lines between them on every commit. A gap is then long by less than
+    /// the grain at most.
+    pub fn committed_at(&self, at: Instant, tally: &mut Tally) {
+        let now = at.saturating_duration_since(self.started);
+        let second = now.as_secs() as usize;
+        if second != tally.second {
+            self.flush(tally);
+            tally.second = second;
         }
+        tally.count += 1;
         let us = now.as_micros() as u64;
+        let seen = self.last_commit.load(Ordering::Relaxed);
+        if seen != u64::MAX && us < seen.saturating_add(GAP_GRAIN.as_micros() as u64) {
+            return;
+        }
         let before = self.last_commit.swap(us, Ordering::Relaxed);
         if before != u64::MAX && us > before {
             let gap = us - before;
@@ -94,6 +124,17 @@ impl Nodes {
                 self.longest_gap_end.store(us, Ordering::Relaxed);
             }
         }
+    }
+
+    /// Adds a terminal's count of its current second to the run's.
+    pub fn flush(&self, tally: &mut Tally) {
+        if tally.count == 0 {
+            return;
+        }
+        if let Some(slot) = self.per_second.get(tally.second) {
+            slot.fetch_add(tally.count as u32, Ordering::Relaxed);
+        }
+        tally.count = 0;
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {

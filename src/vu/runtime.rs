@@ -11,6 +11,7 @@
 //! grace has its connection cut, which wakes it whether it waits in tokio or asleep in a
 //! blocking `recv`; its call is counted as abandoned, and the result says how many were.
 
+use std::future::Future;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -21,7 +22,7 @@ use tokio::sync::TryAcquireError;
 
 use super::live::{sample, Series, Timing};
 use super::monitor::{monitor_run, Measured};
-use super::nodes::{NodeReport, Nodes};
+use super::nodes::{NodeReport, Nodes, Tally};
 use super::say::Say;
 use super::shared::{lost, nap, RunOptions, Shared, CUT_GRACE, STOP_GRACE};
 use super::stats::Stats;
@@ -136,6 +137,10 @@ async fn bounded<W: Workload>(
     cut: &Interrupt,
     at: Position,
 ) -> Result<W::Done> {
+    if w.bounds_own_replies() {
+        // The connection's own deadline and the workload's cut do both.
+        return w.execute(conn, unit, t).await;
+    }
     let reply_timeout = w.reply_timeout();
     tokio::select! {
         biased;
@@ -192,10 +197,10 @@ struct Ran<D> {
 /// puts it back. `None` when the run is stopping: the pool had no connection left, or the cut
 /// abandoned the call.
 ///
-/// A terminal awaits this on the heap ([`run_terminal`]): the connection and the database's
-/// futures (kilobytes: a reconnect holds a whole connection's handshake) then exist only for
-/// the few terminals that hold a connection, never in every keying or thinking terminal's
-/// task.
+/// An asynchronous client's terminal awaits this on the heap ([`run_terminal`], [`OnHeap`]):
+/// the connection and the database's futures (kilobytes: a reconnect holds a whole
+/// connection's handshake) then exist only for the few terminals that hold a connection,
+/// never in every keying or thinking terminal's task.
 async fn on_connection<W: Workload>(
     vu: &Vu<W>,
     t: &mut W::Terminal,
@@ -230,9 +235,6 @@ async fn on_connection<W: Workload>(
     }
     let lost = matches!(&result, Err(e) if e.is_connection_loss());
     let mut gave_up = None;
-    if result.is_ok() {
-        shared.nodes.committed();
-    }
     if lost {
         let from = W::node(&conn);
         let lost_at = shared.nodes.lost(from.as_deref(), started);
@@ -270,6 +272,32 @@ async fn on_connection<W: Workload>(
     })
 }
 
+/// Where a terminal's future holds the future of the unit it runs ([`on_connection`]).
+trait UnitPlace {
+    fn hold<F: Future + Send>(unit: F) -> impl Future<Output = F::Output> + Send;
+}
+
+/// On the heap: a waiting terminal holds a pointer, not the unit's future (kilobytes: a
+/// reconnect holds a whole connection's handshake). For asynchronous clients, which may be a
+/// hundred thousand.
+struct OnHeap;
+
+impl UnitPlace for OnHeap {
+    fn hold<F: Future + Send>(unit: F) -> impl Future<Output = F::Output> + Send {
+        Box::pin(unit)
+    }
+}
+
+/// In the terminal's own future: no allocation, and no copy of the unit's future into it,
+/// per unit. For a virtual user's one terminal, whose future exists once.
+struct InPlace;
+
+impl UnitPlace for InPlace {
+    fn hold<F: Future + Send>(unit: F) -> impl Future<Output = F::Output> + Send {
+        unit
+    }
+}
+
 /// One terminal: run units on connections from `pool` until its work is done or the stop,
 /// and keep count in its virtual user's `stats`. A lost connection is reconnected (with
 /// backoff, for up to a minute); a server that stays away stops the run. The caller ends a
@@ -277,9 +305,10 @@ async fn on_connection<W: Workload>(
 ///
 /// A run may have a hundred thousand of these, most of them keying, thinking or waiting for
 /// a shared connection: what this future holds across those waits is all that a terminal
-/// costs. So the unit itself runs in a future on the heap ([`on_connection`]), the terminal
-/// stays in the caller's future, and what a unit came to is counted in a plain function.
-async fn run_terminal<W: Workload>(
+/// costs. So an asynchronous client's unit runs in a future on the heap ([`OnHeap`]), the
+/// terminal stays in the caller's future, and what a unit came to is counted in a plain
+/// function. A virtual user's one terminal runs its units in place ([`InPlace`]).
+async fn run_terminal<W: Workload, P: UnitPlace>(
     vu: &Vu<W>,
     t: &mut W::Terminal,
     pool: &Pool<W::Conn>,
@@ -288,6 +317,10 @@ async fn run_terminal<W: Workload>(
     let Vu { w, shared, say, .. } = vu;
     let w = &**w;
     let mut errors_shown = 0;
+    let mut commits = Commits {
+        nodes: &shared.nodes,
+        tally: Tally::default(),
+    };
     while !shared.stop.is_set() {
         let Some(kind) = w.next(t, say) else {
             return Ok(Ended::Done);
@@ -313,9 +346,14 @@ async fn run_terminal<W: Workload>(
             }
         };
         // (A match, so that what the unit came to is gone before the think time's nap.)
-        match Box::pin(on_connection(vu, t, pool, kind, at, started)).await {
+        match P::hold(on_connection(vu, t, pool, kind, at, started)).await {
             Some(ran) => {
                 drop(permit);
+                if ran.result.is_ok() {
+                    commits
+                        .nodes
+                        .committed_at(started + ran.elapsed, &mut commits.tally);
+                }
                 count(vu, t, kind, ran, &mut errors_shown)?;
             }
             None => break,
@@ -328,6 +366,19 @@ async fn run_terminal<W: Workload>(
     }
     // Every way out of the loop but the end of its work is the stop.
     Ok(Ended::Stopped)
+}
+
+/// A terminal's commits for the run's record of them ([`Nodes`]), added to it when the
+/// terminal ends, however it ends.
+struct Commits<'a> {
+    nodes: &'a Nodes,
+    tally: Tally,
+}
+
+impl Drop for Commits<'_> {
+    fn drop(&mut self) {
+        self.nodes.flush(&mut self.tally);
+    }
 }
 
 /// Counts a unit in its virtual user's statistics and hands a success to the workload. An
@@ -451,7 +502,11 @@ impl<W: Workload> Vu<W> {
 }
 
 /// A terminal with a connection of its own: connects, runs, closes.
-async fn own_terminal<W: Workload>(vu: &Vu<W>, mut t: W::Terminal, at: Position) -> Result<Ended> {
+async fn own_terminal<W: Workload, P: UnitPlace>(
+    vu: &Vu<W>,
+    mut t: W::Terminal,
+    at: Position,
+) -> Result<Ended> {
     let conn = match vu.connect(at).await {
         Ok(c) => c,
         // The stop came first: this terminal did nothing.
@@ -460,7 +515,7 @@ async fn own_terminal<W: Workload>(vu: &Vu<W>, mut t: W::Terminal, at: Position)
     };
     vu.shared.nodes.joined(W::node(&conn));
     let pool = Pool::new(vec![conn]);
-    let outcome = run_terminal(vu, &mut t, &pool, at).await;
+    let outcome = run_terminal::<W, P>(vu, &mut t, &pool, at).await;
     let outcome = end_terminal(vu, t, outcome);
     close_pool::<W>(&pool).await;
     outcome
@@ -582,10 +637,10 @@ async fn client<W: Workload>(
     let at = place.position(terminals);
     match &pool {
         Some(pool) => {
-            let outcome = run_terminal(&vu, &mut t, pool, at).await;
+            let outcome = run_terminal::<W, OnHeap>(&vu, &mut t, pool, at).await;
             end_terminal(&vu, t, outcome)
         }
-        None => Box::pin(own_terminal(&vu, t, at)).await,
+        None => Box::pin(own_terminal::<W, OnHeap>(&vu, t, at)).await,
     }
 }
 
@@ -789,7 +844,7 @@ pub async fn run<W: Workload>(
             });
             let outcome = if terminals == 1 {
                 let t = ctx.w.terminal(&plan, place, rng);
-                own_terminal(&ctx, t, place.position(1)).await
+                own_terminal::<W, InPlace>(&ctx, t, place.position(1)).await
             } else {
                 run_clients(&ctx, &plan, place, &mut rng, terminals).await
             };

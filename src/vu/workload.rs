@@ -119,6 +119,13 @@ pub trait Workload: Send + Sync + 'static {
     /// How long a call may wait for its reply before its connection counts as lost.
     fn reply_timeout(&self) -> Duration;
 
+    /// Whether every reply the workload's connections wait for is bounded by the reply
+    /// timeout and woken by [`Self::cut`] in the connection itself (hammer's own wire
+    /// sockets are), so that the runtime need not arm a timer and a watch around each unit.
+    fn bounds_own_replies(&self) -> bool {
+        false
+    }
+
     /// The server and login of the connection at `at` (a terminal's, or the monitor's), for
     /// messages about it: where [`Self::connect`] sends that position.
     fn peer(&self, at: Position) -> crate::fault::Peer;

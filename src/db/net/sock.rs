@@ -9,8 +9,8 @@
 //! virtual machine that costs the client two to four times the kernel CPU
 //! (`scripts/bench/pingpong.sh` measures both).
 //!
-//! Nothing that waits here may wait for ever. Each write starts the reply's deadline (the
-//! dictionary's `*_reply_timeout`): a read past it fails with `TimedOut`, so a server that
+//! Nothing that waits here may wait for ever. Each reply has a deadline (the dictionary's
+//! `*_reply_timeout` from the first read after the request's write): a read past it fails with `TimedOut`, so a server that
 //! stops answering mid-reply costs a terminal one timeout, not the run. A thread asleep in a
 //! blocking `recv` cannot be woken by a flag, so each socket also hands a duplicate of itself
 //! to its connection's kill switch: shutting that duplicate down ends the sleeping `recv` at
@@ -127,8 +127,9 @@ pub(crate) struct Sock {
     io: Io,
     /// How long a reply may take, from the request's last write.
     reply_timeout: Duration,
-    /// When the reply now awaited is overdue.
-    deadline: Instant,
+    /// When the reply now awaited is overdue; set by the first read after a write (a few
+    /// microseconds after the write ends, and one clock read fewer per round trip).
+    deadline: Option<Instant>,
     /// The receive timeout set on a blocking socket (`SO_RCVTIMEO`), changed only when a
     /// reply that trickles in leaves less than this before its deadline.
     recv_timeout: Option<Duration>,
@@ -178,10 +179,13 @@ impl Io {
 /// statement). `poll` for input only is not woken by that, so the reply's arrival is the
 /// only wake-up. TCP wakes a writer only when it was out of buffer space, so its sockets
 /// sleep in `recv` directly.
-fn readable(s: &std::os::unix::net::UnixStream, deadline: Instant) -> io::Result<()> {
+fn readable(
+    s: &std::os::unix::net::UnixStream,
+    deadline: Instant,
+    mut left: Duration,
+) -> io::Result<()> {
     use rustix::event::{poll, PollFd, PollFlags, Timespec};
     loop {
-        let left = deadline.saturating_duration_since(Instant::now());
         let timeout = Timespec {
             tv_sec: left.as_secs().try_into().unwrap_or(i64::MAX),
             tv_nsec: left.subsec_nanos().into(),
@@ -190,7 +194,9 @@ fn readable(s: &std::os::unix::net::UnixStream, deadline: Instant) -> io::Result
         match poll(&mut fds, Some(&timeout)) {
             Ok(0) => return Err(io::ErrorKind::TimedOut.into()),
             Ok(_) => return Ok(()),
-            Err(rustix::io::Errno::INTR) => continue,
+            Err(rustix::io::Errno::INTR) => {
+                left = deadline.saturating_duration_since(Instant::now());
+            }
             Err(e) => return Err(e.into()),
         }
     }
@@ -265,7 +271,7 @@ impl Sock {
         Sock {
             io,
             reply_timeout: b.reply_timeout,
-            deadline: Instant::now() + b.reply_timeout,
+            deadline: None,
             recv_timeout: None,
             _plug: plug,
         }
@@ -320,12 +326,13 @@ impl Sock {
     /// Reads what has arrived, waiting until the reply's deadline at most.
     pub(crate) async fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let now = Instant::now();
-        if now >= self.deadline {
+        let deadline = *self.deadline.get_or_insert(now + self.reply_timeout);
+        if now >= deadline {
             return Err(self.overdue());
         }
-        let left = self.deadline - now;
-        // A tenth of the reply timeout is slack: the first read of every reply starts a few
-        // microseconds after its deadline was set and must not pay a setsockopt for them.
+        let left = deadline - now;
+        // A tenth of the reply timeout is slack, so that only a reply that trickles in pays
+        // a setsockopt.
         if self
             .recv_timeout
             .is_some_and(|t| t > left + self.reply_timeout / 10)
@@ -334,19 +341,18 @@ impl Sock {
             self.io.set_read_timeout(left)?;
             self.recv_timeout = Some(left);
         }
-        let deadline = self.deadline;
         let read = match &mut self.io {
             Io::Tcp(s) => tokio::time::timeout_at(deadline.into(), s.read(buf)).await,
             Io::Unix(s) => tokio::time::timeout_at(deadline.into(), s.read(buf)).await,
             Io::BlockingTcp(s) => Ok(restarted(|| s.read(buf))),
             Io::BlockingUnix(s) => {
-                Ok(readable(s, deadline).and_then(|()| restarted(|| s.read(buf))))
+                Ok(readable(s, deadline, left).and_then(|()| restarted(|| s.read(buf))))
             }
         };
         timed(read, || self.overdue())
     }
 
-    /// Writes all of `buf` and starts the deadline of the reply it asks for.
+    /// Writes all of `buf`; the reply it asks for gets its deadline at its first read.
     pub(crate) async fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
         let timeout = self.reply_timeout;
         let written = match &mut self.io {
@@ -361,7 +367,7 @@ impl Sock {
                 "the server took no data for the reply timeout",
             )
         })?;
-        self.deadline = Instant::now() + timeout;
+        self.deadline = None;
         if self.recv_timeout.is_some_and(|t| t != timeout) {
             // A trickling reply shortened the receive timeout: the next reply gets it whole.
             self.io.set_read_timeout(timeout)?;

@@ -151,6 +151,10 @@ impl OltpDb for MyOltpDb {
         conn.wire.close().await
     }
 
+    fn is_blocking(conn: &MyOltpConn) -> bool {
+        conn.wire.is_blocking()
+    }
+
     fn into_blocking(conn: MyOltpConn) -> Result<MyOltpConn> {
         let MyOltpConn { wire, peer, stmts } = conn;
         let wire = wire.into_blocking().map_err(|e| {

@@ -142,6 +142,10 @@ impl OltpDb for PgOltpDb {
         conn.wire.close().await
     }
 
+    fn is_blocking(conn: &PgOltpConn) -> bool {
+        conn.wire.is_blocking()
+    }
+
     fn into_blocking(conn: PgOltpConn) -> Result<PgOltpConn> {
         let PgOltpConn { wire, peer, names } = conn;
         let wire = wire.into_blocking().map_err(|e| {
