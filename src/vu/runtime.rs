@@ -69,8 +69,9 @@ pub struct Outcome<F> {
 struct Pool<C> {
     /// Idle connections; `None` is a slot whose connection was lost and not yet replaced.
     slots: std::sync::Mutex<Vec<Option<C>>>,
-    /// One permit per slot: a terminal holds one while it runs a unit.
-    permits: tokio::sync::Semaphore,
+    /// One permit per slot: a terminal holds one while it runs a unit. None for a terminal's
+    /// own connection, which nobody else waits for.
+    permits: Option<tokio::sync::Semaphore>,
 }
 
 impl<C> Pool<C> {
@@ -78,7 +79,15 @@ impl<C> Pool<C> {
         let n = conns.len();
         Pool {
             slots: std::sync::Mutex::new(conns.into_iter().map(Some).collect()),
-            permits: tokio::sync::Semaphore::new(n),
+            permits: Some(tokio::sync::Semaphore::new(n)),
+        }
+    }
+
+    /// One terminal's own connection.
+    fn own(conn: C) -> Self {
+        Pool {
+            slots: std::sync::Mutex::new(vec![Some(conn)]),
+            permits: None,
         }
     }
 
@@ -332,18 +341,21 @@ async fn run_terminal<W: Workload, P: UnitPlace>(
         }
         // The response time includes any wait for a shared connection, as a terminal sees it.
         let started = Instant::now();
-        let permit = match pool.permits.try_acquire() {
-            Ok(p) => p,
-            Err(TryAcquireError::Closed) => break,
-            // Only a shared connection is ever busy: wait for it, or for the stop.
-            Err(TryAcquireError::NoPermits) => {
-                let waited = tokio::select! {
-                    p = pool.permits.acquire() => p,
-                    _ = shared.stop.wait() => break,
-                };
-                let Ok(p) = waited else { break };
-                p
-            }
+        let permit = match &pool.permits {
+            None => None,
+            Some(permits) => Some(match permits.try_acquire() {
+                Ok(p) => p,
+                Err(TryAcquireError::Closed) => break,
+                // Only a shared connection is ever busy: wait for it, or for the stop.
+                Err(TryAcquireError::NoPermits) => {
+                    let waited = tokio::select! {
+                        p = permits.acquire() => p,
+                        _ = shared.stop.wait() => break,
+                    };
+                    let Ok(p) = waited else { break };
+                    p
+                }
+            }),
         };
         // (A match, so that what the unit came to is gone before the think time's nap.)
         match P::hold(on_connection(vu, t, pool, kind, at, started)).await {
@@ -514,7 +526,7 @@ async fn own_terminal<W: Workload, P: UnitPlace>(
         Err(e) => return Err(e),
     };
     vu.shared.nodes.joined(W::node(&conn));
-    let pool = Pool::new(vec![conn]);
+    let pool = Pool::own(conn);
     let outcome = run_terminal::<W, P>(vu, &mut t, &pool, at).await;
     let outcome = end_terminal(vu, t, outcome);
     close_pool::<W>(&pool).await;

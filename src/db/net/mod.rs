@@ -4,6 +4,7 @@
 pub(crate) mod leantls;
 pub(crate) mod sock;
 pub(crate) mod tls;
+pub(crate) mod watch;
 
 use std::time::Duration;
 

@@ -25,6 +25,8 @@ use std::time::{Duration, Instant};
 use tokio::io::{AsyncReadExt, AsyncWriteExt, Interest};
 use tokio::net::{TcpStream, UnixStream};
 
+use super::watch::{Cut, Watched};
+
 /// TCP keepalive: probes after this much silence, this far apart, this many times, so that
 /// a peer that vanished (a host down, a cable pulled) is noticed within about a minute.
 const KEEPALIVE_IDLE: Duration = Duration::from_secs(30);
@@ -54,7 +56,7 @@ pub(crate) enum Plug {
     Unix(std::os::unix::net::UnixStream),
 }
 
-impl Plug {
+impl Cut for Plug {
     fn cut(&self) {
         let _ = match self {
             Plug::Tcp(s) => s.shutdown(Shutdown::Both),
@@ -135,7 +137,9 @@ pub(crate) struct Sock {
     recv_timeout: Option<Duration>,
     /// The duplicate the kill switch holds; dropped with the socket, so that it never keeps
     /// a closed connection open.
-    _plug: Arc<Plug>,
+    plug: Arc<Plug>,
+    /// A blocking unix socket's place under the reply watch, which bounds its waits.
+    watched: Option<Arc<Watched>>,
 }
 
 /// A read or write that its deadline (tokio's timer, or a blocking socket's own timeout) cut
@@ -170,7 +174,8 @@ impl Io {
 }
 
 /// Waits until a blocking unix socket has something to read (data, the peer's close or an
-/// error), or fails with `TimedOut` at `deadline`.
+/// error), or fails with `TimedOut` at the deadline, when given one with the time `left`
+/// before it (without, the reply watch bounds the wait: [`super::watch`]).
 ///
 /// A thread asleep in `recv` on a unix stream socket is woken each time the peer takes a
 /// request off it: the kernel wakes everyone waiting on the socket to say it can be written
@@ -181,21 +186,22 @@ impl Io {
 /// sleep in `recv` directly.
 fn readable(
     s: &std::os::unix::net::UnixStream,
-    deadline: Instant,
-    mut left: Duration,
+    mut bound: Option<(Instant, Duration)>,
 ) -> io::Result<()> {
     use rustix::event::{poll, PollFd, PollFlags, Timespec};
     loop {
-        let timeout = Timespec {
+        let timeout = bound.map(|(_, left)| Timespec {
             tv_sec: left.as_secs().try_into().unwrap_or(i64::MAX),
             tv_nsec: left.subsec_nanos().into(),
-        };
+        });
         let mut fds = [PollFd::new(s, PollFlags::IN)];
-        match poll(&mut fds, Some(&timeout)) {
+        match poll(&mut fds, timeout.as_ref()) {
             Ok(0) => return Err(io::ErrorKind::TimedOut.into()),
             Ok(_) => return Ok(()),
             Err(rustix::io::Errno::INTR) => {
-                left = deadline.saturating_duration_since(Instant::now());
+                if let Some((deadline, left)) = &mut bound {
+                    *left = deadline.saturating_duration_since(Instant::now());
+                }
             }
             Err(e) => return Err(e.into()),
         }
@@ -273,7 +279,8 @@ impl Sock {
             reply_timeout: b.reply_timeout,
             deadline: None,
             recv_timeout: None,
-            _plug: plug,
+            plug,
+            watched: None,
         }
     }
 
@@ -298,9 +305,14 @@ impl Sock {
             }
             blocking => blocking,
         };
+        let watched = match io {
+            Io::BlockingUnix(_) => Watched::new(&self.plug),
+            _ => None,
+        };
         Ok(Sock {
             io,
             recv_timeout: Some(self.reply_timeout),
+            watched,
             ..self
         })
     }
@@ -345,9 +357,20 @@ impl Sock {
             Io::Tcp(s) => tokio::time::timeout_at(deadline.into(), s.read(buf)).await,
             Io::Unix(s) => tokio::time::timeout_at(deadline.into(), s.read(buf)).await,
             Io::BlockingTcp(s) => Ok(restarted(|| s.read(buf))),
-            Io::BlockingUnix(s) => {
-                Ok(readable(s, deadline, left).and_then(|()| restarted(|| s.read(buf))))
-            }
+            Io::BlockingUnix(s) => Ok(match &self.watched {
+                Some(w) => {
+                    w.begin(deadline);
+                    let woken = readable(s, None);
+                    if w.end() {
+                        Err(io::ErrorKind::TimedOut.into())
+                    } else {
+                        woken.and_then(|()| restarted(|| s.read(buf)))
+                    }
+                }
+                None => {
+                    readable(s, Some((deadline, left))).and_then(|()| restarted(|| s.read(buf)))
+                }
+            }),
         };
         timed(read, || self.overdue())
     }
