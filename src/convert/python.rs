@@ -1,0 +1,5 @@
+//! stub
+use super::{Converted, Refusal};
+pub fn convert(_source: &str) -> Result<Converted, Vec<Refusal>> {
+    Err(vec![Refusal::syntax(1, "todo")])
+}
