@@ -9,8 +9,8 @@
 //! (`puts`, `open`, `as_number`, ...) are registered by `script::host`.
 
 mod emit;
-pub mod python;
 mod py_expr;
+pub mod python;
 pub mod tcl;
 mod tcl_expr;
 mod tcl_parse;
@@ -57,7 +57,11 @@ pub struct Refusal {
 
 impl Refusal {
     /// A construct hammer does not translate, and the way out.
-    pub fn construct(line: usize, construct: impl fmt::Display, instead: impl fmt::Display) -> Self {
+    pub fn construct(
+        line: usize,
+        construct: impl fmt::Display,
+        instead: impl fmt::Display,
+    ) -> Self {
         Refusal {
             line,
             message: format!("{construct} is not translated: {instead}"),
@@ -127,13 +131,70 @@ pub(crate) fn hammerdb_only(name: &str) -> Option<&'static str> {
 /// Rhai's keywords and reserved words: a variable of the script with one of these names
 /// gets a trailing underscore.
 const RHAI_RESERVED: &[&str] = &[
-    "let", "const", "if", "else", "switch", "do", "while", "until", "loop", "for", "in", "break",
-    "continue", "return", "throw", "try", "catch", "fn", "private", "import", "export", "as",
-    "global", "true", "false", "this", "Fn", "call", "curry", "is_shared", "is_def_fn",
-    "is_def_var", "type_of", "print", "debug", "eval", "var", "static", "goto", "exit", "match",
-    "case", "public", "protected", "new", "use", "with", "module", "package", "super", "spawn",
-    "thread", "go", "sync", "async", "await", "yield", "default", "void", "null", "nil",
-    "shared", "is", "ARGS",
+    "let",
+    "const",
+    "if",
+    "else",
+    "switch",
+    "do",
+    "while",
+    "until",
+    "loop",
+    "for",
+    "in",
+    "break",
+    "continue",
+    "return",
+    "throw",
+    "try",
+    "catch",
+    "fn",
+    "private",
+    "import",
+    "export",
+    "as",
+    "global",
+    "true",
+    "false",
+    "this",
+    "Fn",
+    "call",
+    "curry",
+    "is_shared",
+    "is_def_fn",
+    "is_def_var",
+    "type_of",
+    "print",
+    "debug",
+    "eval",
+    "var",
+    "static",
+    "goto",
+    "exit",
+    "match",
+    "case",
+    "public",
+    "protected",
+    "new",
+    "use",
+    "with",
+    "module",
+    "package",
+    "super",
+    "spawn",
+    "thread",
+    "go",
+    "sync",
+    "async",
+    "await",
+    "yield",
+    "default",
+    "void",
+    "null",
+    "nil",
+    "shared",
+    "is",
+    "ARGS",
 ];
 
 /// The Rhai name of a script variable: the name itself when Rhai takes it, else the name with

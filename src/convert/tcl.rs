@@ -51,6 +51,37 @@ pub fn convert(source: &str) -> Result<Converted, Vec<Refusal>> {
     Ok(Converted::from_lines(t.top(&script)))
 }
 
+/// One Tcl command (Python's `tclpy.eval('vurun')`) as Rhai: the statements it needs first
+/// (indented from 0) and its value.
+pub(crate) fn inline(text: &str, line: usize) -> Result<(Vec<Line>, String), Refusal> {
+    let script = tcl_parse::parse(text, line)?;
+    let commands: Vec<&Command> = script
+        .iter()
+        .filter_map(|i| match i {
+            Item::Command(c) => Some(c),
+            Item::Comment { .. } => None,
+        })
+        .collect();
+    let mut t = Translator::new(HashMap::new(), HashSet::new());
+    match commands.as_slice() {
+        [] => Ok((Vec::new(), "\"\"".to_string())),
+        [c] => {
+            let mut pre = Vec::new();
+            let v = t.command_value(c, 1, &mut pre)?;
+            if let Some(r) = t.refusals.into_iter().next() {
+                return Err(r);
+            }
+            let pre = reindent(&pre, 1, 0);
+            Ok((pre, v.code))
+        }
+        _ => Err(Refusal::construct(
+            line,
+            "tclpy.eval of several Tcl commands",
+            "call the commands one at a time, as functions",
+        )),
+    }
+}
+
 /// What a Rhai value is known to be.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Ty {
@@ -181,7 +212,9 @@ impl Value {
 
     /// The code as the receiver of a method call (`x.to_float()`).
     fn receiver(&self) -> String {
-        let number = self.code.starts_with(|c: char| c.is_ascii_digit() || c == '-');
+        let number = self
+            .code
+            .starts_with(|c: char| c.is_ascii_digit() || c == '-');
         if number || self.prec < ATOM {
             format!("({})", self.code)
         } else {
@@ -442,7 +475,11 @@ impl Translator {
         self.note(id, value.ty);
         if !self.declared.contains(id) && indent == 0 {
             self.declared.insert(id.to_string());
-            out.push(Line::new(indent, format!("let {id} = {};", value.code), line));
+            out.push(Line::new(
+                indent,
+                format!("let {id} = {};", value.code),
+                line,
+            ));
             return;
         }
         self.declare(id, indent, line, out);
@@ -713,7 +750,10 @@ impl Translator {
                 indent,
                 format!(
                     "// global {}: a script's variables are all global",
-                    args.iter().map(|w| w.raw.as_str()).collect::<Vec<_>>().join(" ")
+                    args.iter()
+                        .map(|w| w.raw.as_str())
+                        .collect::<Vec<_>>()
+                        .join(" ")
                 ),
                 line,
             )),
@@ -752,7 +792,11 @@ impl Translator {
                 return Err(Refusal::construct(line, format!("source {file}"), instead));
             }
             "package" => {
-                let what = args.iter().map(|w| w.raw.as_str()).collect::<Vec<_>>().join(" ");
+                let what = args
+                    .iter()
+                    .map(|w| w.raw.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" ");
                 let instead = if what.contains("sqlite") {
                     RESULTS_INSTEAD
                 } else {
@@ -769,10 +813,11 @@ impl Translator {
                 out.extend(pre);
                 out.push(Line::new(indent, format!("close({});", ch.code), line));
             }
-            "file" if matches!(
-                args.first().and_then(Word::literal).as_deref(),
-                Some("mkdir" | "delete")
-            ) =>
+            "file"
+                if matches!(
+                    args.first().and_then(Word::literal).as_deref(),
+                    Some("mkdir" | "delete")
+                ) =>
             {
                 let sub = args[0].literal().unwrap_or_default();
                 let mut pre = Vec::new();
@@ -801,7 +846,14 @@ impl Translator {
     }
 
     /// `while` or, when the test needs statements before it, `loop` with the test inside.
-    fn loop_head(&self, test: Value, pre: Vec<Line>, indent: usize, line: usize, out: &mut Vec<Line>) {
+    fn loop_head(
+        &self,
+        test: Value,
+        pre: Vec<Line>,
+        indent: usize,
+        line: usize,
+        out: &mut Vec<Line>,
+    ) {
         if pre.is_empty() {
             out.push(Line::new(indent, format!("while {} {{", test.head()), line));
         } else {
@@ -848,14 +900,22 @@ impl Translator {
         Ok(())
     }
 
-    fn if_command(&mut self, c: &Command, indent: usize, out: &mut Vec<Line>) -> Result<(), Refusal> {
+    fn if_command(
+        &mut self,
+        c: &Command,
+        indent: usize,
+        out: &mut Vec<Line>,
+    ) -> Result<(), Refusal> {
         let w = &c.words;
         let mut i = 1;
         let mut branches: Vec<(&Word, &Word)> = Vec::new();
         let mut otherwise = None;
         loop {
             let Some(cond) = w.get(i) else {
-                return Err(Refusal::syntax(c.line, "wrong # args: no expression after \"if\""));
+                return Err(Refusal::syntax(
+                    c.line,
+                    "wrong # args: no expression after \"if\"",
+                ));
             };
             i += 1;
             if w.get(i).and_then(Word::literal).as_deref() == Some("then") {
@@ -864,7 +924,10 @@ impl Translator {
             let Some(body) = w.get(i) else {
                 return Err(Refusal::syntax(
                     cond.line,
-                    format!("wrong # args: no script following \"{}\" argument", cond.raw),
+                    format!(
+                        "wrong # args: no script following \"{}\" argument",
+                        cond.raw
+                    ),
                 ));
             };
             i += 1;
@@ -912,13 +975,21 @@ impl Translator {
         line: usize,
         out: &mut Vec<Line>,
     ) -> Result<(), Refusal> {
-        out.push(Line::new(indent, format!("if {} {{", test.head()), body.line));
+        out.push(Line::new(
+            indent,
+            format!("if {} {{", test.head()),
+            body.line,
+        ));
         self.body(body, indent + 1, out)?;
         for (i, (cond, body)) in rest.iter().enumerate() {
             let mut pre = Vec::new();
             let test = self.condition(cond, indent + 1, &mut pre)?;
             if pre.is_empty() {
-                out.push(Line::new(indent, format!("}} else if {} {{", test.head()), cond.line));
+                out.push(Line::new(
+                    indent,
+                    format!("}} else if {} {{", test.head()),
+                    cond.line,
+                ));
                 self.body(body, indent + 1, out)?;
             } else {
                 out.push(Line::new(indent, "} else {", cond.line));
@@ -936,7 +1007,12 @@ impl Translator {
         Ok(())
     }
 
-    fn for_command(&mut self, c: &Command, indent: usize, out: &mut Vec<Line>) -> Result<(), Refusal> {
+    fn for_command(
+        &mut self,
+        c: &Command,
+        indent: usize,
+        out: &mut Vec<Line>,
+    ) -> Result<(), Refusal> {
         let [start, test, next, body] = &c.words[1..] else {
             return Err(wrong_args(c.line, "for start test next command"));
         };
@@ -961,7 +1037,12 @@ impl Translator {
         Ok(())
     }
 
-    fn foreach_command(&mut self, c: &Command, indent: usize, out: &mut Vec<Line>) -> Result<(), Refusal> {
+    fn foreach_command(
+        &mut self,
+        c: &Command,
+        indent: usize,
+        out: &mut Vec<Line>,
+    ) -> Result<(), Refusal> {
         let [var, list, body] = &c.words[1..] else {
             return Err(Refusal::construct(
                 c.line,
@@ -981,10 +1062,17 @@ impl Translator {
         let (code, elem) = match &list.kind {
             WordKind::Braced(text) => {
                 let Some(elems) = tcl_parse::split_list(text) else {
-                    return Err(Refusal::syntax(list.line, format!("{{{text}}} is not a list")));
+                    return Err(Refusal::syntax(
+                        list.line,
+                        format!("{{{text}}} is not a list"),
+                    ));
                 };
                 let values: Vec<Value> = elems.iter().map(|e| Value::literal(e)).collect();
-                let elem = values.iter().map(|v| v.ty).reduce(Ty::join).unwrap_or(Ty::Unknown);
+                let elem = values
+                    .iter()
+                    .map(|v| v.ty)
+                    .reduce(Ty::join)
+                    .unwrap_or(Ty::Unknown);
                 let codes: Vec<String> = values.into_iter().map(|v| v.code).collect();
                 (format!("[{}]", codes.join(", ")), elem)
             }
@@ -1057,7 +1145,9 @@ impl Translator {
         match &w.kind {
             WordKind::Braced(text) => tcl_parse::parse(text, w.line),
             // `if {$i > 5} break`: a word without substitution is a script too.
-            _ if w.literal().is_some() => tcl_parse::parse(&w.literal().unwrap_or_default(), w.line),
+            _ if w.literal().is_some() => {
+                tcl_parse::parse(&w.literal().unwrap_or_default(), w.line)
+            }
             _ => Err(Refusal::construct(
                 w.line,
                 format!("{what} not in braces ({})", w.raw),
@@ -1129,7 +1219,11 @@ impl Translator {
                 match self.command_value(last, indent + 1, &mut pre) {
                     Ok(v) => {
                         out.extend(pre);
-                        out.push(Line::new(indent + 1, format!("{id} = {};", v.code), last.line));
+                        out.push(Line::new(
+                            indent + 1,
+                            format!("{id} = {};", v.code),
+                            last.line,
+                        ));
                     }
                     Err(r) => self.refusals.push(r),
                 }
@@ -1146,7 +1240,11 @@ impl Translator {
                 out.push(Line::new(indent + 1, format!("{f} = 1;"), c.line));
             }
             if let Some(id) = &var {
-                out.push(Line::new(indent + 1, format!("{id} = error_text({e});"), c.line));
+                out.push(Line::new(
+                    indent + 1,
+                    format!("{id} = error_text({e});"),
+                    c.line,
+                ));
             }
         }
         out.push(Line::new(indent, "}", c.line));
@@ -1154,7 +1252,12 @@ impl Translator {
     }
 
     /// An `if` or `while` test: an expression, in braces or not, as a Rhai bool.
-    fn condition(&mut self, w: &Word, indent: usize, pre: &mut Vec<Line>) -> Result<Value, Refusal> {
+    fn condition(
+        &mut self,
+        w: &Word,
+        indent: usize,
+        pre: &mut Vec<Line>,
+    ) -> Result<Value, Refusal> {
         let text = match &w.kind {
             WordKind::Braced(t) => t.clone(),
             WordKind::Quoted(_) => w.raw[1..w.raw.len().saturating_sub(1)].to_string(),
@@ -1168,14 +1271,24 @@ impl Translator {
     fn word(&mut self, w: &Word, indent: usize, pre: &mut Vec<Line>) -> Result<Value, Refusal> {
         match &w.kind {
             WordKind::Braced(t) => Ok(Value::literal(&fold_continuations(t))),
-            WordKind::Quoted(parts) | WordKind::Bare(parts) => self.parts(parts, w.line, indent, pre),
+            WordKind::Quoted(parts) | WordKind::Bare(parts) => {
+                self.parts(parts, w.line, indent, pre)
+            }
         }
     }
 
-    fn parts(&mut self, parts: &[Part], line: usize, indent: usize, pre: &mut Vec<Line>) -> Result<Value, Refusal> {
+    fn parts(
+        &mut self,
+        parts: &[Part],
+        line: usize,
+        indent: usize,
+        pre: &mut Vec<Line>,
+    ) -> Result<Value, Refusal> {
         match parts {
             [] => return Ok(Value::literal("")),
-            [one @ (Part::Var { .. } | Part::Script { .. })] => return self.part(one, line, indent, pre),
+            [one @ (Part::Var { .. } | Part::Script { .. })] => {
+                return self.part(one, line, indent, pre)
+            }
             _ => {}
         }
         if let Some(text) = parts
@@ -1198,7 +1311,13 @@ impl Translator {
         Ok(Value::atom(interpolate(&pieces), Ty::Str))
     }
 
-    fn part(&mut self, p: &Part, line: usize, indent: usize, pre: &mut Vec<Line>) -> Result<Value, Refusal> {
+    fn part(
+        &mut self,
+        p: &Part,
+        line: usize,
+        indent: usize,
+        pre: &mut Vec<Line>,
+    ) -> Result<Value, Refusal> {
         match p {
             Part::Text(t) => Ok(Value::literal(t)),
             Part::Var { name, index } => self.var(name, index.as_deref(), line, indent, pre),
@@ -1234,7 +1353,13 @@ impl Translator {
     }
 
     /// `[script]`: the last command's value, the others run before it.
-    fn subst(&mut self, items: &Script, _line: usize, indent: usize, pre: &mut Vec<Line>) -> Result<Value, Refusal> {
+    fn subst(
+        &mut self,
+        items: &Script,
+        _line: usize,
+        indent: usize,
+        pre: &mut Vec<Line>,
+    ) -> Result<Value, Refusal> {
         let commands: Vec<&Command> = items
             .iter()
             .filter_map(|i| match i {
@@ -1251,11 +1376,23 @@ impl Translator {
         self.command_value(last, indent, pre)
     }
 
-    fn args(&mut self, words: &[Word], indent: usize, pre: &mut Vec<Line>) -> Result<Vec<Value>, Refusal> {
+    fn args(
+        &mut self,
+        words: &[Word],
+        indent: usize,
+        pre: &mut Vec<Line>,
+    ) -> Result<Vec<Value>, Refusal> {
         words.iter().map(|w| self.word(w, indent, pre)).collect()
     }
 
-    fn call(&mut self, f: &str, words: &[Word], ty: Ty, indent: usize, pre: &mut Vec<Line>) -> Result<Value, Refusal> {
+    fn call(
+        &mut self,
+        f: &str,
+        words: &[Word],
+        ty: Ty,
+        indent: usize,
+        pre: &mut Vec<Line>,
+    ) -> Result<Value, Refusal> {
         let args = self.args(words, indent, pre)?;
         let codes: Vec<String> = args.into_iter().map(|v| v.code).collect();
         Ok(Value::atom(format!("{f}({})", codes.join(", ")), ty))
@@ -1263,7 +1400,12 @@ impl Translator {
 
     /// A command as a value: `[vurun]`, `[expr {...}]`, `[string tolower $x]`; a command that
     /// has none (puts, incr) runs before and gives its Tcl result.
-    fn command_value(&mut self, c: &Command, indent: usize, pre: &mut Vec<Line>) -> Result<Value, Refusal> {
+    fn command_value(
+        &mut self,
+        c: &Command,
+        indent: usize,
+        pre: &mut Vec<Line>,
+    ) -> Result<Value, Refusal> {
         let line = c.line;
         let Some(name) = c.words[0].literal() else {
             return Err(Refusal::construct(
@@ -1293,7 +1435,9 @@ impl Translator {
                         .iter()
                         .map(|w| match &w.kind {
                             WordKind::Braced(t) => t.clone(),
-                            WordKind::Quoted(_) => w.raw[1..w.raw.len().saturating_sub(1)].to_string(),
+                            WordKind::Quoted(_) => {
+                                w.raw[1..w.raw.len().saturating_sub(1)].to_string()
+                            }
                             WordKind::Bare(_) => w.raw.clone(),
                         })
                         .collect::<Vec<_>>()
@@ -1304,7 +1448,10 @@ impl Translator {
             }
             "set" if args.len() == 1 => {
                 if let Some(var) = args[0].literal().as_deref().and_then(env_name) {
-                    return Ok(Value::atom(format!("need_env({})", string_literal(var)), Ty::Str));
+                    return Ok(Value::atom(
+                        format!("need_env({})", string_literal(var)),
+                        Ty::Str,
+                    ));
                 }
                 let id = self.var_name(&args[0], "set")?;
                 let ty = self.var_ty(&id);
@@ -1313,7 +1460,10 @@ impl Translator {
             "set" | "incr" | "append" | "lappend" if !args.is_empty() => {
                 self.command(c, indent, pre)?;
                 if let Some(var) = args[0].literal().as_deref().and_then(env_name) {
-                    return Ok(Value::atom(format!("need_env({})", string_literal(var)), Ty::Str));
+                    return Ok(Value::atom(
+                        format!("need_env({})", string_literal(var)),
+                        Ty::Str,
+                    ));
                 }
                 let id = self.var_name(&args[0], name)?;
                 let ty = self.var_ty(&id);
@@ -1331,7 +1481,11 @@ impl Translator {
             "llength" => match args {
                 [l] => {
                     let v = self.word(l, indent, pre)?;
-                    let list = if v.ty == Ty::List { v.receiver() } else { format!("as_list({})", v.code) };
+                    let list = if v.ty == Ty::List {
+                        v.receiver()
+                    } else {
+                        format!("as_list({})", v.code)
+                    };
                     Ok(Value::atom(format!("{list}.len()"), Ty::Int))
                 }
                 _ => Err(wrong_args(line, "llength list")),
@@ -1340,7 +1494,10 @@ impl Translator {
                 [l, i] => {
                     let l = self.word(l, indent, pre)?;
                     let i = self.word(i, indent, pre)?;
-                    Ok(Value::atom(format!("lindex({}, {})", l.code, i.code), Ty::Unknown))
+                    Ok(Value::atom(
+                        format!("lindex({}, {})", l.code, i.code),
+                        Ty::Unknown,
+                    ))
                 }
                 _ => Err(Refusal::construct(
                     line,
@@ -1405,7 +1562,10 @@ impl Translator {
                     line,
                     format!(
                         "read {}",
-                        args.iter().map(|w| w.raw.as_str()).collect::<Vec<_>>().join(" ")
+                        args.iter()
+                            .map(|w| w.raw.as_str())
+                            .collect::<Vec<_>>()
+                            .join(" ")
                     ),
                     "use read $fd (the rest of the file); trimmed_right removes the last newline",
                 )),
@@ -1421,12 +1581,17 @@ impl Translator {
                 Some("milliseconds") if args.len() == 1 => {
                     Ok(Value::atom("clock_milliseconds()", Ty::Int))
                 }
-                Some("clicks") if args.get(1).and_then(Word::literal).as_deref() == Some("-milliseconds") => {
+                Some("clicks")
+                    if args.get(1).and_then(Word::literal).as_deref() == Some("-milliseconds") =>
+                {
                     Ok(Value::atom("clock_milliseconds()", Ty::Int))
                 }
                 _ => Err(Refusal::construct(
                     line,
-                    format!("clock {}", args.first().map(|w| w.raw.as_str()).unwrap_or_default()),
+                    format!(
+                        "clock {}",
+                        args.first().map(|w| w.raw.as_str()).unwrap_or_default()
+                    ),
                     "clock seconds and clock milliseconds are translated; print times with \
                      Rhai's timestamp() in a .rhai script",
                 )),
@@ -1444,7 +1609,10 @@ impl Translator {
                     "join" => {
                         let parts = self.args(rest, indent, pre)?;
                         let codes: Vec<String> = parts.into_iter().map(|v| v.code).collect();
-                        return Ok(Value::atom(format!("file_join([{}])", codes.join(", ")), Ty::Str));
+                        return Ok(Value::atom(
+                            format!("file_join([{}])", codes.join(", ")),
+                            Ty::Str,
+                        ));
                     }
                     "mkdir" | "delete" => {
                         self.command(c, indent, pre)?;
@@ -1475,12 +1643,21 @@ impl Translator {
         }
     }
 
-    fn string_command(&mut self, c: &Command, indent: usize, pre: &mut Vec<Line>) -> Result<Value, Refusal> {
+    fn string_command(
+        &mut self,
+        c: &Command,
+        indent: usize,
+        pre: &mut Vec<Line>,
+    ) -> Result<Value, Refusal> {
         let line = c.line;
         let args = &c.words[1..];
         let sub = args.first().and_then(Word::literal).unwrap_or_default();
         let refuse = |what: String| {
-            Refusal::construct(line, what, format!("the {STRING_SUBCOMMANDS} are translated"))
+            Refusal::construct(
+                line,
+                what,
+                format!("the {STRING_SUBCOMMANDS} are translated"),
+            )
         };
         let rest = if args.is_empty() { args } else { &args[1..] };
         match (sub.as_str(), rest) {
@@ -1500,13 +1677,21 @@ impl Translator {
                 };
                 let v = self.word(value, indent, pre)?;
                 Ok(Value::atom(
-                    format!("string_is({}, {}, {strict})", string_literal(&class), v.code),
+                    format!(
+                        "string_is({}, {}, {strict})",
+                        string_literal(&class),
+                        v.code
+                    ),
                     Ty::Bool,
                 ))
             }
             ("tolower" | "toupper", [w]) => {
                 let v = self.word(w, indent, pre)?.text();
-                let m = if sub == "tolower" { "to_lower" } else { "to_upper" };
+                let m = if sub == "tolower" {
+                    "to_lower"
+                } else {
+                    "to_upper"
+                };
                 Ok(Value::atom(format!("{}.{m}()", v.receiver()), Ty::Str))
             }
             ("trim" | "trimleft" | "trimright", [_] | [_, _]) => {
@@ -1530,7 +1715,10 @@ impl Translator {
                 let a = self.word(pair[0], indent, pre)?.text();
                 let b = self.word(pair[1], indent, pre)?.text();
                 let (a, b) = if nocase {
-                    (format!("{}.to_lower()", a.receiver()), format!("{}.to_lower()", b.receiver()))
+                    (
+                        format!("{}.to_lower()", a.receiver()),
+                        format!("{}.to_lower()", b.receiver()),
+                    )
                 } else {
                     (a.at(EQ + 1), b.at(EQ + 1))
                 };
@@ -1540,14 +1728,23 @@ impl Translator {
             ("first", [needle, hay]) => {
                 let n = self.word(needle, indent, pre)?.text();
                 let h = self.word(hay, indent, pre)?.text();
-                Ok(Value::atom(format!("{}.index_of({})", h.receiver(), n.code), Ty::Int))
+                Ok(Value::atom(
+                    format!("{}.index_of({})", h.receiver(), n.code),
+                    Ty::Int,
+                ))
             }
             _ => Err(refuse(format!("string {sub}"))),
         }
     }
 
     /// An `expr` tree as Rhai.
-    fn expr(&mut self, e: &Expr, line: usize, indent: usize, pre: &mut Vec<Line>) -> Result<Value, Refusal> {
+    fn expr(
+        &mut self,
+        e: &Expr,
+        line: usize,
+        indent: usize,
+        pre: &mut Vec<Line>,
+    ) -> Result<Value, Refusal> {
         Ok(match e {
             Expr::Int(n) if *n < 0 => Value::new(n.to_string(), Ty::Int, UNARY),
             Expr::Int(n) => Value::atom(n.to_string(), Ty::Int),
@@ -1629,7 +1826,9 @@ fn unknown_command(name: &str, line: usize) -> Refusal {
     if let Some(near) = crate::config::nearest(name, known) {
         message.push_str(&format!("; did you mean {near}?"));
     }
-    message.push_str(" (hammer's help lists its commands; docs/coming-from-hammerdb.md the Tcl it translates)");
+    message.push_str(
+        " (hammer's help lists its commands; docs/coming-from-hammerdb.md the Tcl it translates)",
+    );
     Refusal::syntax(line, message)
 }
 
@@ -1648,7 +1847,11 @@ fn binary(op: &str, a: Value, b: Value, line: usize) -> Result<Value, Refusal> {
         "*" | "/" | "%" => arith(MUL, a, b),
         "**" => {
             let (a, b) = (a.num(), b.num());
-            let ty = if a.ty == Ty::Int && b.ty == Ty::Int { Ty::Int } else { a.ty.join(b.ty) };
+            let ty = if a.ty == Ty::Int && b.ty == Ty::Int {
+                Ty::Int
+            } else {
+                a.ty.join(b.ty)
+            };
             Value::new(format!("{} ** {}", a.at(ATOM), b.at(ATOM)), ty, POW)
         }
         "<<" | ">>" | "&" | "|" | "^" => {
@@ -1660,7 +1863,11 @@ fn binary(op: &str, a: Value, b: Value, line: usize) -> Result<Value, Refusal> {
                 let (a, b) = (a.num(), b.num());
                 Value::comparison(&a.at(CMP + 1), op, &b.at(CMP + 1), CMP)
             } else {
-                Value::new(format!("compare({}, {}) {op} 0", a.code, b.code), Ty::Bool, CMP)
+                Value::new(
+                    format!("compare({}, {}) {op} 0", a.code, b.code),
+                    Ty::Bool,
+                    CMP,
+                )
             }
         }
         "==" | "!=" => {
@@ -1718,7 +1925,12 @@ fn binary(op: &str, a: Value, b: Value, line: usize) -> Result<Value, Refusal> {
             let (a, b) = (a.truth(), b.truth());
             Value::new(format!("{} || {}", a.at(OR), b.at(OR + 1)), Ty::Bool, OR)
         }
-        _ => return Err(Refusal::syntax(line, format!("operator {op} is not translated"))),
+        _ => {
+            return Err(Refusal::syntax(
+                line,
+                format!("operator {op} is not translated"),
+            ))
+        }
     })
 }
 
@@ -1731,7 +1943,10 @@ fn function(f: &str, mut args: Vec<Value>, line: usize) -> Result<Value, Refusal
     if args.len() != want {
         return Err(Refusal::syntax(
             line,
-            format!("{f}() takes {want} argument{}", if want == 1 { "" } else { "s" }),
+            format!(
+                "{f}() takes {want} argument{}",
+                if want == 1 { "" } else { "s" }
+            ),
         ));
     }
     let x = args.remove(0);
@@ -1750,7 +1965,10 @@ fn function(f: &str, mut args: Vec<Value>, line: usize) -> Result<Value, Refusal
             if x.ty == Ty::Int {
                 x
             } else {
-                Value::atom(format!("{}.to_float().round().to_int()", x.receiver()), Ty::Int)
+                Value::atom(
+                    format!("{}.to_float().round().to_int()", x.receiver()),
+                    Ty::Int,
+                )
             }
         }
         "abs" => {
@@ -1758,13 +1976,26 @@ fn function(f: &str, mut args: Vec<Value>, line: usize) -> Result<Value, Refusal
             let ty = x.ty;
             Value::atom(format!("abs({})", x.code), ty)
         }
-        "ceil" => Value::atom(format!("{}.to_float().ceiling()", x.num().receiver()), Ty::Float),
-        "floor" => Value::atom(format!("{}.to_float().floor()", x.num().receiver()), Ty::Float),
-        "sqrt" => Value::atom(format!("{}.to_float().sqrt()", x.num().receiver()), Ty::Float),
+        "ceil" => Value::atom(
+            format!("{}.to_float().ceiling()", x.num().receiver()),
+            Ty::Float,
+        ),
+        "floor" => Value::atom(
+            format!("{}.to_float().floor()", x.num().receiver()),
+            Ty::Float,
+        ),
+        "sqrt" => Value::atom(
+            format!("{}.to_float().sqrt()", x.num().receiver()),
+            Ty::Float,
+        ),
         "pow" => {
             let y = args.remove(0).num();
             Value::new(
-                format!("{}.to_float() ** {}.to_float()", x.num().receiver(), y.receiver()),
+                format!(
+                    "{}.to_float() ** {}.to_float()",
+                    x.num().receiver(),
+                    y.receiver()
+                ),
                 Ty::Float,
                 POW,
             )

@@ -100,7 +100,12 @@ fn tokens(text: &str, line: usize) -> Result<Vec<(Tok, usize)>, Refusal> {
         let tok = match c {
             '$' => match p.var()? {
                 Some(Part::Var { name, index }) => Tok::Expr(Expr::Var { name, index }),
-                _ => return Err(Refusal::syntax(at, "a $ with no variable name in expression")),
+                _ => {
+                    return Err(Refusal::syntax(
+                        at,
+                        "a $ with no variable name in expression",
+                    ))
+                }
             },
             '[' => match p.bracket()? {
                 Part::Script { line, items } => Tok::Expr(Expr::Script { line, items }),
@@ -138,7 +143,9 @@ fn tokens(text: &str, line: usize) -> Result<Vec<(Tok, usize)>, Refusal> {
                 p.bump();
                 Tok::Colon
             }
-            c if c.is_ascii_digit() || (c == '.' && p.peek_at(1).is_some_and(|d| d.is_ascii_digit())) => {
+            c if c.is_ascii_digit()
+                || (c == '.' && p.peek_at(1).is_some_and(|d| d.is_ascii_digit())) =>
+            {
                 number(&mut p, at)?
             }
             c if c.is_ascii_alphabetic() || c == '_' => {
@@ -319,7 +326,9 @@ impl ExprParser {
             Tok::Open => {
                 let e = self.ternary()?;
                 if self.peek() != Some(&Tok::Close) {
-                    return Err(self.error(&format!("expected \")\" but found {}", self.describe())));
+                    return Err(
+                        self.error(&format!("expected \")\" but found {}", self.describe()))
+                    );
                 }
                 self.pos += 1;
                 Ok(e)
@@ -407,7 +416,11 @@ mod tests {
             Expr::Binary(
                 "**",
                 Box::new(Expr::Int(2)),
-                Box::new(Expr::Binary("**", Box::new(Expr::Int(3)), Box::new(Expr::Int(2))))
+                Box::new(Expr::Binary(
+                    "**",
+                    Box::new(Expr::Int(3)),
+                    Box::new(Expr::Int(2))
+                ))
             )
         );
     }
@@ -421,11 +434,11 @@ mod tests {
         assert_eq!(parse("true", 1).unwrap(), Expr::Bool(true));
         assert_eq!(parse("{abc}", 1).unwrap(), Expr::Text("abc".into()));
         assert!(matches!(parse("\"a$b\"", 1).unwrap(), Expr::Quoted(p) if p.len() == 2));
-        assert!(matches!(parse("[ numberOfCPUs ]", 1).unwrap(), Expr::Script { .. }));
         assert!(matches!(
-            parse("$x ? 1 : 2", 1).unwrap(),
-            Expr::Ternary(..)
+            parse("[ numberOfCPUs ]", 1).unwrap(),
+            Expr::Script { .. }
         ));
+        assert!(matches!(parse("$x ? 1 : 2", 1).unwrap(), Expr::Ternary(..)));
         assert!(matches!(
             parse("int(ceil($x / 10.0))", 1).unwrap(),
             Expr::Call(f, a) if f == "int" && a.len() == 1
@@ -438,9 +451,18 @@ mod tests {
 
     #[test]
     fn mistakes_name_what_is_wrong() {
-        assert!(parse("$a +", 1).unwrap_err().message.contains("missing operand"));
-        assert!(parse("(1", 1).unwrap_err().message.contains("expected \")\""));
-        assert!(parse("abc", 1).unwrap_err().message.contains("invalid bareword"));
+        assert!(parse("$a +", 1)
+            .unwrap_err()
+            .message
+            .contains("missing operand"));
+        assert!(parse("(1", 1)
+            .unwrap_err()
+            .message
+            .contains("expected \")\""));
+        assert!(parse("abc", 1)
+            .unwrap_err()
+            .message
+            .contains("invalid bareword"));
         let e = parse("1 +\n rand()", 4).unwrap_err();
         assert_eq!(e.line, 5);
         assert!(e.message.contains("rand()"), "{e}");

@@ -11,7 +11,10 @@ pub(crate) type Script = Vec<Item>;
 pub(crate) enum Item {
     Command(Command),
     /// `# text` at a command's start (the text after `#`).
-    Comment { line: usize, text: String },
+    Comment {
+        line: usize,
+        text: String,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -49,7 +52,10 @@ pub(crate) enum Part {
         index: Option<Vec<Part>>,
     },
     /// `[script]`.
-    Script { line: usize, items: Script },
+    Script {
+        line: usize,
+        items: Script,
+    },
 }
 
 impl Word {
@@ -625,7 +631,8 @@ mod tests {
 
     #[test]
     fn words_braced_quoted_and_substituted() {
-        let cmds = commands("set of [ open \"$tmpdir/x.${n}\" w ]\nset l {a {b c}}\nputs $::env(TMP)");
+        let cmds =
+            commands("set of [ open \"$tmpdir/x.${n}\" w ]\nset l {a {b c}}\nputs $::env(TMP)");
         let WordKind::Bare(parts) = &cmds[0].words[2].kind else {
             panic!()
         };
@@ -685,7 +692,10 @@ mod tests {
         let e = parse("puts \"abc\n", 1).unwrap_err();
         assert!(e.message.contains("missing \""), "{e}");
         let e = parse("puts {a}b", 1).unwrap_err();
-        assert!(e.message.contains("extra characters after close-brace"), "{e}");
+        assert!(
+            e.message.contains("extra characters after close-brace"),
+            "{e}"
+        );
         let e = parse("foo {*}$args", 1).unwrap_err();
         assert!(e.message.contains("{*}"), "{e}");
     }

@@ -115,12 +115,9 @@ impl Channel {
             }
             _ => {}
         }
-        let file = o.open(path).map_err(|e| {
-            format!(
-                "couldn't open \"{path}\": {}",
-                e.to_string().to_lowercase()
-            )
-        })?;
+        let file = o
+            .open(path)
+            .map_err(|e| format!("couldn't open \"{path}\": {}", e.to_string().to_lowercase()))?;
         let (reader, writer) = match (read, write) {
             (true, true) => {
                 let w = file
@@ -144,7 +141,10 @@ impl Channel {
     fn state(&self) -> Result<MutexGuard<'_, ChannelState>> {
         let s = lock(&self.0);
         if s.closed {
-            return fail(format!("can not find channel named \"{}\" (it is closed)", s.name));
+            return fail(format!(
+                "can not find channel named \"{}\" (it is closed)",
+                s.name
+            ));
         }
         Ok(s)
     }
@@ -224,7 +224,9 @@ pub fn text(v: &Dynamic) -> String {
             .iter()
             .map(|e| {
                 let t = text(e);
-                if t.is_empty() || t.contains(|c: char| c.is_whitespace() || "{}\"[]$\\;".contains(c)) {
+                if t.is_empty()
+                    || t.contains(|c: char| c.is_whitespace() || "{}\"[]$\\;".contains(c))
+                {
                     format!("{{{t}}}")
                 } else {
                     t
@@ -248,7 +250,10 @@ fn number_of(text: &str) -> Option<Dynamic> {
         Some(d) => (true, d),
         None => (false, t.strip_prefix('+').unwrap_or(t)),
     };
-    if let Some(hex) = digits.strip_prefix("0x").or_else(|| digits.strip_prefix("0X")) {
+    if let Some(hex) = digits
+        .strip_prefix("0x")
+        .or_else(|| digits.strip_prefix("0X"))
+    {
         if let Ok(n) = INT::from_str_radix(hex, 16) {
             return Some((if neg { -n } else { n }).into());
         }
@@ -297,6 +302,33 @@ pub fn as_bool(v: &Dynamic) -> Result<bool> {
     }
 }
 
+/// A value's truth as Python sees it: false for false, nothing, zero and empty strings,
+/// arrays and maps; true otherwise.
+pub fn truthy(v: &Dynamic) -> bool {
+    if let Ok(b) = v.as_bool() {
+        return b;
+    }
+    if v.is_unit() {
+        return false;
+    }
+    if let Ok(n) = v.as_int() {
+        return n != 0;
+    }
+    if let Ok(f) = v.as_float() {
+        return f != 0.0;
+    }
+    if let Some(s) = v.read_lock::<ImmutableString>() {
+        return !s.is_empty();
+    }
+    if let Some(a) = v.read_lock::<Array>() {
+        return !a.is_empty();
+    }
+    if let Some(m) = v.read_lock::<Map>() {
+        return !m.is_empty();
+    }
+    true
+}
+
 /// A value as a list: an array as it is, nothing as an empty list, a string split as Tcl
 /// splits a list (`{1 2 {a b}}`), anything else a list of one.
 pub fn as_list(v: &Dynamic) -> Result<Array> {
@@ -331,7 +363,9 @@ fn compare(a: &Dynamic, b: &Dynamic) -> INT {
         } else {
             number_of(&text(v))?
         };
-        n.as_float().ok().or_else(|| n.as_int().ok().map(|i| i as f64))
+        n.as_float()
+            .ok()
+            .or_else(|| n.as_int().ok().map(|i| i as f64))
     };
     let ord = match (as_f64(a), as_f64(b)) {
         (Some(x), Some(y)) => x.partial_cmp(&y).unwrap_or(std::cmp::Ordering::Equal),
@@ -387,7 +421,8 @@ fn string_is(class: &str, v: &Dynamic, strict: bool) -> Result<bool> {
             let s = s.strip_prefix(['-', '+']).unwrap_or(s);
             !s.is_empty()
                 && (s.chars().all(|c| c.is_ascii_digit())
-                    || s.strip_prefix("0x").is_some_and(|h| !h.is_empty() && h.chars().all(|c| c.is_ascii_hexdigit())))
+                    || s.strip_prefix("0x")
+                        .is_some_and(|h| !h.is_empty() && h.chars().all(|c| c.is_ascii_hexdigit())))
         }
         "double" => number_of(&t).is_some(),
         "boolean" => as_bool(&Dynamic::from(t.clone())).is_ok(),
@@ -451,12 +486,16 @@ pub fn register(engine: &mut Engine, out: Output) -> Host {
     // Output: a whole line, a line to stderr, and text that a later line ends.
     let h = host.clone();
     engine.register_fn("puts", move |v: Dynamic| h.line(&text(&v)));
-    engine.register_fn("puts", |c: Channel, v: Dynamic| c.write(&format!("{}\n", text(&v))));
+    engine.register_fn("puts", |c: Channel, v: Dynamic| {
+        c.write(&format!("{}\n", text(&v)))
+    });
     let h = host.clone();
-    engine.register_fn("puts", move |c: ImmutableString, v: Dynamic| match c.as_str() {
-        "stdout" => Ok(h.line(&text(&v))),
-        "stderr" => Ok(h.out.error(text(&v))),
-        other => fail(format!("can not find channel named \"{other}\"")),
+    engine.register_fn("puts", move |c: ImmutableString, v: Dynamic| {
+        match c.as_str() {
+            "stdout" => Ok(h.line(&text(&v))),
+            "stderr" => Ok(h.out.error(text(&v))),
+            other => fail(format!("can not find channel named \"{other}\"")),
+        }
     });
     let h = host.clone();
     engine.register_fn("eputs", move |v: Dynamic| h.out.error(text(&v)));
@@ -466,9 +505,13 @@ pub fn register(engine: &mut Engine, out: Output) -> Host {
 
     // Files.
     engine.register_fn("open", |p: Dynamic| Channel::open(&text(&p), "r"));
-    engine.register_fn("open", |p: Dynamic, mode: Dynamic| Channel::open(&text(&p), &text(&mode)));
+    engine.register_fn("open", |p: Dynamic, mode: Dynamic| {
+        Channel::open(&text(&p), &text(&mode))
+    });
     engine.register_fn("close", |c: Channel| c.close());
-    engine.register_fn("gets", |c: Channel| c.read_line().map(Option::unwrap_or_default));
+    engine.register_fn("gets", |c: Channel| {
+        c.read_line().map(Option::unwrap_or_default)
+    });
     engine.register_fn("gets", |var: &mut Dynamic, c: Channel| -> Result<INT> {
         Ok(match c.read_line()? {
             Some(line) => {
@@ -486,7 +529,8 @@ pub fn register(engine: &mut Engine, out: Output) -> Host {
     engine.register_fn("eof", |c: Channel| -> Result<bool> { Ok(c.state()?.eof) });
     engine.register_fn("file_mkdir", |p: Dynamic| -> Result<()> {
         let p = text(&p);
-        std::fs::create_dir_all(&p).map_err(|e| format!("can't create directory \"{p}\": {e}").into())
+        std::fs::create_dir_all(&p)
+            .map_err(|e| format!("can't create directory \"{p}\": {e}").into())
     });
     engine.register_fn("file_delete", |p: Dynamic| -> Result<()> {
         let p = text(&p);
@@ -502,7 +546,9 @@ pub fn register(engine: &mut Engine, out: Output) -> Host {
     });
     engine.register_fn("file_exists", |p: Dynamic| Path::new(&text(&p)).exists());
     engine.register_fn("file_isfile", |p: Dynamic| Path::new(&text(&p)).is_file());
-    engine.register_fn("file_isdirectory", |p: Dynamic| Path::new(&text(&p)).is_dir());
+    engine.register_fn("file_isdirectory", |p: Dynamic| {
+        Path::new(&text(&p)).is_dir()
+    });
     engine.register_fn("file_join", |parts: Array| {
         let mut p = PathBuf::new();
         for part in &parts {
@@ -538,12 +584,15 @@ pub fn register(engine: &mut Engine, out: Output) -> Host {
     });
     engine.register_fn("cd", |p: Dynamic| -> Result<()> {
         let p = text(&p);
-        std::env::set_current_dir(&p).map_err(|e| format!("couldn't change working directory to \"{p}\": {e}").into())
+        std::env::set_current_dir(&p)
+            .map_err(|e| format!("couldn't change working directory to \"{p}\": {e}").into())
     });
 
     // The environment: `env` is () when unset, `need_env` an error that names the variable.
     let h = host.clone();
-    engine.register_fn("env", move |name: &str| h.env(name).map_or(Dynamic::UNIT, Dynamic::from));
+    engine.register_fn("env", move |name: &str| {
+        h.env(name).map_or(Dynamic::UNIT, Dynamic::from)
+    });
     let h = host.clone();
     engine.register_fn("need_env", move |name: &str| -> Result<String> {
         h.env(name).map_or_else(
@@ -566,6 +615,7 @@ pub fn register(engine: &mut Engine, out: Output) -> Host {
     engine.register_fn("as_number", |v: Dynamic| as_number(&v));
     engine.register_fn("as_bool", |v: Dynamic| as_bool(&v));
     engine.register_fn("as_list", |v: Dynamic| as_list(&v));
+    engine.register_fn("truthy", |v: Dynamic| truthy(&v));
     engine.register_fn("lappend", |l: Dynamic, v: Dynamic| -> Result<Array> {
         let mut a = as_list(&l)?;
         a.push(v);
@@ -581,7 +631,9 @@ pub fn register(engine: &mut Engine, out: Output) -> Host {
                 Some(n) => last - n,
                 None => return fail(format!("bad index \"{it}\": use an integer, end or end-N")),
             },
-            None => as_number(&i)?.as_int().map_err(|_| format!("bad index \"{it}\": use an integer, end or end-N"))?,
+            None => as_number(&i)?
+                .as_int()
+                .map_err(|_| format!("bad index \"{it}\": use an integer, end or end-N"))?,
         };
         Ok(usize::try_from(at)
             .ok()
@@ -594,14 +646,24 @@ pub fn register(engine: &mut Engine, out: Output) -> Host {
     });
     engine.register_fn("equal", |a: Dynamic, b: Dynamic| equal(&a, &b));
     engine.register_fn("compare", |a: Dynamic, b: Dynamic| compare(&a, &b));
-    engine.register_fn("string_is", |class: &str, v: Dynamic, strict: bool| string_is(class, &v, strict));
+    engine.register_fn("string_is", |class: &str, v: Dynamic, strict: bool| {
+        string_is(class, &v, strict)
+    });
     engine.register_fn("trimmed", |v: Dynamic| trimmed(&v, None, true, true));
-    engine.register_fn("trimmed", |v: Dynamic, c: Dynamic| trimmed(&v, Some(&text(&c)), true, true));
+    engine.register_fn("trimmed", |v: Dynamic, c: Dynamic| {
+        trimmed(&v, Some(&text(&c)), true, true)
+    });
     engine.register_fn("trimmed_left", |v: Dynamic| trimmed(&v, None, true, false));
-    engine.register_fn("trimmed_left", |v: Dynamic, c: Dynamic| trimmed(&v, Some(&text(&c)), true, false));
+    engine.register_fn("trimmed_left", |v: Dynamic, c: Dynamic| {
+        trimmed(&v, Some(&text(&c)), true, false)
+    });
     engine.register_fn("trimmed_right", |v: Dynamic| trimmed(&v, None, false, true));
-    engine.register_fn("trimmed_right", |v: Dynamic, c: Dynamic| trimmed(&v, Some(&text(&c)), false, true));
-    engine.register_fn("glob_match", |p: Dynamic, s: Dynamic| glob_match(&text(&p), &text(&s)));
+    engine.register_fn("trimmed_right", |v: Dynamic, c: Dynamic| {
+        trimmed(&v, Some(&text(&c)), false, true)
+    });
+    engine.register_fn("glob_match", |p: Dynamic, s: Dynamic| {
+        glob_match(&text(&p), &text(&s))
+    });
     engine.register_fn("clock_seconds", || {
         (crate::clock::unix_ms(std::time::SystemTime::now()) / 1000) as INT
     });
