@@ -112,10 +112,11 @@ impl ScriptEngine {
             }
             guard.over(count).map(|why| Dynamic::from(OverLimit(why)))
         });
-        let print_out = out.clone();
-        engine.on_print(move |text| print_out.line(text));
         // Files, the environment, HammerDB's helpers, Tcl's loose values.
         let host = host::register(&mut engine, out.clone());
+        // print ends a line `write` began, as puts does.
+        let printer = host.clone();
+        engine.on_print(move |text| printer.line(text));
         engine.on_debug(move |text, _, pos| out.line(format!("{pos:?}: {text}")));
         for cmd in COMMANDS {
             register(&mut engine, cmd.name, session.clone());

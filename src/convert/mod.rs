@@ -331,7 +331,7 @@ mod tests {
         assert_eq!(ident("in"), "in_");
         assert_eq!(ident("my-var"), "my_var_");
         assert_eq!(ident("2x"), "v_2x_");
-        assert_eq!(ident("_"), "v__");
+        assert_eq!(ident("_"), "v___");
         assert_eq!(ident("_a"), "_a");
     }
 

@@ -233,6 +233,11 @@ impl Value {
     fn truth(self) -> Value {
         match self.ty {
             Ty::Bool => self,
+            // `if {1}`, `while 1`: a constant truth.
+            Ty::Int if self.code.parse::<i64>().is_ok() => Value::atom(
+                (self.code.parse::<i64>().unwrap_or(0) != 0).to_string(),
+                Ty::Bool,
+            ),
             t if t.numeric() => Value::comparison(&self.at(EQ + 1), "!=", "0", EQ),
             _ => Value::atom(format!("as_bool({})", self.code), Ty::Bool),
         }
@@ -1416,10 +1421,8 @@ impl Translator {
         };
         let name = name.trim_start_matches("::");
         let args = &c.words[1..];
-        if commands::find(name).is_some() || HELPERS.contains(&name) {
-            if !matches!(name, "runtimer") {
-                return self.call(name, args, command_type(name), indent, pre);
-            }
+        if (commands::find(name).is_some() || HELPERS.contains(&name)) && name != "runtimer" {
+            return self.call(name, args, command_type(name), indent, pre);
         }
         match name {
             "expr" => {

@@ -43,7 +43,8 @@ impl Host {
         }
     }
 
-    fn line(&self, text: &str) {
+    /// Prints a line, after the text a `write` left waiting for its end.
+    pub fn line(&self, text: &str) {
         let mut pending = lock(&self.pending);
         let whole = format!("{}{text}", std::mem::take(&mut *pending));
         drop(pending);
@@ -492,8 +493,14 @@ pub fn register(engine: &mut Engine, out: Output) -> Host {
     let h = host.clone();
     engine.register_fn("puts", move |c: ImmutableString, v: Dynamic| {
         match c.as_str() {
-            "stdout" => Ok(h.line(&text(&v))),
-            "stderr" => Ok(h.out.error(text(&v))),
+            "stdout" => {
+                h.line(&text(&v));
+                Ok(())
+            }
+            "stderr" => {
+                h.out.error(text(&v));
+                Ok(())
+            }
             other => fail(format!("can not find channel named \"{other}\"")),
         }
     });
