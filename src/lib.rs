@@ -8,7 +8,9 @@
 //! the contract's `Benchmark::counting`) reach down into `db` for the engine that offers them,
 //! file by file without a circle. No two files import each other, directly or round a loop.
 //!
-//! - [`shell`] the console and `hammer auto`; [`script`] the Rhai engine and its limits.
+//! - [`shell`] the console and `hammer auto`; [`script`] the Rhai engine and its limits;
+//!   [`convert`] HammerDB's Tcl and Python scripts translated to Rhai (`hammer auto FILE.tcl`,
+//!   `hammer convert`), each Rhai line knowing its source line.
 //! - [`session`] one method per command, split by command family, naming no workload and no
 //!   database: it reaches them through [`workloads`], [`bench`] and [`db`]; `session/values.rs`
 //!   makes the commands' plain results Rhai values (a run's value is its outcome's own).
@@ -79,6 +81,7 @@ pub mod clock;
 pub mod commands;
 pub mod config;
 pub mod conninfo;
+pub mod convert;
 pub mod custom;
 pub mod database;
 pub mod db;

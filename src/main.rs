@@ -18,13 +18,20 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Mode {
-    /// Run a Rhai script non-interactively; its arguments reach it as the array ARGS.
+    /// Run a Rhai script non-interactively; its arguments reach it as the array ARGS. A .tcl
+    /// or .py script (HammerDB's CLI languages) is translated to Rhai first.
     Auto {
-        /// The script, e.g. scripts/pg/tprocc/pg_tprocc_build.rhai
+        /// The script, e.g. scripts/pg/tprocc/pg_tprocc_build.rhai or pg_tprocc_run.tcl
         file: PathBuf,
         /// Arguments for the script.
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
+    },
+    /// Print a HammerDB Tcl (.tcl) or Python (.py) script as Rhai, to keep; `hammer auto`
+    /// runs such scripts as they are.
+    Convert {
+        /// The script, e.g. pg_tprocc_run.tcl
+        file: PathBuf,
     },
     /// Run the CPU metrics agent for `metstart` on other machines (metset agent_hostname and
     /// agent_id name this host and port); Ctrl-C stops it.
@@ -90,6 +97,9 @@ fn main() -> anyhow::Result<()> {
         .enable_all()
         .build()?;
     let out = Output::stdout();
+    if let Some(Mode::Convert { file }) = &cli.command {
+        std::process::exit(hammer::shell::convert(file, &out));
+    }
     if let Some(Mode::Agent { port, bind }) = &cli.command {
         let code = runtime.block_on(async {
             match hammer::metrics::agent::listen(bind, *port).await {

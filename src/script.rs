@@ -1,6 +1,7 @@
 //! The Rhai engine that console and scripts share: HammerDB's commands as functions, one scope
 //! kept between inputs, the bare `diset tpcc pg_count_ware 4` form, and errors with positions.
 
+mod host;
 mod limits;
 
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -63,6 +64,7 @@ pub struct ScriptEngine {
     functions: AST,
     session: Arc<Mutex<Session>>,
     memory: MemoryGuard,
+    host: host::Host,
 }
 
 fn lock(session: &Mutex<Session>) -> MutexGuard<'_, Session> {
@@ -110,20 +112,15 @@ impl ScriptEngine {
             }
             guard.over(count).map(|why| Dynamic::from(OverLimit(why)))
         });
-        let print_out = out.clone();
-        engine.on_print(move |text| print_out.line(text));
+        // Files, the environment, HammerDB's helpers, Tcl's loose values.
+        let host = host::register(&mut engine, out.clone());
+        // print ends a line `write` began, as puts does.
+        let printer = host.clone();
+        engine.on_print(move |text| printer.line(text));
         engine.on_debug(move |text, _, pos| out.line(format!("{pos:?}: {text}")));
         for cmd in COMMANDS {
             register(&mut engine, cmd.name, session.clone());
         }
-        // Environment variables, so scripts need not hold passwords: () when unset.
-        engine.register_fn("env", |name: &str| -> Dynamic {
-            std::env::var(name).map_or(Dynamic::UNIT, Dynamic::from)
-        });
-        // HammerDB's helper for example scripts: the logical CPU count.
-        engine.register_fn("numberOfCPUs", || -> rhai::INT {
-            std::thread::available_parallelism().map_or(1, |n| n.get() as rhai::INT)
-        });
         // Rhai's own exit() ends evaluation as if with a value; ours ends the session, as
         // HammerDB's exit does, with an optional status for `hammer auto`.
         engine.register_fn("exit", || -> Result<(), Box<EvalAltResult>> {
@@ -141,7 +138,13 @@ impl ScriptEngine {
             functions: AST::empty(),
             session,
             memory,
+            host,
         }
+    }
+
+    /// Ends a line a script began with `write` and never ended.
+    pub fn finish_line(&self) {
+        self.host.finish_line();
     }
 
     pub fn session(&self) -> MutexGuard<'_, Session> {

@@ -281,6 +281,10 @@ pub fn auto(engine: &mut ScriptEngine, path: &Path, args: &[String]) -> i32 {
             return EXIT_ERROR;
         }
     };
+    // HammerDB's Tcl and Python scripts run translated, their errors at their own lines.
+    if let Some(language) = crate::convert::Language::of(path) {
+        return auto_converted(engine, path, &source, language, args);
+    }
     // A `#!` line is blanked, not removed, so that line numbers stay right.
     let source = match source.strip_prefix("#!") {
         Some(rest) => match rest.find('\n') {
@@ -291,7 +295,9 @@ pub fn auto(engine: &mut ScriptEngine, path: &Path, args: &[String]) -> i32 {
     };
     let argv: Array = args.iter().map(|a| Dynamic::from(a.clone())).collect();
     engine.set_var("ARGS", argv);
-    match engine.eval(&source) {
+    let result = engine.eval(&source);
+    engine.finish_line();
+    match result {
         Ok(Outcome::Quit(code)) => code,
         Ok(Outcome::Value(_)) => EXIT_SUCCESS,
         Err(e) => {
@@ -317,6 +323,81 @@ pub fn auto(engine: &mut ScriptEngine, path: &Path, args: &[String]) -> i32 {
             } else {
                 EXIT_ERROR
             }
+        }
+    }
+}
+
+/// Runs a Tcl or Python script as `hammer auto` runs Rhai: translated first (anything that
+/// has no translation is reported at its line, and nothing runs), then run with every error
+/// reported at the source line, `FILE.tcl:LINE: message`, and the same exit statuses.
+fn auto_converted(
+    engine: &mut ScriptEngine,
+    path: &Path,
+    source: &str,
+    language: crate::convert::Language,
+    args: &[String],
+) -> i32 {
+    let out = engine.session().out.clone();
+    let shown = path.display();
+    let converted = match crate::convert::convert(source, language) {
+        Ok(c) => c,
+        Err(refusals) => {
+            for r in refusals {
+                out.error(format!("{shown}:{}: {}", r.line, r.message));
+            }
+            return EXIT_ERROR;
+        }
+    };
+    let argv: Array = args.iter().map(|a| Dynamic::from(a.clone())).collect();
+    engine.set_var("ARGS", argv);
+    let result = engine.eval(&converted.rhai);
+    engine.finish_line();
+    match result {
+        Ok(Outcome::Quit(code)) => code,
+        Ok(Outcome::Value(_)) => EXIT_SUCCESS,
+        Err(e) => {
+            let line = e
+                .position
+                .map_or(1, |(line, _)| converted.source_line(line));
+            out.error(format!("{shown}:{line}: {}", e.message));
+            if e.interrupted {
+                EXIT_STOPPED
+            } else {
+                EXIT_ERROR
+            }
+        }
+    }
+}
+
+/// `hammer convert FILE.tcl|FILE.py`: the script as Rhai on stdout under a header naming its
+/// source (exit 0), or each refusal, `FILE:LINE: message`, on stderr (exit 1).
+pub fn convert(path: &Path, out: &crate::output::Output) -> i32 {
+    let shown = path.display();
+    let Some(language) = crate::convert::Language::of(path) else {
+        out.error(format!(
+            "hammer convert takes a Tcl (.tcl) or Python (.py) script, as HammerDB's CLI runs \
+             them; {shown} is neither"
+        ));
+        return EXIT_USAGE;
+    };
+    let source = match std::fs::read_to_string(path) {
+        Ok(s) => s,
+        Err(e) => {
+            out.error(format!("{shown}: cannot read script: {e}"));
+            return EXIT_ERROR;
+        }
+    };
+    match crate::convert::convert(&source, language) {
+        Ok(c) => {
+            let text = format!("{}\n{}", crate::convert::header(path, language), c.rhai);
+            out.line(text.trim_end_matches('\n'));
+            EXIT_SUCCESS
+        }
+        Err(refusals) => {
+            for r in refusals {
+                out.error(format!("{shown}:{}: {}", r.line, r.message));
+            }
+            EXIT_ERROR
         }
     }
 }
