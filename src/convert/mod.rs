@@ -112,6 +112,51 @@ pub fn header(path: &Path, language: Language) -> String {
 /// of what they return.
 pub(crate) const HELPERS: &[&str] = &["numberOfCPUs", "numberOfWHs"];
 
+/// The commands that make a job, and the label HammerDB's return value gives it
+/// (`Benchmark Run jobid=ID`): a converted script's `set jobid [ vurun ]` holds that text, as
+/// HammerDB's does, so a file a run script writes reads as HammerDB's.
+pub(crate) fn job_label(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "buildschema" => "Schema Build",
+        "checkschema" => "Schema Check",
+        "deleteschema" => "Schema Delete",
+        "datagenrun" => "Data Generation",
+        "vurun" => "Benchmark Run",
+        _ => return None,
+    })
+}
+
+/// A job-making command's call as the value HammerDB's command returns.
+pub(crate) fn job_value(name: &str, call: String) -> String {
+    match job_label(name) {
+        Some(label) => format!("job_reply({}, {call})", string_literal(label)),
+        None => call,
+    }
+}
+
+/// A statement whose value is not used: a job-making command's call as it is.
+pub(crate) fn statement(code: &str) -> String {
+    let bare = code.strip_prefix("job_reply(").and_then(|rest| {
+        let label = job_label_of_literal(rest)?;
+        rest.strip_prefix(&format!("{}, ", string_literal(label)))?
+            .strip_suffix(')')
+    });
+    format!("{};", bare.unwrap_or(code))
+}
+
+fn job_label_of_literal(rest: &str) -> Option<&'static str> {
+    [
+        "buildschema",
+        "checkschema",
+        "deleteschema",
+        "datagenrun",
+        "vurun",
+    ]
+    .into_iter()
+    .filter_map(job_label)
+    .find(|l| rest.starts_with(&string_literal(l)))
+}
+
 /// HammerDB commands with no counterpart in hammer, and what to use instead.
 pub(crate) fn hammerdb_only(name: &str) -> Option<&'static str> {
     Some(match name {

@@ -909,7 +909,7 @@ impl Translator {
                             .map(|l| Line::new(l.indent + indent, l.text, line)),
                     );
                     if value != "\"\"" {
-                        out.push(Line::new(indent, format!("{value};"), line));
+                        out.push(Line::new(indent, super::statement(&value), line));
                     }
                     return Ok(());
                 }
@@ -918,7 +918,7 @@ impl Translator {
         let mut pre = Vec::new();
         let v = self.expr(e, line, indent, &mut pre)?;
         out.extend(pre);
-        out.push(Line::new(indent, format!("{};", v.code), line));
+        out.push(Line::new(indent, super::statement(&v.code), line));
         Ok(())
     }
 
@@ -1453,7 +1453,11 @@ impl Translator {
             }
             n if commands::find(n).is_some() || HELPERS.contains(&n) => {
                 no_kwargs(self)?;
-                call(self, n, pre)?
+                let v = call(self, n, pre)?;
+                match super::job_label(n) {
+                    Some(_) => Value::atom(super::job_value(n, v.code)),
+                    None => v,
+                }
             }
             n if self.defs.contains(n) => Value::atom(format!("{n}()")),
             n => {

@@ -844,7 +844,7 @@ impl Translator {
                 let mut pre = Vec::new();
                 let v = self.command_value(c, indent, &mut pre)?;
                 out.extend(pre);
-                out.push(Line::new(indent, format!("{};", v.code), line));
+                out.push(Line::new(indent, super::statement(&v.code), line));
             }
         }
         Ok(())
@@ -1422,7 +1422,11 @@ impl Translator {
         let name = name.trim_start_matches("::");
         let args = &c.words[1..];
         if (commands::find(name).is_some() || HELPERS.contains(&name)) && name != "runtimer" {
-            return self.call(name, args, command_type(name), indent, pre);
+            let v = self.call(name, args, command_type(name), indent, pre)?;
+            return Ok(match super::job_label(name) {
+                Some(_) => Value::atom(super::job_value(name, v.code), Ty::Str),
+                None => v,
+            });
         }
         match name {
             "expr" => {

@@ -474,6 +474,16 @@ fn trimmed(v: &Dynamic, chars: Option<&str>, left: bool, right: bool) -> String 
 }
 
 /// Registers the functions; the returned handle ends a line begun by `write`.
+/// What HammerDB's job-making command returns: `Benchmark Run jobid=ID`, or `Benchmark Run
+/// (No jobid)` when no job was recorded.
+pub fn job_reply(label: &str, id: &Dynamic) -> String {
+    if id.is_unit() {
+        format!("{label} (No jobid)")
+    } else {
+        format!("{label} jobid={}", text(id))
+    }
+}
+
 pub fn register(engine: &mut Engine, out: Output) -> Host {
     let host = Host {
         out,
@@ -676,6 +686,10 @@ pub fn register(engine: &mut Engine, out: Output) -> Host {
     });
     engine.register_fn("clock_milliseconds", || {
         crate::clock::unix_ms(std::time::SystemTime::now()) as INT
+    });
+    // A job-making command's value as HammerDB returns it: `Benchmark Run jobid=ID`.
+    engine.register_fn("job_reply", |label: ImmutableString, v: Dynamic| {
+        job_reply(&label, &v)
     });
     // What a caught error says: a failed job's message, or the error itself.
     engine.register_fn("error_text", |e: Dynamic| -> String {

@@ -51,7 +51,7 @@ fn printed(py: &str) -> Vec<String> {
 fn commands_are_the_same_functions() {
     assert_eq!(
         rhai("dbset('db','maria')\ndiset('tpcc','maria_count_ware',4)\njobid = vurun()\nprint(jobid)\njobid = tclpy.eval('vurun')\n"),
-        "dbset(\"db\", \"maria\");\ndiset(\"tpcc\", \"maria_count_ware\", 4);\nlet jobid = vurun();\nprint(jobid);\njobid = vurun();\n"
+        "dbset(\"db\", \"maria\");\ndiset(\"tpcc\", \"maria_count_ware\", 4);\nlet jobid = job_reply(\"Benchmark Run\", vurun());\nprint(jobid);\njobid = job_reply(\"Benchmark Run\", vurun());\n"
     );
     assert_eq!(
         rhai("vu = tclpy.eval('numberOfCPUs')"),

@@ -63,10 +63,19 @@ fn bare_commands_become_calls() {
 }
 
 #[test]
+fn a_job_s_value_is_hammerdb_s_and_a_statement_is_the_bare_call() {
+    assert_eq!(
+        rhai("set b [buildschema]\ncheckschema\nset d [ deleteschema ]"),
+        "let b = job_reply(\"Schema Build\", buildschema());\ncheckschema();\n\
+         let d = job_reply(\"Schema Delete\", deleteschema());\n"
+    );
+}
+
+#[test]
 fn set_declares_once_then_assigns() {
     assert_eq!(
         rhai("set jobid [ vurun ]\nputs $jobid\nset jobid [vurun]"),
-        "let jobid = vurun();\nputs(jobid);\njobid = vurun();\n"
+        "let jobid = job_reply(\"Benchmark Run\", vurun());\nputs(jobid);\njobid = job_reply(\"Benchmark Run\", vurun());\n"
     );
     assert_eq!(
         rhai("set v [ numberOfCPUs ]\nset x \"a b\""),
@@ -79,7 +88,7 @@ fn a_variable_first_set_in_a_block_is_declared_before_it() {
     let r = rhai("if {1} {\n  set jobid [vurun]\n}\nputs $jobid");
     assert_eq!(
         r,
-        "let jobid;\nif true {\n    jobid = vurun();\n}\nputs(jobid);\n"
+        "let jobid;\nif true {\n    jobid = job_reply(\"Benchmark Run\", vurun());\n}\nputs(jobid);\n"
     );
     assert_eq!(printed("if {1} { set x 4 }\nputs $x"), ["4"]);
 }
@@ -444,7 +453,7 @@ fn mistakes_are_named_at_their_line() {
 fn tclpy_eval_of_one_command() {
     let (pre, v) = inline("vurun", 3).unwrap();
     assert!(pre.is_empty());
-    assert_eq!(v, "vurun()");
+    assert_eq!(v, "job_reply(\"Benchmark Run\", vurun())");
     let (pre, v) = inline("puts \"x\"", 3).unwrap();
     assert_eq!(pre.len(), 1);
     assert_eq!(pre[0].text, "puts(\"x\");");

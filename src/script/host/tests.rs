@@ -90,3 +90,15 @@ fn hammerdb_s_warehouse_suggestion() {
     assert_eq!(number_of_whs(13), 104);
     assert_eq!(number_of_whs(1000), 4000);
 }
+
+#[test]
+fn a_job_s_value_as_hammerdb_returns_it() {
+    assert_eq!(
+        job_reply("Benchmark Run", &s("67FD24A6FDB403E253438394")),
+        "Benchmark Run jobid=67FD24A6FDB403E253438394"
+    );
+    assert_eq!(
+        job_reply("Schema Build", &Dynamic::UNIT),
+        "Schema Build (No jobid)"
+    );
+}
