@@ -579,8 +579,179 @@ pub static COMMANDS: &[Command] = &[
         max_args: 0,
         help: "Leaves hammer (exit does the same).",
         complete: &[],
+    },    Command {
+        name: "waittocomplete",
+        args: "",
+        min_args: 0,
+        max_args: 0,
+        help: NO_EFFECT_HELP,
+        complete: &[],
+    },
+    Command {
+        name: "savescript",
+        args: "[file]",
+        min_args: 0,
+        max_args: 1,
+        help: NO_EFFECT_HELP,
+        complete: &[],
+    },
+    Command {
+        name: "custommonitor",
+        args: "[test|timed]",
+        min_args: 0,
+        max_args: 1,
+        help: NO_EFFECT_HELP,
+        complete: &[],
+    },
+    Command {
+        name: "wsport",
+        args: "[port]",
+        min_args: 0,
+        max_args: 1,
+        help: NO_EFFECT_HELP,
+        complete: &[],
+    },
+    Command {
+        name: "wsstart",
+        args: "",
+        min_args: 0,
+        max_args: 0,
+        help: NO_EFFECT_HELP,
+        complete: &[],
+    },
+    Command {
+        name: "wsstatus",
+        args: "",
+        min_args: 0,
+        max_args: 0,
+        help: NO_EFFECT_HELP,
+        complete: &[],
+    },
+    Command {
+        name: "wsstop",
+        args: "",
+        min_args: 0,
+        max_args: 0,
+        help: NO_EFFECT_HELP,
+        complete: &[],
+    },
+    Command {
+        name: "ci",
+        args: "[args ...]",
+        min_args: 0,
+        max_args: 4,
+        help: NO_EFFECT_HELP,
+        complete: &[],
+    },
+    Command {
+        name: "cifix",
+        args: "",
+        min_args: 0,
+        max_args: 0,
+        help: NO_EFFECT_HELP,
+        complete: &[],
+    },
+    Command {
+        name: "cilisten",
+        args: "",
+        min_args: 0,
+        max_args: 0,
+        help: NO_EFFECT_HELP,
+        complete: &[],
+    },
+    Command {
+        name: "cipush",
+        args: "[args ...]",
+        min_args: 0,
+        max_args: 4,
+        help: NO_EFFECT_HELP,
+        complete: &[],
+    },
+    Command {
+        name: "cireset",
+        args: "",
+        min_args: 0,
+        max_args: 0,
+        help: NO_EFFECT_HELP,
+        complete: &[],
+    },
+    Command {
+        name: "ciset",
+        args: "dict key value",
+        min_args: 0,
+        max_args: 3,
+        help: NO_EFFECT_HELP,
+        complete: &[],
+    },
+    Command {
+        name: "cistatus",
+        args: "",
+        min_args: 0,
+        max_args: 0,
+        help: NO_EFFECT_HELP,
+        complete: &[],
+    },
+    Command {
+        name: "cistop",
+        args: "",
+        min_args: 0,
+        max_args: 0,
+        help: NO_EFFECT_HELP,
+        complete: &[],
+    },
+    Command {
+        name: "citmp",
+        args: "",
+        min_args: 0,
+        max_args: 0,
+        help: NO_EFFECT_HELP,
+        complete: &[],
+    },
+    Command {
+        name: "pipe",
+        args: "[args ...]",
+        min_args: 0,
+        max_args: 4,
+        help: NO_EFFECT_HELP,
+        complete: &[],
+    },
+    Command {
+        name: "pipes",
+        args: "[args ...]",
+        min_args: 0,
+        max_args: 4,
+        help: NO_EFFECT_HELP,
+        complete: &[],
     },
 ];
+
+/// What `help` says of a HammerDB command that has no effect here; [`no_effect`] says why.
+const NO_EFFECT_HELP: &str = "HammerDB's command: in hammer it does nothing but say why, and \
+a script goes on.";
+
+/// HammerDB's commands that do nothing in hammer, and why: called, each says so in one
+/// warning line and the script goes on.
+pub fn no_effect(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "waittocomplete" => {
+            "it is deprecated in HammerDB, and hammer's vurun returns when every virtual user \
+             has finished"
+        }
+        "savescript" => {
+            "hammer's driver is built in, not a script to save; print script shows its settings"
+        }
+        "custommonitor" => "a customscript runs its virtual users without a monitor",
+        "wsport" | "wsstart" | "wsstatus" | "wsstop" => {
+            "hammer has no web service; hammer jobs ID report FILE.html writes a job's report"
+        }
+        "ci" | "cifix" | "cilisten" | "cipush" | "cireset" | "ciset" | "cistatus" | "cistop"
+        | "citmp" | "pipe" | "pipes" => {
+            "hammer has no CI pipeline service; run hammer auto from the pipeline and read its \
+             exit status"
+        }
+        _ => return None,
+    })
+}
 
 /// Looks a command up by name.
 pub fn find(name: &str) -> Option<&'static Command> {

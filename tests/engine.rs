@@ -275,8 +275,19 @@ fn setters_confirm_in_hammerdb_words() {
         f.ok("giset commandline jobs_disable 1"),
         ["Changed commandline:jobs_disable from 0 to 1 for generic"]
     );
-    let e = f.err("giset commandline keepalive_margin 120");
-    assert!(e.contains("hammer does not use"), "{e}");
+    // HammerDB's key that does nothing here: kept, with one warning saying why.
+    let lines = f.ok("giset commandline keepalive_margin 120");
+    assert_eq!(
+        lines,
+        [
+            "Changed commandline:keepalive_margin from 60 to 120 for generic",
+            "Warning: commandline:keepalive_margin has no effect in hammer: hammer's vurun \
+             always blocks until every virtual user has ended"
+        ]
+    );
+    assert!(f
+        .err("giset commandline keepalive_margin -1")
+        .contains("keepalive_margin"));
     let vcpu = std::thread::available_parallelism().unwrap().get();
     let lines = f.ok("vuset vu vcpu");
     assert_eq!(

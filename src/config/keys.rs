@@ -388,6 +388,32 @@ fn tpch_keys(db: Database, family: &Family) -> Vec<KeySpec> {
         // against the published answer set where hammer holds one.
         t("validate", "false", Kind::Bool),
     ]);
+    // HammerDB's keys for other engines (Greenplum, Redshift, OceanBase, cloud query sets):
+    // kept with HammerDB's defaults, checked, and answered with why they do nothing here.
+    match db {
+        Database::Pg => keys.extend([
+            t("tpch_tspace", "pg_default", Kind::Name),
+            t("tpch_gpcompat", "false", Kind::Bool),
+            t("tpch_gpcompress", "false", Kind::Bool),
+            t("cloud_query", "false", Kind::Bool),
+            t("rs_compat", "false", Kind::Bool),
+        ]),
+        Database::Maria => keys.push(t("cloud_query", "false", Kind::Bool)),
+        Database::Mysql => keys.extend([
+            t("cloud_query", "false", Kind::Bool),
+            t("tpch_obcompat", "false", Kind::Bool),
+            t("ob_tenant_name", "", Kind::Text),
+            t(
+                "ob_partition_num",
+                "1",
+                Kind::Int {
+                    min: 1,
+                    max: 1_000_000,
+                },
+            ),
+        ]),
+        _ => {}
+    }
     keys
 }
 
@@ -703,6 +729,12 @@ pub fn generic_keys() -> Vec<KeySpec> {
         k("transaction_counter", "tc_log_to_temp", "0", Kind::Flag),
         k("transaction_counter", "tc_unique_log_name", "0", Kind::Flag),
         k("transaction_counter", "tc_log_timestamps", "0", Kind::Flag),
+        k(
+            "transaction_counter",
+            "tc_graph_ribbon",
+            "false",
+            Kind::Bool,
+        ),
         k("metrics", "agent_hostname", "localhost", Kind::Name),
         k("metrics", "agent_id", "10000", Kind::PORT),
         k(
@@ -768,6 +800,16 @@ pub fn generic_keys() -> Vec<KeySpec> {
             },
         ),
         k("commandline", "sqlite_db", "TMP", Kind::Text),
+        // HammerDB's seconds added to rampup + duration before vurun gives up waiting.
+        k(
+            "commandline",
+            "keepalive_margin",
+            "60",
+            Kind::Int {
+                min: 0,
+                max: 31_536_000,
+            },
+        ),
         k(
             "commandline",
             "jobsoutput",
@@ -833,6 +875,70 @@ pub fn generic_keys() -> Vec<KeySpec> {
                 max: 1 << 30,
             },
         ),
+        // HammerDB's sections that have no effect here (`unused_key` says why): kept with
+        // HammerDB's defaults so that its scripts set them, checked, and are told so.
+        k("theme", "scaletheme", "dark", Kind::Name),
+        k("theme", "pixelsperpoint", "auto", Kind::Name),
+        k("sqlitedb", "sqlitedb_dir", "TMP", Kind::Text),
+        k("code_highlight", "highlight", "true", Kind::Bool),
+        k("code_highlight", "quote_passwords", "true", Kind::Bool),
+        k(
+            "autopilot",
+            "apmode",
+            "disabled",
+            Kind::Choice(&["disabled", "enabled"]),
+        ),
+        k(
+            "autopilot",
+            "autopilot_duration",
+            "10",
+            Kind::Int {
+                min: 1,
+                max: MINUTES_MAX as i64,
+            },
+        ),
+        k(
+            "autopilot",
+            "autopilot_sequence",
+            "1 2 4 8 12 16 20 24",
+            Kind::Text,
+        ),
+        k("webservice", "ws_port", "8080", Kind::PORT),
+        k(
+            "tpcoss",
+            "submit_url",
+            "https://www.hammerdb.com/tpcoss",
+            Kind::Text,
+        ),
+        k(
+            "timeprofile",
+            "profiler",
+            "xtprof",
+            Kind::Choice(&["xtprof", "etprof"]),
+        ),
+        k("timeprofile", "xt_unique_log_name", "0", Kind::Flag),
+        // Minutes HammerDB's monitor waits for the virtual users' timings.
+        k(
+            "timeprofile",
+            "xt_gather_timeout",
+            "60",
+            Kind::Int {
+                min: 0,
+                max: MINUTES_MAX as i64,
+            },
+        ),
+        k("timeprofile", "xt_job_storage", "1", Kind::Flag),
+        // Samples per transaction type: 0 keeps all; HammerDB's range otherwise.
+        k(
+            "timeprofile",
+            "xt_reservoir",
+            "10000",
+            Kind::ZeroOr {
+                min: 10_000,
+                max: 1_000_000,
+            },
+        ),
+        k("hdb_version", "version", "v6.0", Kind::Name),
     ]
 }
 
@@ -854,25 +960,32 @@ pub const MAX_CALL_LEVELS: i64 = 100;
 /// gets this instead of "unknown key".
 pub fn unused_key(key: &str) -> Option<&'static str> {
     let why = match key {
-        "scaletheme" | "pixelsperpoint" | "highlight" | "tc_graph_ribbon" | "apmode"
-        | "autopilot_duration" | "autopilot_sequence" => "it only affects HammerDB's GUI",
+        "scaletheme" | "pixelsperpoint" | "highlight" | "tc_graph_ribbon" => {
+            "it only affects HammerDB's GUI"
+        }
         "quote_passwords" => "hammer passes passwords through untouched, so nothing needs quoting",
         "sqlitedb_dir" => {
             "hammer keeps its settings in its data directory (HAMMER_HOME overrides it)"
         }
         "keepalive_margin" => "hammer's vurun always blocks until every virtual user has ended",
+        "autopilot_duration" | "autopilot_sequence" | "apmode" => {
+            "it only affects HammerDB's GUI autopilot; loop over vuset vu and vurun in a script"
+        }
+        "version" => "it is HammerDB's version; hammer's is in hammer --version",
+        "submit_url" => "hammer does not submit results anywhere",
         "profiler" | "xt_unique_log_name" | "xt_gather_timeout" | "xt_job_storage"
         | "xt_reservoir" => "hammer records every transaction's latency in HDR histograms",
-        "ws_port" | "submit_url" | "hostname" | "id" => "hammer has no web service or replica mode",
+        "ws_port" => "hammer has no web service: jobs and hammer jobs give the same results",
         "pg_tpch_tspace" => "hammer builds TPROC-H in the database's default tablespace",
         "pg_tpch_gpcompat" | "pg_tpch_gpcompress" => "hammer does not support Greenplum",
         "pg_rs_compat" => "hammer does not support Redshift",
         "pg_cloud_query" | "maria_cloud_query" | "mysql_cloud_query" => {
             "hammer has no cloud analytic query set"
         }
-        "mysql_tpch_obcompat" | "mysql_ob_tenant_name" | "mysql_ob_partition_num" => {
-            "hammer does not support OceanBase"
-        }
+        "mysql_tpch_obcompat"
+        | "mysql_ob_tenant_name"
+        | "mysql_ob_partition_num"
+        | "mysql_oceanbase_port" => "hammer does not support OceanBase",
         _ => return None,
     };
     Some(why)
@@ -954,10 +1067,16 @@ mod tests {
                 && e.contains("an integer from 1 to 1024"),
             "{e}"
         );
-        let e = s
-            .set(pg, "tpch", "pg_tpch_gpcompat", "true")
+        // HammerDB's Greenplum key is kept and checked; setting it warns (session's giset).
+        s.set(pg, "tpch", "pg_tpch_gpcompat", "true").unwrap();
+        assert!(s
+            .set(pg, "tpch", "pg_tpch_gpcompat", "maybe")
             .unwrap_err()
-            .to_string();
-        assert!(e.contains("hammer does not support Greenplum"), "{e}");
+            .to_string()
+            .contains("pg_tpch_gpcompat"));
+        assert_eq!(
+            unused_key("pg_tpch_gpcompat"),
+            Some("hammer does not support Greenplum")
+        );
     }
 }

@@ -157,22 +157,6 @@ fn job_label_of_literal(rest: &str) -> Option<&'static str> {
     .find(|l| rest.starts_with(&string_literal(l)))
 }
 
-/// HammerDB commands with no counterpart in hammer, and what to use instead.
-pub(crate) fn hammerdb_only(name: &str) -> Option<&'static str> {
-    Some(match name {
-        "savescript" => "hammer's driver is no script to save; print script shows its settings",
-        "custommonitor" => "a customscript runs without a monitor; remove the line",
-        "wsport" | "wsstart" | "wsstatus" | "wsstop" => {
-            "hammer has no web service; hammer jobs ID report FILE.html writes a job's report"
-        }
-        "ci" | "cifix" | "cilisten" | "cipush" | "cireset" | "ciset" | "cistatus" | "cistop"
-        | "citmp" | "pipe" | "pipes" => {
-            "hammer has no CI pipeline service; run hammer auto from the pipeline and read its exit status"
-        }
-        _ => return None,
-    })
-}
-
 /// Rhai's keywords and reserved words: a variable of the script with one of these names
 /// gets a trailing underscore.
 const RHAI_RESERVED: &[&str] = &[

@@ -1461,9 +1461,7 @@ impl Translator {
             }
             n if self.defs.contains(n) => Value::atom(format!("{n}()")),
             n => {
-                let instead = if let Some(i) = super::hammerdb_only(n) {
-                    i.to_string()
-                } else if PY_BUILTINS.contains(&n) {
+                let instead = if PY_BUILTINS.contains(&n) {
                     "build values with for loops, append and f-strings, or write that part in Rhai"
                         .to_string()
                 } else if n.contains('.') {

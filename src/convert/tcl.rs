@@ -741,11 +741,6 @@ impl Translator {
                 "// update: hammer has no event loop to run",
                 line,
             )),
-            "waittocomplete" => out.push(Line::new(
-                indent,
-                "// waittocomplete: vurun returns when the virtual users have finished",
-                line,
-            )),
             "flush" => out.push(Line::new(
                 indent,
                 "// flush: hammer writes its output at once",
@@ -1822,9 +1817,6 @@ fn env_name(name: &str) -> Option<&str> {
 }
 
 fn unknown_command(name: &str, line: usize) -> Refusal {
-    if let Some(instead) = super::hammerdb_only(name) {
-        return Refusal::construct(line, format!("HammerDB's {name} command"), instead);
-    }
     if let Some(instead) = tcl_refusal(name) {
         return Refusal::construct(line, format!("Tcl's {name} command"), instead);
     }

@@ -186,6 +186,12 @@ impl Session {
                 }
             }
         }
+        // A HammerDB key that does nothing here: stored and checked, and said so in one line.
+        if let Some(why) = crate::config::keys::unused_key(key) {
+            self.out.error(format!(
+                "Warning: {section}:{key} has no effect in hammer: {why}"
+            ));
+        }
         Ok(Dynamic::UNIT)
     }
 

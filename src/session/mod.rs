@@ -174,6 +174,11 @@ impl Session {
             };
             return Err(Error::usage(msg, cmd.usage()));
         }
+        if let Some(why) = commands::no_effect(cmd.name) {
+            self.out
+                .error(format!("Warning: {name} has no effect in hammer: {why}"));
+            return Ok(Dynamic::UNIT);
+        }
         let method = method(cmd.name).ok_or_else(unknown)?;
         if cmd.name == "vurun" && self.mode.primary().is_some() {
             return self.primary_vurun(args);
@@ -223,9 +228,14 @@ impl Session {
                 self.out.line(text);
             }
             Some(name) => match commands::find(name) {
-                Some(cmd) => self
-                    .out
-                    .line(format!("{} - {}\n{}", cmd.name, cmd.usage(), cmd.help)),
+                Some(cmd) => {
+                    let mut help = cmd.help.to_string();
+                    if let Some(why) = commands::no_effect(cmd.name) {
+                        help.push_str(&format!(" It has no effect here: {why}."));
+                    }
+                    self.out
+                        .line(format!("{} - {}\n{}", cmd.name, cmd.usage(), help))
+                }
                 None => {
                     let mut msg = format!("Error: invalid option {name}");
                     if let Some(near) = crate::config::nearest(name, names.iter().copied()) {
@@ -279,13 +289,18 @@ mod tests {
     #[test]
     fn every_command_has_a_method_and_every_method_a_command() {
         for cmd in commands::COMMANDS {
-            assert!(method(cmd.name).is_some(), "no method runs {}", cmd.name);
+            let runs = method(cmd.name).is_some() || commands::no_effect(cmd.name).is_some();
+            assert!(runs, "no method runs {}", cmd.name);
         }
         let mut seen = std::collections::HashSet::new();
         for (name, _) in METHODS {
             assert!(seen.insert(*name), "{name} is dispatched twice");
             assert!(commands::find(name).is_some(), "{name} is not in the table");
         }
-        assert_eq!(METHODS.len(), commands::COMMANDS.len());
+        let no_effect = commands::COMMANDS
+            .iter()
+            .filter(|c| commands::no_effect(c.name).is_some())
+            .count();
+        assert_eq!(METHODS.len() + no_effect, commands::COMMANDS.len());
     }
 }

@@ -191,12 +191,6 @@ fn every_untranslatable_construct_names_its_line_and_the_way_out() {
             "after the try",
         ),
         (
-            "savescript('x')\n",
-            1,
-            "the call savescript()",
-            "print script",
-        ),
-        (
             "tclpy.eval(cmd)\n",
             1,
             "tclpy.eval of Tcl made at run time",

@@ -380,13 +380,6 @@ fn every_untranslatable_construct_names_its_line_and_the_way_out() {
         ),
         ("exec ls", 1, "Tcl's exec command", "shell script"),
         ("switch $x { a {} }", 1, "Tcl's switch command", "if/elseif"),
-        (
-            "savescript x",
-            1,
-            "HammerDB's savescript command",
-            "print script",
-        ),
-        ("wsstart", 1, "HammerDB's wsstart command", "report"),
         ("after 1000 {puts x}", 1, "after with a script", "after MS"),
         ("info commands", 1, "info commands", "info exists"),
         (
