@@ -133,7 +133,7 @@ pub const METSET_OPTIONS: &[(&str, &str, &str)] = &[
 
 use Complete as C;
 
-const JOBS_WORDS: &[&str] = &["list", "result", "format", "diff", "run"];
+const JOBS_WORDS: &[&str] = crate::jobs::command::WORDS;
 
 const JOBS_HELP: &str =
     "The job history. Every buildschema, checkschema, deleteschema, datagenrun and \
@@ -145,7 +145,12 @@ characters); jobs ID status|result|timing|queries|tcount|progress|metrics|system
 shows a part (queries: a TPROC-H run's time and rows of each query of each set); \
 jobs ID delete deletes it; jobs ID report FILE.html writes a self-contained HTML report; \
 jobs diff ID1 ID2 compares NOPM, TPM and latency percentiles, with the noise measured on \
-repeats of the same settings; a run several drivers shared (drivers_run) is listed as one \
+repeats of the same settings; jobs profileid N records the timed TPROC-C runs that follow under \
+performance profile N (0: none; jobs profileid shows it, jobs profileid all lists the profiles), \
+jobs profilestep LABEL names the step those runs record (a buffer pool size, a device), jobs \
+profile N lists a profile's runs with their NOPM, TPM and virtual users, and jobs profile A B \
+... sets profiles side by side, one row per step with each profile's NOPM and its ratio to the \
+first's (jobs diff A B of two profile ids too; report FILE.html adds a chart); a run several drivers shared (drivers_run) is listed as one \
 entry, its merged NOPM and TPM and whether every part completed, with each driver's job beneath; \
 jobs run lists those runs and jobs run NAME shows one (the merged result, each driver with its \
 job); jobs format text|json chooses how jobs prints (kept). From the \
@@ -471,17 +476,17 @@ pub static COMMANDS: &[Command] = &[
     },
     Command {
         name: "jobs",
-        args: "[list | result | format [text|json] | diff ID1 ID2 | run [NAME] | ID [status|result|timing|queries|tcount|progress|metrics|system|dict|output [VU]|delete|report FILE.html]]",
+        args: "[list | result | format [text|json] | diff ID1 ID2 | run [NAME] | profileid [N|all] | profile N [M ...] [report FILE.html] | profilestep [LABEL] | ID [status|result|timing|queries|tcount|progress|metrics|system|dict|output [VU]|delete|report FILE.html]]",
         min_args: 0,
-        max_args: 3,
+        max_args: 5,
         help: JOBS_HELP,
         complete: &[C::Words(JOBS_WORDS), C::Words(crate::jobs::command::SUBCOMMANDS)],
     },
     Command {
         name: "job",
-        args: "[list | result | format [text|json] | diff ID1 ID2 | run [NAME] | ID [status|result|timing|queries|tcount|progress|metrics|system|dict|output [VU]|delete|report FILE.html]]",
+        args: "[list | result | format [text|json] | diff ID1 ID2 | run [NAME] | profileid [N|all] | profile N [M ...] [report FILE.html] | profilestep [LABEL] | ID [status|result|timing|queries|tcount|progress|metrics|system|dict|output [VU]|delete|report FILE.html]]",
         min_args: 0,
-        max_args: 3,
+        max_args: 5,
         help: "The same as jobs.",
         complete: &[C::Words(JOBS_WORDS), C::Words(crate::jobs::command::SUBCOMMANDS)],
     },

@@ -10,7 +10,9 @@ pub use super::format::Format;
 use super::id::{self, IdArg};
 use super::recorder::Recorder;
 use super::store::{Lookup, Store};
-use super::{diff, report, runs, text, value, Detail, RunFigures, Status, Summary, TpchFigures};
+use super::{
+    diff, profile, report, runs, text, value, Detail, RunFigures, Status, Summary, TpchFigures,
+};
 use crate::config::{Settings, Target};
 use crate::error::Error;
 use crate::output::Output;
@@ -48,11 +50,30 @@ pub enum Request {
     Diff(IdArg, IdArg),
     /// `jobs run`: the runs several drivers shared; `jobs run NAME`: one of them (hammer's own).
     Run(Option<String>),
+    /// `jobs profileid` shows the performance profile id; `jobs profileid N` sets it (the
+    /// session does both); `jobs profileid all` lists the profiles that have runs.
+    ProfileId(Option<i64>),
+    ProfileIds,
+    /// `jobs profilestep [LABEL]`: shows or names the step later runs of a profile record
+    /// (hammer's own; the session keeps it).
+    ProfileStep(Option<String>),
+    /// `jobs profile N`, or `jobs profile A B ...` side by side (and HammerDB's `jobs diff A B`
+    /// of two profile ids), optionally written as an HTML chart.
+    Profile(Vec<i64>, Option<PathBuf>),
     Job(IdArg, What),
 }
 
 /// The words that may follow `jobs` (besides an id).
-pub const WORDS: &[&str] = &["list", "result", "format", "diff", "run"];
+pub const WORDS: &[&str] = &[
+    "list",
+    "result",
+    "format",
+    "diff",
+    "run",
+    "profileid",
+    "profile",
+    "profilestep",
+];
 /// The words that may follow `jobs ID`.
 pub const SUBCOMMANDS: &[&str] = &[
     "status", "result", "timing", "queries", "tcount", "progress", "metrics", "system", "dict",
@@ -62,7 +83,8 @@ pub const SUBCOMMANDS: &[&str] = &[
 /// The usage line.
 pub fn usage() -> String {
     format!(
-        "Usage: jobs [list | result | format [text|json] | diff ID1 ID2 | run [NAME] | ID [{}]]",
+        "Usage: jobs [list | result | format [text|json] | diff ID1 ID2 | run [NAME] | \
+         profileid [N|all] | profile N [M ...] [report FILE.html] | profilestep [LABEL] | ID [{}]]",
         SUBCOMMANDS
             .iter()
             .map(|s| match *s {
@@ -131,6 +153,68 @@ pub fn parse(args: &[String]) -> Result<Request, Error> {
                 return Err(bad("Error: Usage: jobs format [text|json]".into()));
             }
             Ok(Request::Format(words.get(1).map(|s| s.to_string())))
+        }
+        // HammerDB's `jobs diff A B [true|false]` compares two performance profiles.
+        "diff"
+            if words.len() >= 3
+                && words[1..3].iter().all(|w| w.parse::<i64>().is_ok())
+                && words.len() <= 4 =>
+        {
+            Ok(Request::Profile(
+                words[1..3].iter().map(|w| w.parse().unwrap_or(0)).collect(),
+                None,
+            ))
+        }
+        "profileid" => match words.get(1).map(|w| w.to_ascii_lowercase()) {
+            _ if words.len() > 2 => Err(bad(
+                "Error: jobs profileid takes one profile id, or all".into(),
+            )),
+            None => Ok(Request::ProfileId(None)),
+            Some(w) if w == "all" => Ok(Request::ProfileIds),
+            Some(w) => match w.parse::<i64>() {
+                Ok(n) if n >= 0 => Ok(Request::ProfileId(Some(n))),
+                _ => Err(bad(format!(
+                    "Error: jobs profileid takes a whole number from 0 (no profile) up, or all, not {w}"
+                ))),
+            },
+        },
+        "profilestep" => Ok(Request::ProfileStep(
+            (words.len() > 1).then(|| words[1..].join(" ")),
+        )),
+        "profile" => {
+            let mut ids = Vec::new();
+            let mut file = None;
+            let mut rest = words[1..].iter();
+            while let Some(w) = rest.next() {
+                if w.eq_ignore_ascii_case("report") {
+                    match rest.next() {
+                        Some(f) if !f.is_empty() => file = Some(PathBuf::from(f)),
+                        _ => {
+                            return Err(bad(
+                                "Error: jobs profile N report needs the file to write, e.g. report profile.html".into(),
+                            ))
+                        }
+                    }
+                    if let Some(extra) = rest.next() {
+                        return Err(bad(format!("Error: too many arguments after the report file: {extra}")));
+                    }
+                    break;
+                }
+                match w.parse::<i64>() {
+                    Ok(n) if n > 0 => ids.push(n),
+                    _ => {
+                        return Err(bad(format!(
+                            "Error: jobs profile takes performance profile ids (whole numbers from 1), not {w}"
+                        )))
+                    }
+                }
+            }
+            if ids.is_empty() {
+                return Err(bad(
+                    "Error: jobs profile takes a performance profile id, or several side by side (jobs profileid all lists them)".into(),
+                ));
+            }
+            Ok(Request::Profile(ids, file))
         }
         "diff" => {
             if words.len() != 3 {
@@ -435,10 +519,55 @@ pub fn run(
     let shape = Shape::of(format, rec);
     let store = store(rec)?;
     match req {
-        Request::Format(_) => Err(Error::SetElsewhere {
-            what: "jobs format",
-            by: "session",
-        }),
+        Request::Format(_) | Request::ProfileId(_) | Request::ProfileStep(_) => {
+            Err(Error::SetElsewhere {
+                what: "jobs format, profileid and profilestep",
+                by: "session",
+            })
+        }
+        Request::ProfileIds => {
+            let ids = profile::ids(&read(profile::entries(store))?);
+            let text = || {
+                if ids.is_empty() {
+                    "No performance profiles found".to_string()
+                } else {
+                    ids.iter()
+                        .map(|i| i.to_string())
+                        .collect::<Vec<_>>()
+                        .join("\n")
+                }
+            };
+            Ok(answer(out, shape, json(&ids), text))
+        }
+        Request::Profile(ids, file) => {
+            let entries = read(profile::entries(store))?;
+            if let [one] = ids.as_slice() {
+                if file.is_none() {
+                    let runs: Vec<&profile::Entry> =
+                        entries.iter().filter(|e| e.profile == *one).collect();
+                    return Ok(answer(out, shape, json(&runs), || {
+                        profile::text(*one, &entries)
+                    }));
+                }
+            }
+            let rows = profile::side_by_side(&entries, &ids);
+            if let Some(file) = file {
+                std::fs::write(&file, profile::html(&ids, &rows))
+                    .map_err(|e| bad(format!("Error: cannot write {}: {e}", file.display())))?;
+                out.line(format!(
+                    "Wrote performance profiles {} to {}",
+                    ids.iter()
+                        .map(|i| i.to_string())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    file.display()
+                ));
+            }
+            let value = serde_json::json!({ "profiles": ids, "steps": rows });
+            Ok(answer(out, shape, value, || {
+                profile::side_text(&ids, &rows)
+            }))
+        }
         Request::Table | Request::List => {
             let jobs = read(store.list())?;
             let shared = runs::group(&jobs, read(store.runs())?);

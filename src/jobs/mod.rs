@@ -15,6 +15,7 @@ pub mod diff;
 pub mod format;
 pub mod id;
 pub mod live;
+pub mod profile;
 pub mod recorder;
 pub mod report;
 pub mod runs;

@@ -187,6 +187,8 @@ pub struct Recorder {
     series: SeriesSink,
     /// `hammer jobs --json|--text`: the format for this process only.
     pub format_override: Option<super::format::Format>,
+    /// The step runs of a performance profile record (`jobs profilestep LABEL`).
+    pub profile_step: String,
 }
 
 impl Recorder {
@@ -204,6 +206,7 @@ impl Recorder {
             running: None,
             series: SeriesSink::default(),
             format_override: None,
+            profile_step: String::new(),
         }
     }
 

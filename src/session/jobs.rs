@@ -27,6 +27,13 @@ impl Session {
         let record = run.map(|(_, r)| r.record());
         let mut end =
             crate::jobs::recorder::end_of(&outcome, self.interrupt.is_set(), record.as_ref());
+        // HammerDB stamps timed TPROC-C runs with the performance profile id; other jobs get 0.
+        let profile = self.profile_id();
+        let tpcc = crate::workloads::of(&settings)
+            .is_ok_and(|b| b.name() == crate::benchmarks::TPROC_C.name);
+        if kind == JobKind::Run && tpcc && profile > 0 && run.is_some() {
+            end.profile = Some((profile, self.jobs.profile_step.clone()));
+        }
         let figures = run.map(|(rid, r)| r.value(rid));
         // A failed job's server may be gone, and data generation needs none: no waiting.
         let facts = end.status != crate::jobs::Status::Failed && kind != JobKind::Datagen;
@@ -45,6 +52,15 @@ impl Session {
             }
             _ => outcome,
         }
+    }
+
+    /// The performance profile id later TPROC-C runs are recorded under (0: none).
+    fn profile_id(&self) -> i64 {
+        self.settings
+            .generic
+            .get("jobs_profile_id")
+            .parse()
+            .unwrap_or(0)
     }
 
     /// Starts recording the current command as a job; returns its id.
@@ -86,6 +102,44 @@ impl Session {
         use crate::jobs::command::{self, Request};
         use crate::jobs::Format;
         let request = command::parse(args)?;
+        match &request {
+            Request::ProfileId(None) => {
+                let id = self.profile_id();
+                self.out.line(format!("Performance profile id set to {id}"));
+                return Ok(Dynamic::from(id));
+            }
+            Request::ProfileId(Some(id)) => {
+                let change = self.settings.set(
+                    crate::config::Target::Generic,
+                    "commandline",
+                    "jobs_profile_id",
+                    &id.to_string(),
+                )?;
+                if matches!(change, crate::config::Change::Changed { .. }) {
+                    self.persist();
+                }
+                self.out
+                    .line(format!("Setting performance profile id to {id}"));
+                return Ok(Dynamic::UNIT);
+            }
+            Request::ProfileStep(None) => {
+                let step = self.jobs.profile_step.clone();
+                self.out.line(if step.is_empty() {
+                    "No performance profile step set: runs are told apart by their virtual users"
+                        .to_string()
+                } else {
+                    format!("Performance profile step set to {step}")
+                });
+                return Ok(Dynamic::from(step));
+            }
+            Request::ProfileStep(Some(step)) => {
+                self.jobs.profile_step = step.clone();
+                self.out
+                    .line(format!("Setting performance profile step to {step}"));
+                return Ok(Dynamic::UNIT);
+            }
+            _ => {}
+        }
         if let Request::Format(value) = &request {
             let (value, changed) =
                 command::format(&mut self.settings, value.as_deref(), &self.out)?;

@@ -31,7 +31,7 @@ macro_rules! schema_versions {
     };
 }
 
-schema_versions!(1, 2, 3, 4, 5, 6, 7);
+schema_versions!(1, 2, 3, 4, 5, 6, 7, 8);
 
 /// The schema version this hammer writes, on either backend.
 pub const VERSION: i64 = SQLITE_STEPS.len() as i64;
@@ -51,6 +51,7 @@ const JOB_TABLES: &[&str] = &[
     "job_refresh",
     "job_cpu",
     "job_run",
+    "job_profile",
 ];
 
 /// What went wrong with the jobs database, naming it (the file, or the server without the
@@ -280,6 +281,11 @@ impl Store {
         each!(self, s => s.runs())
     }
 
+    /// Every job recorded under a performance profile: its id, the profile and the step.
+    pub fn profiles(&self) -> Result<Vec<(String, i64, String)>> {
+        each!(self, s => s.profiles())
+    }
+
     /// A job's output lines in the order printed; only virtual user `vu`'s when given.
     pub fn output(&self, id: &str, vu: Option<u32>) -> Result<Vec<Line>> {
         each!(self, s => s.output(id, vu))
@@ -318,6 +324,8 @@ pub struct End {
     pub cpu: Option<super::HostCpu>,
     /// Its part of a shared run, when it was one.
     pub run: Option<super::runs::RunPart>,
+    /// The performance profile (above 0) and step it was recorded under, when it was.
+    pub profile: Option<(i64, String)>,
 }
 
 impl End {
@@ -334,6 +342,7 @@ impl End {
             tpch: None,
             cpu: None,
             run: None,
+            profile: None,
         }
     }
 }

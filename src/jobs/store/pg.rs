@@ -367,6 +367,24 @@ impl PgStore {
             .call(move |c| c.transaction(SNAPSHOT, |c| detail(c, &id)))
     }
 
+    /// Every job recorded under a performance profile, oldest first.
+    pub fn profiles(&self) -> Result<Vec<(String, i64, String)>> {
+        self.link.call(|c| {
+            c.transaction(SNAPSHOT, |c| {
+                let rows = c.query(
+                    "SELECT p.job, p.profile, p.step FROM job_profile p JOIN jobs j ON j.id = p.job \
+                     ORDER BY j.started_ms, p.job",
+                    &[],
+                )?;
+                let mut out = Vec::new();
+                for r in &rows {
+                    out.push((get(r, 0)?, get(r, 1)?, get(r, 2)?));
+                }
+                Ok(out)
+            })
+        })
+    }
+
     /// Every job's part of a shared run, with the job's id.
     pub fn runs(&self) -> Result<Vec<(String, RunPart)>> {
         self.link
@@ -904,6 +922,13 @@ fn write_end(c: &mut Conn, job: &str, end: &End, ended: i64) -> Done<()> {
         c.execute(
             "INSERT INTO job_live (job, series) VALUES ($1, $2)",
             &[&job, &owned(&series)],
+        )?;
+    }
+    if let Some((profile, step)) = &end.profile {
+        c.execute("DELETE FROM job_profile WHERE job = $1", &[&job])?;
+        c.execute(
+            "INSERT INTO job_profile (job, profile, step) VALUES ($1, $2, $3)",
+            &[&job, profile, &owned(step)],
         )?;
     }
     if let Some(r) = &end.run {

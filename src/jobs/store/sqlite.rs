@@ -302,6 +302,12 @@ impl SqliteStore {
                 params![job, series],
             )?;
         }
+        if let Some((profile, step)) = &end.profile {
+            tx.execute(
+                "INSERT OR REPLACE INTO job_profile (job, profile, step) VALUES (?1, ?2, ?3)",
+                params![job, profile, step],
+            )?;
+        }
         if let Some(r) = &end.run {
             let merged = serde_json::to_string(&r.merged).unwrap_or_default();
             tx.execute(
@@ -644,6 +650,18 @@ impl SqliteStore {
             run_part,
         )?;
         Ok(rows.into_iter().flatten().next())
+    }
+
+    /// Every job recorded under a performance profile, oldest first.
+    pub fn profiles(&self) -> Result<Vec<(String, i64, String)>> {
+        retry(|| {
+            self.all_rows(
+                "SELECT p.job, p.profile, p.step FROM job_profile p JOIN jobs j ON j.id = p.job \
+                 ORDER BY j.started_ms, p.job",
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .map_err(|e| self.err(e))
+        })
     }
 
     /// Every job's part of a shared run, with the job's id.
