@@ -24,7 +24,7 @@ struct Stop(String);
 struct OverLimit(String);
 
 /// The most arguments any command is registered for; more is reported as a usage error too.
-const MAX_ARITY: usize = 5;
+const MAX_ARITY: usize = 6;
 
 /// An error from running input, with the position it points at when Rhai knows one.
 #[derive(Debug)]
@@ -274,7 +274,8 @@ fn register(engine: &mut Engine, name: &'static str, session: Arc<Mutex<Session>
     arity!(a, b, c);
     arity!(a, b, c, d);
     arity!(a, b, c, d, e);
-    debug_assert_eq!(MAX_ARITY, 5);
+    arity!(a, b, c, d, e, f);
+    debug_assert_eq!(MAX_ARITY, 6);
 }
 
 /// The termination (`exit`, `quit`, Ctrl-C) behind an error, also when it was raised inside

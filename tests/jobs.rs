@@ -144,7 +144,7 @@ fn bad_jobs_input_says_what_is_valid() {
     // Unknown subcommands, before and after an id: the usage lists the valid ones.
     let e = f.err("jobs frobnicate");
     assert!(
-        e.starts_with("Error: unknown jobs subcommand frobnicate; valid are list, result, format, diff, run, or a job id\nUsage: jobs [list | result | format [text|json] | diff ID1 ID2 | run [NAME] | ID [status|result|timing|queries|tcount|progress|metrics|system|dict|output [VU]|delete|report FILE.html]]"),
+        e.starts_with("Error: unknown jobs subcommand frobnicate; valid are list, result, format, diff, run, profileid, profile, profilestep, or a job id\nUsage: jobs [list | result | format [text|json] | diff ID1 ID2 | run [NAME] | profileid [N|all] | profile N [M ...] [report FILE.html] | profilestep [LABEL] | ID [status|result|timing|queries|tcount|progress|metrics|system|dict|output [VU]|delete|report FILE.html]]"),
         "{e}"
     );
     let e = f.err("job 67FD24A6FDB403E253438393 resutl");
@@ -160,13 +160,13 @@ fn bad_jobs_input_says_what_is_valid() {
     let e = f.err("jobs diff 67FD24A6FDB403E253438393");
     assert!(e.contains("jobs diff takes two job ids"), "{e}");
     // Rhai's form reaches the same checks; the console keeps running.
-    let e = f.err(r#"jobs("list", "x", "y", "z")"#);
-    assert!(e.starts_with("Error: jobs takes 0 to 3 arguments"), "{e}");
+    let e = f.err(r#"jobs("list", "x", "y", "z", "a", "b")"#);
+    assert!(e.starts_with("Error: jobs takes 0 to 5 arguments"), "{e}");
     f.ok("jobs format");
     let help = f.ok("help jobs");
     assert!(
         help[0].starts_with(
-            "jobs - Usage: jobs [list | result | format [text|json] | diff ID1 ID2 | run [NAME] | ID ["
+            "jobs - Usage: jobs [list | result | format [text|json] | diff ID1 ID2 | run [NAME] | profileid [N|all] | profile N [M ...] [report FILE.html] | profilestep [LABEL] | ID ["
         ),
         "{help:?}"
     );

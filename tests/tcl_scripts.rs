@@ -221,6 +221,8 @@ fn scripts_on(db: &'static str) {
             "PROFILE RUN 1: 1 virtual users, job ",
             "PROFILE RUN 2: 2 virtual users, job ",
             "PROFILE COMPLETE: 2 runs",
+            "Setting performance profile id to 7",
+            "Performance profile 7: ",
             "already gone: No Virtual Users found to destroy",
         ] {
             assert!(run.contains(expected), "{db}: no {expected:?} in\n{run}");

@@ -904,12 +904,8 @@ pub fn generic_keys() -> Vec<KeySpec> {
             Kind::Text,
         ),
         k("webservice", "ws_port", "8080", Kind::PORT),
-        k(
-            "tpcoss",
-            "submit_url",
-            "https://www.hammerdb.com/tpcoss",
-            Kind::Text,
-        ),
+        // Empty: hammer submits nowhere, and its offline reports name no site.
+        k("tpcoss", "submit_url", "", Kind::Text),
         k(
             "timeprofile",
             "profiler",

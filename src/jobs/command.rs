@@ -120,7 +120,16 @@ fn job_id(word: &str) -> Result<IdArg, Error> {
 
 /// Reads `jobs` arguments.
 pub fn parse(args: &[String]) -> Result<Request, Error> {
-    let words: Vec<&str> = args.iter().map(|a| a.trim()).collect();
+    // A converted HammerDB script passes what its job command returned, `Benchmark Run
+    // jobid=ID`: the id is what follows `jobid=`.
+    let words: Vec<&str> = args
+        .iter()
+        .map(|a| a.trim())
+        .map(|a| match a.rsplit_once(" jobid=") {
+            Some((_, id)) if a.contains(' ') => id,
+            _ => a,
+        })
+        .collect();
     let too_many = |n: usize| {
         (words.len() > n).then(|| {
             bad(format!(
@@ -761,6 +770,19 @@ mod tests {
             ))
         );
         assert_eq!(p(&["diff", ID, ID]), Ok(Request::Diff(full.clone(), full)));
+        assert_eq!(
+            p(&[&format!("Benchmark Run jobid={ID}"), "result"]),
+            p(&[ID, "result"])
+        );
+        assert_eq!(
+            p(&["profile", "2", "3", "report", "p.html"]),
+            Ok(Request::Profile(vec![2, 3], Some(PathBuf::from("p.html"))))
+        );
+        assert_eq!(p(&["profileid", "all"]), Ok(Request::ProfileIds));
+        assert_eq!(
+            p(&["diff", "2", "3", "true"]),
+            Ok(Request::Profile(vec![2, 3], None))
+        );
         assert_eq!(p(&["run"]), Ok(Request::Run(None)));
         assert_eq!(
             p(&["RUN", "night-42"]),
@@ -779,8 +801,8 @@ mod tests {
     #[test]
     fn bad_forms_say_what_is_valid() {
         let e = p(&["frobnicate"]).unwrap_err();
-        assert!(e.starts_with("Error: unknown jobs subcommand frobnicate; valid are list, result, format, diff, run, or a job id"), "{e}");
-        assert!(e.contains("\nUsage: jobs [list | result | format [text|json] | diff ID1 ID2 | run [NAME] | ID [status|result|timing|queries|tcount|progress|metrics|system|dict|output [VU]|delete|report FILE.html]]"), "{e}");
+        assert!(e.starts_with("Error: unknown jobs subcommand frobnicate; valid are list, result, format, diff, run, profileid, profile, profilestep, or a job id"), "{e}");
+        assert!(e.contains("\nUsage: jobs [list | result | format [text|json] | diff ID1 ID2 | run [NAME] | profileid [N|all] | profile N [M ...] [report FILE.html] | profilestep [LABEL] | ID [status|result|timing|queries|tcount|progress|metrics|system|dict|output [VU]|delete|report FILE.html]]"), "{e}");
         let e = p(&["67FD24A6FDB403E25343839Z"]).unwrap_err();
         assert!(e.starts_with("Error: 67FD24A6FDB403E25343839Z is not a job id: a job id is 24 hexadecimal characters"), "{e}");
         let e = p(&[ID, "resutl"]).unwrap_err();

@@ -31,6 +31,10 @@ diset tpcc ${db}_count_ware 1
 diset tpcc ${db}_driver timed
 diset tpcc ${db}_rampup 0
 diset tpcc ${db}_duration 0.05
+# HammerDB's profile run: the runs are recorded under a performance profile.
+giset commandline keepalive_margin 1200
+giset timeprofile xt_gather_timeout 1200
+jobs profileid 7
 
 # The virtual-user counts: 1, then 2 up to the end in steps of 1.
 set end_vu 2
@@ -52,3 +56,6 @@ foreach z $vu_list {
     puts "PROFILE RUN $runs: $z virtual users, job $jobid"
 }
 puts "PROFILE COMPLETE: $runs runs"
+jobs format text
+jobs profile 7
+jobs profileid 0

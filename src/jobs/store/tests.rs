@@ -304,8 +304,17 @@ fn a_job_round_trips_on(kind: Kind2) {
                 1_000,
             ),
         }),
+        profile: Some((4, "bp=1G".into())),
     };
     s.finish("00000001AAAA000000000001", &end, 61_000).unwrap();
+    assert_eq!(
+        s.profiles().unwrap(),
+        [(
+            "00000001AAAA000000000001".to_string(),
+            4,
+            "bp=1G".to_string()
+        )]
+    );
     let d = s.detail("00000001AAAA000000000001").unwrap().unwrap();
     assert_eq!(d.summary.status, Status::Stopped);
     assert_eq!(d.summary.nopm, Some(100.0));
@@ -358,6 +367,11 @@ fn a_job_round_trips_on(kind: Kind2) {
     assert!(s.delete("00000001AAAA000000000001").unwrap());
     assert!(!s.delete("00000001AAAA000000000001").unwrap());
     assert_eq!(place.count("job_run"), 0, "{kind:?}: its part goes with it");
+    assert_eq!(
+        place.count("job_profile"),
+        0,
+        "{kind:?}: its profile goes with it"
+    );
     assert!(s
         .output("00000001AAAA000000000001", None)
         .unwrap()
