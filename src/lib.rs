@@ -39,7 +39,7 @@
 //!   the workloads, naming none ([`bench::Benchmark`], [`bench::Outcome`] and the session's
 //!   [`bench::Memory`]), with the loaders', deletes' and data generation's shared helpers.
 //! - [`jobs`] the job history (the store, a SQLite file or a shared PostgreSQL database, the
-//!   recorder, text, JSON and HTML reports), taking plain data; [`vu`] the virtual-user runtime, naming no workload: terminals, pool, stop,
+//!   recorder, text, JSON and HTML reports, performance profiles), taking plain data; [`vu`] the virtual-user runtime, naming no workload: terminals, pool, stop,
 //!   reconnect, the timed run's monitor, per-type statistics, the live view.
 //! - [`endpoint`] where a connection goes: the one place the host, port, socket and TLS keys
 //!   are read, and which endpoint each connection takes by its position (terminal n of N,
