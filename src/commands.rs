@@ -594,10 +594,15 @@ pub static COMMANDS: &[Command] = &[
     },
     Command {
         name: "savescript",
-        args: "[file]",
-        min_args: 0,
+        args: "file",
+        min_args: 1,
         max_args: 1,
-        help: NO_EFFECT_HELP,
+        help: "Saves the loaded workload as a hammer script that loads it again: print script's \
+               text as comments, then dbset, a diset for every key changed from its default \
+               (passwords left out and named), the vuset options and loadscript. A custom \
+               script is copied as it is. A bare name goes to the temporary directory ($TMP, \
+               $TMPDIR, $TEMP or /tmp), as in HammerDB; the file always ends in .rhai (HammerDB \
+               forces .tcl). Returns the path written.",
         complete: &[],
     },
     Command {
@@ -709,7 +714,9 @@ pub static COMMANDS: &[Command] = &[
         args: "",
         min_args: 0,
         max_args: 0,
-        help: NO_EFFECT_HELP,
+        help: "Shows the temporary directory (where logs, savescript and a converted script's \
+               $TMP go) and the jobs database (a file, or a PostgreSQL database without its \
+               password); returns them as a map #{tmp, jobs}.",
         complete: &[],
     },
     Command {
@@ -742,15 +749,12 @@ pub fn no_effect(name: &str) -> Option<&'static str> {
             "it is deprecated in HammerDB, and hammer's vurun returns when every virtual user \
              has finished"
         }
-        "savescript" => {
-            "hammer's driver is built in, not a script to save; print script shows its settings"
-        }
         "custommonitor" => "a customscript runs its virtual users without a monitor",
         "wsport" | "wsstart" | "wsstatus" | "wsstop" => {
             "hammer has no web service; hammer jobs ID report FILE.html writes a job's report"
         }
         "ci" | "cifix" | "cilisten" | "cipush" | "cireset" | "ciset" | "cistatus" | "cistop"
-        | "citmp" | "pipe" | "pipes" => {
+        | "pipe" | "pipes" => {
             "hammer has no CI pipeline service; run hammer auto from the pipeline and read its \
              exit status"
         }

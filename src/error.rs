@@ -624,6 +624,14 @@ pub enum Error {
     #[error("No Virtual Users found to destroy")]
     NoVus,
 
+    /// `savescript` with neither a loaded nor a custom script.
+    #[error("Error: No script loaded to save, use loadscript to load")]
+    NoScriptToSave,
+
+    /// `savescript` into a directory that cannot be written.
+    #[error("Error: directory {dir} not writable to write {file} for savescript")]
+    SaveDirectory { dir: String, file: String },
+
     /// `vurun` with neither a loaded nor a custom script.
     #[error("Error: There is no workload to run because the Script is empty")]
     NoScript,

@@ -78,7 +78,6 @@ const HAMMERDB_OTHER_ENGINES: &[(&str, &str)] = &[
 /// HammerDB's commands that do nothing in hammer.
 const NO_EFFECT_COMMANDS: &[&str] = &[
     "waittocomplete",
-    "savescript",
     "custommonitor",
     "wsport",
     "wsstart",
@@ -92,7 +91,6 @@ const NO_EFFECT_COMMANDS: &[&str] = &[
     "ciset",
     "cistatus",
     "cistop",
-    "citmp",
     "pipe",
     "pipes",
 ];
@@ -102,6 +100,7 @@ fn auto(home: &Path, script: &Path) -> (Option<i32>, String, String) {
         .arg("auto")
         .arg(script)
         .env("HAMMER_HOME", home)
+        .env("TMP", home)
         .output()
         .expect("hammer runs");
     (
@@ -271,4 +270,77 @@ fn a_tcl_script_with_hammerdb_only_settings_finishes() {
     ] {
         assert!(stderr.contains(w), "no {w:?} in\n{stderr}");
     }
+}
+
+/// `savescript NAME` writes the loaded workload as a hammer script in the temporary directory
+/// (passwords left out); run by itself, it loads the same workload again. Without a loaded
+/// script it is HammerDB's error. `citmp` shows the temporary directory and the jobs database.
+#[test]
+fn savescript_writes_a_script_that_loads_the_same_workload_and_citmp_shows_where_files_go() {
+    let home = tempfile::tempdir().unwrap();
+    let first = home.path().join("first.rhai");
+    std::fs::write(
+        &first,
+        "dbset(\"db\", \"maria\");\n\
+         diset(\"tpcc\", \"maria_count_ware\", 3);\n\
+         diset(\"tpcc\", \"maria_pass\", \"s3cret-word\");\n\
+         diset(\"connection\", \"maria_port\", 3310);\n\
+         vuset(\"vu\", 5);\n\
+         vuset(\"delay\", 20);\n\
+         loadscript();\n\
+         let path = savescript(\"saved.tcl\");\n\
+         print(`RETURNED ${path}`);\n\
+         let where = citmp();\n\
+         print(`JOBS AT ${where.jobs}`);\n",
+    )
+    .unwrap();
+    let (code, stdout, stderr) = auto(home.path(), &first);
+    assert_eq!(code, Some(0), "{stdout}\n{stderr}");
+    let saved = home.path().join("saved.rhai");
+    let shown = saved.display().to_string();
+    for line in [
+        format!("Success ... wrote script to {shown}"),
+        format!("RETURNED {shown}"),
+        format!("TMP directory: {}", home.path().display()),
+        format!("Jobs database: {}", home.path().join("jobs.db").display()),
+        format!("JOBS AT {}", home.path().join("jobs.db").display()),
+    ] {
+        assert!(stdout.contains(&line), "no {line:?} in\n{stdout}");
+    }
+    let text = std::fs::read_to_string(&saved).unwrap();
+    assert!(!text.contains("s3cret-word"), "{text}");
+    assert!(text.contains("maria_pass"), "the password is named: {text}");
+
+    // The saved script, run in a fresh home, loads the same workload: print script agrees.
+    let again = tempfile::tempdir().unwrap();
+    let check = again.path().join("check.rhai");
+    std::fs::write(
+        &check,
+        format!("{text}print(\"vuconf\");\nprint(\"dict\");\n"),
+    )
+    .unwrap();
+    let (code, stdout, stderr) = auto(again.path(), &check);
+    assert_eq!(code, Some(0), "{stdout}\n{stderr}");
+    for line in [
+        "Database set to MariaDB",
+        "Changed tpcc:maria_count_ware from 1 to 3 for MariaDB",
+        "Changed connection:maria_port from 3306 to 3310 for MariaDB",
+        "Changed virtual_user_options:virtual_users from 1 to 5 for generic",
+        "Changed virtual_user_options:user_delay from 500 to 20 for generic",
+        "Script loaded",
+    ] {
+        assert!(stdout.contains(line), "no {line:?} in\n{stdout}");
+    }
+
+    // Nothing loaded: HammerDB's error, at the script's line, exit 1.
+    let none = home.path().join("none.rhai");
+    std::fs::write(&none, "print(\"before\");\nsavescript(\"x\");\n").unwrap();
+    let (code, _, stderr) = auto(home.path(), &none);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.contains(":2:")
+            && stderr.contains("Error: No script loaded to save, use loadscript to load"),
+        "{stderr}"
+    );
+    assert!(!home.path().join("x.rhai").exists());
 }

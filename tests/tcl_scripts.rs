@@ -69,6 +69,7 @@ impl Session {
             ("HAMMER_PG_SUPERUSERPASS", servers.pg_pass.clone()),
             ("HAMMER_MARIA_PASS", servers.maria_pass.clone()),
             ("TMP", tmp.path().display().to_string()),
+            ("PROFILEID", "9".to_string()),
         ];
         Session {
             db,
@@ -237,6 +238,23 @@ fn scripts_on(db: &'static str) {
         s.read_tmp(&format!("{db}_tprocc_profile")).lines().count(),
         4
     );
+    // The same in HammerDB's Python dialect, with helper functions (def) as its run_profile
+    // scripts have; PROFILEID from the environment, as theirs.
+    let run = s.tcl("tprocc_profile.py", &["PROFILE COMPLETE"]);
+    for expected in [
+        "PROFILE STEP 1 VU, job Benchmark Run jobid=",
+        "PROFILE STEP 2 VUs, job Benchmark Run jobid=",
+        "Setting performance profile id to 9",
+        "Performance profile 9: ",
+    ] {
+        assert!(run.contains(expected), "{db}: no {expected:?} in\n{run}");
+    }
+    assert_eq!(
+        s.read_tmp(&format!("{db}_tprocc_profile_py"))
+            .lines()
+            .count(),
+        2
+    );
 
     // Deleted by the Rhai, built again by the Rhai, deleted by the Tcl.
     s.converted("tprocc_delete.tcl", &[deleted]);
@@ -297,7 +315,7 @@ fn untranslatable_constructs_name_their_line_and_the_way_out() {
         ("namespace.tcl", "namespace eval ::x { }\n", 1, "Tcl's namespace command is not translated"),
         ("array.tcl", "dbset db pg\narray set opts {a 1}\n", 2, "Tcl's array command is not translated"),
         ("sqlite.tcl", "package require sqlite3\n", 1, "package require sqlite3 is not translated: hammer's jobs command"),
-        ("def.py", "import os\n\ndef fatal(msg):\n    print(msg)\n", 3, "def fatal (a Python function) is not translated"),
+        ("def.py", "import os\nlimit = 3\n\ndef fatal(msg):\n    print(msg, limit)\n", 5, "def fatal reading the script's variable limit is not translated: a Rhai function sees only its arguments"),
     ];
     for (name, body, line, message) in cases {
         let path = write(dir.path(), name, body);

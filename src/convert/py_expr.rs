@@ -69,6 +69,9 @@ pub(crate) fn tokens(source: &str) -> Result<Vec<(Tok, usize)>, Refusal> {
     let mut depth = 0usize;
     let mut indents = vec![0usize];
     let mut at_line_start = true;
+    // Comment lines wait for the next line of code, so that they go with it: after the
+    // dedent that ends a block, not at the end of the block.
+    let mut comments: Vec<(Tok, usize)> = Vec::new();
     while i < chars.len() {
         if at_line_start && depth == 0 {
             let mut width = 0;
@@ -99,7 +102,7 @@ pub(crate) fn tokens(source: &str) -> Result<Vec<(Tok, usize)>, Refusal> {
                         k += 1;
                     }
                     let text: String = chars[start..k].iter().collect();
-                    out.push((Tok::Comment(text.trim_end_matches('\r').to_string()), line));
+                    comments.push((Tok::Comment(text.trim_end_matches('\r').to_string()), line));
                     i = k;
                     continue;
                 }
@@ -121,6 +124,7 @@ pub(crate) fn tokens(source: &str) -> Result<Vec<(Tok, usize)>, Refusal> {
                     ));
                 }
             }
+            out.append(&mut comments);
             i = j;
             at_line_start = false;
         }
@@ -225,6 +229,7 @@ pub(crate) fn tokens(source: &str) -> Result<Vec<(Tok, usize)>, Refusal> {
         indents.pop();
         out.push((Tok::Dedent, line));
     }
+    out.append(&mut comments);
     Ok(out)
 }
 
@@ -802,8 +807,9 @@ mod tests {
                 Tok::Op("("),
                 Tok::Op(")"),
                 Tok::Newline,
-                Tok::Comment(" note".into()),
+                // A comment line goes with the code after it: after the block's end.
                 Tok::Dedent,
+                Tok::Comment(" note".into()),
                 Tok::Name("b".into()),
                 Tok::Op("("),
                 Tok::Op(")"),

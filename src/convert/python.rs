@@ -17,6 +17,8 @@ pub fn convert(source: &str) -> Result<Converted, Vec<Refusal>> {
         p: ExprParser::new(&toks),
         refusals: Vec::new(),
         defs: HashSet::new(),
+        depth: 0,
+        in_def: false,
     };
     let stmts = parser.block_until_end();
     let mut refusals = parser.refusals;
@@ -56,6 +58,9 @@ enum Stmt {
     Global(usize, Vec<String>),
     Assert(usize, PyExpr, Option<PyExpr>),
     Raise(usize, PyExpr),
+    /// `def name(a, b):` at the top of the script: a Rhai `fn`.
+    Def(usize, String, Vec<String>, Vec<Stmt>),
+    Return(usize, Option<PyExpr>),
 }
 
 /// The modules whose functions hammer translates.
@@ -64,8 +69,12 @@ const MODULES: &[&str] = &["os", "sys", "time", "os.path", "tclpy"];
 struct Parser<'a> {
     p: ExprParser<'a>,
     refusals: Vec<Refusal>,
-    /// Functions the script defines (refused once, at their def).
+    /// Functions the script defines.
     defs: HashSet<String>,
+    /// How many blocks deep the parser is (a def must be at depth 0).
+    depth: usize,
+    /// Inside a def's body (return is allowed).
+    in_def: bool,
 }
 
 impl Parser<'_> {
@@ -151,9 +160,11 @@ impl Parser<'_> {
         }
         self.p.pos += 1;
         let mut body = comments;
+        self.depth += 1;
         while !self.at_end() && self.p.peek() != Some(&Tok::Dedent) {
             self.statement_into(&mut body);
         }
+        self.depth -= 1;
         if self.p.peek() == Some(&Tok::Dedent) {
             self.p.pos += 1;
         }
@@ -317,15 +328,11 @@ impl Parser<'_> {
                 }
                 Ok(vec![Stmt::Try(line, body, var, handler)])
             }
-            "def" | "async" => {
-                self.defs.insert(self.peek_name(1));
-                refuse(
-                &format!("def {} (a Python function)", self.peek_name(1)),
-                "write the script in Rhai, where fn defines a function (hammer convert prints the \
-                 rest of a script as Rhai once the def is gone); for HammerDB's result scripts, \
-                 hammer's jobs command prints a job's figures: jobs(JOBID, \"result\"), jobs(JOBID, \"timing\")",
-            )
-            }
+            "def" => self.def(line),
+            "async" => refuse(
+                "async def (a coroutine)",
+                "define a plain function with def, or write that part in Rhai",
+            ),
             "class" => refuse(
                 "class",
                 "write that part in Rhai, with maps (#{key: value}) for records",
@@ -337,11 +344,57 @@ impl Parser<'_> {
         }
     }
 
-    fn peek_name(&self, ahead: usize) -> String {
-        match self.p.toks.get(self.p.pos + ahead) {
-            Some((Tok::Name(n), _)) => n.clone(),
-            _ => String::new(),
+    /// `def name(a, b: str) -> None:` and its body.
+    fn def(&mut self, line: usize) -> Result<Vec<Stmt>, Refusal> {
+        self.p.pos += 1;
+        let name = self.name()?;
+        let refuse = |what: String, instead: &str| Err(Refusal::construct(line, what, instead));
+        if self.depth > 0 || self.in_def {
+            return refuse(
+                format!("def {name} inside a block"),
+                "define the function at the top level of the script (Rhai's fn lives there)",
+            );
         }
+        if commands::find(&name).is_some() || HELPERS.contains(&name.as_str()) {
+            return refuse(
+                format!("def {name}, which would hide hammer's command {name}"),
+                "give the function another name",
+            );
+        }
+        self.p.expect_op("(")?;
+        let mut params = Vec::new();
+        while !self.p.eat_op(")") {
+            if self.p.is_op("*") || self.p.is_op("**") || self.p.is_op("/") {
+                return refuse(
+                    format!("def {name} with *args, **kwargs or a / marker"),
+                    "give the function named parameters only",
+                );
+            }
+            params.push(self.name()?);
+            if self.p.eat_op(":") {
+                let _annotation = self.p.expr()?;
+            }
+            if self.p.is_op("=") {
+                return refuse(
+                    format!("def {name} with a default value"),
+                    "give every parameter at each call; Rhai has no default arguments",
+                );
+            }
+            if !self.p.eat_op(",") && !self.p.is_op(")") {
+                return Err(Refusal::syntax(
+                    line,
+                    format!("expected , or ) but found {}", self.p.describe()),
+                ));
+            }
+        }
+        if self.p.eat_op("->") {
+            let _annotation = self.p.expr()?;
+        }
+        self.defs.insert(name.clone());
+        self.in_def = true;
+        let body = self.suite();
+        self.in_def = false;
+        Ok(vec![Stmt::Def(line, name, params, body?)])
     }
 
     fn simple(&mut self) -> Result<Stmt, Refusal> {
@@ -415,6 +468,13 @@ impl Parser<'_> {
                     );
                 }
                 return Ok(Stmt::Raise(line, self.p.expr()?));
+            }
+            "return" if self.in_def => {
+                self.p.pos += 1;
+                if matches!(self.p.peek(), None | Some(Tok::Newline)) || self.p.is_op(";") {
+                    return Ok(Stmt::Return(line, None));
+                }
+                return Ok(Stmt::Return(line, Some(self.p.expr()?)));
             }
             "return" => {
                 return refuse(
@@ -543,9 +603,13 @@ struct Translator {
     loops: usize,
     /// Functions taken with `from time import sleep`.
     imported: HashSet<String>,
-    /// Functions the script defines: their def is refused, their calls are not again.
+    /// Functions the script defines.
     defs: HashSet<String>,
     made: usize,
+    /// The indent of the current body's top level: 0, or 1 inside a def.
+    top: usize,
+    /// Inside a def: return is allowed.
+    in_def: bool,
 }
 
 const RESULTS: &str = "hammer's jobs command prints a job's figures as HammerDB's result \
@@ -583,8 +647,8 @@ impl Translator {
 
     fn declare(&mut self, id: &str, indent: usize, line: usize, out: &mut Vec<Line>) {
         if self.declared.insert(id.to_string()) {
-            let decl = Line::new(0, format!("let {id};"), line);
-            if indent == 0 {
+            let decl = Line::new(self.top, format!("let {id};"), line);
+            if indent == self.top {
                 out.push(decl);
             } else {
                 self.hoisted.push(decl);
@@ -593,7 +657,7 @@ impl Translator {
     }
 
     fn assign(&mut self, id: &str, code: String, indent: usize, line: usize, out: &mut Vec<Line>) {
-        if !self.declared.contains(id) && indent == 0 {
+        if !self.declared.contains(id) && indent == self.top {
             self.declared.insert(id.to_string());
             out.push(Line::new(indent, format!("let {id} = {code};"), line));
         } else {
@@ -817,6 +881,19 @@ impl Translator {
                     *line,
                 ));
             }
+            Stmt::Def(line, name, params, body) => self.def(*line, name, params, body, out)?,
+            Stmt::Return(line, value) => {
+                if !self.in_def {
+                    return Err(Refusal::syntax(*line, "return outside a function"));
+                }
+                let mut pre = Vec::new();
+                let code = match value {
+                    Some(v) => format!("return {};", self.expr(v, *line, indent, &mut pre)?.code),
+                    None => "return;".to_string(),
+                };
+                out.extend(pre);
+                out.push(Line::new(indent, code, *line));
+            }
             Stmt::Raise(line, e) => {
                 let mut pre = Vec::new();
                 // raise Exception("message"): the message.
@@ -830,6 +907,66 @@ impl Translator {
                 out.push(Line::new(indent, format!("throw text({});", v.code), *line));
             }
         }
+        Ok(())
+    }
+
+    /// A def as a Rhai fn. A Rhai function sees only its arguments, so a def that reads one
+    /// of the script's own variables is refused with that name.
+    fn def(
+        &mut self,
+        line: usize,
+        name: &str,
+        params: &[String],
+        body: &[Stmt],
+        out: &mut Vec<Line>,
+    ) -> Result<(), Refusal> {
+        let mut locals: HashSet<String> = params.iter().cloned().collect();
+        bound(body, &mut locals);
+        let mut read = Vec::new();
+        for s in body {
+            reads(s, &mut read);
+        }
+        if let Some((n, at)) = read.iter().find(|(n, _)| {
+            !locals.contains(n)
+                && !self.defs.contains(n)
+                && !matches!(n.as_str(), "os" | "sys" | "time" | "tclpy" | "__name__")
+        }) {
+            return Err(Refusal::construct(
+                *at,
+                format!("def {name} reading the script's variable {n}"),
+                format!(
+                    "a Rhai function sees only its arguments: pass {n} to {name} as a parameter"
+                ),
+            ));
+        }
+        let saved = (
+            std::mem::take(&mut self.declared),
+            std::mem::take(&mut self.hoisted),
+            self.loops,
+            self.top,
+            self.in_def,
+        );
+        self.declared = params.iter().map(|p| ident(p)).collect();
+        self.loops = 0;
+        self.top = 1;
+        self.in_def = true;
+        let mut lines = Vec::new();
+        self.stmts(body, 1, &mut lines, true);
+        (
+            self.declared,
+            self.hoisted,
+            self.loops,
+            self.top,
+            self.in_def,
+        ) = saved;
+        let params: Vec<String> = params.iter().map(|p| ident(p)).collect();
+        out.push(Line::new(
+            0,
+            format!("fn {}({}) {{", ident(name), params.join(", ")),
+            line,
+        ));
+        out.append(&mut lines);
+        out.push(Line::new(0, "}", line));
         Ok(())
     }
 
@@ -1364,6 +1501,26 @@ impl Translator {
                     }
                 }
             }
+            // list(range(...)): the numbers as an array; list(a_list): its copy (a Rhai
+            // array is copied on assignment).
+            "list" if args.len() == 1 && kwargs.is_empty() => match &args[0] {
+                PyExpr::Call { f, .. } if dotted(f) == "range" => {
+                    let r = self.expr(&args[0], line, indent, pre)?;
+                    let (l, x) = (self.fresh("list"), self.fresh("x"));
+                    Value::atom(format!(
+                        "{{ let {l} = []; for {x} in {} {{ {l}.push({x}); }} {l} }}",
+                        r.code
+                    ))
+                }
+                PyExpr::List(_) => self.expr(&args[0], line, indent, pre)?,
+                _ => {
+                    return Err(Refusal::construct(
+                        line,
+                        "list() of anything but range() or a list",
+                        "build the list with a for loop and append",
+                    ))
+                }
+            },
             "open" => {
                 let a = self.args(args, line, indent, pre)?;
                 for (k, _) in kwargs {
@@ -1459,7 +1616,10 @@ impl Translator {
                     None => v,
                 }
             }
-            n if self.defs.contains(n) => Value::atom(format!("{n}()")),
+            n if self.defs.contains(n) => {
+                no_kwargs(self)?;
+                call(self, &ident(n), pre)?
+            }
             n => {
                 let instead = if PY_BUILTINS.contains(&n) {
                     "build values with for loops, append and f-strings, or write that part in Rhai"
@@ -1549,8 +1709,136 @@ fn stmt_line(s: &Stmt) -> Option<usize> {
         | Stmt::FromImport(l, ..)
         | Stmt::Global(l, _)
         | Stmt::Assert(l, ..)
-        | Stmt::Raise(l, _) => Some(*l),
+        | Stmt::Raise(l, _)
+        | Stmt::Def(l, ..)
+        | Stmt::Return(l, _) => Some(*l),
         Stmt::Pass => None,
+    }
+}
+
+/// The names a def's body binds: assignments, for and with variables, except names.
+fn bound(stmts: &[Stmt], names: &mut HashSet<String>) {
+    for s in stmts {
+        match s {
+            Stmt::Assign(_, PyExpr::Name(n), _) | Stmt::AugAssign(_, PyExpr::Name(n), ..) => {
+                names.insert(n.clone());
+            }
+            Stmt::If(_, branches, otherwise) => {
+                for (_, b) in branches {
+                    bound(b, names);
+                }
+                if let Some(b) = otherwise {
+                    bound(b, names);
+                }
+            }
+            Stmt::While(_, _, b) => bound(b, names),
+            Stmt::For(_, v, _, b) => {
+                names.insert(v.clone());
+                bound(b, names);
+            }
+            Stmt::With(_, _, v, b) => {
+                if let Some(v) = v {
+                    names.insert(v.clone());
+                }
+                bound(b, names);
+            }
+            Stmt::Try(_, b, v, h) => {
+                if let Some(v) = v {
+                    names.insert(v.clone());
+                }
+                bound(b, names);
+                bound(h, names);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The names a statement reads as values (not the functions it calls), with their lines.
+fn reads(s: &Stmt, out: &mut Vec<(String, usize)>) {
+    let expr = expr_reads;
+    match s {
+        Stmt::Expr(l, e) | Stmt::Raise(l, e) | Stmt::Return(l, Some(e)) => expr(e, *l, out),
+        Stmt::Assign(l, t, v) => {
+            if !matches!(t, PyExpr::Name(_)) {
+                expr(t, *l, out);
+            }
+            expr(v, *l, out);
+        }
+        Stmt::AugAssign(l, t, _, v) => {
+            expr(t, *l, out);
+            expr(v, *l, out);
+        }
+        Stmt::If(l, branches, otherwise) => {
+            for (t, b) in branches {
+                expr(t, *l, out);
+                b.iter().for_each(|s| reads(s, out));
+            }
+            if let Some(b) = otherwise {
+                b.iter().for_each(|s| reads(s, out));
+            }
+        }
+        Stmt::While(l, t, b) | Stmt::For(l, _, t, b) | Stmt::With(l, t, _, b) => {
+            expr(t, *l, out);
+            b.iter().for_each(|s| reads(s, out));
+        }
+        Stmt::Try(_, b, _, h) => b.iter().chain(h).for_each(|s| reads(s, out)),
+        Stmt::Assert(l, t, m) => {
+            expr(t, *l, out);
+            if let Some(m) = m {
+                expr(m, *l, out);
+            }
+        }
+        Stmt::Global(l, names) => out.extend(names.iter().map(|n| (n.clone(), *l))),
+        _ => {}
+    }
+}
+
+fn expr_reads(e: &PyExpr, line: usize, out: &mut Vec<(String, usize)>) {
+    match e {
+        PyExpr::Name(n) => out.push((n.clone(), line)),
+        PyExpr::FStr(parts) => {
+            for p in parts {
+                if let FPart::Expr(e) = p {
+                    expr_reads(e, line, out);
+                }
+            }
+        }
+        PyExpr::List(v) | PyExpr::Tuple(v) | PyExpr::Set(v) => {
+            v.iter().for_each(|e| expr_reads(e, line, out))
+        }
+        PyExpr::Dict(kv) => kv.iter().for_each(|(k, v)| {
+            expr_reads(k, line, out);
+            expr_reads(v, line, out);
+        }),
+        // os.path: the module, not a variable.
+        PyExpr::Attr(b, _) => {
+            if module_of(b).is_none() {
+                expr_reads(b, line, out)
+            }
+        }
+        PyExpr::Call { f, args, kwargs } => {
+            if !matches!(&**f, PyExpr::Name(_)) {
+                expr_reads(f, line, out);
+            }
+            args.iter().for_each(|e| expr_reads(e, line, out));
+            kwargs.iter().for_each(|(_, e)| expr_reads(e, line, out));
+        }
+        PyExpr::Index(a, b) | PyExpr::Binary(_, a, b) | PyExpr::And(a, b) | PyExpr::Or(a, b) => {
+            expr_reads(a, line, out);
+            expr_reads(b, line, out);
+        }
+        PyExpr::Unary(_, a) | PyExpr::Not(a) => expr_reads(a, line, out),
+        PyExpr::Compare(a, rest) => {
+            expr_reads(a, line, out);
+            rest.iter().for_each(|(_, e)| expr_reads(e, line, out));
+        }
+        PyExpr::IfElse(a, b, c) => {
+            expr_reads(a, line, out);
+            expr_reads(b, line, out);
+            expr_reads(c, line, out);
+        }
+        PyExpr::Int(_) | PyExpr::Float(_) | PyExpr::Str(_) | PyExpr::Bool(_) | PyExpr::None => {}
     }
 }
 

@@ -257,6 +257,17 @@ impl Recorder {
         (state, at)
     }
 
+    /// Where jobs are recorded, as `citmp` shows it: the SQLite file, the PostgreSQL database
+    /// (never its password), or why nowhere.
+    pub fn place_text(&self) -> String {
+        match (&self.at, &self.state) {
+            (Some(Location::File(path)), _) => path.display().to_string(),
+            (Some(Location::Server(c)), _) => c.shown(),
+            (None, State::Off(f)) => format!("none ({})", f.why),
+            (None, _) => "none".to_string(),
+        }
+    }
+
     /// The database, opened (and upgraded) on first use; why not, when it cannot be.
     pub fn store(&mut self) -> Result<&Store, String> {
         self.opened().map_err(|f| f.why)

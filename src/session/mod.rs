@@ -3,16 +3,17 @@
 //! The commands themselves live beside it, one file per family: `dicts` (dbset, diset, giset,
 //! vuset, tcset, metset, print, librarycheck), `schema` (buildschema, checkschema,
 //! deleteschema, dgset, datagenrun), `vus` (loadscript to lastrun), `monitors` (tcstart to
-//! metstop, runtimer), `jobs` (jobs and the job each command runs as); `values` turns their
-//! results into the Rhai values scripts receive. The session names no workload: it reaches
-//! them through `crate::workloads` and the contract in `crate::bench`, and a run's outcome
-//! makes its own lines, job record and Rhai value.
+//! metstop, runtimer), `jobs` (jobs and the job each command runs as), `saved` (savescript,
+//! citmp); `values` turns their results into the Rhai values scripts receive. The session
+//! names no workload: it reaches them through `crate::workloads` and the contract in
+//! `crate::bench`, and a run's outcome makes its own lines, job record and Rhai value.
 
 mod dicts;
 mod jobs;
 mod modes;
 mod monitors;
 mod pool;
+mod saved;
 mod schema;
 mod values;
 mod vus;
@@ -69,6 +70,8 @@ const METHODS: &[(&str, Method)] = &[
     ("distributescript", Session::distributescript),
     ("steprun", Session::steprun),
     ("librarycheck", Session::librarycheck),
+    ("savescript", Session::savescript),
+    ("citmp", Session::citmp),
     ("help", Session::help),
     ("clear", Session::clear),
     ("quit", Session::quit),

@@ -153,10 +153,46 @@ fn comments_and_lines() {
 fn every_untranslatable_construct_names_its_line_and_the_way_out() {
     let cases: &[(&str, usize, &str, &str)] = &[
         (
-            "x = 1\ndef fatal(msg):\n    print(msg)\nfatal('x')\n",
+            "x = 1\ndef show(msg):\n    print(msg, x)\nshow('x')\n",
+            3,
+            "def show reading the script's variable x",
+            "pass x to show as a parameter",
+        ),
+        (
+            "def f(a, b=2):\n    return a\n",
+            1,
+            "def f with a default value",
+            "Rhai has no default arguments",
+        ),
+        (
+            "def f(*args):\n    return 1\n",
+            1,
+            "def f with *args",
+            "named parameters",
+        ),
+        (
+            "if True:\n    def f():\n        return 1\n",
             2,
-            "def fatal (a Python function)",
-            "fn",
+            "def f inside a block",
+            "top level",
+        ),
+        (
+            "def vurun():\n    return 1\n",
+            1,
+            "def vurun, which would hide hammer's command",
+            "another name",
+        ),
+        (
+            "async def f():\n    return 1\n",
+            1,
+            "async def",
+            "plain function",
+        ),
+        (
+            "x = list('abc')\n",
+            1,
+            "list() of anything but range() or a list",
+            "for loop",
         ),
         ("class A:\n    pass\n", 1, "class", "maps"),
         (
@@ -177,7 +213,7 @@ fn every_untranslatable_construct_names_its_line_and_the_way_out() {
             "exec()",
             "jobs(JOBID, \"result\")",
         ),
-        ("l = list(range(4))\n", 1, "the call list()", "for loops"),
+        ("l = sorted(x)\n", 1, "the call sorted()", "for loops"),
         ("x = [i for i in y]\n", 1, "a comprehension", "for loop"),
         ("a, b = 1, 2\n", 1, "a tuple", "each variable"),
         ("f = lambda x: x\n", 1, "lambda", "write the expression out"),
@@ -217,4 +253,27 @@ fn every_untranslatable_construct_names_its_line_and_the_way_out() {
     }
     let all = convert("import subprocess\nx = 1\nclass A:\n    pass\nprint(x)\n").unwrap_err();
     assert_eq!(all.iter().map(|r| r.line).collect::<Vec<_>>(), [1, 3]);
+}
+
+#[test]
+fn a_def_becomes_a_rhai_function_that_runs() {
+    let py = "import sys\n\ndef fatal(msg: str) -> None:\n    print(msg)\n    sys.exit(3)\n\n\
+              def double(n):\n    m = n * 2\n    if m > 10:\n        total = m\n        return total\n    return m\n\n\
+              vus = [1] + list(range(4, 13, 4))\nfor v in vus:\n    print(double(v))\n\
+              if double(1) == 2:\n    fatal('too small')\nprint('after')\n";
+    let r = rhai(py);
+    assert!(r.contains("fn fatal(msg) {"), "{r}");
+    assert!(r.contains("fn double(n) {"), "{r}");
+    assert!(r.contains("return total;"), "{r}");
+    // sys.exit in the function ends the script: nothing after it prints.
+    let (out, _) = run(py);
+    assert_eq!(out.join("\n").trim(), "2\n8\n16\n24\ntoo small", "{out:?}");
+}
+
+#[test]
+fn a_comment_line_before_a_dedent_goes_with_the_code_after_it() {
+    let r = rhai("if x:\n    a = 1\n# about b\nb = 2\n");
+    let body_end = r.find('}').expect("closing brace");
+    let comment = r.find("// about b").expect("comment kept");
+    assert!(comment > body_end, "{r}");
 }
