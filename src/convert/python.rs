@@ -606,10 +606,9 @@ struct Translator {
     /// Functions the script defines.
     defs: HashSet<String>,
     made: usize,
-    /// The indent of the current body's top level: 0, or 1 inside a def.
+    /// The indent of the current body's top level: 0, or 1 inside a def (where return is
+    /// allowed).
     top: usize,
-    /// Inside a def: return is allowed.
-    in_def: bool,
 }
 
 const RESULTS: &str = "hammer's jobs command prints a job's figures as HammerDB's result \
@@ -883,7 +882,7 @@ impl Translator {
             }
             Stmt::Def(line, name, params, body) => self.def(*line, name, params, body, out)?,
             Stmt::Return(line, value) => {
-                if !self.in_def {
+                if self.top == 0 {
                     return Err(Refusal::syntax(*line, "return outside a function"));
                 }
                 let mut pre = Vec::new();
@@ -939,27 +938,19 @@ impl Translator {
                 ),
             ));
         }
+        let params: Vec<String> = params.iter().map(|p| ident(p)).collect();
         let saved = (
             std::mem::take(&mut self.declared),
             std::mem::take(&mut self.hoisted),
             self.loops,
-            self.top,
-            self.in_def,
         );
-        self.declared = params.iter().map(|p| ident(p)).collect();
+        self.declared = params.iter().cloned().collect();
         self.loops = 0;
         self.top = 1;
-        self.in_def = true;
         let mut lines = Vec::new();
         self.stmts(body, 1, &mut lines, true);
-        (
-            self.declared,
-            self.hoisted,
-            self.loops,
-            self.top,
-            self.in_def,
-        ) = saved;
-        let params: Vec<String> = params.iter().map(|p| ident(p)).collect();
+        (self.declared, self.hoisted, self.loops) = saved;
+        self.top = 0;
         out.push(Line::new(
             0,
             format!("fn {}({}) {{", ident(name), params.join(", ")),
@@ -1756,22 +1747,21 @@ fn bound(stmts: &[Stmt], names: &mut HashSet<String>) {
 
 /// The names a statement reads as values (not the functions it calls), with their lines.
 fn reads(s: &Stmt, out: &mut Vec<(String, usize)>) {
-    let expr = expr_reads;
     match s {
-        Stmt::Expr(l, e) | Stmt::Raise(l, e) | Stmt::Return(l, Some(e)) => expr(e, *l, out),
+        Stmt::Expr(l, e) | Stmt::Raise(l, e) | Stmt::Return(l, Some(e)) => expr_reads(e, *l, out),
         Stmt::Assign(l, t, v) => {
             if !matches!(t, PyExpr::Name(_)) {
-                expr(t, *l, out);
+                expr_reads(t, *l, out);
             }
-            expr(v, *l, out);
+            expr_reads(v, *l, out);
         }
         Stmt::AugAssign(l, t, _, v) => {
-            expr(t, *l, out);
-            expr(v, *l, out);
+            expr_reads(t, *l, out);
+            expr_reads(v, *l, out);
         }
         Stmt::If(l, branches, otherwise) => {
             for (t, b) in branches {
-                expr(t, *l, out);
+                expr_reads(t, *l, out);
                 b.iter().for_each(|s| reads(s, out));
             }
             if let Some(b) = otherwise {
@@ -1779,14 +1769,14 @@ fn reads(s: &Stmt, out: &mut Vec<(String, usize)>) {
             }
         }
         Stmt::While(l, t, b) | Stmt::For(l, _, t, b) | Stmt::With(l, t, _, b) => {
-            expr(t, *l, out);
+            expr_reads(t, *l, out);
             b.iter().for_each(|s| reads(s, out));
         }
         Stmt::Try(_, b, _, h) => b.iter().chain(h).for_each(|s| reads(s, out)),
         Stmt::Assert(l, t, m) => {
-            expr(t, *l, out);
+            expr_reads(t, *l, out);
             if let Some(m) = m {
-                expr(m, *l, out);
+                expr_reads(m, *l, out);
             }
         }
         Stmt::Global(l, names) => out.extend(names.iter().map(|n| (n.clone(), *l))),

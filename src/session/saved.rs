@@ -81,7 +81,8 @@ fn save_path(name: &str, tmp: &Path) -> PathBuf {
 /// then the commands that load the same script again from default settings. Passwords are
 /// left out and named.
 fn saved_script(render: &str, settings: &Settings, db: Database) -> String {
-    let quote = |s: &str| format!("{s:?}");
+    // A Rhai string literal (Rust's {:?} escapes some characters in a form Rhai does not read).
+    let quote = crate::convert::string_literal;
     let mut out = String::from(
         "// Written by hammer's savescript; run it with hammer auto FILE to load the same \
          workload again.\n",
@@ -127,11 +128,7 @@ fn saved_script(render: &str, settings: &Settings, db: Database) -> String {
     }
     let g = &settings.generic;
     for (option, key) in VUSET_OPTIONS {
-        let default = g
-            .specs()
-            .iter()
-            .find(|s| s.key == *key)
-            .map(|s| s.default.as_str());
+        let default = g.spec(key).map(|s| s.default.as_str());
         if *option == "vu" || default.is_some_and(|d| d != g.get(key)) {
             out.push_str(&format!(
                 "vuset({}, {});\n",
